@@ -1,0 +1,40 @@
+"""Attention Explorer's engine: attention computed exactly, Qt-free.
+
+Never imports PySide6, pyqtgraph or explorer (a test enforces it).
+"""
+
+from .backends import BackendUnavailable, available_backends
+from .config import AttentionConfig, ConfigError
+from .diagnostics import (
+    head_summary,
+    kv_cache_comparison,
+    overflow_report,
+    scaling_sweep,
+    stage_costs,
+    trace_head_summary,
+)
+from .kvcache import KVCache, decode, kv_cache_bytes
+from .tiled import TileStep, tiled_attention
+from .trace import AttentionTrace, memory_estimate, run, run_backend_comparison
+
+__all__ = [
+    "AttentionConfig",
+    "AttentionTrace",
+    "BackendUnavailable",
+    "ConfigError",
+    "KVCache",
+    "TileStep",
+    "available_backends",
+    "decode",
+    "head_summary",
+    "kv_cache_bytes",
+    "kv_cache_comparison",
+    "memory_estimate",
+    "overflow_report",
+    "run",
+    "run_backend_comparison",
+    "scaling_sweep",
+    "stage_costs",
+    "tiled_attention",
+    "trace_head_summary",
+]

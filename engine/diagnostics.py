@@ -1,0 +1,166 @@
+"""The numbers that explain *why*: per-head summaries, overflow, costs, the √d_k sweep."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .config import AttentionConfig
+from .inputs import generator, torch_dtype
+from .kvcache import kv_cache_bytes
+from .positional import query_positions
+from .trace import AttentionTrace, row_entropy, softmax_jacobian_norm
+
+FLOAT16_MAX = 65504.0
+
+
+def head_summary(weights: torch.Tensor, q_offset: int = 0) -> dict[str, torch.Tensor]:
+    """Per-head metrics of weights (H, S, Skv); each value is an (H,) float32 tensor.
+
+    Query i sits at position i + q_offset (Skv − S under our convention), key j
+    at j. Fully masked (NaN) rows are left out of every mean.
+      mean_entropy   mean row entropy, nats (log Skv = uniform, 0 = one-hot)
+      max_weight     largest single weight
+      sink_mass      mean weight on key 0 (the "attention sink")
+      mean_distance  mean Σ_j p_ij·|pos(i) − j|, in tokens
+      diagonal       mean weight on key pos(i) (attend to yourself)
+      previous_token mean weight on key pos(i) − 1
+    """
+    w = weights.float()
+    H, S, Skv = w.shape
+    valid = ~torch.isnan(w).any(-1)  # (H, S)
+    w = torch.nan_to_num(w, nan=0.0)
+    n = valid.sum(-1).clamp(min=1).float()  # (H,)
+    pos = query_positions(S, S + q_offset) if q_offset else torch.arange(S)
+    j = torch.arange(Skv)
+    dist = (pos[:, None] - j[None, :]).abs().float()  # (S, Skv)
+
+    def at(offset: int) -> torch.Tensor:
+        idx = pos - offset
+        ok = (idx >= 0) & (idx < Skv)
+        vals = torch.zeros(H, S)
+        vals[:, ok] = w[:, ok.nonzero().squeeze(-1), idx[ok]]
+        return (vals * valid).sum(-1) / n
+
+    def mean_rows(t: torch.Tensor) -> torch.Tensor:
+        return (torch.nan_to_num(t) * valid).sum(-1) / n
+
+    return {
+        "mean_entropy": mean_rows(row_entropy(w)),
+        "max_weight": w.amax(dim=(-1, -2)),
+        "sink_mass": mean_rows(w[..., 0]),
+        "mean_distance": mean_rows((w * dist).sum(-1)),
+        "diagonal": at(0),
+        "previous_token": at(1),
+    }
+
+
+def trace_head_summary(trace: AttentionTrace, batch: int = 0) -> dict[str, torch.Tensor]:
+    """head_summary of one batch row of a trace."""
+    cfg = trace.config
+    return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len)
+
+
+@dataclass(frozen=True)
+class OverflowReport:
+    """What went numerically wrong in a trace, with one-line explanations."""
+
+    inf_scores_raw: int  # entries of Q·Kᵀ that overflowed to ±inf
+    inf_scores: int  # non-masked softmax inputs that are ±inf
+    nan_rows: int  # weight rows containing NaN
+    fully_masked_rows: int  # query rows that may see no key at all
+    max_abs_score_raw: float  # largest finite |Q·Kᵀ|
+    messages: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.messages
+
+
+def overflow_report(trace: AttentionTrace) -> OverflowReport:
+    cfg = trace.config
+    raw = trace.scores_raw.float()
+    inf_raw = int(torch.isinf(raw).sum())
+    visible = trace.mask.expand_as(trace.scores)
+    inf_scores = int((torch.isinf(trace.scores.float()) & visible).sum())
+    nan_rows = int(torch.isnan(trace.weights.float()).any(-1).sum())
+    fully = int((~trace.mask.any(-1)).sum()) * cfg.batch * cfg.n_heads
+    finite = raw[torch.isfinite(raw)]
+    max_abs = float(finite.abs().max()) if finite.numel() else float("nan")
+    msgs = []
+    limit = torch.finfo(torch_dtype(cfg.dtype)).max
+    if inf_raw:
+        msgs.append(
+            f"Q·Kᵀ overflowed {cfg.dtype} (max {limit:.6g}) in {inf_raw} entries: "
+            + ("pre-scaling Q kept the softmax input finite." if cfg.prescale_q and not inf_scores
+               else "pre-scale Q (or use bfloat16) to stay in range.")
+        )
+    if inf_scores:
+        msgs.append(f"{inf_scores} visible scores are ±inf: softmax turns those rows into NaN.")
+    if fully:
+        what = {"-inf": "softmax of all −inf is 0/0 = NaN",
+                "min": "finfo.min gives a uniform row over masked keys (silent garbage, not NaN)",
+                "-1e9": "−1e9 gives a uniform row over masked keys (silent garbage, not NaN)"}[cfg.mask_value]
+        if cfg.mask_value == "-1e9" and cfg.dtype == "float16":
+            what = "−1e9 does not fit float16 and became −inf: those rows are NaN"
+        msgs.append(f"{fully // (cfg.batch * cfg.n_heads)} query rows see no key at all: {what}.")
+    if nan_rows and not fully:
+        msgs.append(f"{nan_rows} weight rows are NaN.")
+    return OverflowReport(inf_raw, inf_scores, nan_rows, fully, max_abs, tuple(msgs))
+
+
+def stage_costs(config: AttentionConfig) -> list[dict]:
+    """FLOPs and bytes moved by each stage (multiply-add = 2 FLOPs).
+
+    Bytes count reading inputs and writing outputs once in the config dtype:
+    what a non-fused implementation moves. The (S, Skv) stages are the O(n²)
+    memory FlashAttention avoids.
+    """
+    B, S, Skv, d = config.batch, config.seq_len, config.key_len, config.d_model
+    H, Hkv, Dh = config.n_heads, config.kv_heads, config.head_dim
+    item = torch.finfo(torch_dtype(config.dtype)).bits // 8
+    grid = B * H * S * Skv
+    return [
+        {"stage": "QKV projection", "flops": 2 * B * (S * d * H * Dh + 2 * Skv * d * Hkv * Dh),
+         "bytes": item * (B * S * d + B * Skv * d + d * (H + 2 * Hkv) * Dh + B * (S * H + 2 * Skv * Hkv) * Dh)},
+        {"stage": "scores QKᵀ", "flops": 2 * grid * Dh,
+         "bytes": item * (B * H * S * Dh + B * Hkv * Skv * Dh + grid)},
+        {"stage": "softmax", "flops": 5 * grid, "bytes": item * 2 * grid},
+        {"stage": "weights·V", "flops": 2 * grid * Dh,
+         "bytes": item * (grid + B * Hkv * Skv * Dh + B * H * S * Dh)},
+        {"stage": "output projection", "flops": 2 * B * S * d * d,
+         "bytes": item * (2 * B * S * d + d * d)},
+    ]
+
+
+def kv_cache_comparison(config: AttentionConfig, n_layers: int = 32, tokens: int = 8192) -> dict[str, int]:
+    """KV-cache bytes of this config vs MHA vs MQA at the same width and context."""
+    return {
+        "this": kv_cache_bytes(config, n_layers, tokens),
+        "MHA": kv_cache_bytes(config.replace(n_kv_heads=None), n_layers, tokens),
+        "MQA": kv_cache_bytes(config.replace(n_kv_heads=1), n_layers, tokens),
+    }
+
+
+def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 0) -> dict[str, torch.Tensor]:
+    """Why √d_k: for each d_k, q and k with N(0, 1) entries give q·k of variance d_k.
+
+    Returns (len(d_ks),) float32 tensors: score std and mean softmax-Jacobian norm,
+    unscaled and scaled by 1/√d_k. Unscaled, std grows like √d_k and the gradient
+    collapses toward 0 (saturated softmax); scaled, both stay flat.
+    """
+    d_ks = [2, 4, 8, 16, 32, 64, 128, 256, 512] if d_ks is None else list(d_ks)
+    out = {k: [] for k in ("std_unscaled", "std_scaled", "grad_unscaled", "grad_scaled")}
+    for dk in d_ks:
+        g = generator(seed, f"sweep:{dk}")
+        q = torch.randn(n_samples, 1, dk, generator=g)
+        k = torch.randn(n_samples, n_keys, dk, generator=g)
+        s = (q @ k.transpose(-2, -1)).squeeze(1)  # (n_samples, n_keys)
+        for tag, t in (("unscaled", s), ("scaled", s / math.sqrt(dk))):
+            out[f"std_{tag}"].append(float(t.std()))
+            out[f"grad_{tag}"].append(float(softmax_jacobian_norm(torch.softmax(t, -1)).mean()))
+    res = {k: torch.tensor(v) for k, v in out.items()}
+    res["d_k"] = torch.tensor(d_ks)
+    return res

@@ -1,0 +1,79 @@
+"""Seeded inputs and weights: the same config always gives the same numbers.
+
+Each kind of random tensor has its own generator, derived from (seed, purpose),
+so that dragging seq_len does not reshuffle the weights and a token keeps its
+embedding wherever it appears.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import torch
+
+from .config import AttentionConfig
+
+TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    return TORCH_DTYPES[name]
+
+
+def generator(seed: int, purpose: str) -> torch.Generator:
+    """A CPU generator for one purpose ("x", "w_q", "token:cat", ...)."""
+    g = torch.Generator()
+    g.manual_seed((seed * 1_000_003 + zlib.crc32(purpose.encode())) % (2**63))
+    return g
+
+
+def token_embeddings(config: AttentionConfig) -> torch.Tensor:
+    """Input embeddings X, (B, S, d_model) float32, N(0, 1) entries.
+
+    With tokens set, each distinct token string gets its own seeded vector, so
+    equal tokens have equal embeddings (and attention cannot tell them apart
+    without positions: the permutation lesson).
+    """
+    B, S, d = config.batch, config.seq_len, config.d_model
+    if config.tokens is None:
+        return torch.randn(B, S, d, generator=generator(config.seed, "x"))
+    table = {
+        t: torch.randn(d, generator=generator(config.seed, "token:" + t))
+        for t in dict.fromkeys(config.tokens)
+    }
+    rows = torch.stack([table[t] for t in config.tokens])  # (S, d)
+    return rows.unsqueeze(0).expand(B, S, d).clone()
+
+
+def memory_embeddings(config: AttentionConfig) -> torch.Tensor:
+    """The key/value source of cross-attention, (B, Skv, d_model) float32."""
+    return torch.randn(
+        config.batch, config.key_len, config.d_model, generator=generator(config.seed, "memory")
+    )
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Projection matrices, float32, applied as x @ W.
+
+    w_q: (d_model, H·Dh), w_k / w_v: (d_model, Hkv·Dh), w_o: (H·Dh, d_model).
+    Columns h·Dh … (h+1)·Dh−1 of w_q belong to query head h.
+    """
+
+    w_q: torch.Tensor
+    w_k: torch.Tensor
+    w_v: torch.Tensor
+    w_o: torch.Tensor
+
+
+def init_weights(config: AttentionConfig) -> Weights:
+    """Seeded projections; std = init_std, or Xavier √(2/(fan_in+fan_out))."""
+    d, kv = config.d_model, config.kv_heads * config.head_dim
+
+    def draw(name: str, fan_in: int, fan_out: int) -> torch.Tensor:
+        std = config.init_std if config.init_std is not None else math.sqrt(2.0 / (fan_in + fan_out))
+        return torch.randn(fan_in, fan_out, generator=generator(config.seed, name)) * std
+
+    return Weights(draw("w_q", d, d), draw("w_k", d, kv), draw("w_v", d, kv), draw("w_o", d, d))

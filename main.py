@@ -1,0 +1,84 @@
+"""Attention Explorer: the window by default, CLI subcommands otherwise.
+
+Exit status: 0 success, 2 bad arguments, 1 any other failure (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with a one-line reason (no usage dump) on bad arguments."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="attention-explorer", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    gui = sub.add_parser("gui", help="open the window (the default)")
+    gui.add_argument("--session", help="a session file (.json) to open")
+    gui.add_argument("--model", help="a Hugging Face model folder or cached hub id to load")
+
+    exp = sub.add_parser("export", help="render panels headless to PNG/SVG/PDF")
+    exp.add_argument("--out", required=True, help="output folder")
+    exp.add_argument("--session", help="session file; default: the default configuration")
+    exp.add_argument("--panel", action="append", dest="panels", metavar="NAME",
+                     help="panel to export (repeatable); default: all")
+    exp.add_argument("--format", action="append", dest="formats", choices=["png", "svg", "pdf"],
+                     help="format (repeatable); default: png")
+    exp.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
+    exp.add_argument("--force", action="store_true", help="overwrite existing files")
+
+    ins = sub.add_parser("inspect", help="per-layer/per-head metrics of a Hugging Face model")
+    ins.add_argument("--model", required=True, help="a model folder or cached hub id")
+    ins.add_argument("--text", required=True, help="the text to run through the model")
+    ins.add_argument("--layers", help="comma-separated layer indices (default: all)")
+    ins.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    sub.add_parser("selftest", help="build the window offscreen, run every backend, render, export")
+
+    bench = sub.add_parser("bench", help="latency and scale benchmarks")
+    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.add_argument("--quick", action="store_true", help="fewer repeats (for smoke tests)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        if args.command in (None, "gui"):
+            from explorer.app import main_gui
+
+            return main_gui(session=getattr(args, "session", None), model=getattr(args, "model", None))
+        if args.command == "export":
+            from explorer.export import export_command
+
+            return export_command(args)
+        if args.command == "inspect":
+            from engine.models.report import inspect_command
+
+            return inspect_command(args.model, args.text, args.layers, args.json)
+        if args.command == "selftest":
+            from explorer.selftest import run_selftest
+
+            return run_selftest()
+        if args.command == "bench":
+            from bench import bench_command
+
+            return bench_command(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 1
+    except Exception as exc:  # the contract: one line on stderr, never a traceback
+        print(f"attention-explorer: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
