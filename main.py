@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_selftest()
         if args.command == "bench":
-            from bench import bench_command
+            from explorer.bench import bench_command
 
             return bench_command(args)
     except KeyboardInterrupt:
