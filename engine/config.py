@@ -62,6 +62,8 @@ class AttentionConfig:
             if isinstance(self.tokens, str) or not hasattr(self.tokens, "__iter__"):
                 raise ConfigError(f"tokens must be a sequence of strings or None, got {self.tokens!r}")
             object.__setattr__(self, "tokens", tuple(self.tokens))
+        if self.tokens is not None and len(self.tokens) == 0:
+            raise ConfigError("tokens must hold at least one token (or be None)")
         if self.tokens is not None and len(self.tokens) != self.seq_len:
             # the tokens define S (DESIGN.md): keep the two consistent
             object.__setattr__(self, "seq_len", len(self.tokens))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 import torch
 
@@ -69,11 +70,18 @@ class Weights:
 
 
 def init_weights(config: AttentionConfig) -> Weights:
-    """Seeded projections; std = init_std, or Xavier √(2/(fan_in+fan_out))."""
-    d, kv = config.d_model, config.kv_heads * config.head_dim
+    """Seeded projections; std = init_std, or Xavier √(2/(fan_in+fan_out)).
 
+    Cached (read-only by convention): drawing 4·d² normals dominates a small
+    run, and most slider moves leave the weights unchanged.
+    """
+    return _init_weights(config.seed, config.d_model, config.kv_heads * config.head_dim, config.init_std)
+
+
+@lru_cache(maxsize=16)
+def _init_weights(seed: int, d: int, kv: int, init_std: float | None) -> Weights:
     def draw(name: str, fan_in: int, fan_out: int) -> torch.Tensor:
-        std = config.init_std if config.init_std is not None else math.sqrt(2.0 / (fan_in + fan_out))
-        return torch.randn(fan_in, fan_out, generator=generator(config.seed, name)) * std
+        std = init_std if init_std is not None else math.sqrt(2.0 / (fan_in + fan_out))
+        return torch.randn(fan_in, fan_out, generator=generator(seed, name)) * std
 
     return Weights(draw("w_q", d, d), draw("w_k", d, kv), draw("w_v", d, kv), draw("w_o", d, d))

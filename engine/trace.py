@@ -73,8 +73,8 @@ def softmax_jacobian_norm(weights: torch.Tensor) -> torch.Tensor:
     unscaled scores stop learning.
     """
     p = weights.float()
-    s2 = (p * p).sum(-1)
-    s3 = (p * p * p).sum(-1)
+    s2 = torch.linalg.vecdot(p, p)
+    s3 = torch.linalg.vecdot(p * p, p)
     return (s2 - 2 * s3 + s2 * s2).clamp(min=0).sqrt()
 
 

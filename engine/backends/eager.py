@@ -31,8 +31,9 @@ def eager_steps(call) -> dict[str, torch.Tensor]:
         scores = scores_raw * call.scale
     if call.bias is not None:
         scores = scores + call.bias.to(scores.dtype).to(scores.device)
-    fill = mask_fill_value(cfg.mask_value, scores.dtype)
-    scores = scores.masked_fill(~call.mask.to(scores.device), fill)
+    if not bool(call.mask.all()):  # masked_fill, as on the slide (where() is the fast form)
+        fill = mask_fill_value(cfg.mask_value, scores.dtype)
+        scores = torch.where(call.mask.to(scores.device), scores, fill)
     weights = torch.softmax(scores, dim=-1)
     context = weights @ v  # (B, H, S, Dh)
     return {"scores_raw": scores_raw, "scores": scores, "weights": weights, "context": context}

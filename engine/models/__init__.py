@@ -1,0 +1,26 @@
+"""Real Hugging Face models in Attention Explorer (Qt-free).
+
+``load_model`` opens a local folder (or a hub id already in the local cache)
+safely and offline; ``LoadedModel.inspect`` captures every head's attention
+and the per-layer Q/K/V; :mod:`engine.models.metrics` labels head patterns;
+``LoadedModel.deletion_test`` runs the token-deletion test.
+"""
+
+from .errors import InspectError, ModelLoadError
+from .loader import LoadedModel, ModelSummary, load_model
+from .metrics import METRIC_NAMES, PATTERN_LABELS, head_metrics, matrix_metrics
+from .trace import DeletionResult, ModelTrace
+
+__all__ = [
+    "METRIC_NAMES",
+    "PATTERN_LABELS",
+    "DeletionResult",
+    "InspectError",
+    "LoadedModel",
+    "ModelLoadError",
+    "ModelSummary",
+    "ModelTrace",
+    "head_metrics",
+    "load_model",
+    "matrix_metrics",
+]

@@ -1,0 +1,28 @@
+"""Errors raised by :mod:`engine.models`.
+
+Every message is written for a student: it says what is wrong and, where
+possible, what to do about it.
+"""
+
+from __future__ import annotations
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not (or must not) be loaded.
+
+    ``reason`` is a short machine-readable tag (``"no_folder"``, ``"no_config"``,
+    ``"no_weights"``, ``"corrupt_weights"``, ``"not_cached"``, ``"remote_code"``,
+    ``"no_attention"``, ``"unsupported"``, ``"too_large"``, ``"no_tokenizer"``,
+    ``"device"``, ``"download"``); ``files`` names the files involved (for
+    ``"remote_code"``: the Python files that would run if the user opted in).
+    """
+
+    def __init__(self, message: str, *, reason: str = "error", files: list[str] | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.files = list(files or [])
+
+
+class InspectError(ValueError):
+    """Bad arguments to :meth:`LoadedModel.inspect` / ``deletion_test``
+    (layer out of range, empty text, token index out of range, too much memory)."""

@@ -1,0 +1,376 @@
+"""Everything about a model folder that can be checked without running it.
+
+Finding the folder (local path or a hub id in the local Hugging Face cache),
+reading ``config.json`` as plain JSON, spotting remote code, validating the
+weight files (safetensors headers are parsed by hand, so a truncated or
+garbage file is refused before transformers ever touches it) and estimating
+how much memory the weights will take.
+
+Nothing here imports transformers or executes anything from the folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ModelLoadError
+
+#: bytes per element of each safetensors dtype tag
+SAFETENSORS_ITEMSIZE = {
+    "BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1,
+    "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
+    "I32": 4, "U32": 4, "F32": 4,
+    "I64": 8, "U64": 8, "F64": 8,
+}
+_FLOAT_TAGS = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F16", "BF16", "F32", "F64"}
+_MAX_HEADER = 100 * 1024 * 1024
+#: files a download needs (no .bin when safetensors exist, no ONNX/TF/Flax copies)
+DOWNLOAD_PATTERNS = [
+    "*.json", "*.safetensors", "*.txt", "*.model", "tokenizer*", "vocab*", "merges*",
+]
+_LAYER_RE = re.compile(r"(?:^|\.)(?:layers|layer|h|blocks|block)\.(\d+)\.")
+
+
+@dataclass
+class WeightFile:
+    path: Path
+    kind: str  # "safetensors" or "bin"
+    #: tensor name -> (dtype tag, number of elements); empty for .bin files
+    tensors: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size
+
+
+@dataclass
+class FolderInfo:
+    """What :func:`inspect_folder` learnt about a model folder."""
+
+    folder: Path
+    config: dict
+    weights: list[WeightFile]
+    remote_code_files: list[str]
+
+    @property
+    def weight_kind(self) -> str:
+        return self.weights[0].kind
+
+    def weight_bytes(self, itemsize: int | None = None, n_layers: int | None = None) -> int:
+        """Bytes the weights take once loaded.
+
+        ``itemsize`` converts floating tensors to that many bytes per element
+        (None keeps the stored dtype); ``n_layers`` counts only tensors of the
+        first ``n_layers`` layers (plus everything not inside a layer).
+        """
+        total = 0
+        for wf in self.weights:
+            if wf.kind != "safetensors":
+                total += wf.size  # a .bin holds the tensors plus a little pickle
+                continue
+            for name, (tag, numel) in wf.tensors.items():
+                if n_layers is not None:
+                    m = _LAYER_RE.search(name)
+                    if m and int(m.group(1)) >= n_layers:
+                        continue
+                size = SAFETENSORS_ITEMSIZE[tag]
+                if itemsize is not None and tag in _FLOAT_TAGS:
+                    size = itemsize
+                total += numel * size
+        return total
+
+
+def looks_like_path(source: str) -> bool:
+    """True when ``source`` is clearly meant as a folder, not a hub id."""
+    return (
+        source.startswith((".", "~", "/", "\\"))
+        or "\\" in source
+        or source.count("/") > 1
+        or bool(re.match(r"^[A-Za-z]:", source))
+    )
+
+
+def _cache_hint() -> str:
+    try:
+        from huggingface_hub import constants
+
+        return str(constants.HF_HUB_CACHE)
+    except Exception:  # pragma: no cover - hub always ships with transformers
+        return "~/.cache/huggingface/hub"
+
+
+@contextlib.contextmanager
+def offline_mode(enabled: bool) -> Iterator[None]:
+    """Force the Hugging Face libraries offline (``HF_HUB_OFFLINE=1``) while active.
+
+    huggingface_hub reads the variable at import time, so its cached constant
+    is switched too; both are restored afterwards.
+    """
+    if not enabled:
+        yield
+        return
+    old_env = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    constants = None
+    old_const = None
+    try:
+        from huggingface_hub import constants as _c
+
+        constants = _c
+        old_const = constants.HF_HUB_OFFLINE
+        constants.HF_HUB_OFFLINE = True
+    except Exception:  # pragma: no cover
+        pass
+    try:
+        yield
+    finally:
+        if old_env is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = old_env
+        if constants is not None:
+            constants.HF_HUB_OFFLINE = old_const
+
+
+def resolve_source(source: str | os.PathLike, *, allow_download: bool = False,
+                   tqdm_class=None) -> Path:
+    """Turn ``source`` into a local folder.
+
+    A path that exists is used as is. Anything else is treated as a hub id
+    (``"org/name"``) and looked up in the local Hugging Face cache; only with
+    ``allow_download=True`` is the network used, and then only for the files
+    in :data:`DOWNLOAD_PATTERNS`.
+    """
+    text = os.fspath(source).strip()
+    if not text:
+        raise ModelLoadError("No model given: type a folder path or a Hugging Face id.",
+                             reason="no_folder")
+    path = Path(text).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelLoadError(
+                f"'{text}' is a file, not a folder. Choose the folder that holds config.json "
+                "and the weights.", reason="no_folder")
+        return path.resolve()
+    if looks_like_path(text) or not re.fullmatch(r"[\w.\-]+(/[\w.\-]+)?", text):
+        raise ModelLoadError(f"There is no folder '{text}'. Check the path.",
+                             reason="no_folder")
+    try:
+        from huggingface_hub import snapshot_download
+    except Exception as exc:  # pragma: no cover
+        raise ModelLoadError(f"huggingface_hub is not installed: {exc}", reason="not_cached") from exc
+    try:
+        with offline_mode(True):
+            return Path(snapshot_download(text, local_files_only=True))
+    except Exception as cached_exc:
+        if not allow_download:
+            raise ModelLoadError(
+                f"'{text}' is neither a folder nor a model in the local Hugging Face cache "
+                f"({_cache_hint()}), and downloads are off. Allow downloads, or give the path "
+                "of a folder that holds the model.", reason="not_cached") from cached_exc
+    try:
+        kwargs = {"allow_patterns": DOWNLOAD_PATTERNS}
+        if tqdm_class is not None:
+            kwargs["tqdm_class"] = tqdm_class
+        return Path(snapshot_download(text, **kwargs))
+    except Exception as exc:
+        raise ModelLoadError(f"Downloading '{text}' failed: {exc}", reason="download") from exc
+
+
+def read_config(folder: Path) -> dict:
+    cfg_path = folder / "config.json"
+    if not cfg_path.is_file():
+        entries = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+        what = "is empty" if not entries else "has no config.json"
+        raise ModelLoadError(
+            f"The folder '{folder}' {what}, so it is not a Hugging Face model folder "
+            "(it needs config.json, the weights and the tokenizer files).", reason="no_config")
+    try:
+        with open(cfg_path, encoding="utf-8") as fh:
+            config = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"config.json in '{folder}' is not valid JSON ({exc}).",
+                             reason="no_config") from exc
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"config.json in '{folder}' is not a JSON object.", reason="no_config")
+    return config
+
+
+def remote_code_files(folder: Path, config: dict | None = None) -> list[str]:
+    """The Python files this folder asks transformers to run (``auto_map`` in
+    config.json or tokenizer_config.json, plus any ``*.py`` lying in the folder)."""
+    names: set[str] = set()
+    maps = []
+    if config is None:
+        with contextlib.suppress(ModelLoadError):
+            config = read_config(folder)
+    if config:
+        maps.append(config.get("auto_map"))
+    tok_cfg = folder / "tokenizer_config.json"
+    if tok_cfg.is_file():
+        with contextlib.suppress(Exception), open(tok_cfg, encoding="utf-8") as fh:
+            maps.append(json.load(fh).get("auto_map"))
+    for amap in maps:
+        if not isinstance(amap, dict):
+            continue
+        for value in amap.values():
+            refs = value if isinstance(value, list | tuple) else [value]
+            for ref in refs:
+                if isinstance(ref, str) and "." in ref:
+                    module = ref.split("--")[-1].rsplit(".", 1)[0]
+                    names.add(module.replace(".", "/") + ".py")
+    names.update(p.name for p in folder.glob("*.py"))
+    return sorted(names)
+
+
+def read_safetensors_header(path: Path) -> dict[str, tuple[str, int]]:
+    """Parse and check a safetensors header without loading any tensor.
+
+    Raises :class:`ModelLoadError` for a file that is empty, garbage or
+    truncated (shorter than its header says).
+    """
+    size = path.stat().st_size
+    name = path.name
+    if size < 8:
+        raise ModelLoadError(f"The weights file {name} is empty or truncated ({size} bytes). "
+                             "Download it again.", reason="corrupt_weights", files=[name])
+    with open(path, "rb") as fh:
+        (n,) = struct.unpack("<Q", fh.read(8))
+        if n == 0 or n > _MAX_HEADER or n > size - 8:
+            if 0 < n <= _MAX_HEADER:
+                msg = (f"The weights file {name} is truncated: its header alone needs {n} bytes "
+                       f"but the file has {size - 8}. Download it again.")
+            else:
+                msg = (f"The weights file {name} is not a valid safetensors file (it is corrupt "
+                       "or something else renamed). Download it again.")
+            raise ModelLoadError(msg, reason="corrupt_weights", files=[name])
+        raw = fh.read(n)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+        if not isinstance(header, dict):
+            raise ValueError("header is not an object")
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ModelLoadError(f"The weights file {name} is corrupt: its header cannot be read "
+                             f"({exc}). Download it again.", reason="corrupt_weights",
+                             files=[name]) from exc
+    tensors: dict[str, tuple[str, int]] = {}
+    end = 0
+    for key, info in header.items():
+        if key == "__metadata__":
+            continue
+        try:
+            tag = info["dtype"]
+            shape = [int(s) for s in info["shape"]]
+            start, stop = (int(x) for x in info["data_offsets"])
+            itemsize = SAFETENSORS_ITEMSIZE[tag]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelLoadError(f"The weights file {name} is corrupt: tensor '{key}' has a bad "
+                                 "description. Download it again.", reason="corrupt_weights",
+                                 files=[name]) from exc
+        numel = 1
+        for s in shape:
+            numel *= s
+        if stop - start != numel * itemsize or start < 0:
+            raise ModelLoadError(f"The weights file {name} is corrupt: tensor '{key}' does not "
+                                 "have the size its shape says. Download it again.",
+                                 reason="corrupt_weights", files=[name])
+        tensors[key] = (tag, numel)
+        end = max(end, stop)
+    data = size - 8 - n
+    if data < end:
+        raise ModelLoadError(f"The weights file {name} is truncated: it should hold {end} bytes "
+                             f"of tensors but holds {data} (an interrupted download?). "
+                             "Download it again.", reason="corrupt_weights", files=[name])
+    if not tensors:
+        raise ModelLoadError(f"The weights file {name} holds no tensors.",
+                             reason="corrupt_weights", files=[name])
+    return tensors
+
+
+def _sharded(folder: Path, index_name: str, kind: str) -> list[WeightFile] | None:
+    index = folder / index_name
+    if not index.is_file():
+        return None
+    try:
+        with open(index, encoding="utf-8") as fh:
+            shards = sorted(set(json.load(fh)["weight_map"].values()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ModelLoadError(f"{index_name} is corrupt ({exc}).", reason="corrupt_weights",
+                             files=[index_name]) from exc
+    missing = [s for s in shards if not (folder / s).is_file()]
+    if missing:
+        raise ModelLoadError(
+            f"The model is split into {len(shards)} weight files but {len(missing)} are missing "
+            f"({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''}): the download is "
+            "incomplete.", reason="no_weights", files=missing)
+    return [WeightFile(folder / s, kind) for s in shards]
+
+
+def find_weights(folder: Path) -> list[WeightFile]:
+    """The weight files to load, safetensors preferred, each checked."""
+    files = _sharded(folder, "model.safetensors.index.json", "safetensors")
+    if files is None and (folder / "model.safetensors").is_file():
+        files = [WeightFile(folder / "model.safetensors", "safetensors")]
+    if files is None:
+        files = _sharded(folder, "pytorch_model.bin.index.json", "bin")
+    if files is None and (folder / "pytorch_model.bin").is_file():
+        files = [WeightFile(folder / "pytorch_model.bin", "bin")]
+    if files is None:
+        others = sorted(p.name for p in folder.glob("*") if p.suffix in
+                        {".h5", ".msgpack", ".onnx", ".gguf", ".ckpt", ".pt", ".pth"})
+        extra = (f" It has {', '.join(others)}, which this app does not read."
+                 if others else "")
+        raise ModelLoadError(
+            f"The folder '{folder}' has no weights (model.safetensors or pytorch_model.bin)."
+            + extra, reason="no_weights")
+    for wf in files:
+        if wf.kind == "safetensors":
+            wf.tensors = read_safetensors_header(wf.path)
+        elif wf.size == 0:
+            raise ModelLoadError(f"The weights file {wf.path.name} is empty. Download it again.",
+                                 reason="corrupt_weights", files=[wf.path.name])
+    return files
+
+
+def inspect_folder(folder: Path) -> FolderInfo:
+    config = read_config(folder)
+    weights = find_weights(folder)
+    return FolderInfo(folder, config, weights, remote_code_files(folder, config))
+
+
+def available_memory(device: str = "cpu") -> int | None:
+    """Bytes free for a new model on ``device`` (None when unknown)."""
+    if device.startswith("cuda"):
+        try:
+            import torch
+
+            free, _total = torch.cuda.mem_get_info(torch.device(device))
+            return int(free)
+        except Exception:
+            return None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def format_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover

@@ -1,0 +1,545 @@
+"""Loading a Hugging Face model safely and offline, and running it with capture.
+
+:func:`load_model` checks everything it can before any weight is read (folder,
+config.json, remote code, attention heads, weight files, memory), then loads
+with transformers using :mod:`engine.models.capture`'s eager attention
+implementation, and finally runs a short probe text to make sure every layer
+really hands over its attention.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect as _inspect
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from . import capture
+from .errors import InspectError, ModelLoadError
+from .files import (
+    FolderInfo,
+    available_memory,
+    find_weights,
+    format_bytes,
+    offline_mode,
+    read_config,
+    remote_code_files,
+    resolve_source,
+)
+from .trace import DeletionResult, ModelTrace, deletion_change
+
+PROBE_TEXT = "The cat sat on the mat."
+_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+# keys a base model may legitimately lack in a checkpoint (buffers, heads, pooler)
+_MISSING_OK = ("pooler", "position_ids", "inv_freq", "masked_bias", "attn.bias", "lm_head",
+               "token_type_ids")
+# room for activations and the Python/torch runtime on top of the weights
+_OVERHEAD_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """What the window and the CLI show about a loaded model."""
+
+    model_type: str
+    architecture: str
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    hidden_size: int
+    max_length: int
+    causal: bool
+    n_params: int
+    dtype: str
+    device: str
+    memory_bytes: int
+
+    @property
+    def is_decoder(self) -> bool:
+        return self.causal
+
+    @property
+    def kv_group(self) -> int:
+        return self.n_heads // self.n_kv_heads
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence transformers' progress bars and load reports (a GUI shows its own)."""
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _check_remote_code(folder: Path, config: dict, trust_remote_code: bool) -> list[str]:
+    """Refuse a model that needs its own Python code unless trusted; return notices."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    files = remote_code_files(folder, config)
+    model_type = config.get("model_type")
+    known = isinstance(model_type, str) and model_type in CONFIG_MAPPING
+    has_map = isinstance(config.get("auto_map"), dict)
+    if not known:
+        if has_map or files:
+            if not trust_remote_code:
+                names = ", ".join(files) or "the code named in auto_map"
+                raise ModelLoadError(
+                    f"This model needs its own Python code ({names}), which would run on your "
+                    "computer. Attention Explorer does not run a model's code unless you "
+                    "explicitly trust it: read those files first, then allow remote code.",
+                    reason="remote_code", files=files)
+            return [f"Remote code trusted and run: {', '.join(files)}."]
+        import transformers
+
+        what = f"model type '{model_type}'" if model_type else "a config.json without model_type"
+        raise ModelLoadError(
+            f"transformers {transformers.__version__} does not know {what}, so the model "
+            "cannot be built. A newer transformers may support it.", reason="unsupported")
+    if files and not trust_remote_code:
+        return [f"The folder also ships Python code ({', '.join(files)}); it was NOT run: "
+                f"transformers' own '{model_type}' implementation is used."]
+    return []
+
+
+def _resolve_dtype(dtype: str | torch.dtype, device: str):
+    if isinstance(dtype, torch.dtype):
+        return dtype, torch.tensor([], dtype=dtype).element_size()
+    if dtype == "auto":
+        return "auto", None
+    if dtype not in _DTYPES:
+        raise ModelLoadError(f"dtype must be one of {', '.join(_DTYPES)} or 'auto', not {dtype!r}.",
+                             reason="unsupported")
+    td = _DTYPES[dtype]
+    return td, torch.tensor([], dtype=td).element_size()
+
+
+def load_model(
+    source: str | os.PathLike,
+    *,
+    device: str = "cpu",
+    allow_download: bool = False,
+    trust_remote_code: bool = False,
+    dtype: str | torch.dtype = "float32",
+    n_layers: int | None = None,
+    memory_limit: int | None = None,
+    tqdm_class=None,
+) -> LoadedModel:
+    """Load a Hugging Face model for inspection.
+
+    ``source``: a local folder, or a hub id already in the local HF cache
+    (downloaded only with ``allow_download=True``; ``tqdm_class`` then gets
+    the hub's progress). ``device``: ``"cpu"``, ``"cuda"``/``"cuda:N"``, or
+    ``"auto"`` (spread over GPUs and CPU; needs ``accelerate``). ``dtype``:
+    weights dtype (``"auto"`` keeps the checkpoint's). ``n_layers``: load only
+    the first n layers (less memory; only those can be inspected).
+    ``memory_limit``: bytes allowed for the weights (default: what the device
+    has free). Every refusal raises :class:`ModelLoadError`; the model's own
+    Python code never runs unless ``trust_remote_code=True``.
+    """
+    with offline_mode(not allow_download):
+        folder = resolve_source(source, allow_download=allow_download, tqdm_class=tqdm_class)
+        raw_config = read_config(folder)
+        notices = _check_remote_code(folder, raw_config, trust_remote_code)
+        with _quiet():
+            return _load(folder, raw_config, notices, source=os.fspath(source), device=device,
+                         trust_remote_code=trust_remote_code, dtype=dtype, n_layers=n_layers,
+                         memory_limit=memory_limit)
+
+
+def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dtype, n_layers,
+          memory_limit) -> LoadedModel:
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    try:
+        cfg = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code,
+                                         local_files_only=True)
+    except Exception as exc:
+        raise ModelLoadError(f"config.json cannot be understood: {exc}",
+                             reason="no_config") from exc
+    if getattr(cfg, "is_encoder_decoder", False):
+        raise ModelLoadError(
+            f"'{cfg.model_type}' is an encoder-decoder model; only encoders (BERT-like) and "
+            "decoders (GPT-, Llama-like) can be inspected so far.", reason="unsupported")
+    heads = getattr(cfg, "num_attention_heads", None)
+    if not heads:
+        sub = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
+        if sub is not cfg and getattr(sub, "num_attention_heads", None):
+            raise ModelLoadError(
+                f"'{cfg.model_type}' is a multimodal model; only text models can be inspected "
+                "so far.", reason="unsupported")
+        raise ModelLoadError(
+            f"This model ('{cfg.model_type}') has no attention layers (its config has no "
+            "attention heads), so there is nothing to show.", reason="no_attention")
+    total_layers = int(getattr(cfg, "num_hidden_layers", 0) or 0)
+    if n_layers is not None:
+        if not 1 <= n_layers <= total_layers:
+            raise ModelLoadError(f"n_layers must be between 1 and {total_layers}.",
+                                 reason="unsupported")
+        if n_layers < total_layers:
+            cfg.num_hidden_layers = n_layers
+            if isinstance(getattr(cfg, "layer_types", None), list):
+                cfg.layer_types = cfg.layer_types[:n_layers]
+            notices.append(f"Only the first {n_layers} of {total_layers} layers were loaded.")
+
+    info = FolderInfo(folder, raw_config, find_weights(folder), remote_code_files(folder))
+    torch_dtype, itemsize = _resolve_dtype(dtype, device)
+    weight_bytes = info.weight_bytes(itemsize, n_layers)
+    need = int(weight_bytes * 1.1) + _OVERHEAD_BYTES
+
+    device_map = None
+    if device == "auto":
+        try:
+            import accelerate  # noqa: F401
+        except ImportError as exc:
+            raise ModelLoadError("device='auto' spreads a model over GPUs and CPU and needs the "
+                                 "'accelerate' package, which is not installed.",
+                                 reason="device") from exc
+        device_map = "auto"
+    elif device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ModelLoadError("A GPU (cuda) was asked for, but torch sees no CUDA device here.",
+                                 reason="device")
+    elif device != "cpu":
+        raise ModelLoadError(f"Unknown device {device!r}: use 'cpu', 'cuda' or 'auto'.",
+                             reason="device")
+    limit = memory_limit
+    if limit is None and device_map is None:
+        limit = available_memory(device)
+    if limit is not None and need > limit:
+        where = "GPU" if device.startswith("cuda") else "RAM"
+        raise ModelLoadError(
+            f"This model needs about {format_bytes(need)} of memory but only "
+            f"{format_bytes(limit)} of {where} is available. Try a smaller model, fewer layers, "
+            "half precision, or a machine with more memory.", reason="too_large")
+
+    capture.register()
+    kwargs = {
+        "config": cfg,
+        "attn_implementation": capture.IMPLEMENTATION,
+        "trust_remote_code": trust_remote_code,
+        "local_files_only": True,
+        "weights_only": True,
+        "dtype": torch_dtype,
+        "output_loading_info": True,
+    }
+    if device_map is not None:
+        kwargs["device_map"] = device_map
+    try:
+        model, loading = AutoModel.from_pretrained(folder, **kwargs)
+    except ModelLoadError:
+        raise
+    except Exception as exc:
+        names = ", ".join(wf.path.name for wf in info.weights)
+        raise ModelLoadError(
+            f"The weights ({names}) could not be loaded: {str(exc).splitlines()[0][:300]}",
+            reason="corrupt_weights", files=[wf.path.name for wf in info.weights]) from exc
+    missing = sorted(k for k in loading.get("missing_keys", ())
+                     if not any(ok in k for ok in _MISSING_OK))
+    mismatched = sorted(str(k) for k in loading.get("mismatched_keys", ()))
+    if missing or mismatched:
+        bad = missing or mismatched
+        raise ModelLoadError(
+            f"The weights do not fit this model: {len(bad)} tensors are "
+            f"{'missing' if missing else 'of the wrong shape'} (e.g. {bad[0]}). The weight file "
+            "probably belongs to a different model.", reason="corrupt_weights")
+    if device_map is None:
+        model = model.to(device)
+    model.eval()
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust_remote_code,
+                                                  local_files_only=True)
+    except Exception as exc:
+        reason = "remote_code" if "trust_remote_code" in str(exc) else "no_tokenizer"
+        raise ModelLoadError(
+            f"The tokenizer of this model could not be loaded ({str(exc).splitlines()[0][:200]})."
+            " The folder needs tokenizer.json or the tokenizer's vocabulary files.",
+            reason=reason) from exc
+
+    loaded = LoadedModel(
+        name=Path(source).name if Path(source).exists() else source,
+        path=folder, model=model, tokenizer=tokenizer, notices=notices,
+        summary=None,  # type: ignore[arg-type]  # filled by _probe
+        memory_bytes=need,
+    )
+    loaded._probe(torch_dtype)
+    return loaded
+
+
+@dataclass(eq=False)
+class LoadedModel:
+    """A model ready for :meth:`inspect`. ``summary`` holds its shape facts,
+    ``notices`` what the user should know (code not run, layers skipped)."""
+
+    name: str
+    path: Path
+    model: torch.nn.Module
+    tokenizer: object
+    summary: ModelSummary
+    notices: list[str] = field(default_factory=list)
+    memory_bytes: int = 0
+
+    # -- facts ---------------------------------------------------------------------------
+    @property
+    def n_layers(self) -> int:
+        return self.summary.n_layers
+
+    @property
+    def n_heads(self) -> int:
+        return self.summary.n_heads
+
+    @property
+    def n_kv_heads(self) -> int:
+        return self.summary.n_kv_heads
+
+    @property
+    def max_length(self) -> int:
+        return self.summary.max_length
+
+    @property
+    def kv_head_of(self) -> list[int]:
+        g = self.summary.kv_group
+        return [h // g for h in range(self.n_heads)]
+
+    @property
+    def input_device(self) -> torch.device:
+        return self.model.get_input_embeddings().weight.device
+
+    # -- running -------------------------------------------------------------------------
+    def _max_positions(self) -> int:
+        cfg = self.model.config
+        limits = []
+        tok_max = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(tok_max, int) and 0 < tok_max < 10**7:
+            limits.append(tok_max)
+        for attr in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+            v = getattr(cfg, attr, None)
+            if isinstance(v, int) and v > 0:
+                limits.append(v)
+                break
+        return min(limits) if limits else 2048
+
+    def _probe(self, torch_dtype) -> None:
+        cfg = self.model.config
+        expected = int(cfg.num_hidden_layers)
+        self._forward_kwargs = {}
+        params = _inspect.signature(self.model.forward).parameters
+        if "use_cache" in params:
+            self._forward_kwargs["use_cache"] = False
+        ids = self.tokenizer(PROBE_TEXT)["input_ids"][:8] or [0]
+        try:
+            with torch.inference_mode(), capture.capturing() as cap:
+                self.model(input_ids=torch.tensor([ids], device=self.input_device),
+                           attention_mask=torch.ones(1, len(ids), dtype=torch.long,
+                                                     device=self.input_device),
+                           **self._forward_kwargs)
+        except Exception as exc:
+            raise ModelLoadError(f"The model failed on a test sentence: {exc}",
+                                 reason="unsupported") from exc
+        if cap.calls == 0:
+            raise ModelLoadError(
+                f"No attention layer of this '{cfg.model_type}' model reported its weights: "
+                "its attention does not go through transformers' attention interface, so it "
+                "cannot be inspected.", reason="no_attention")
+        if cap.calls != expected:
+            raise ModelLoadError(
+                f"The model ran {cap.calls} attention computations for {expected} layers (cross-"
+                "attention or an unusual architecture); it cannot be inspected layer by layer.",
+                reason="unsupported")
+        q, k, _v, w = cap.records[0]
+        causal_attrs = [getattr(m, "is_causal", None) for m in cap.modules]
+        if all(isinstance(c, bool) for c in causal_attrs):
+            causal = all(causal_attrs)
+        else:
+            s = w.shape[-1]
+            causal = s > 1 and bool((torch.triu(w[0].float(), 1) == 0).all())
+        self.summary = ModelSummary(
+            model_type=str(cfg.model_type),
+            architecture=type(self.model).__name__,
+            n_layers=expected,
+            n_heads=int(q.shape[1]),
+            n_kv_heads=int(k.shape[1]),
+            head_dim=int(q.shape[-1]),
+            hidden_size=int(getattr(cfg, "hidden_size", 0) or 0),
+            max_length=self._max_positions(),
+            causal=bool(causal),
+            n_params=sum(p.numel() for p in self.model.parameters()),
+            dtype=str(next(self.model.parameters()).dtype).replace("torch.", ""),
+            device=str(self.input_device),
+            memory_bytes=self.memory_bytes,
+        )
+
+    def tokenize(self, text: str, *, max_tokens: int | None = None
+                 ) -> tuple[list[int], str | None, int]:
+        """(token ids, truncation notice or None, number of tokens in the whole text)."""
+        if not isinstance(text, str):
+            raise InspectError("text must be a string")
+        limit = self.max_length if max_tokens is None else min(self.max_length, int(max_tokens))
+        if limit < 1:
+            raise InspectError("max_tokens must be at least 1")
+        with _quiet():
+            ids = list(self.tokenizer(text)["input_ids"])
+            n_all = len(ids)
+            notice = None
+            if n_all > limit:
+                ids = list(self.tokenizer(text, truncation=True, max_length=limit)["input_ids"])
+                ids = ids[:limit]
+                notice = (f"The text has {n_all} tokens; only the first {len(ids)} are shown "
+                          f"(the limit is {limit}).")
+        if not ids:
+            raise InspectError("The text gives no tokens: type some text.")
+        return ids, notice, n_all
+
+    def tokens_of(self, ids: list[int]) -> list[str]:
+        return [str(t) for t in self.tokenizer.convert_ids_to_tokens(list(ids))]
+
+    def resolve_layers(self, layers) -> list[int]:
+        """Layer indices (negative ones count from the end), sorted, without repeats."""
+        if layers is None:
+            return list(range(self.n_layers))
+        if isinstance(layers, int):
+            layers = [layers]
+        out = set()
+        for layer in layers:
+            if isinstance(layer, bool) or not isinstance(layer, int):
+                raise InspectError(f"layer {layer!r} is not an integer")
+            if not -self.n_layers <= layer < self.n_layers:
+                raise InspectError(f"layer {layer} does not exist: this model has layers "
+                                   f"0..{self.n_layers - 1}")
+            out.add(layer % self.n_layers)
+        if not out:
+            raise InspectError("no layers given")
+        return sorted(out)
+
+    def _check_memory(self, s: int, n_captured: int) -> None:
+        h = self.n_heads
+        stored = n_captured * h * s * s * 4
+        transient = 3 * h * s * s * 4
+        need = stored + transient
+        free = available_memory(str(self.input_device))
+        if free is not None and need > 0.8 * free:
+            raise InspectError(
+                f"Inspecting {s} tokens over {n_captured} layers needs about {format_bytes(need)} "
+                f"for the attention matrices but only {format_bytes(free)} is free: choose fewer "
+                "layers or a shorter text.")
+
+    def _run(self, ids: list[int], layer_list: list[int], *, need_hidden: bool,
+             attention_mask: list[int] | None = None) -> tuple[dict, torch.Tensor | None, int]:
+        self._check_memory(len(ids), len(layer_list))
+        dev = self.input_device
+        input_ids = torch.tensor([ids], device=dev)
+        mask = torch.tensor([attention_mask if attention_mask is not None else [1] * len(ids)],
+                            device=dev)
+        last = layer_list[-1]
+        stop = None if need_hidden or last == self.n_layers - 1 else last
+        wanted = None if len(layer_list) == self.n_layers else set(layer_list)
+        hidden = None
+        with torch.inference_mode(), capture.capturing(wanted, stop) as cap:
+            try:
+                out = self.model(input_ids=input_ids, attention_mask=mask, **self._forward_kwargs)
+                hidden = out.last_hidden_state[0]
+            except capture.StopForward:
+                pass
+        expected = self.n_layers if stop is None else stop + 1
+        if cap.calls != expected or any(layer not in cap.records for layer in layer_list):
+            raise RuntimeError(f"expected attention from {expected} layers, got {cap.calls}: "
+                               "the model did not report every layer's attention")
+        return cap.records, hidden, cap.calls
+
+    def _trace(self, text: str, ids: list[int], layer_list: list[int], notice, n_all,
+               *, need_hidden: bool, attention_mask=None) -> ModelTrace:
+        records, hidden, _ = self._run(ids, layer_list, need_hidden=need_hidden,
+                                       attention_mask=attention_mask)
+        rec = [records[layer] for layer in layer_list]
+        attn = torch.stack([r[3][0] for r in rec])
+        if attn.dtype != torch.float32 or attn.device.type != "cpu":
+            attn = attn.to("cpu", torch.float32)
+        on_cpu = self.input_device.type == "cpu"
+
+        def host(t: torch.Tensor) -> torch.Tensor:
+            return t if on_cpu else t.cpu()
+
+        return ModelTrace(
+            model_name=self.name,
+            text=text,
+            tokens=self.tokens_of(ids),
+            token_ids=list(ids),
+            attentions=attn,
+            layers=list(layer_list),
+            n_heads=self.n_heads,
+            n_kv_heads=self.n_kv_heads,
+            head_dim=self.summary.head_dim,
+            queries=[host(r[0][0]) for r in rec],
+            keys=[host(r[1][0]) for r in rec],
+            values=[host(r[2][0]) for r in rec],
+            causal=self.summary.causal,
+            hidden=None if hidden is None else host(hidden),
+            notice=notice,
+            n_tokens_in_text=n_all,
+            kv_head_of=self.kv_head_of,
+        )
+
+    def inspect(self, text: str, *, layers=None, max_tokens: int | None = None) -> ModelTrace:
+        """Run ``text`` through the model and capture the wanted ``layers``
+        (None = all). Texts longer than the model's maximum length (or
+        ``max_tokens``) are truncated and ``trace.notice`` says so. The pass
+        stops after the last wanted layer, so ``trace.hidden`` is None unless
+        the last layer is wanted."""
+        layer_list = self.resolve_layers(layers)
+        ids, notice, n_all = self.tokenize(text, max_tokens=max_tokens)
+        return self._trace(text, ids, layer_list, notice, n_all, need_hidden=False)
+
+    def deletion_test(self, text: str, token_index: int, *, layers=None, mode: str = "remove",
+                      max_tokens: int | None = None) -> DeletionResult:
+        """Delete (``mode="remove"``) or hide (``mode="mask"``) token ``token_index``
+        of ``text`` and measure how each head's attention and the final hidden
+        state change; see :class:`DeletionResult` for the exact measures."""
+        if mode not in ("remove", "mask"):
+            raise InspectError(f"mode must be 'remove' or 'mask', not {mode!r}")
+        layer_list = self.resolve_layers(layers)
+        ids, notice, n_all = self.tokenize(text, max_tokens=max_tokens)
+        s = len(ids)
+        if s < 2:
+            raise InspectError("The deletion test needs at least two tokens.")
+        if isinstance(token_index, bool) or not isinstance(token_index, int) \
+                or not -s <= token_index < s:
+            raise InspectError(f"token {token_index} does not exist: the text has tokens 0..{s - 1}")
+        t = token_index % s
+        before = self._trace(text, ids, layer_list, notice, n_all, need_hidden=True)
+        if mode == "remove":
+            after = self._trace(text, ids[:t] + ids[t + 1:], layer_list, notice, n_all,
+                                need_hidden=True)
+        else:
+            mask = [1] * s
+            mask[t] = 0
+            after = self._trace(text, ids, layer_list, notice, n_all, need_hidden=True,
+                                attention_mask=mask)
+        mean_tv, max_tv, kept = deletion_change(before, after, t, mode)
+        h0 = before.hidden[kept].double()
+        h1 = after.hidden.double() if mode == "remove" else after.hidden[kept].double()
+        diff = h1 - h0
+        hidden_change = float(diff.norm() / h0.norm().clamp_min(1e-30))
+        per_token = (diff.norm(dim=-1) / h0.norm(dim=-1).clamp_min(1e-30)).numpy()
+        return DeletionResult(
+            mode=mode, removed_index=t, removed_token=before.tokens[t], kept=kept,
+            layers=layer_list, attention_change=mean_tv, attention_change_max=max_tv,
+            hidden_change=hidden_change, hidden_change_per_token=per_token,
+            before=before, after=after,
+        )

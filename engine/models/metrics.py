@@ -1,0 +1,176 @@
+"""Per-head attention metrics and pattern labels (Qt-free, model-free).
+
+Everything works on a weight tensor of shape ``(..., S, S)`` whose rows are
+softmax distributions (query ``i`` over keys ``j``): a real model's
+``(L, H, S, S)`` attentions, one synthetic ``(B, H, S, S)`` trace, or a
+single ``(S, S)`` matrix. Torch tensors and numpy arrays are both accepted;
+results are numpy arrays with the leading ``...`` shape (plain floats for a
+single matrix via :func:`matrix_metrics`).
+
+Metrics (each averaged over the query rows):
+
+``entropy``       −Σ_j w_ij ln w_ij, in nats (0 = all weight on one key).
+``entropy_norm``  entropy divided by ln(number of keys the row may see), in
+                  [0, 1]; 1 = uniform. Rows that see a single key are skipped.
+``sink``          weight on the first key (j = 0): the "attention sink".
+``distance``      Σ_j w_ij |i − j|: how far away, in tokens, the head looks.
+``prev_token``    weight on key i − 1 (rows i ≥ 1).
+``diagonal``      weight on key i (the token itself).
+``max_weight``    the row's largest weight (how peaked the head is).
+``vertical``      the largest column mass: max_j of mean_i w_ij, i.e. the
+                  share of attention that one key collects from every query.
+``vertical_key``  that key's index.
+``block``         mean over adjacent queries of 1 − TV(w_i, w_i+1) (TV = total
+                  variation distance): 1 when neighbouring tokens attend to
+                  exactly the same keys, as inside the blocks of a
+                  block-diagonal pattern.
+
+Pattern label: the first rule that holds, in this order (thresholds are the
+module constants below):
+
+1. ``vertical/sink``   ``vertical`` ≥ 0.5 — one key (often the first token,
+                       [CLS] or [SEP]) takes at least half of the attention.
+2. ``diagonal``        ``diagonal`` ≥ 0.5 — tokens mostly attend to themselves.
+3. ``previous-token``  ``prev_token`` ≥ 0.5 — tokens mostly attend to the one before.
+4. ``broad``           ``entropy_norm`` ≥ 0.75 — attention spread nearly uniformly.
+5. ``block``           ``block`` ≥ 0.6 — neighbouring tokens share the keys they
+                       attend to: contiguous groups attend within themselves.
+6. ``mixed``           none of the above.
+
+A 1×1 matrix is labelled ``diagonal``. "Visible keys" (for ``entropy_norm``)
+are all S keys, or j ≤ i when the matrix is causal; ``causal=None`` infers it
+from an upper triangle that is exactly zero.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+VERTICAL_MIN = 0.5
+DIAGONAL_MIN = 0.5
+PREVIOUS_MIN = 0.5
+BROAD_MIN = 0.75
+BLOCK_MIN = 0.6
+
+#: numeric metrics, in display order
+METRIC_NAMES = ("entropy", "entropy_norm", "sink", "distance", "prev_token", "diagonal",
+                "max_weight", "vertical", "block")
+#: every label :func:`head_metrics` can give, in rule order
+PATTERN_LABELS = ("vertical/sink", "diagonal", "previous-token", "broad", "block", "mixed")
+
+_CHUNK_ELEMENTS = 1 << 24
+
+
+def _as_tensor(weights) -> torch.Tensor:
+    w = torch.as_tensor(weights)
+    if w.ndim < 2 or w.shape[-1] != w.shape[-2]:
+        raise ValueError(f"expected a (..., S, S) weight tensor, got shape {tuple(w.shape)}")
+    if not torch.is_floating_point(w):
+        w = w.float()
+    return w.detach().to("cpu", torch.float64 if w.dtype == torch.float64 else torch.float32)
+
+
+def _metrics_flat(w: torch.Tensor, causal: bool | None) -> dict[str, torch.Tensor]:
+    """w: (N, S, S) → dict of (N,) tensors."""
+    n, s, _ = w.shape
+    idx = torch.arange(s)
+    if causal is None:
+        upper = torch.triu(torch.ones(s, s, dtype=torch.bool), diagonal=1)
+        is_causal = (w[:, upper] == 0).all(dim=-1) if s > 1 else torch.zeros(n, dtype=torch.bool)
+    else:
+        is_causal = torch.full((n,), bool(causal))
+
+    plogp = torch.where(w > 0, w * torch.log(w.clamp_min(1e-45)), torch.zeros((), dtype=w.dtype))
+    row_entropy = -plogp.sum(-1)  # (N, S)
+    entropy = row_entropy.mean(-1)
+
+    visible = torch.where(is_causal[:, None], (idx + 1).to(w.dtype)[None, :],
+                          torch.full((1, s), float(s), dtype=w.dtype))  # (N, S)
+    usable = visible > 1
+    norm_rows = row_entropy / torch.log(visible.clamp_min(2))
+    counts = usable.sum(-1)
+    entropy_norm = torch.where(counts > 0, (norm_rows * usable).sum(-1) / counts.clamp_min(1),
+                               torch.zeros((), dtype=w.dtype))
+
+    dist = (idx[:, None] - idx[None, :]).abs().to(w.dtype)
+    distance = (w * dist).sum(-1).mean(-1)
+    diagonal = torch.diagonal(w, dim1=-2, dim2=-1).mean(-1)
+    if s > 1:
+        prev_token = torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).mean(-1)
+        tv = 0.5 * (w[:, 1:, :] - w[:, :-1, :]).abs().sum(-1)  # (N, S-1)
+        block = (1 - tv).mean(-1)
+    else:
+        prev_token = torch.zeros(n, dtype=w.dtype)
+        block = torch.zeros(n, dtype=w.dtype)
+    columns = w.mean(-2)  # (N, S)
+    vertical, vertical_key = columns.max(-1)
+    return {
+        "entropy": entropy,
+        "entropy_norm": entropy_norm,
+        "sink": w[:, :, 0].mean(-1),
+        "distance": distance,
+        "prev_token": prev_token,
+        "diagonal": diagonal,
+        "max_weight": w.max(-1).values.mean(-1),
+        "vertical": vertical,
+        "vertical_key": vertical_key,
+        "block": block,
+    }
+
+
+def label_pattern(m: dict, size: int | None = None) -> str:
+    """The pattern label of one head from its metric values (see the module doc)."""
+    if size == 1:
+        return "diagonal"
+    if m["vertical"] >= VERTICAL_MIN:
+        return "vertical/sink"
+    if m["diagonal"] >= DIAGONAL_MIN:
+        return "diagonal"
+    if m["prev_token"] >= PREVIOUS_MIN:
+        return "previous-token"
+    if m["entropy_norm"] >= BROAD_MIN:
+        return "broad"
+    if m["block"] >= BLOCK_MIN:
+        return "block"
+    return "mixed"
+
+
+def head_metrics(weights, *, causal: bool | None = None) -> dict[str, np.ndarray]:
+    """Metrics of every matrix in a ``(..., S, S)`` weight tensor.
+
+    Returns a dict of numpy arrays shaped like the leading dims: float64 for
+    the names in :data:`METRIC_NAMES`, int64 ``vertical_key``, and a str array
+    ``pattern`` (one of :data:`PATTERN_LABELS`).
+    """
+    w = _as_tensor(weights)
+    lead = tuple(w.shape[:-2])
+    s = w.shape[-1]
+    flat = w.reshape(-1, s, s)
+    step = max(1, _CHUNK_ELEMENTS // max(1, s * s))
+    parts = [_metrics_flat(flat[i:i + step], causal) for i in range(0, flat.shape[0], step)]
+    out: dict[str, np.ndarray] = {}
+    for key in parts[0] if parts else ():
+        arr = torch.cat([p[key] for p in parts]).numpy()
+        out[key] = arr.astype(np.int64 if key == "vertical_key" else np.float64).reshape(lead)
+    if not parts:  # zero matrices
+        for key in (*METRIC_NAMES, "vertical_key"):
+            out[key] = np.zeros(lead, dtype=np.int64 if key == "vertical_key" else np.float64)
+    labels = np.empty(int(math.prod(lead)), dtype=object)
+    flat_vals = {k: v.reshape(-1) for k, v in out.items()}
+    for i in range(labels.size):
+        labels[i] = label_pattern({k: v[i] for k, v in flat_vals.items()}, size=s)
+    out["pattern"] = labels.astype(str).reshape(lead) if labels.size else np.zeros(lead, str)
+    return out
+
+
+def matrix_metrics(weights, *, causal: bool | None = None) -> dict[str, float | int | str]:
+    """:func:`head_metrics` of a single (S, S) matrix, as plain Python values."""
+    w = _as_tensor(weights)
+    if w.ndim != 2:
+        raise ValueError(f"expected one (S, S) matrix, got shape {tuple(w.shape)}")
+    m = head_metrics(w, causal=causal)
+    return {k: (str(v) if k == "pattern" else int(v) if k == "vertical_key" else float(v))
+            for k, v in m.items()}
