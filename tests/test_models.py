@@ -42,6 +42,7 @@ from engine.models import (
     head_metrics,
     load_model,
     matrix_metrics,
+    model_code_files,
 )
 from engine.models.report import inspect_command, parse_layers
 from engine.models.trace import deletion_change, token_label
@@ -373,7 +374,7 @@ def test_remote_code_refused_and_never_run(tmp_path):
     (folder / "tokenizer_config.json").write_text(json.dumps(
         {"auto_map": {"AutoTokenizer": ["tok_code.EvilTokenizer", None]}}))
     err = _refused(folder, "remote_code")
-    assert err.files == ["evil.py", "tok_code.py"]
+    assert err.files == ["evil.py", "tok_code.py"] == model_code_files(folder)
     assert "evil.py" in str(err)
     assert not marker.exists()
 

@@ -7,9 +7,9 @@ and the per-layer Q/K/V; :mod:`engine.models.metrics` labels head patterns;
 """
 
 from .errors import InspectError, ModelLoadError
-from .loader import LoadedModel, ModelSummary, load_model
+from .loader import LoadedModel, ModelSummary, default_device, load_model, model_code_files
 from .metrics import METRIC_NAMES, PATTERN_LABELS, head_metrics, matrix_metrics
-from .trace import DeletionResult, ModelTrace
+from .trace import DeletionResult, ModelTrace, token_label
 
 __all__ = [
     "METRIC_NAMES",
@@ -20,7 +20,10 @@ __all__ = [
     "ModelLoadError",
     "ModelSummary",
     "ModelTrace",
+    "default_device",
     "head_metrics",
     "load_model",
     "matrix_metrics",
+    "model_code_files",
+    "token_label",
 ]

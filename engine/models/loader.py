@@ -131,7 +131,23 @@ def _check_remote_code(folder: Path, config: dict, trust_remote_code: bool) -> l
     if files and not trust_remote_code:
         return [f"The folder also ships Python code ({', '.join(files)}); it was NOT run: "
                 f"transformers' own '{model_type}' implementation is used."]
+    if files:
+        return [f"Remote code allowed: transformers may have run {', '.join(files)}."]
     return []
+
+
+def default_device() -> str:
+    """``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def model_code_files(source: str | os.PathLike) -> list[str]:
+    """The Python files a model folder (or cached hub id) would run with
+    ``trust_remote_code=True``, for the opt-in dialog. Never downloads, never
+    runs anything. Raises :class:`ModelLoadError` when the source is not found."""
+    with offline_mode(True):
+        folder = resolve_source(source, allow_download=False)
+    return remote_code_files(folder)
 
 
 def _resolve_dtype(dtype: str | torch.dtype, device: str):
@@ -168,6 +184,10 @@ def load_model(
     ``memory_limit``: bytes allowed for the weights (default: what the device
     has free). Every refusal raises :class:`ModelLoadError`; the model's own
     Python code never runs unless ``trust_remote_code=True``.
+
+    A download can be cancelled by raising from the ``tqdm_class``'s
+    ``update``. Loading briefly switches process-wide state (HF offline flag,
+    transformers' log level), so load one model at a time.
     """
     with offline_mode(not allow_download):
         folder = resolve_source(source, allow_download=allow_download, tqdm_class=tqdm_class)
