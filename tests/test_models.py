@@ -459,10 +459,16 @@ def test_metrics_broad_uniform_and_causal():
     assert m["pattern"] == "broad"
     assert m["entropy"] == pytest.approx(math.log(S), rel=1e-6)
     assert m["entropy_norm"] == pytest.approx(1.0, rel=1e-6)
+    assert m["distance_ratio"] == pytest.approx(1.0, rel=1e-6)
     causal = torch.tril(torch.ones(S, S))
     causal = causal / causal.sum(-1, keepdim=True)
     m = matrix_metrics(causal)
     assert m["pattern"] == "broad" and m["entropy_norm"] == pytest.approx(1.0, rel=1e-6)
+    assert m["distance_ratio"] == pytest.approx(1.0, rel=1e-6)
+    for n in range(2, 17):  # short uniform texts are never labelled by chance
+        tri = torch.tril(torch.ones(n, n))
+        assert matrix_metrics(tri / tri.sum(-1, keepdim=True))["pattern"] == "broad", n
+        assert matrix_metrics(torch.full((n, n), 1 / n))["pattern"] == "broad", n
     # the same matrix declared non-causal is far from uniform over all 16 keys
     assert matrix_metrics(causal, causal=False)["entropy_norm"] < 0.9
 
@@ -473,6 +479,12 @@ def test_metrics_block():
     assert m["pattern"] == "block"
     assert m["block"] == pytest.approx(12 / 15)
     assert m["entropy"] == pytest.approx(math.log(4), rel=1e-6)
+    assert m["distance_ratio"] == pytest.approx(1.25 / (255 / 48))
+    # rows alike because they all look everywhere (sink + spread) is not a block
+    w = torch.full((S, S), 0.55 / S)
+    w[:, 0] += 0.45
+    m = matrix_metrics(w)
+    assert m["block"] > 0.99 and m["pattern"] != "block"
 
 
 def test_metrics_mixed_and_distance():

@@ -14,12 +14,16 @@ Metrics (each averaged over the query rows):
                   [0, 1]; 1 = uniform. Rows that see a single key are skipped.
 ``sink``          weight on the first key (j = 0): the "attention sink".
 ``distance``      Σ_j w_ij |i − j|: how far away, in tokens, the head looks.
+``distance_ratio`` ``distance`` divided by that of uniform attention over the
+                  same visible keys: < 1 local, 1 like uniform, > 1 far-reaching.
 ``prev_token``    weight on key i − 1 (rows i ≥ 1).
 ``diagonal``      weight on key i (the token itself).
 ``max_weight``    the row's largest weight (how peaked the head is).
 ``vertical``      the largest column mass: max_j of mean_i w_ij, i.e. the
                   share of attention that one key collects from every query.
 ``vertical_key``  that key's index.
+``vertical_lift`` ``vertical`` divided by the share uniform attention would give
+                  that key (1/S, or less for late keys of a causal matrix).
 ``block``         mean over adjacent queries of 1 − TV(w_i, w_i+1) (TV = total
                   variation distance): 1 when neighbouring tokens attend to
                   exactly the same keys, as inside the blocks of a
@@ -28,16 +32,26 @@ Metrics (each averaged over the query rows):
 Pattern label: the first rule that holds, in this order (thresholds are the
 module constants below):
 
-1. ``vertical/sink``   ``vertical`` ≥ 0.5 — one key (often the first token,
-                       [CLS] or [SEP]) takes at least half of the attention.
-2. ``diagonal``        ``diagonal`` ≥ 0.5 — tokens mostly attend to themselves.
-3. ``previous-token``  ``prev_token`` ≥ 0.5 — tokens mostly attend to the one before.
+1. ``vertical/sink``   ``vertical`` ≥ 0.4 and ``vertical_lift`` ≥ 2 — one key
+                       (often the first token, [CLS] or [SEP]) takes at least
+                       40% of all attention, and at least twice its uniform
+                       share (so short texts are not labelled by chance).
+2. ``diagonal``        ``diagonal`` ≥ 0.5 and ≥ twice what uniform attention
+                       would give — tokens mostly attend to themselves.
+3. ``previous-token``  ``prev_token`` ≥ 0.5 and ≥ twice uniform — tokens mostly
+                       attend to the one before.
 4. ``broad``           ``entropy_norm`` ≥ 0.75 — attention spread nearly uniformly.
-5. ``block``           ``block`` ≥ 0.6 — neighbouring tokens share the keys they
-                       attend to: contiguous groups attend within themselves.
+5. ``block``           ``block`` ≥ 0.6 and ``distance_ratio`` ≤ 0.6 — neighbouring
+                       tokens share the keys they attend to and those keys are
+                       near them: contiguous groups attend within themselves
+                       (heads that look everywhere also have alike rows; the
+                       distance condition keeps them out).
 6. ``mixed``           none of the above.
 
-A 1×1 matrix is labelled ``diagonal``. "Visible keys" (for ``entropy_norm``)
+"Uniform" shares are 1/S per key, or 1/(i+1) for row i of a causal matrix
+(so the forced first rows of a causal matrix do not fake a pattern). A 1×1
+matrix is labelled ``diagonal``. The returned ``causal`` array says how each
+matrix was treated. "Visible keys" (for ``entropy_norm``)
 are all S keys, or j ≤ i when the matrix is causal; ``causal=None`` infers it
 from an upper triangle that is exactly zero.
 """
@@ -49,15 +63,18 @@ import math
 import numpy as np
 import torch
 
-VERTICAL_MIN = 0.5
+VERTICAL_MIN = 0.4
+VERTICAL_LIFT_MIN = 2.0
+LIFT_MIN = 2.0
 DIAGONAL_MIN = 0.5
 PREVIOUS_MIN = 0.5
 BROAD_MIN = 0.75
 BLOCK_MIN = 0.6
+BLOCK_DISTANCE_MAX = 0.6
 
 #: numeric metrics, in display order
-METRIC_NAMES = ("entropy", "entropy_norm", "sink", "distance", "prev_token", "diagonal",
-                "max_weight", "vertical", "block")
+METRIC_NAMES = ("entropy", "entropy_norm", "sink", "distance", "distance_ratio", "prev_token",
+                "diagonal", "max_weight", "vertical", "vertical_lift", "block")
 #: every label :func:`head_metrics` can give, in rule order
 PATTERN_LABELS = ("vertical/sink", "diagonal", "previous-token", "broad", "block", "mixed")
 
@@ -96,6 +113,12 @@ def _metrics_flat(w: torch.Tensor, causal: bool | None) -> dict[str, torch.Tenso
 
     dist = (idx[:, None] - idx[None, :]).abs().to(w.dtype)  # (S, S)
     distance = (w * dist).sum((-1, -2)) / s
+    # uniform attention's mean distance: row i sees i+1 keys (causal) or all S
+    uni_bidir = dist.mean(-1).mean()
+    uni_causal = (idx.to(w.dtype) / 2).mean()
+    uniform = torch.where(is_causal, uni_causal, uni_bidir)
+    distance_ratio = torch.where(uniform > 0, distance / uniform.clamp_min(1e-30),
+                                 torch.zeros((), dtype=w.dtype))
     diagonal = torch.diagonal(w, dim1=-2, dim2=-1).mean(-1)
     if s > 1:
         prev_token = torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).mean(-1)
@@ -106,33 +129,50 @@ def _metrics_flat(w: torch.Tensor, causal: bool | None) -> dict[str, torch.Tenso
         block = torch.zeros(n, dtype=w.dtype)
     columns = (torch.ones(1, s, dtype=w.dtype) @ w).squeeze(-2) / s  # (N, S): mean over rows
     vertical, vertical_key = columns.max(-1)
+    # uniform column shares: 1/S each, or (1/S)·Σ_{i≥j} 1/(i+1) when causal
+    inv = 1.0 / (idx + 1).to(w.dtype)
+    u_causal = torch.flip(torch.cumsum(torch.flip(inv, [0]), 0), [0]) / s
+    u_key = torch.where(is_causal, u_causal[vertical_key], torch.full_like(vertical, 1.0 / s))
+    vertical_lift = vertical / u_key
     return {
         "entropy": entropy,
         "entropy_norm": entropy_norm,
         "sink": w[:, :, 0].mean(-1),
         "distance": distance,
+        "distance_ratio": distance_ratio,
         "prev_token": prev_token,
         "diagonal": diagonal,
         "max_weight": w.amax(-1).mean(-1),
         "vertical": vertical,
         "vertical_key": vertical_key,
+        "vertical_lift": vertical_lift,
         "block": block,
+        "causal": is_causal,
     }
 
 
-def label_pattern(m: dict, size: int | None = None) -> str:
+def _uniform_shares(s: int, causal: bool) -> tuple[float, float]:
+    """What uniform attention puts on the diagonal and on the previous token (row means)."""
+    if not causal:
+        return 1.0 / s, 1.0 / s
+    inv = [1.0 / (i + 1) for i in range(s)]
+    return sum(inv) / s, (sum(inv[1:]) / (s - 1) if s > 1 else 0.0)
+
+
+def label_pattern(m: dict, size: int, causal: bool = False) -> str:
     """The pattern label of one head from its metric values (see the module doc)."""
     if size == 1:
         return "diagonal"
-    if m["vertical"] >= VERTICAL_MIN:
+    u_diag, u_prev = _uniform_shares(size, causal)
+    if m["vertical"] >= VERTICAL_MIN and m["vertical_lift"] >= VERTICAL_LIFT_MIN:
         return "vertical/sink"
-    if m["diagonal"] >= DIAGONAL_MIN:
+    if m["diagonal"] >= DIAGONAL_MIN and m["diagonal"] >= LIFT_MIN * u_diag:
         return "diagonal"
-    if m["prev_token"] >= PREVIOUS_MIN:
+    if m["prev_token"] >= PREVIOUS_MIN and m["prev_token"] >= LIFT_MIN * u_prev:
         return "previous-token"
     if m["entropy_norm"] >= BROAD_MIN:
         return "broad"
-    if m["block"] >= BLOCK_MIN:
+    if m["block"] >= BLOCK_MIN and m["distance_ratio"] <= BLOCK_DISTANCE_MAX:
         return "block"
     return "mixed"
 
@@ -141,8 +181,8 @@ def head_metrics(weights, *, causal: bool | None = None) -> dict[str, np.ndarray
     """Metrics of every matrix in a ``(..., S, S)`` weight tensor.
 
     Returns a dict of numpy arrays shaped like the leading dims: float64 for
-    the names in :data:`METRIC_NAMES`, int64 ``vertical_key``, and a str array
-    ``pattern`` (one of :data:`PATTERN_LABELS`).
+    the names in :data:`METRIC_NAMES`, int64 ``vertical_key``, bool
+    ``causal`` and a str array ``pattern`` (one of :data:`PATTERN_LABELS`).
     """
     w = _as_tensor(weights)
     lead = tuple(w.shape[:-2])
@@ -153,14 +193,17 @@ def head_metrics(weights, *, causal: bool | None = None) -> dict[str, np.ndarray
     out: dict[str, np.ndarray] = {}
     for key in parts[0] if parts else ():
         arr = torch.cat([p[key] for p in parts]).numpy()
-        out[key] = arr.astype(np.int64 if key == "vertical_key" else np.float64).reshape(lead)
+        kind = {"vertical_key": np.int64, "causal": np.bool_}.get(key, np.float64)
+        out[key] = arr.astype(kind).reshape(lead)
     if not parts:  # zero matrices
-        for key in (*METRIC_NAMES, "vertical_key"):
-            out[key] = np.zeros(lead, dtype=np.int64 if key == "vertical_key" else np.float64)
+        for key in (*METRIC_NAMES, "vertical_key", "causal"):
+            kind = {"vertical_key": np.int64, "causal": np.bool_}.get(key, np.float64)
+            out[key] = np.zeros(lead, dtype=kind)
     labels = np.empty(int(math.prod(lead)), dtype=object)
     flat_vals = {k: v.reshape(-1) for k, v in out.items()}
     for i in range(labels.size):
-        labels[i] = label_pattern({k: v[i] for k, v in flat_vals.items()}, size=s)
+        labels[i] = label_pattern({k: v[i] for k, v in flat_vals.items()}, s,
+                                  bool(flat_vals["causal"][i]))
     out["pattern"] = labels.astype(str).reshape(lead) if labels.size else np.zeros(lead, str)
     return out
 
@@ -171,5 +214,5 @@ def matrix_metrics(weights, *, causal: bool | None = None) -> dict[str, float | 
     if w.ndim != 2:
         raise ValueError(f"expected one (S, S) matrix, got shape {tuple(w.shape)}")
     m = head_metrics(w, causal=causal)
-    return {k: (str(v) if k == "pattern" else int(v) if k == "vertical_key" else float(v))
-            for k, v in m.items()}
+    conv = {"pattern": str, "vertical_key": int, "causal": bool}
+    return {k: conv.get(k, float)(v) for k, v in m.items()}

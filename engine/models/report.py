@@ -21,6 +21,7 @@ _COLUMNS = (
     ("entropy_norm", "ent/max", "{:7.3f}"),
     ("sink", "sink", "{:6.3f}"),
     ("distance", "dist", "{:6.2f}"),
+    ("distance_ratio", "dist/u", "{:6.2f}"),
     ("prev_token", "prev", "{:6.3f}"),
     ("diagonal", "diag", "{:6.3f}"),
     ("max_weight", "max_w", "{:6.3f}"),
@@ -99,7 +100,7 @@ def format_table(model_name: str, loaded, trace) -> str:
         lines.append(cells)
     lines.append("")
     lines.append("entropy in nats (ent/max: divided by its maximum); sink: weight on the first "
-                 "token; dist: mean distance in tokens; prev/diag: weight on the previous token / "
+                 "token; dist: mean distance in tokens (dist/u: relative to uniform attention); prev/diag: weight on the previous token / "
                  "itself; max_w: mean row maximum; vert: largest share one key collects; block: "
                  "how alike neighbouring rows are.")
     return "\n".join(lines) + "\n"
