@@ -327,6 +327,13 @@ def test_no_weights_garbage_truncated(llama_path, tmp_path):
     _refused(trunc, "corrupt_weights")
 
 
+def test_missing_tokenizer_refused(llama_path, tmp_path):
+    folder = copy_model(llama_path, tmp_path / "notok")
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        (folder / name).unlink(missing_ok=True)
+    assert "tokenizer" in str(_refused(folder, "no_tokenizer"))
+
+
 def test_wrong_tensors_refused(llama_path, tmp_path):
     from safetensors.torch import save_file
 

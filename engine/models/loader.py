@@ -37,6 +37,8 @@ _DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch
 # keys a base model may legitimately lack in a checkpoint (buffers, heads, pooler)
 _MISSING_OK = ("pooler", "position_ids", "inv_freq", "masked_bias", "attn.bias", "lm_head",
                "token_type_ids")
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.txt", "vocab.json",
+                    "spiece.model", "sentencepiece.bpe.model", "tokenizer_config.json")
 # room for activations and the Python/torch runtime on top of the weights
 _OVERHEAD_BYTES = 256 * 1024 * 1024
 
@@ -136,6 +138,12 @@ def _check_remote_code(folder: Path, config: dict, trust_remote_code: bool) -> l
     return []
 
 
+def _first_line(exc: BaseException, limit: int = 300) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def default_device() -> str:
     """``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -207,7 +215,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         cfg = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code,
                                          local_files_only=True)
     except Exception as exc:
-        raise ModelLoadError(f"config.json cannot be understood: {exc}",
+        raise ModelLoadError(f"config.json cannot be understood: {_first_line(exc)}",
                              reason="no_config") from exc
     if getattr(cfg, "is_encoder_decoder", False):
         raise ModelLoadError(
@@ -235,6 +243,11 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             notices.append(f"Only the first {n_layers} of {total_layers} layers were loaded.")
 
     info = FolderInfo(folder, raw_config, find_weights(folder), remote_code_files(folder))
+    if not any((folder / n).is_file() for n in _TOKENIZER_FILES):
+        raise ModelLoadError(
+            "This model folder has no tokenizer (tokenizer.json, or vocabulary files such as "
+            "vocab.txt or tokenizer.model), so text cannot be turned into tokens. Copy the "
+            "tokenizer files of the model into the folder.", reason="no_tokenizer")
     torch_dtype, itemsize = _resolve_dtype(dtype, device)
     weight_bytes = info.weight_bytes(itemsize, n_layers)
     need = int(weight_bytes * 1.1) + _OVERHEAD_BYTES
@@ -255,15 +268,17 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     elif device != "cpu":
         raise ModelLoadError(f"Unknown device {device!r}: use 'cpu', 'cuda' or 'auto'.",
                              reason="device")
-    limit = memory_limit
-    if limit is None and device_map is None:
-        limit = available_memory(device)
-    if limit is not None and need > limit:
-        where = "GPU" if device.startswith("cuda") else "RAM"
-        raise ModelLoadError(
-            f"This model needs about {format_bytes(need)} of memory but only "
-            f"{format_bytes(limit)} of {where} is available. Try a smaller model, fewer layers, "
-            "half precision, or a machine with more memory.", reason="too_large")
+    # the weights are read into RAM first, then moved to the GPU when one is asked for
+    checks = [("RAM", memory_limit if memory_limit is not None else available_memory("cpu"))]
+    if device.startswith("cuda"):
+        checks.append(("GPU memory", memory_limit if memory_limit is not None
+                       else available_memory(device)))
+    for where, limit in checks:
+        if device_map is None and limit is not None and need > limit:
+            raise ModelLoadError(
+                f"This model needs about {format_bytes(need)} of memory but only "
+                f"{format_bytes(limit)} of {where} is available. Try a smaller model, fewer "
+                "layers, half precision, or a machine with more memory.", reason="too_large")
 
     capture.register()
     kwargs = {
@@ -283,9 +298,14 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         raise
     except Exception as exc:
         names = ", ".join(wf.path.name for wf in info.weights)
-        raise ModelLoadError(
-            f"The weights ({names}) could not be loaded: {str(exc).splitlines()[0][:300]}",
-            reason="corrupt_weights", files=[wf.path.name for wf in info.weights]) from exc
+        if info.weight_kind == "bin":
+            msg = (f"The weights file {names} could not be read safely: it is corrupt, or it "
+                   "holds Python objects besides tensors (these are never executed here). "
+                   f"Prefer a model.safetensors file. ({type(exc).__name__})")
+        else:
+            msg = f"The weights ({names}) could not be loaded: {_first_line(exc)}"
+        raise ModelLoadError(msg, reason="corrupt_weights",
+                             files=[wf.path.name for wf in info.weights]) from exc
     missing = sorted(k for k in loading.get("missing_keys", ())
                      if not any(ok in k for ok in _MISSING_OK))
     mismatched = sorted(str(k) for k in loading.get("mismatched_keys", ()))
@@ -305,7 +325,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     except Exception as exc:
         reason = "remote_code" if "trust_remote_code" in str(exc) else "no_tokenizer"
         raise ModelLoadError(
-            f"The tokenizer of this model could not be loaded ({str(exc).splitlines()[0][:200]})."
+            f"The tokenizer of this model could not be loaded ({_first_line(exc)})."
             " The folder needs tokenizer.json or the tokenizer's vocabulary files.",
             reason=reason) from exc
 
@@ -315,7 +335,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         summary=None,  # type: ignore[arg-type]  # filled by _probe
         memory_bytes=need,
     )
-    loaded._probe(torch_dtype)
+    loaded._probe()
     return loaded
 
 
@@ -372,7 +392,7 @@ class LoadedModel:
                 break
         return min(limits) if limits else 2048
 
-    def _probe(self, torch_dtype) -> None:
+    def _probe(self) -> None:
         cfg = self.model.config
         expected = int(cfg.num_hidden_layers)
         self._forward_kwargs = {}
@@ -387,7 +407,7 @@ class LoadedModel:
                                                      device=self.input_device),
                            **self._forward_kwargs)
         except Exception as exc:
-            raise ModelLoadError(f"The model failed on a test sentence: {exc}",
+            raise ModelLoadError(f"The model failed on a test sentence: {_first_line(exc)}",
                                  reason="unsupported") from exc
         if cap.calls == 0:
             raise ModelLoadError(
