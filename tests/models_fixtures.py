@@ -83,6 +83,19 @@ def build_qwen2(folder: Path) -> Path:
     return folder
 
 
+def build_mistral(folder: Path, *, sliding_window: int = 3) -> Path:
+    from transformers import MistralConfig, MistralForCausalLM
+
+    torch.manual_seed(3)
+    cfg = MistralConfig(vocab_size=len(SPECIALS) + len(WORDS), hidden_size=32,
+                        intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                        num_key_value_heads=2, sliding_window=sliding_window,
+                        max_position_embeddings=MAX_LEN)
+    MistralForCausalLM(cfg).save_pretrained(folder)
+    save_tokenizer(folder, bos=True)
+    return folder
+
+
 def copy_model(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
     return dst

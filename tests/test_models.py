@@ -15,6 +15,7 @@ import torch
 
 try:
     from models_fixtures import (
+        build_mistral,
         copy_model,
         gpt2_path,
         llama,
@@ -25,6 +26,7 @@ try:
     )
 except ImportError:  # tests/ imported as a package
     from tests.models_fixtures import (
+        build_mistral,
         copy_model,
         gpt2_path,
         llama,
@@ -258,6 +260,17 @@ def test_qwen2_mqa(qwen2_path):
     assert trace.kv_head_of == [0, 0, 0, 0] and trace.keys[0].shape[0] == 1
     _, ref, _, _ = reference_forward(qwen2_path, TEXT)
     torch.testing.assert_close(trace.attentions, ref, rtol=0, atol=1e-6)
+
+
+def test_mistral_sliding_window(tmp_path):
+    folder = build_mistral(tmp_path / "mistral", sliding_window=3)
+    model = load_model(folder)
+    trace = model.inspect(TEXT)
+    _, ref, _, _ = reference_forward(folder, TEXT)
+    torch.testing.assert_close(trace.attentions, ref, rtol=0, atol=1e-6)
+    # each query sees itself and at most the two tokens before it
+    visible = (trace.attentions > 0).sum(-1)
+    assert visible.max() == 3 and visible[..., 0].eq(1).all()
 
 
 # ---------------------------------------------------------------------------------------------

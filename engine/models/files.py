@@ -339,12 +339,6 @@ def find_weights(folder: Path) -> list[WeightFile]:
     return files
 
 
-def inspect_folder(folder: Path) -> FolderInfo:
-    config = read_config(folder)
-    weights = find_weights(folder)
-    return FolderInfo(folder, config, weights, remote_code_files(folder, config))
-
-
 def available_memory(device: str = "cpu") -> int | None:
     """Bytes free for a new model on ``device`` (None when unknown)."""
     if device.startswith("cuda"):
