@@ -52,7 +52,7 @@ class WeightFile:
 
 @dataclass
 class FolderInfo:
-    """What :func:`inspect_folder` learnt about a model folder."""
+    """A model folder: its config.json, checked weight files and shipped Python files."""
 
     folder: Path
     config: dict
