@@ -1,0 +1,46 @@
+"""Attention Explorer's Qt window (PySide6 + pyqtgraph) over the Qt-free engine.
+
+`create_window(session=None)` builds the full window (not yet shown); see
+DESIGN.md for the contract (`config`, `set_config`, `frame_rendered`,
+`selection`, `panel(name)`). The session helpers in `explorer.session` are
+Qt-free and can be imported without a display.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .window import MainWindow
+
+_app = None  # keeps a QApplication made here alive
+
+
+def ensure_app():
+    """The running QApplication, or a new one (offscreen needs QT_QPA_PLATFORM set)."""
+    global _app
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = _app = QApplication(["attention-explorer"])
+        app.setApplicationName("Attention Explorer")
+        app.setOrganizationName("AttentionExplorer")
+    return app
+
+
+def create_window(session: str | os.PathLike | Mapping | None = None) -> MainWindow:
+    """The full explorer window, not yet shown.
+
+    `session` is a session file path or an already-parsed session dict; a
+    malformed or newer one raises explorer.session.SessionError.
+    """
+    ensure_app()
+    from .window import MainWindow
+
+    return MainWindow(session)
+
+
+__all__ = ["create_window", "ensure_app"]

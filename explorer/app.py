@@ -1,0 +1,32 @@
+"""`python main.py [gui --session FILE --model SRC]`: open the window and run the event loop."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main_gui(session: str | None = None, model: str | None = None) -> int:
+    """Create the QApplication, show the window, run until it closes; returns the exit code.
+
+    A session that cannot be read raises SessionError before the window
+    appears (main.py turns that into one line on stderr and exit status 1).
+    """
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    from . import create_window, ensure_app
+
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = ensure_app()
+    window = create_window(session)
+    if model:
+        window.banner.show_message(
+            f"--model {model}: the model panels (model_grid, model_head) are not part of this build yet; "
+            "the attention layer explorer is shown.", kind="info")
+    window.show()
+    try:
+        code = app.exec()
+    finally:
+        window.shutdown()
+    sys.stdout.flush()
+    return int(code)

@@ -1,0 +1,405 @@
+"""Exporting from the window: the Export dialog, Copy panel, and the menu actions for both.
+
+    install_export_actions(window) -> {"export": QAction, "copy": QAction}
+
+adds "Export figure…" (Ctrl+E) to the window's File menu and "Copy panel as
+image" (Ctrl+Shift+C) to its Edit menu (each menu found by its title, created
+when missing). The dialog picks what (the current panel, all panels shown, or
+the whole window), the format, the pixel width or DPI, the theme and the
+caption; an existing file is replaced only after the user agrees.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .export import (
+    FORMATS,
+    MAX_DPI,
+    MAX_WIDTH,
+    MIN_DPI,
+    MIN_WIDTH,
+    ExportError,
+    ExportOptions,
+    ensure_current,
+    export_widget,
+    figure_image,
+    is_shown,
+    panel_names,
+    render_figure,
+)
+
+WHAT_PANEL, WHAT_ALL, WHAT_WINDOW = "panel", "all", "window"
+_FORMAT_LABELS = {"png": "PNG image", "svg": "SVG (vector)", "pdf": "PDF (vector)"}
+_THEME_LABELS = {"slides": "Slides: light, large text, thick lines", "screen": "Screen: as the window shows it"}
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """What the dialog asks for. path: a file (panel, window) or a folder (all panels)."""
+
+    what: str
+    panel: str | None
+    fmt: str
+    options: ExportOptions
+    path: Path
+
+
+def current_panel_name(window) -> str | None:
+    """The panel holding the keyboard focus, else the first one on screen."""
+    names = panel_names(window)
+    focus = QApplication.focusWidget()
+    for n in names:
+        p = window.panel(n)
+        if focus is not None and (focus is p or p.isAncestorOf(focus)):
+            return n
+    for n in names:
+        if is_shown(window.panel(n)):
+            return n
+    return names[0] if names else None
+
+
+def targets(window, request: ExportRequest) -> list[tuple[QWidget, str, Path]]:
+    """(widget, title, file) for each figure the request writes."""
+    if request.what == WHAT_WINDOW:
+        return [(window, "Attention Explorer", request.path)]
+    if request.what == WHAT_PANEL:
+        return [(window.panel(request.panel), request.panel, request.path)]
+    out = []
+    for n in panel_names(window):
+        w = window.panel(n)
+        if is_shown(w):
+            out.append((w, n, request.path / f"{n}.{request.fmt}"))
+    return out
+
+
+def run_export(window, request: ExportRequest,
+               confirm_overwrite: Callable[[list[Path]], bool] = lambda paths: False) -> list[Path]:
+    """Write the figures of `request`; existing files are replaced only when
+    `confirm_overwrite(existing)` says yes (otherwise ExportError, nothing written)."""
+    todo = targets(window, request)
+    if not todo:
+        raise ExportError("no panel is shown in the window")
+    if request.what == WHAT_ALL:
+        request.path.mkdir(parents=True, exist_ok=True)
+    existing = [p for _, _, p in todo if p.exists()]
+    force = False
+    if existing:
+        if not confirm_overwrite(existing):
+            raise ExportError(f"{existing[0]} already exists; nothing was written")
+        force = True
+    ensure_current(window)
+    written = []
+    for widget, title, path in todo:
+        options = request.options
+        if widget is window:
+            options = replace(options, include_controls=True)
+        written.append(export_widget(widget, path, options, config=window.config, force=force,
+                                     fmt=request.fmt, title=title))
+    return written
+
+
+def copy_panel(window, name: str | None = None, options: ExportOptions | None = None) -> QMimeData:
+    """Put panel `name` (default: the current one) on the clipboard as a PNG image, with its
+    SVG alongside for applications that take vectors; returns the mime data."""
+    name = name or current_panel_name(window)
+    if name is None:
+        raise ExportError("no panel to copy")
+    widget = window.panel(name)
+    if not is_shown(widget):
+        raise ExportError(f"panel {name!r} is hidden: show it in the window first")
+    ensure_current(window)
+    if options is None:  # twice the on-screen size: sharp when pasted into a slide
+        options = ExportOptions(width=max(MIN_WIDTH, min(MAX_WIDTH, 2 * widget.width())), theme="screen")
+    img = figure_image(widget, options, config=window.config)
+    mime = QMimeData()
+    mime.setImageData(img)
+    mime.setData("image/svg+xml", render_figure(widget, "svg", options, config=window.config, title=name))
+    QApplication.clipboard().setMimeData(mime)
+    return mime
+
+
+class ExportDialog(QDialog):
+    """Choose what to export, how, and where; `request()` is the choice."""
+
+    def __init__(self, window, parent: QWidget | None = None) -> None:
+        super().__init__(parent if parent is not None else window)
+        self.setWindowTitle("Export figure")
+        self.window_ = window
+        names = panel_names(window)
+        current = current_panel_name(window)
+
+        self.what_panel = QRadioButton("Panel")
+        self.panel_combo = QComboBox()
+        for n in names:
+            self.panel_combo.addItem(str(getattr(window.panel(n), "title", "") or n), n)
+        if current in names:
+            self.panel_combo.setCurrentIndex(names.index(current))
+        self.what_all = QRadioButton("All panels shown (one file each, into a folder)")
+        self.what_window = QRadioButton("The whole window")
+        self.what_group = QButtonGroup(self)
+        for b in (self.what_panel, self.what_all, self.what_window):
+            self.what_group.addButton(b)
+        self.what_panel.setChecked(True)
+        row = QHBoxLayout()
+        row.addWidget(self.what_panel)
+        row.addWidget(self.panel_combo, 1)
+
+        self.format_combo = QComboBox()
+        for f in FORMATS:
+            self.format_combo.addItem(_FORMAT_LABELS[f], f)
+
+        self.by_width = QRadioButton("Width")
+        self.width_spin = QSpinBox()
+        self.width_spin.setRange(MIN_WIDTH, MAX_WIDTH)
+        self.width_spin.setSingleStep(160)
+        self.width_spin.setValue(1920)
+        self.width_spin.setSuffix(" px")
+        self.by_dpi = QRadioButton("DPI")
+        self.dpi_spin = QSpinBox()
+        self.dpi_spin.setRange(MIN_DPI, MAX_DPI)
+        self.dpi_spin.setValue(192)
+        self.by_width.setChecked(True)
+        size_group = QButtonGroup(self)
+        size_group.addButton(self.by_width)
+        size_group.addButton(self.by_dpi)
+        size_row = QHBoxLayout()
+        size_row.addWidget(self.by_width)
+        size_row.addWidget(self.width_spin)
+        for preset in (1920, 3840):
+            b = QPushButton(f"{preset}")
+            b.setAutoDefault(False)
+            b.clicked.connect(lambda _=False, v=preset: (self.width_spin.setValue(v), self.by_width.setChecked(True)))
+            size_row.addWidget(b)
+        size_row.addSpacing(12)
+        size_row.addWidget(self.by_dpi)
+        size_row.addWidget(self.dpi_spin)
+        size_row.addStretch(1)
+        self.size_note = QLabel("SVG and PDF are vectors: the size sets only PNG pixels.")
+        self.size_note.setObjectName("hint")
+
+        self.theme_combo = QComboBox()
+        for t, label in _THEME_LABELS.items():
+            self.theme_combo.addItem(label, t)
+        self.caption_box = QCheckBox("Add a caption with the configuration (d_model, heads, masks, scale, dtype)")
+
+        self.path_edit = QLineEdit()
+        browse = QPushButton("Browse…")
+        browse.setAutoDefault(False)
+        browse.clicked.connect(self._browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+
+        form = QFormLayout()
+        form.addRow("Export", row)
+        form.addRow("", self.what_all)
+        form.addRow("", self.what_window)
+        form.addRow("Format", self.format_combo)
+        form.addRow("Size", size_row)
+        form.addRow("", self.size_note)
+        form.addRow("Theme", self.theme_combo)
+        form.addRow("", self.caption_box)
+        form.addRow("Save to", path_row)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self._on_export)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+        self._folder = self._default_folder()
+        self.what_group.buttonToggled.connect(self._update_path)
+        self.panel_combo.currentIndexChanged.connect(self._update_path)
+        self.format_combo.currentIndexChanged.connect(self._update_path)
+        self.format_combo.currentIndexChanged.connect(self._update_enabled)
+        self.by_width.toggled.connect(self._update_enabled)
+        self._update_path()
+        self._update_enabled()
+        self.written: list[Path] = []
+
+    # ---- state --------------------------------------------------------------------
+    def _default_folder(self) -> Path:
+        settings = getattr(self.window_, "settings", None)
+        saved = settings.value("export_folder", "") if settings is not None else ""
+        return Path(saved) if saved and Path(saved).is_dir() else Path.home()
+
+    def what(self) -> str:
+        if self.what_all.isChecked():
+            return WHAT_ALL
+        if self.what_window.isChecked():
+            return WHAT_WINDOW
+        return WHAT_PANEL
+
+    def fmt(self) -> str:
+        return self.format_combo.currentData()
+
+    def options(self) -> ExportOptions:
+        return ExportOptions(
+            width=self.width_spin.value(),
+            dpi=float(self.dpi_spin.value()) if self.by_dpi.isChecked() else None,
+            theme=self.theme_combo.currentData(),
+            caption=self.caption_box.isChecked(),
+            include_controls=self.what() == WHAT_WINDOW,
+        )
+
+    def request(self) -> ExportRequest:
+        text = self.path_edit.text().strip()
+        if not text:
+            raise ExportError("choose where to save")
+        return ExportRequest(self.what(), self.panel_combo.currentData(), self.fmt(), self.options(),
+                             Path(os.path.expanduser(text)))
+
+    def _update_enabled(self) -> None:
+        png = self.fmt() == "png"
+        self.width_spin.setEnabled(self.by_width.isChecked())
+        self.dpi_spin.setEnabled(self.by_dpi.isChecked())
+        self.size_note.setVisible(not png)
+        self.panel_combo.setEnabled(self.what_panel.isChecked())
+
+    def _update_path(self) -> None:
+        self._update_enabled()
+        text = self.path_edit.text().strip()
+        folder = self._folder
+        if text:
+            p = Path(text).expanduser()
+            folder = p.parent if p.suffix.lower().lstrip(".") in FORMATS else p
+        if self.what() == WHAT_ALL:
+            self.path_edit.setText(str(folder))
+        else:
+            stem = "window" if self.what() == WHAT_WINDOW else (self.panel_combo.currentData() or "figure")
+            self.path_edit.setText(str(folder / f"{stem}.{self.fmt()}"))
+
+    def _browse(self) -> None:
+        if self.what() == WHAT_ALL:
+            path = QFileDialog.getExistingDirectory(self, "Export into folder", self.path_edit.text())
+        else:
+            f = self.fmt()
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export figure", self.path_edit.text(), f"{_FORMAT_LABELS[f]} (*.{f})",
+                options=QFileDialog.Option.DontConfirmOverwrite)  # we ask ourselves, once
+            if path and not path.lower().endswith(f".{f}"):
+                path += f".{f}"
+        if path:
+            self.path_edit.setText(path)
+
+    # ---- doing it ---------------------------------------------------------------------
+    def _confirm(self, existing: list[Path]) -> bool:
+        names = "\n".join(str(p) for p in existing[:8]) + ("\n…" if len(existing) > 8 else "")
+        answer = QMessageBox.question(
+            self, "Replace files?", f"These files already exist:\n{names}\n\nReplace them?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _on_export(self) -> None:
+        try:
+            req = self.request()
+            req.options.validate()
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                self.written = run_export(self.window_, req, self._confirm)
+            finally:
+                QApplication.restoreOverrideCursor()
+        except ExportError as exc:
+            QMessageBox.warning(self, "Export failed", str(exc))
+            return
+        folder = req.path if req.what == WHAT_ALL else req.path.parent
+        settings = getattr(self.window_, "settings", None)
+        if settings is not None:
+            settings.setValue("export_folder", str(folder))
+        bar = getattr(self.window_, "statusBar", None)
+        if callable(bar):
+            n = len(self.written)
+            bar().showMessage(f"exported {n} figure{'s' if n != 1 else ''} to {folder}", 6000)
+        self.accept()
+
+
+def _menu(window, title: str):
+    """The window's menu called `title` (ignoring '&'), created after File when missing."""
+    mb = window.menuBar()
+    plain = title.replace("&", "").lower()
+    actions = mb.actions()
+    for a in actions:
+        if a.menu() is not None and a.text().replace("&", "").lower() == plain:
+            return a.menu()
+    menu = mb.addMenu(title)
+    # keep File first: insert the new menu right after it
+    file_action = next((a for a in actions if a.text().replace("&", "").lower() == "file"), None)
+    if file_action is not None:
+        idx = actions.index(file_action)
+        if idx + 1 < len(actions):
+            mb.insertMenu(actions[idx + 1], menu)
+    return menu
+
+
+def show_export_dialog(window) -> ExportDialog:
+    dlg = ExportDialog(window)
+    dlg.open()
+    return dlg
+
+
+def install_export_actions(window) -> dict[str, QAction]:
+    """Add File ▸ Export figure… and Edit ▸ Copy panel as image to `window` (idempotent)."""
+    existing = getattr(window, "_export_actions", None)
+    if existing:
+        return existing
+
+    def on_copy() -> None:
+        try:
+            copy_panel(window)
+        except ExportError as exc:
+            QMessageBox.warning(window, "Copy panel", str(exc))
+            return
+        bar = getattr(window, "statusBar", None)
+        if callable(bar):
+            bar().showMessage("panel copied to the clipboard", 4000)
+
+    export = QAction("&Export figure…", window)
+    export.setShortcut(QKeySequence("Ctrl+E"))
+    export.setStatusTip("Save a panel, all panels or the window as PNG, SVG or PDF")
+    export.triggered.connect(lambda: show_export_dialog(window))
+    copy = QAction("&Copy panel as image", window)
+    copy.setShortcut(QKeySequence("Ctrl+Shift+C"))
+    copy.setStatusTip("Copy the current panel to the clipboard (PNG, with SVG alongside)")
+    copy.triggered.connect(on_copy)
+
+    file_menu = _menu(window, "&File")
+    # before the first separator after the save actions, else at the end
+    anchor = next((a for a in file_menu.actions() if a.text().replace("&", "").lower().startswith("reset")), None)
+    if anchor is not None:
+        file_menu.insertAction(anchor, export)
+        file_menu.insertSeparator(anchor)
+    else:
+        file_menu.addAction(export)
+    _menu(window, "&Edit").addAction(copy)
+    window.addAction(export)
+    window.addAction(copy)
+    window._export_actions = {"export": export, "copy": copy}
+    return window._export_actions

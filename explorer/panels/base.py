@@ -1,0 +1,114 @@
+"""The panel base class and the registry of panels by name.
+
+A panel mirrors two things: the latest Frame (what the engine computed) and
+the Selection (head, query, key). `show_frame` is called by the window when a
+new frame arrives while the panel is visible; selection changes call
+`draw_selection` directly. Panels never talk to each other.
+
+Later panels (e.g. `model_grid`, `model_head`) register the same way with
+`@register_panel` and `requires_model = True`; the window adds their docks
+when a model is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+
+from ..frame import Frame
+from ..selection import HoverLink, Selection
+from ..themes import DARK, Theme
+from .heatmap import Heatmap
+from .plotting import cache_static_items
+
+#: name → Panel subclass, in registration order (the default dock order).
+PANELS: dict[str, type[Panel]] = {}
+
+
+def register_panel(cls: type[Panel]) -> type[Panel]:
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no panel name")
+    PANELS[cls.name] = cls
+    return cls
+
+
+class Panel(QWidget):
+    """A dockable view of the current frame; the plots live in `self.graphics`."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    requires_model: ClassVar[bool] = False
+
+    def __init__(self, selection: Selection, hover: HoverLink, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(f"panel_{self.name}")
+        self.selection = selection
+        self.hover = hover
+        self.frame: Frame | None = None
+        self.theme: Theme = DARK
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self.toolbar = QHBoxLayout()
+        self.toolbar.setContentsMargins(6, 2, 6, 0)
+        layout.addLayout(self.toolbar)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.ci.setContentsMargins(4, 4, 4, 4)
+        self.graphics.ci.setSpacing(6)
+        layout.addWidget(self.graphics, 1)
+        self._selection_stale = False
+        selection.changed.connect(self._on_selection_changed)
+
+    # ---- driven by the window ---------------------------------------------
+    def show_frame(self, frame: Frame) -> None:
+        """Draw a new frame and the current selection on it."""
+        self.frame = frame
+        self.draw_frame(frame)
+        self.draw_selection()
+        self._selection_stale = False
+
+    def _on_selection_changed(self) -> None:
+        if self.frame is None:
+            return
+        if self.isVisible():
+            self.draw_selection()
+        else:
+            self._selection_stale = True
+
+    def refresh(self) -> None:
+        """Redraw the selection if it changed while hidden."""
+        if self._selection_stale and self.frame is not None:
+            self.draw_selection()
+            self._selection_stale = False
+
+    def set_backends(self, result: dict) -> None:
+        """The backend comparison for the current frame (only diagnostics uses it)."""
+
+    def set_model(self, model) -> None:
+        """A loaded model (only model panels use it)."""
+
+    # ---- for subclasses -------------------------------------------------------
+    def draw_frame(self, frame: Frame) -> None:
+        raise NotImplementedError
+
+    def draw_selection(self) -> None:
+        raise NotImplementedError
+
+    def heatmaps(self) -> list[Heatmap]:
+        """The panel's heatmaps (the window links zoom between equal shapes)."""
+        return []
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.graphics.setBackground(theme.background)
+        for hm in self.heatmaps():
+            hm.apply_theme(theme)
+        cache_static_items(self.graphics.scene())
+        if self.frame is not None:
+            self.show_frame(self.frame)
+
+    def scene(self):
+        """The QGraphicsScene with every plot of the panel (for pyqtgraph exporters)."""
+        return self.graphics.scene()

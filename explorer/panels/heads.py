@@ -1,0 +1,145 @@
+"""`heads`: one weight heatmap per head, the selected head large, one shared colour bar."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor
+
+from ..frame import Frame
+from ..themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
+from .base import Panel, register_panel
+from .heatmap import Heatmap
+from .plotting import cache_static_items, shrinkable, sticky_max
+
+
+def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
+    """Status-bar readout of one attention cell."""
+    cfg = frame.config
+    w = frame.weights[head, row, col]
+    s = frame.scores[head, row, col]
+    masked = not frame.mask[row, col]
+    return (
+        f"head {head} (kv {cfg.kv_head_of(head)}) · query {row} ‘{frame.query_labels[row]}’ → "
+        f"key {col} ‘{frame.key_labels[col]}’ · weight {w:.4g} · score {s:.4g}"
+        + (" · masked" if masked else "")
+    )
+
+
+@register_panel
+class HeadsPanel(Panel):
+    name = "heads"
+    title = "Heads: attention weights"
+
+    def __init__(self, selection, hover, parent=None) -> None:
+        super().__init__(selection, hover, parent)
+        self.big = Heatmap(
+            hover, WEIGHTS_CMAP, title="head 0", row_title="query", col_title="key",
+            on_click=lambda r, c: self.selection.set(query=r, key=c),
+            describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c),
+        )
+        self.graphics.addItem(self.big.item, row=0, col=0)
+        self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
+                                    width=12, label="weight")
+        self.cbar.setImageItem([self.big.image], insert_in=self.big.item)
+        self.grid = self.graphics.addLayout(row=0, col=1)
+        self.grid.setSpacing(3)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 2)
+        self.small: list[Heatmap] = []
+        self.small_titles: list[pg.LabelItem] = []
+        # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
+        self.nan_overlay = pg.ImageItem()
+        self.nan_overlay.setZValue(5)
+        self.big.vb.addItem(self.nan_overlay, ignoreBounds=True)
+
+    def heatmaps(self) -> list[Heatmap]:
+        return [self.big, *self.small]
+
+    def _ensure_heads(self, n_heads: int) -> None:
+        if len(self.small) == n_heads:
+            return
+        self.grid.clear()
+        self.small, self.small_titles = [], []
+        ncols = max(1, math.ceil(math.sqrt(n_heads)))
+        for h in range(n_heads):
+            hm = Heatmap(
+                self.hover, WEIGHTS_CMAP, axes=False,
+                on_click=lambda r, c, h=h: self.selection.set(head=h, query=r, key=c),
+                describe=lambda r, c, h=h: describe_cell(self.frame, h, r, c),
+            )
+            hm.vb.setMouseEnabled(True, True)
+            sub = self.grid.addLayout(row=h // ncols, col=h % ncols)
+            sub.setSpacing(0)
+            label = pg.LabelItem("", size="8pt")
+            sub.addItem(label, row=0, col=0)
+            sub.addItem(hm.vb, row=1, col=0)
+            hm.apply_theme(self.theme)
+            self.small.append(hm)
+            self.small_titles.append(label)
+        for c in range(ncols):
+            self.grid.layout.setColumnStretchFactor(c, 1)
+        self.cbar.setImageItem([self.big.image] + [hm.image for hm in self.small])
+        cache_static_items(self.graphics.scene())
+
+    def draw_frame(self, frame: Frame) -> None:
+        cfg = frame.config
+        self._ensure_heads(cfg.n_heads)
+        ws = frame.weights_shown
+        for h, hm in enumerate(self.small):
+            hm.set_data(ws[h])
+        self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
+        self.cbar.setLevels((0.0, self._vmax))
+        self.big.set_labels(frame.query_labels, frame.key_labels)
+        if frame.overflow.nan_rows:
+            nan_rows = np.isnan(frame.weights).any(-1)  # (H, S)
+            self._nan_rows = nan_rows
+        else:
+            self._nan_rows = None
+            self.nan_overlay.hide()
+
+    def draw_selection(self) -> None:
+        frame, sel = self.frame, self.selection
+        cfg = frame.config
+        h = sel.head
+        self.big.set_data(frame.weights_shown[h])
+        self.big.set_marker("cell", sel.query, sel.key)
+        kv = cfg.kv_head_of(h)
+        share = f" (shared by {cfg.group_size})" if cfg.group_size > 1 else ""
+        self.big.set_title(
+            f"<b>head {h}</b> · kv {kv}{share} · softmax(QKᵀ·{cfg.effective_scale:.3g}) "
+            f"<span style='color:{self.theme.muted}'>{cfg.seq_len}×{cfg.key_len}</span>"
+        )
+        for g, (hm, label) in enumerate(zip(self.small, self.small_titles)):
+            hm.set_marker("cell", sel.query, sel.key)
+            color = CATEGORY_COLORS[cfg.kv_head_of(g) % len(CATEGORY_COLORS)]
+            mark = "▶ " if g == h else ""
+            label.setText(
+                f"{mark}h{g}<span style='color:{color}'> ●kv{cfg.kv_head_of(g)}</span>",
+                color=self.theme.accent if g == h else self.theme.foreground, size="8pt",
+                bold=g == h,
+            )
+            shrinkable(label)
+            hm.vb.setBorder(pg.mkPen(self.theme.accent, width=2) if g == h else
+                            pg.mkPen(self.theme.hatch, width=1))
+        if self._nan_rows is not None and self._nan_rows[h].any():
+            rgba = np.zeros((cfg.seq_len, 1, 4), np.uint8)
+            rgba[self._nan_rows[h]] = (220, 40, 40, 110)
+            self.nan_overlay.setImage(rgba, autoLevels=False)
+            self.nan_overlay.setRect(QRectF(-0.5, -0.5, cfg.key_len, cfg.seq_len))
+            self.nan_overlay.show()
+        else:
+            self.nan_overlay.hide()
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.cbar.axis.setPen(pg.mkPen(theme.muted))
+        self.cbar.axis.setTextPen(pg.mkPen(theme.foreground))
+        if self.cbar.axis.label is not None:
+            self.cbar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+        super().apply_theme(theme)
+
+    _nan_rows: np.ndarray | None = None
+    _vmax: float | None = None

@@ -1,0 +1,266 @@
+"""One matrix as a pyqtgraph heatmap: token axes, selection marker, linked crosshair.
+
+The pyqtgraph matrix idiom: row-major image order, the ImageItem translated by
+−0.5 so cell (row, col) is centred on integer coordinates, `invertY(True)` so
+row 0 is on top, the lookup table set once and only `setImage(...,
+autoLevels=False)` per frame. NaN cells render transparent over a hatched
+rectangle: masked cells show as holes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from ..selection import HoverLink
+from ..themes import Theme, plot_font
+from .plotting import set_plot_title, style_plot
+
+pg.setConfigOptions(imageAxisOrder="row-major")
+
+_NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
+
+
+class TokenAxis(pg.AxisItem):
+    """Integer ticks labelled with tokens, thinned to what fits at the current zoom."""
+
+    token_axis = True  # plotting.style_plot keeps its own font
+
+    def __init__(self, orientation: str, **kw) -> None:
+        super().__init__(orientation, **kw)
+        self._labels: list[str] | None = None
+        self.setStyle(tickFont=plot_font(8.0), tickTextOffset=3, autoExpandTextSpace=True)
+
+    def set_labels(self, labels: Sequence[str] | None) -> None:
+        labels = None if labels is None else [str(s) for s in labels]
+        if labels != self._labels:
+            self._labels = labels
+            self.picture = None
+            self.update()
+
+    def tickValues(self, minVal, maxVal, size):
+        if minVal > maxVal:  # an inverted view (invertY) passes the range reversed
+            minVal, maxVal = maxVal, minVal
+        n = len(self._labels) if self._labels is not None else None
+        lo = max(0, math.ceil(minVal))
+        hi = math.floor(maxVal) if n is None else min(n - 1, math.floor(maxVal))
+        if hi < lo or size <= 0:
+            return []
+        span = max(maxVal - minVal, 1e-9)
+        px_per_cell = size / span
+        if self.orientation in ("left", "right"):
+            need = 11.0  # one text line
+        else:
+            longest = max((len(s) for s in (self._labels or [str(hi)])[lo: hi + 1]), default=1)
+            need = 6.0 * min(longest, 12) + 8
+        raw = max(1.0, need / max(px_per_cell, 1e-9))
+        step = min(c for c in _NICE_STEPS if c >= raw) if raw <= _NICE_STEPS[-1] else _NICE_STEPS[-1]
+        start = (lo + step - 1) // step * step
+        return [(float(step), [float(v) for v in range(start, hi + 1, step)])]
+
+    def tickStrings(self, values, scale, spacing):
+        if self._labels is None:
+            return [str(round(v)) for v in values]
+        out = []
+        for v in values:
+            i = round(v)
+            s = self._labels[i] if 0 <= i < len(self._labels) else ""
+            out.append(s if len(s) <= 12 else s[:11] + "…")
+        return out
+
+
+class _CellImage(pg.ImageItem):
+    """ImageItem that reports the hovered and clicked cell to its Heatmap."""
+
+    def __init__(self, owner: Heatmap) -> None:
+        super().__init__()
+        self._owner = owner
+        self.setAcceptHoverEvents(True)
+
+    def _cell(self, pos) -> tuple[int, int]:
+        return math.floor(pos.y()), math.floor(pos.x())
+
+    def hoverEvent(self, ev):
+        if ev.isExit():
+            self._owner._hover(-1, -1)
+        else:
+            self._owner._hover(*self._cell(ev.pos()))
+
+    def mouseClickEvent(self, ev):
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self._owner._click(*self._cell(ev.pos()))
+
+
+class Heatmap:
+    """A (rows, cols) matrix in a PlotItem (with token axes) or a bare ViewBox.
+
+    on_click(row, col) is called for a left click on a cell; describe(row, col)
+    returns the text shown while hovering (the window puts it in the status bar).
+    """
+
+    def __init__(self, hover: HoverLink, cmap: str, *, axes: bool | tuple[str, ...] = True, title: str = "",
+                 on_click: Callable[[int, int], None] | None = None,
+                 describe: Callable[[int, int], str] | None = None,
+                 row_title: str = "", col_title: str = "") -> None:
+        self.hover = hover
+        self.on_click = on_click
+        self.describe = describe
+        self.shape: tuple[int, int] = (0, 0)
+        if axes is not False:
+            self.left_axis = TokenAxis("left")
+            self.bottom_axis = TokenAxis("bottom")
+            self.item = pg.PlotItem(axisItems={"left": self.left_axis, "bottom": self.bottom_axis})
+            self.item.setTitle(title)
+            self.vb = self.item.getViewBox()
+            if row_title:
+                self.item.setLabel("left", row_title)
+            if col_title:
+                self.item.setLabel("bottom", col_title)
+            self.item.hideButtons()
+            if isinstance(axes, tuple):
+                for name in ("left", "bottom"):
+                    if name not in axes:
+                        self.item.hideAxis(name)
+        else:
+            self.left_axis = self.bottom_axis = None
+            self.item = self.vb = pg.ViewBox()
+        self.vb.invertY(True)
+        self.vb.setMenuEnabled(False)
+        self.vb.setDefaultPadding(0.0)
+        self.image = _CellImage(self)
+        self.image.setPos(-0.5, -0.5)
+        self.cmap = pg.colormap.get(cmap)
+        self.image.setColorMap(self.cmap)
+        self.hatch = QGraphicsRectItem()
+        self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
+        self.hatch.setZValue(-10)
+        self.vb.addItem(self.hatch, ignoreBounds=True)
+        self.vb.addItem(self.image)
+        self.marker = QGraphicsRectItem()
+        self.marker.setZValue(20)
+        self.marker.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.marker.hide()
+        self.vb.addItem(self.marker, ignoreBounds=True)
+        self.vline = pg.InfiniteLine(angle=90, movable=False)
+        self.hline = pg.InfiniteLine(angle=0, movable=False)
+        for line in (self.vline, self.hline):
+            line.setZValue(15)
+            line.hide()
+            self.vb.addItem(line, ignoreBounds=True)
+        self._marker_spec: tuple[str, int, int] | None = None
+        self._theme: Theme | None = None
+        hover.hovered.connect(self._on_link_hover)
+
+    # ---- data ------------------------------------------------------------
+    def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None) -> None:
+        """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them."""
+        shape = (int(data.shape[0]), int(data.shape[1]))
+        if levels is not None:
+            lo, hi = levels
+            if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+                lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
+            levels = (lo, hi)
+        if levels is None:  # passing levels=None would clear them (and crash the paint)
+            self.image.setImage(data, autoLevels=False)
+        else:
+            self.image.setImage(data, autoLevels=False, levels=levels)
+        if shape != self.shape:
+            self.shape = shape
+            rows, cols = shape
+            rect = QRectF(-0.5, -0.5, cols, rows)
+            self.hatch.setRect(rect)
+            self.vb.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
+            self.vb.setRange(rect, padding=0)
+            self._place_marker()
+
+    def set_levels(self, levels: tuple[float, float]) -> None:
+        self.image.setLevels(levels)
+
+    def set_labels(self, rows: Sequence[str] | None, cols: Sequence[str] | None) -> None:
+        if self.left_axis is not None:
+            self.left_axis.set_labels(rows)
+            self.bottom_axis.set_labels(cols)
+
+    def set_title(self, text: str) -> None:
+        if isinstance(self.item, pg.PlotItem):
+            set_plot_title(self.item, text, self._theme)
+
+    # ---- selection ---------------------------------------------------------
+    def set_marker(self, kind: str | None, row: int = 0, col: int = 0) -> None:
+        """Outline the selected 'cell', 'row' or 'col'; None hides it."""
+        self._marker_spec = None if kind is None else (kind, row, col)
+        self._place_marker()
+
+    def _place_marker(self) -> None:
+        spec, (rows, cols) = self._marker_spec, self.shape
+        if spec is None or rows == 0:
+            self.marker.hide()
+            return
+        kind, r, c = spec
+        if kind == "cell":
+            rect = QRectF(c - 0.5, r - 0.5, 1, 1)
+        elif kind == "row":
+            rect = QRectF(-0.5, r - 0.5, cols, 1)
+        else:
+            rect = QRectF(c - 0.5, -0.5, 1, rows)
+        self.marker.setRect(rect)
+        self.marker.show()
+
+    # ---- hover and click -----------------------------------------------------
+    def _inside(self, row: int, col: int) -> bool:
+        return 0 <= row < self.shape[0] and 0 <= col < self.shape[1]
+
+    def _hover(self, row: int, col: int) -> None:
+        if self._inside(row, col):
+            self.hover.publish(self.shape, row, col)
+            if self.describe is not None:
+                self.hover.describe(self.describe(row, col))
+        else:
+            self.hover.clear(self.shape)
+
+    def _click(self, row: int, col: int) -> None:
+        if self.on_click is not None and self._inside(row, col):
+            self.on_click(row, col)
+
+    def _on_link_hover(self, shape: tuple[int, int], row: int, col: int) -> None:
+        if shape != self.shape:
+            return
+        if row < 0:
+            self.vline.hide()
+            self.hline.hide()
+            return
+        self.vline.setValue(col)
+        self.hline.setValue(row)
+        self.vline.show()
+        self.hline.show()
+
+    # ---- look --------------------------------------------------------------
+    def apply_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.hatch.setBrush(QBrush(QColor(theme.hatch), Qt.BrushStyle.BDiagPattern))
+        self.marker.setPen(pg.mkPen(theme.accent, width=2.5))
+        cross = pg.mkPen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150),
+                         width=1, style=Qt.PenStyle.DashLine)
+        self.vline.setPen(cross)
+        self.hline.setPen(cross)
+        if isinstance(self.item, pg.PlotItem):
+            style_plot(self.item, theme)
+
+
+def link_views(heatmaps: Sequence[Heatmap]) -> None:
+    """Link zoom and pan between heatmaps of the same shape (the first of each group leads)."""
+    leaders: dict[tuple[int, int], Heatmap] = {}
+    for hm in heatmaps:
+        lead = leaders.setdefault(hm.shape, hm)
+        target = None if lead is hm else lead.vb
+        if getattr(hm, "_linked_to", None) is not target:
+            hm.vb.setXLink(target)
+            hm.vb.setYLink(target)
+            hm._linked_to = target

@@ -1,0 +1,143 @@
+"""Small pyqtgraph helpers shared by the panels: titles, styling, stable ranges, caching.
+
+Repainting is the expensive part of a frame (text above all), so the helpers
+avoid it where nothing changed: titles are only re-set when their text
+changes, ranges and colour levels snap to "nice" values with hysteresis (no
+axis relayout for a small change of the data), and axes and labels are
+cached as pixmaps (DeviceCoordinateCache) between changes.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
+
+from ..themes import Theme, plot_font
+
+_NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_ceil(x: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (× 10^k) that is ≥ x (x > 0)."""
+    if not math.isfinite(x) or x <= 0:
+        return 1.0
+    e = math.floor(math.log10(x))
+    for m in _NICE:
+        v = m * 10.0**e
+        if v >= x * (1 - 1e-9):
+            return v
+    return 10.0 ** (e + 1)
+
+
+def sticky_max(current: float | None, needed: float, shrink: float = 0.4) -> float:
+    """An upper bound that only moves when `needed` exceeds it or falls below shrink × it."""
+    if current is not None and needed <= current and needed >= shrink * current:
+        return current
+    return nice_ceil(needed)
+
+
+def sticky_range(current: tuple[float, float] | None, lo: float, hi: float,
+                 fill: float = 0.45) -> tuple[float, float]:
+    """A (lo, hi) view range with hysteresis: kept while it contains the data and the data
+    fills at least `fill` of it; otherwise snapped outward to nice values."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return current or (-1.0, 1.0)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    if current is not None:
+        c0, c1 = current
+        if c0 <= lo and hi <= c1 and (hi - lo) >= fill * (c1 - c0):
+            return current
+    pad = 0.04 * (hi - lo)
+    step = nice_ceil((hi - lo + 2 * pad) / 8)
+    return (math.floor((lo - pad) / step) * step, math.ceil((hi + pad) / step) * step)
+
+
+def symmetric_levels(m: float) -> tuple[float, float]:
+    """(−M, M) with M a nice value ≥ m: stable colour levels for signed matrices."""
+    v = nice_ceil(m)
+    return (-v, v)
+
+
+def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
+    """LabelItem.setText, skipped when text and options are unchanged (setHtml is costly)."""
+    key = (text, tuple(sorted(opts.items())))
+    if getattr(label, "_last_text", None) == key:
+        return
+    label._last_text = key
+    label.setText(text, **opts)
+
+
+def cache_static_items(scene) -> None:
+    """Cache axes, labels and legends as pixmaps; they repaint only when they change."""
+    for it in scene.items():
+        if isinstance(it, pg.AxisItem | pg.LabelItem | pg.LegendItem):
+            if it.cacheMode() != QGraphicsItem.CacheMode.DeviceCoordinateCache:
+                it.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
+def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str = "10pt") -> None:
+    """A PlotItem title in the theme's text colour (HTML allowed); skipped when unchanged."""
+    color = None if theme is None else theme.foreground
+    key = (text, color, size)
+    if getattr(plot, "_last_title", None) == key:
+        return
+    plot._last_title = key
+    if color is None:
+        plot.setTitle(text, size=size)
+    else:
+        plot.setTitle(text, color=color, size=size)
+    shrinkable(plot.titleLabel)
+
+
+def _shrinkable_update_min(self: pg.LabelItem) -> None:
+    # LabelItem.updateMin pins the minimum width to the text width; keep the height only
+    bounds = self.itemRect()
+    self.setMinimumWidth(0)
+    self.setMinimumHeight(bounds.height())
+    self._sizeHint = {
+        Qt.SizeHint.MinimumSize: (0, bounds.height()),
+        Qt.SizeHint.PreferredSize: (bounds.width(), bounds.height()),
+        Qt.SizeHint.MaximumSize: (-1, -1),
+        Qt.SizeHint.MinimumDescent: (0, 0),
+    }
+    self.updateGeometry()
+
+
+def _shrinkable_resize(self: pg.LabelItem, ev) -> None:
+    pg.LabelItem.resizeEvent(self, ev)
+    over = self.itemRect().left() - self.rect().left()
+    if self.itemRect().width() > self.rect().width() and over != 0:
+        self.item.moveBy(-over, 0)  # too long: show the start, clip the end
+
+
+def shrinkable(label: pg.LabelItem) -> None:
+    """Let a LabelItem be narrower than its text (clipped), instead of widening the layout."""
+    if getattr(label, "_shrinkable", False):
+        return
+    label._shrinkable = True
+    label.updateMin = types.MethodType(_shrinkable_update_min, label)
+    label.resizeEvent = types.MethodType(_shrinkable_resize, label)
+    label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+    label.updateMin()
+
+
+def style_plot(plot: pg.PlotItem, theme: Theme, title_size: str = "10pt") -> None:
+    """Axis pens, fonts and title colour of a PlotItem for `theme`."""
+    for name in ("left", "bottom", "right", "top"):
+        ax = plot.getAxis(name)
+        ax.setPen(pg.mkPen(theme.muted))
+        ax.setTextPen(pg.mkPen(theme.foreground))
+        if not getattr(ax, "token_axis", False):
+            ax.setStyle(tickFont=plot_font(8.0))
+            ax.setSIPrefixEnableRanges(((math.inf, math.inf),))  # plain numbers, no "(x0.001)"
+        if ax.label is not None:
+            ax.label.setDefaultTextColor(QColor(theme.foreground))
+    title = plot.titleLabel
+    if title is not None and title.text:
+        title.setText(title.text, color=theme.foreground, size=title_size)

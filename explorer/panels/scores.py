@@ -1,0 +1,191 @@
+"""`scores`: the distribution of QKᵀ before and after scaling, against theory.
+
+With q and k entries of unit variance, q·k is a sum of d_k unit-variance
+products: N(0, d_k). Multiplying by 1/√d_k brings it back to N(0, 1), which
+keeps softmax out of saturation. Left: Q·Kᵀ as computed (every cell, masked or
+not: that product is what overflows float16); right: the softmax input
+(scaled, ALiBi added, masked cells left out).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QComboBox, QLabel
+
+from ..frame import Frame, finite_std, gaussian_pdf, histogram
+from ..themes import Theme
+from .base import Panel, register_panel
+from .plotting import (
+    set_label_text,
+    set_plot_title,
+    shrinkable,
+    sticky_max,
+    sticky_range,
+    style_plot,
+)
+
+FLOAT16_MAX = 65504.0
+
+
+class _HistPlot:
+    """One histogram with a theory curve, a selected-value line and a readout."""
+
+    def __init__(self, layout, row: int, col: int, xlabel: str) -> None:
+        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col)
+        self.plot.setLabel("bottom", xlabel)
+        self.plot.setLabel("left", "density")
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
+        self.plot.disableAutoRange()  # ranges are set with hysteresis in set()
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.xrange: tuple[float, float] | None = None
+        self.ymax: float | None = None
+        self._forced: tuple[float, float] | None = None
+        self.hist = pg.PlotDataItem(stepMode="center", fillLevel=0)
+        self.theory = pg.PlotDataItem(antialias=True)
+        self.plot.addItem(self.hist)
+        self.plot.addItem(self.theory)
+        self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
+                                        labelOpts={"position": 0.92, "anchors": [(0, 1), (0, 1)]})
+        self.plot.addItem(self.selected, ignoreBounds=True)
+        self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False,
+                                       label="fp16 max" if s > 0 else "",
+                                       labelOpts={"position": 0.75}) for s in (1, -1)]
+        for line in self.limits:
+            self.plot.addItem(line, ignoreBounds=True)
+            line.hide()
+        # legend and readout share one line under the plot, so the bars keep the height
+        self.readout = layout.addLabel("", row=row + 1, col=col, justify="left", size="8.5pt")
+        shrinkable(self.readout)
+
+    def legend_html(self, theme: Theme, theory_name: str) -> str:
+        return (f"<span style='color:{theme.bar}'>█</span> measured  "
+                f"<span style='color:{theme.foreground}'>╌╌</span> {theory_name}  "
+                f"<span style='color:{theme.accent}'>┃</span> selected cell")
+
+    def set(self, values: np.ndarray, theory_std: float, xrange: tuple[float, float] | None = None,
+            bins: int = 60) -> tuple[float, int]:
+        """Histogram `values` against N(0, theory_std²); xrange forces the view (fp16 limits)."""
+        edges, density, n_bad = histogram(values, bins)
+        self.hist.setData(edges, density)
+        lo, hi = float(edges[0]), float(edges[-1])
+        t_lo, t_hi = -3 * theory_std, 3 * theory_std
+        if t_hi - t_lo < 5 * (hi - lo):  # show the theory's bulk unless it would squash the data
+            lo, hi = min(lo, t_lo), max(hi, t_hi)
+        if xrange is not None:
+            self.xrange = xrange
+        else:
+            self.xrange = sticky_range(None if self._forced else self.xrange, lo, hi)
+        self._forced = xrange
+        x0, x1 = self.xrange
+        xs = np.linspace(x0, x1, 240)
+        pdf = gaussian_pdf(xs, theory_std)
+        self.theory.setData(xs, pdf)
+        peak = max(float(density.max()) if density.size else 0.0, float(pdf.max()))
+        self.ymax = sticky_max(self.ymax, 1.08 * peak, shrink=0.5)
+        self.plot.setRange(xRange=self.xrange, yRange=(0, self.ymax), padding=0)
+        return finite_std(values), n_bad
+
+    def apply_theme(self, theme: Theme) -> None:
+        style_plot(self.plot, theme)
+        self.hist.setPen(pg.mkPen(theme.bar, width=1.2))
+        fill = QColor(theme.bar)
+        fill.setAlpha(110)
+        self.hist.setBrush(fill)
+        self.theory.setPen(pg.mkPen(theme.foreground, width=1.6, style=Qt.PenStyle.DashLine))
+        self.selected.setPen(pg.mkPen(theme.accent, width=2))
+        self.selected.label.setColor(theme.accent)
+        for line in self.limits:
+            line.setPen(pg.mkPen(theme.warning, width=2, style=Qt.PenStyle.DotLine))
+            line.label.setColor(theme.warning)
+
+
+
+@register_panel
+class ScoresPanel(Panel):
+    name = "scores"
+    title = "Scores: QKᵀ before and after √d_k"
+
+    def __init__(self, selection, hover, parent=None) -> None:
+        super().__init__(selection, hover, parent)
+        self.toolbar.addWidget(QLabel("Show"))
+        self.scope = QComboBox()
+        self.scope.addItems(["selected head", "all heads"])
+        self.scope.setToolTip("Histogram the selected head's scores or every head's")
+        self.scope.currentIndexChanged.connect(lambda _i: self.draw_selection() if self.frame else None)
+        self.toolbar.addWidget(self.scope)
+        self.toolbar.addStretch(1)
+        lay = self.graphics.ci
+        self.raw = _HistPlot(lay, 0, 0, "Q·Kᵀ (unscaled)")
+        self.scaled = _HistPlot(lay, 0, 1, "softmax input (masked cells left out)")
+
+    def all_heads(self) -> bool:
+        return self.scope.currentIndex() == 1
+
+    def draw_frame(self, frame: Frame) -> None:
+        pass  # everything depends on the selected head
+
+    def draw_selection(self) -> None:
+        f, sel = self.frame, self.selection
+        cfg = f.config
+        h, i, j = sel.head, sel.query, sel.key
+        dk = cfg.head_dim
+        scale = cfg.effective_scale
+        if self.all_heads():
+            raw, after = f.scores_raw, f.scores[:, f.mask]
+            who = f"all {cfg.n_heads} heads"
+        else:
+            raw, after = f.scores_raw[h], f.scores[h][f.mask]
+            who = f"head {h}"
+        muted, th = self.theme.muted, self.theme
+        # ---- before scaling -----------------------------------------------------
+        fp16 = cfg.dtype == "float16"
+        peak = f.overflow.max_abs_score_raw
+        # near the float16 limit, show it: the bars pile up against ±65504
+        near = fp16 and (f.overflow.inf_scores_raw or (math.isfinite(peak) and peak > 0.25 * FLOAT16_MAX))
+        std_raw, bad_raw = self.raw.set(raw, math.sqrt(dk),
+                                        (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None)
+        set_plot_title(self.raw.plot, f"<b>Q·Kᵀ</b> before scaling · {who}", th)
+        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  std <b>{std_raw:.3g}</b> "
+                 f"<span style='color:{muted}'>(theory √d_k = {math.sqrt(dk):.3g})</span>"]
+        if bad_raw:
+            lines.append(f"<span style='color:{th.error}'>{bad_raw} entries overflowed to ±inf (not drawn)</span>")
+        for line in self.raw.limits:
+            line.setVisible(fp16)
+        if fp16:
+            lines.append(f"float16 max 65504 · largest |QKᵀ| {peak:.4g}"
+                         + (f" ({peak / FLOAT16_MAX:.1%} of it)" if math.isfinite(peak) else ""))
+
+        set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
+        v_raw = float(f.scores_raw[h, i, j])
+        self.raw.selected.setValue(v_raw if math.isfinite(v_raw) else 0.0)
+        self.raw.selected.label.setFormat(f"q{i}·k{j} = {v_raw:.3g}")
+        # ---- after scaling ------------------------------------------------------
+        theory = scale * math.sqrt(dk)
+        name = "N(0, 1)" if cfg.scale is None else f"N(0, ({scale:.3g}·√d_k)²)"
+        std_after, bad_after = self.scaled.set(after, theory)
+        how = "pre-scaled Q" if cfg.prescale_q else f"×{scale:.3g}"
+        extra = " + ALiBi" if cfg.positional == "alibi" else ""
+        set_plot_title(self.scaled.plot, f"<b>softmax input</b> ({how}{extra}) · {who}", th)
+        lines = [self.scaled.legend_html(th, name) + f"  ·  std <b>{std_after:.3g}</b> "
+                 f"<span style='color:{muted}'>(theory {theory:.3g})</span>"]
+        if bad_after:
+            lines.append(f"<span style='color:{th.error}'>{bad_after} visible entries are ±inf</span>")
+        set_label_text(self.scaled.readout, "<br>".join(lines), color=th.foreground)
+        v = float(f.scores[h, i, j])
+        visible = bool(f.mask[i, j])
+        self.scaled.selected.setVisible(visible and math.isfinite(v))
+        if visible and math.isfinite(v):
+            self.scaled.selected.setValue(v)
+            self.scaled.selected.label.setFormat(f"q{i}·k{j} = {v:.3g}")
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.raw.apply_theme(theme)
+        self.scaled.apply_theme(theme)
+        super().apply_theme(theme)

@@ -1,0 +1,193 @@
+"""`softmax_grad`: how much gradient the softmax passes, and why √d_k keeps it alive.
+
+‖∂softmax/∂s‖_F per query row is largest for a flat row and → 0 as the row
+saturates to one-hot. Left: that norm for each query of the selected head
+(other heads faint); middle: the selected query's weight row; right: the
+scaling sweep (mean norm vs d_k, scaled and unscaled) with today's d_k marked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from ..frame import Frame, scaling_sweep
+from ..themes import Theme
+from .base import Panel, register_panel
+from .heatmap import TokenAxis
+from .plotting import set_plot_title, sticky_max, style_plot
+
+
+def _bar_plot(layout, row: int, col: int, xlabel: str, ylabel: str) -> tuple[pg.PlotItem, TokenAxis]:
+    axis = TokenAxis("bottom")
+    plot = layout.addPlot(row=row, col=col, axisItems={"bottom": axis})
+    plot.setLabel("bottom", xlabel)
+    plot.setLabel("left", ylabel)
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    plot.showGrid(y=True, alpha=0.15)
+    return plot, axis
+
+
+@register_panel
+class SoftmaxGradPanel(Panel):
+    name = "softmax_grad"
+    title = "Softmax gradient and the √d_k sweep"
+
+    def __init__(self, selection, hover, parent=None) -> None:
+        super().__init__(selection, hover, parent)
+        lay = self.graphics.ci
+        self.jac_plot, self.jac_axis = _bar_plot(lay, 0, 0, "query", "‖∂softmax/∂s‖_F")
+        self.jac_others = pg.PlotDataItem()
+        self.jac_plot.addItem(self.jac_others)
+        self.jac_bars = pg.BarGraphItem(x=[0], height=[0], width=0.75)
+        self.jac_plot.addItem(self.jac_bars)
+        self.jac_plot.disableAutoRange()
+        self.jac_plot.setYRange(0, 0.75, padding=0)  # 1/√2 (two equal keys) is the largest norm
+        self.jac_plot.setMouseEnabled(y=False)
+
+        self.row_plot, self.row_axis = _bar_plot(lay, 0, 1, "key", "weight")
+        self.row_bars = pg.BarGraphItem(x=[0], height=[0], width=0.75)
+        self.row_plot.addItem(self.row_bars)
+        self.masked_marks = pg.ScatterPlotItem(symbol="x", size=8)
+        self.row_plot.addItem(self.masked_marks)
+        self.uniform = pg.InfiniteLine(angle=0, movable=False, label="uniform",
+                                       labelOpts={"position": 0.95})
+        self.row_plot.addItem(self.uniform, ignoreBounds=True)
+        self.row_plot.setMouseEnabled(y=False)
+        self.row_plot.disableAutoRange()
+
+        self.sweep_plot = lay.addPlot(row=0, col=2)
+        self.sweep_plot.setLogMode(x=True, y=False)
+        self.sweep_plot.setLabel("bottom", "d_k (head dim)")
+        self.sweep_plot.setLabel("left", "mean ‖∂softmax/∂s‖_F")
+        self.sweep_plot.hideButtons()
+        self.sweep_plot.setMenuEnabled(False)
+        self.sweep_plot.showGrid(x=True, y=True, alpha=0.15)
+        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=-8)
+        sw = scaling_sweep()
+        self.sweep_scaled = self.sweep_plot.plot(sw["d_k"], sw["grad_scaled"], name="÷√d_k",
+                                                 symbol="o", symbolSize=6, antialias=True)
+        self.sweep_unscaled = self.sweep_plot.plot(sw["d_k"], sw["grad_unscaled"], name="unscaled",
+                                                   symbol="s", symbolSize=6, antialias=True)
+        self.sweep_now = pg.InfiniteLine(angle=90, movable=False, label="",
+                                         labelOpts={"position": 0.9})
+        self.sweep_plot.addItem(self.sweep_now, ignoreBounds=True)
+        self.sweep_here = self.sweep_plot.plot([1], [0], pen=None, symbol="star", symbolSize=16,
+                                               name="this config")
+        # fixed ranges: no autorange pass (and no second repaint) when the star moves
+        self.sweep_plot.disableAutoRange()
+        self.sweep_plot.setRange(xRange=(math.log10(1.4), math.log10(3000)), yRange=(0, 0.75), padding=0)
+        lay.layout.setColumnStretchFactor(0, 3)
+        lay.layout.setColumnStretchFactor(1, 3)
+        lay.layout.setColumnStretchFactor(2, 2)
+        self.graphics.scene().sigMouseClicked.connect(self._on_click)
+        self._shape: tuple[int, int] | None = None
+        self._row_ymax: float | None = None
+
+    def _on_click(self, ev) -> None:
+        if self.frame is None or ev.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = ev.scenePos()
+        for plot, n, field in ((self.jac_plot, self.frame.config.seq_len, "query"),
+                               (self.row_plot, self.frame.config.key_len, "key")):
+            vb = plot.getViewBox()
+            if vb.sceneBoundingRect().contains(pos):
+                x = round(vb.mapSceneToView(pos).x())
+                if 0 <= x < n:
+                    self.selection.set(**{field: x})
+                    ev.accept()
+                return
+
+    def draw_frame(self, frame: Frame) -> None:
+        cfg = frame.config
+        self.jac_axis.set_labels(frame.query_labels)
+        self.row_axis.set_labels(frame.key_labels)
+        if self._shape != (cfg.seq_len, cfg.key_len):
+            self._shape = (cfg.seq_len, cfg.key_len)
+            self.jac_plot.setXRange(-0.6, cfg.seq_len - 0.4, padding=0)
+            self.row_plot.setXRange(-0.6, cfg.key_len - 0.4, padding=0)
+        dk = cfg.head_dim
+        self.sweep_now.setValue(math.log10(dk))
+        self.sweep_now.label.setFormat(f"d_k = {dk}")
+        jac = frame.jac_norm[frame.valid_rows]
+        here = float(jac.mean()) if jac.size else 0.0
+        self.sweep_here.setData([dk], [here])
+        scaled = "scaled" if cfg.scale is None else f"scale {cfg.effective_scale:.3g}"
+        set_plot_title(self.sweep_plot, f"<b>why √d_k</b> · here ({scaled}): {here:.3f}", self.theme)
+
+    def draw_selection(self) -> None:
+        f, sel, th = self.frame, self.selection, self.theme
+        cfg = f.config
+        h, i, j = sel.head, sel.query, sel.key
+        S, Skv = cfg.seq_len, cfg.key_len
+        # ---- Jacobian norm per query ------------------------------------------
+        jac = np.nan_to_num(f.jac_norm[h])
+        xs = np.arange(S)
+        brushes = [pg.mkBrush(th.accent if q == i else th.bar) for q in range(S)]
+        self.jac_bars.setOpts(x=xs, height=jac, width=0.75, brushes=brushes, pen=pg.mkPen(None))
+        if cfg.n_heads > 1:
+            others = [np.append(np.nan_to_num(f.jac_norm[g]), np.nan) for g in range(cfg.n_heads) if g != h]
+            xs_all = np.tile(np.append(xs, np.nan), len(others))
+            self.jac_others.setData(xs_all, np.concatenate(others), connect="finite")
+            self.jac_others.show()
+        else:
+            self.jac_others.hide()
+        set_plot_title(self.jac_plot, f"<b>‖∂softmax/∂s‖</b> per query · head {h} "
+                       f"<span style='color:{th.muted}'>(lines: other heads)</span>", th)
+        # ---- the selected query's weights ----------------------------------------
+        row = f.weights[h, i]
+        vis = f.mask[i]
+        heights = np.nan_to_num(row)
+        brushes = [pg.mkBrush(th.accent if k == j else (th.bar if vis[k] else th.hatch)) for k in range(Skv)]
+        self.row_bars.setOpts(x=np.arange(Skv), height=heights, width=0.75, brushes=brushes,
+                              pen=pg.mkPen(None))
+        hidden = np.nonzero(~vis)[0]
+        self.masked_marks.setData(hidden, np.zeros(len(hidden)))
+        n_vis = int(vis.sum())
+        if n_vis:
+            self.uniform.setValue(1.0 / n_vis)
+            self.uniform.show()
+        else:
+            self.uniform.hide()
+        ent = float(f.entropy[h, i])
+        top = max(float(np.nanmax(heights)) if heights.size else 1.0, 1.0 / max(n_vis, 1))
+        ymax = sticky_max(self._row_ymax, min(1.0, top * 1.08), shrink=0.5)
+        if ymax != self._row_ymax:
+            self._row_ymax = ymax
+            self.row_plot.setYRange(0, ymax, padding=0)
+        uniform = f"log {n_vis} = {math.log(n_vis):.2f}" if n_vis else "no visible key"
+        nan = f" · <span style='color:{th.error}'>NaN row</span>" if np.isnan(row).any() else ""
+        set_plot_title(
+            self.row_plot,
+            f"<b>row {i}</b> ‘{f.query_labels[i]}’ · H = {ent:.3g} nats "
+            f"<span style='color:{th.muted}'>(uniform {uniform})</span>{nan}", th)
+
+    def apply_theme(self, theme: Theme) -> None:
+        for plot in (self.jac_plot, self.row_plot, self.sweep_plot):
+            style_plot(plot, theme)
+        faint = QColor(theme.muted)
+        faint.setAlpha(120)
+        self.jac_others.setPen(pg.mkPen(faint, width=1))
+        self.masked_marks.setPen(pg.mkPen(theme.muted, width=1.5))
+        self.masked_marks.setBrush(pg.mkBrush(None))
+        self.uniform.setPen(pg.mkPen(theme.muted, width=1, style=Qt.PenStyle.DashLine))
+        self.uniform.label.setColor(theme.muted)
+        self.sweep_scaled.setPen(pg.mkPen(theme.ok, width=2))
+        self.sweep_scaled.setSymbolBrush(theme.ok)
+        self.sweep_scaled.setSymbolPen(None)
+        self.sweep_unscaled.setPen(pg.mkPen(theme.warning, width=2))
+        self.sweep_unscaled.setSymbolBrush(theme.warning)
+        self.sweep_unscaled.setSymbolPen(None)
+        self.sweep_here.setSymbolBrush(theme.accent)
+        self.sweep_here.setSymbolPen(pg.mkPen(theme.foreground, width=1))
+        self.sweep_now.setPen(pg.mkPen(theme.accent, width=1.5, style=Qt.PenStyle.DashLine))
+        self.sweep_now.label.setColor(theme.accent)
+        self.sweep_legend.setLabelTextColor(theme.foreground)
+        self.sweep_legend.setBrush(pg.mkBrush(QColor(theme.background)))
+        self.sweep_legend.setPen(pg.mkPen(theme.hatch))
+        super().apply_theme(theme)

@@ -1,0 +1,80 @@
+"""The one selection every panel follows, and the hover link between heatmaps.
+
+Panels never talk to each other: a click sets the Selection, and every panel
+redraws from it; hovering a heatmap publishes the cell on the HoverLink, and
+every heatmap of the same shape draws a crosshair there.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+
+class Selection(QObject):
+    """(head, query, key): the head shown large, the query row, the key column.
+
+    `changed` fires only when a value really changed.
+    """
+
+    changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._head = self._query = self._key = 0
+        self._limits = (1, 1, 1)
+
+    @property
+    def head(self) -> int:
+        return self._head
+
+    @property
+    def query(self) -> int:
+        return self._query
+
+    @property
+    def key(self) -> int:
+        return self._key
+
+    def as_dict(self) -> dict[str, int]:
+        return {"head": self._head, "query": self._query, "key": self._key}
+
+    def set_limits(self, n_heads: int, seq_len: int, key_len: int) -> None:
+        """Clamp to a new config's shape (emits `changed` if that moved anything)."""
+        self._limits = (max(1, n_heads), max(1, seq_len), max(1, key_len))
+        self.set(self._head, self._query, self._key)
+
+    def set(self, head: int | None = None, query: int | None = None, key: int | None = None) -> None:
+        """Set any of the three (None keeps it); values are clamped to the current shape."""
+        h = self._head if head is None else head
+        q = self._query if query is None else query
+        k = self._key if key is None else key
+        nh, nq, nk = self._limits
+        new = (min(max(0, int(h)), nh - 1), min(max(0, int(q)), nq - 1), min(max(0, int(k)), nk - 1))
+        if new != (self._head, self._query, self._key):
+            self._head, self._query, self._key = new
+            self.changed.emit()
+
+    def step(self, head: int = 0, query: int = 0, key: int = 0) -> None:
+        """Move by offsets (keyboard navigation)."""
+        self.set(self._head + head, self._query + query, self._key + key)
+
+
+class HoverLink(QObject):
+    """The cell under the mouse, shared by every heatmap.
+
+    `hovered(shape, row, col)`: shape is the (rows, cols) of the hovered
+    matrix; row = col = -1 when the mouse left it.
+    """
+
+    hovered = Signal(object, int, int)
+    described = Signal(str)  # a readout of the hovered cell ("" when none)
+
+    def publish(self, shape: tuple[int, int], row: int, col: int) -> None:
+        self.hovered.emit(tuple(shape), int(row), int(col))
+
+    def clear(self, shape: tuple[int, int]) -> None:
+        self.hovered.emit(tuple(shape), -1, -1)
+        self.described.emit("")
+
+    def describe(self, text: str) -> None:
+        self.described.emit(text)

@@ -1,0 +1,117 @@
+"""Light and dark themes: one palette for Qt widgets, one set of colours for plots.
+
+Colour maps do not change with the theme: viridis for weights (perceptually
+uniform, colour-blind safe), a blue-white-red diverging map (CET-D1A) for
+signed matrices centred on zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+WEIGHTS_CMAP = "viridis"
+SIGNED_CMAP = "CET-D1A"
+
+#: One colour per head/KV group, readable on both backgrounds (Okabe-Ito + extras).
+CATEGORY_COLORS = (
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999",
+)
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    background: str  # plot background
+    window: str  # Qt window background
+    base: str  # Qt input fields
+    foreground: str  # text, axes
+    muted: str  # secondary text, grid
+    accent: str  # selection, current value
+    accent2: str  # second series
+    hatch: str  # masked cells
+    warning: str
+    error: str
+    ok: str
+    bar: str  # neutral bars
+    dark: bool
+
+    def color(self, name: str) -> QColor:
+        return QColor(getattr(self, name))
+
+
+LIGHT = Theme(
+    name="light", background="#ffffff", window="#f3f4f6", base="#ffffff", foreground="#1f2328",
+    muted="#8b949e", accent="#d62728", accent2="#1f77b4", hatch="#b8bcc4", warning="#b35900",
+    error="#c62828", ok="#2e7d32", bar="#6b8fb8", dark=False,
+)
+DARK = Theme(
+    name="dark", background="#15181d", window="#1e2228", base="#262b33", foreground="#d6dae0",
+    muted="#7d8590", accent="#ff6b6b", accent2="#58a6ff", hatch="#4a515c", warning="#f0a040",
+    error="#ff6b6b", ok="#56d364", bar="#6f9bd1", dark=True,
+)
+THEMES = {"light": LIGHT, "dark": DARK}
+
+
+def theme_named(name: str) -> Theme:
+    return THEMES.get(name, DARK)
+
+
+def qt_palette(theme: Theme) -> QPalette:
+    pal = QPalette()
+    win, base, fg = QColor(theme.window), QColor(theme.base), QColor(theme.foreground)
+    muted = QColor(theme.muted)
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        pal.setColor(group, QPalette.ColorRole.Window, win)
+        pal.setColor(group, QPalette.ColorRole.WindowText, fg)
+        pal.setColor(group, QPalette.ColorRole.Base, base)
+        pal.setColor(group, QPalette.ColorRole.AlternateBase, win)
+        pal.setColor(group, QPalette.ColorRole.Text, fg)
+        pal.setColor(group, QPalette.ColorRole.Button, base if theme.dark else win)
+        pal.setColor(group, QPalette.ColorRole.ButtonText, fg)
+        pal.setColor(group, QPalette.ColorRole.ToolTipBase, base)
+        pal.setColor(group, QPalette.ColorRole.ToolTipText, fg)
+        pal.setColor(group, QPalette.ColorRole.Highlight, QColor(theme.accent2))
+        pal.setColor(group, QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
+        pal.setColor(group, QPalette.ColorRole.PlaceholderText, muted)
+        pal.setColor(group, QPalette.ColorRole.Link, QColor(theme.accent2))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, muted)
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Window, win)
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Base, win)
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Button, win)
+    return pal
+
+
+def stylesheet(theme: Theme) -> str:
+    """Small touches the palette cannot express (dock titles, the error banner)."""
+    return f"""
+    QDockWidget::title {{ padding: 4px 6px; background: {theme.window}; }}
+    QGroupBox {{ font-weight: 600; border: 1px solid {theme.hatch}; border-radius: 5px;
+                 margin-top: 10px; padding: 6px 4px 4px 4px; }}
+    QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 3px; color: {theme.foreground}; }}
+    QLabel#groupMap {{ color: {theme.muted}; }}
+    QLabel#hint {{ color: {theme.muted}; }}
+    QFrame#banner {{ background: {'#5c1f1f' if theme.dark else '#fdecea'};
+                     border: 1px solid {theme.error}; border-radius: 4px; }}
+    QFrame#banner QLabel {{ color: {theme.foreground}; }}
+    QStatusBar QLabel {{ padding: 0 6px; }}
+    """
+
+
+def apply_app_theme(app: QApplication, theme: Theme) -> None:
+    """Fusion style with the theme's palette; pyqtgraph defaults for new items."""
+    app.setStyle("Fusion")
+    app.setPalette(qt_palette(theme))
+    app.setStyleSheet(stylesheet(theme))
+    pg.setConfigOptions(background=theme.background, foreground=theme.foreground)
+
+
+def plot_font(size: float = 9.0, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPointSizeF(size)
+    f.setBold(bold)
+    return f
