@@ -420,8 +420,18 @@ class Restyler:
                 need = int(label.item.boundingRect().height() + 0.999)
                 have = it.layout.rowMinimumHeight(0)
                 if need > have + 1:
+                    saved = (it.layout.rowMaximumHeight(0), label.minimumHeight(), label.maximumHeight())
                     it.layout.setRowFixedHeight(0, need)
-                    self._undo.append(lambda it=it, h=have: it.layout.setRowFixedHeight(0, h))
+                    label.setMaximumHeight(need)
+                    label.setMinimumHeight(need)
+
+                    def restore(it=it, label=label, have=have, saved=saved):
+                        it.layout.setRowMinimumHeight(0, have)
+                        it.layout.setRowMaximumHeight(0, saved[0])
+                        label.setMinimumHeight(saved[1])
+                        label.setMaximumHeight(saved[2])
+
+                    self._undo.append(restore)
 
     # -- colours --
     def light_colours(self, root: QWidget, parts: list[Part]) -> None:
