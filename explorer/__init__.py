@@ -28,7 +28,30 @@ def ensure_app():
         app = _app = QApplication(["attention-explorer"])
         app.setApplicationName("Attention Explorer")
         app.setOrganizationName("AttentionExplorer")
+        if app.platformName() == "offscreen":
+            _quiet_offscreen()
     return app
+
+
+_previous_handler = None
+
+
+def _quiet_offscreen() -> None:
+    """Drop the offscreen plugin's "This plugin does not support ..." notices (harmless)."""
+    global _previous_handler
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message: str) -> None:
+        if message.startswith("This plugin does not support"):
+            return
+        if _previous_handler is not None:
+            _previous_handler(mode, context, message)
+        else:
+            import sys
+
+            print(message, file=sys.stderr)
+
+    _previous_handler = qInstallMessageHandler(handler)
 
 
 def create_window(session: str | os.PathLike | Mapping | None = None) -> MainWindow:

@@ -184,7 +184,7 @@ class DiagnosticsPanel(Panel):
                 top = max(top, math.log(max(cfg.key_len, 1)))
             elif key == "sink_mass":
                 top = max(top, 0.05)
-            ymax = sticky_max(self._ymax.get(key), max(top * 1.05, 1e-3), shrink=0.5)
+            ymax = sticky_max(self._ymax.get(key), max(top * 1.05, 1e-3), shrink=0.25)
             if ymax != self._ymax.get(key):
                 self._ymax[key] = ymax
                 plot.setYRange(0, ymax, padding=0)

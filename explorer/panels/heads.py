@@ -13,7 +13,7 @@ from ..frame import Frame
 from ..themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from .base import Panel, register_panel
 from .heatmap import Heatmap
-from .plotting import cache_static_items, shrinkable, sticky_max
+from .plotting import cache_static_items, set_bar_levels, set_label_text, shrinkable, sticky_max
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
@@ -44,7 +44,8 @@ class HeadsPanel(Panel):
         self.graphics.addItem(self.big.item, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
                                     width=12, label="weight")
-        self.cbar.setImageItem([self.big.image], insert_in=self.big.item)
+        # the bar is a legend for levels the heatmaps share (they colour themselves)
+        self.big.item.layout.addItem(self.cbar, 2, 5)
         self.grid = self.graphics.addLayout(row=0, col=1)
         self.grid.setSpacing(3)
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
@@ -75,6 +76,7 @@ class HeadsPanel(Panel):
             sub = self.grid.addLayout(row=h // ncols, col=h % ncols)
             sub.setSpacing(0)
             label = pg.LabelItem("", size="8pt")
+            shrinkable(label)
             sub.addItem(label, row=0, col=0)
             sub.addItem(hm.vb, row=1, col=0)
             hm.apply_theme(self.theme)
@@ -82,17 +84,18 @@ class HeadsPanel(Panel):
             self.small_titles.append(label)
         for c in range(ncols):
             self.grid.layout.setColumnStretchFactor(c, 1)
-        self.cbar.setImageItem([self.big.image] + [hm.image for hm in self.small])
         cache_static_items(self.graphics.scene())
 
     def draw_frame(self, frame: Frame) -> None:
         cfg = frame.config
         self._ensure_heads(cfg.n_heads)
         ws = frame.weights_shown
-        for h, hm in enumerate(self.small):
-            hm.set_data(ws[h])
         self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
-        self.cbar.setLevels((0.0, self._vmax))
+        levels = (0.0, self._vmax)
+        for h, hm in enumerate(self.small):
+            hm.set_data(ws[h], levels)
+        self.big.set_levels(levels)
+        set_bar_levels(self.cbar, levels)
         self.big.set_labels(frame.query_labels, frame.key_labels)
         if frame.overflow.nan_rows:
             nan_rows = np.isnan(frame.weights).any(-1)  # (H, S)
@@ -117,12 +120,11 @@ class HeadsPanel(Panel):
             hm.set_marker("cell", sel.query, sel.key)
             color = CATEGORY_COLORS[cfg.kv_head_of(g) % len(CATEGORY_COLORS)]
             mark = "▶ " if g == h else ""
-            label.setText(
-                f"{mark}h{g}<span style='color:{color}'> ●kv{cfg.kv_head_of(g)}</span>",
+            set_label_text(
+                label, f"{mark}h{g}<span style='color:{color}'> ●kv{cfg.kv_head_of(g)}</span>",
                 color=self.theme.accent if g == h else self.theme.foreground, size="8pt",
                 bold=g == h,
             )
-            shrinkable(label)
             hm.vb.setBorder(pg.mkPen(self.theme.accent, width=2) if g == h else
                             pg.mkPen(self.theme.hatch, width=1))
         if self._nan_rows is not None and self._nan_rows[h].any():

@@ -2,9 +2,15 @@
 
 The pyqtgraph matrix idiom: row-major image order, the ImageItem translated by
 −0.5 so cell (row, col) is centred on integer coordinates, `invertY(True)` so
-row 0 is on top, the lookup table set once and only `setImage(...,
+row 0 is on top, the lookup table built once and only `setImage(...,
 autoLevels=False)` per frame. NaN cells render transparent over a hatched
 rectangle: masked cells show as holes.
+
+Colouring is done here with one numpy `take` into the colour map's RGBA table
+and handed to the ImageItem as 8-bit RGBA: pyqtgraph's own indexed path
+rebuilds a 256-entry Qt colour table in Python on every render, which cost
+more than the rest of a small heatmap's frame. The colour bars are legends
+driven by the same levels.
 """
 
 from __future__ import annotations
@@ -25,6 +31,25 @@ from .plotting import set_plot_title, style_plot
 pg.setConfigOptions(imageAxisOrder="row-major")
 
 _NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
+
+
+def colorize(data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> tuple[np.ndarray, bool]:
+    """(rows, cols) float → (rows, cols, 4) uint8 RGBA through `lut`; NaN → transparent.
+
+    Returns the image and whether it has NaN cells. ±inf clip to the ends of the map.
+    """
+    lo, hi = levels
+    scale = (lut.shape[0] - 1) / (hi - lo)
+    idx = (np.asarray(data, dtype=np.float32) - np.float32(lo)) * np.float32(scale)
+    nan = np.isnan(idx)
+    has_nan = bool(nan.any())
+    np.clip(idx, 0, lut.shape[0] - 1, out=idx)
+    if has_nan:
+        idx[nan] = 0
+    rgba = lut.take(idx.astype(np.intp), axis=0)
+    if has_nan:
+        rgba[nan, 3] = 0
+    return rgba, has_nan
 
 
 class TokenAxis(pg.AxisItem):
@@ -137,7 +162,9 @@ class Heatmap:
         self.image = _CellImage(self)
         self.image.setPos(-0.5, -0.5)
         self.cmap = pg.colormap.get(cmap)
-        self.image.setColorMap(self.cmap)
+        self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
+        self.levels: tuple[float, float] = (0.0, 1.0)
+        self.data: np.ndarray | None = None
         self.hatch = QGraphicsRectItem()
         self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
         self.hatch.setZValue(-10)
@@ -166,11 +193,11 @@ class Heatmap:
             lo, hi = levels
             if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
                 lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
-            levels = (lo, hi)
-        if levels is None:  # passing levels=None would clear them (and crash the paint)
-            self.image.setImage(data, autoLevels=False)
-        else:
-            self.image.setImage(data, autoLevels=False, levels=levels)
+            self.levels = (float(lo), float(hi))
+        self.data = data
+        rgba, has_nan = colorize(data, self.lut, self.levels)
+        self.image.setImage(rgba, autoLevels=False)
+        self.hatch.setVisible(has_nan)  # the pattern fill only where there are holes
         if shape != self.shape:
             self.shape = shape
             rows, cols = shape
@@ -181,7 +208,12 @@ class Heatmap:
             self._place_marker()
 
     def set_levels(self, levels: tuple[float, float]) -> None:
-        self.image.setLevels(levels)
+        """Change the colour levels (recolours the current data if they changed)."""
+        levels = (float(levels[0]), float(levels[1]))
+        if levels != self.levels:
+            self.levels = levels
+            if self.data is not None:
+                self.set_data(self.data)
 
     def set_labels(self, rows: Sequence[str] | None, cols: Sequence[str] | None) -> None:
         if self.left_axis is not None:

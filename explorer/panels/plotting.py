@@ -64,6 +64,12 @@ def symmetric_levels(m: float) -> tuple[float, float]:
     return (-v, v)
 
 
+def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
+    """ColorBarItem.setLevels, skipped when unchanged (it would redraw its axis)."""
+    if tuple(bar.levels()) != tuple(levels):
+        bar.setLevels(levels)
+
+
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
     """LabelItem.setText, skipped when text and options are unchanged (setHtml is costly)."""
     key = (text, tuple(sorted(opts.items())))
@@ -96,13 +102,14 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str 
 
 
 def _shrinkable_update_min(self: pg.LabelItem) -> None:
-    # LabelItem.updateMin pins the minimum width to the text width; keep the height only
+    # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a new
+    # title text would re-lay out the whole grid (and repaint every axis): keep the height only
     bounds = self.itemRect()
     self.setMinimumWidth(0)
     self.setMinimumHeight(bounds.height())
     self._sizeHint = {
         Qt.SizeHint.MinimumSize: (0, bounds.height()),
-        Qt.SizeHint.PreferredSize: (bounds.width(), bounds.height()),
+        Qt.SizeHint.PreferredSize: (0, bounds.height()),
         Qt.SizeHint.MaximumSize: (-1, -1),
         Qt.SizeHint.MinimumDescent: (0, 0),
     }

@@ -19,7 +19,7 @@ from ..frame import Frame
 from ..themes import SIGNED_CMAP, Theme
 from .base import Panel, register_panel
 from .heatmap import Heatmap
-from .plotting import sticky_max
+from .plotting import set_bar_levels, sticky_max
 
 
 def _absmax(*arrays: np.ndarray) -> float:
@@ -65,10 +65,11 @@ class QKVPanel(Panel):
         lay.setColumnStretchFactor(0, 4)
         for c in (1, 2, 3):
             lay.setColumnStretchFactor(c, 2)
+        # colour bars: legends for the levels the W slices (row 0) and Q, K, V (row 1) share
         self.w_bar = pg.ColorBarItem(values=(-1, 1), colorMap=SIGNED_CMAP, interactive=False, width=10)
-        self.w_bar.setImageItem([self.wq.image, self.wk.image, self.wv.image], insert_in=self.wv.item)
+        self.wv.item.layout.addItem(self.w_bar, 2, 5)
         self.qkv_bar = pg.ColorBarItem(values=(-1, 1), colorMap=SIGNED_CMAP, interactive=False, width=10)
-        self.qkv_bar.setImageItem([self.q.image, self.k.image, self.v.image], insert_in=self.v.item)
+        self.v.item.layout.addItem(self.qkv_bar, 2, 5)
         self._names: dict[str, np.ndarray] = {}
         self._levels: dict[str, float] = {}
 
@@ -123,12 +124,12 @@ class QKVPanel(Panel):
         self.wq.set_data(wq, w_levels)
         self.wk.set_data(wk, w_levels)
         self.wv.set_data(wv, w_levels)
-        self.w_bar.setLevels(w_levels)
+        set_bar_levels(self.w_bar, w_levels)
         qkv_levels = self._sym("QKV", q, k, v)
         self.q.set_data(q, qkv_levels)
         self.k.set_data(k, qkv_levels)
         self.v.set_data(v, qkv_levels)
-        self.qkv_bar.setLevels(qkv_levels)
+        set_bar_levels(self.qkv_bar, qkv_levels)
         self.ctx.set_data(ctx, self._sym("context", ctx))
         self._names.update({"W_Q": wq, "W_K": wk, "W_V": wv, "Q": q, "K": k, "V": v, "context": ctx})
         muted = self.theme.muted

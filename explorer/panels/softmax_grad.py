@@ -156,7 +156,7 @@ class SoftmaxGradPanel(Panel):
             self.uniform.hide()
         ent = float(f.entropy[h, i])
         top = max(float(np.nanmax(heights)) if heights.size else 1.0, 1.0 / max(n_vis, 1))
-        ymax = sticky_max(self._row_ymax, min(1.0, top * 1.08), shrink=0.5)
+        ymax = sticky_max(self._row_ymax, min(1.0, top * 1.08), shrink=0.25)
         if ymax != self._row_ymax:
             self._row_ymax = ymax
             self.row_plot.setYRange(0, ymax, padding=0)
