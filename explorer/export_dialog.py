@@ -184,6 +184,7 @@ class ExportDialog(QDialog):
         self.dpi_spin = QSpinBox()
         self.dpi_spin.setRange(MIN_DPI, MAX_DPI)
         self.dpi_spin.setValue(192)
+        self.dpi_spin.setToolTip("Relative to the panel's size on screen at 96 dpi: 192 = twice as many pixels")
         self.by_width.setChecked(True)
         size_group = QButtonGroup(self)
         size_group.addButton(self.by_width)
@@ -191,8 +192,8 @@ class ExportDialog(QDialog):
         size_row = QHBoxLayout()
         size_row.addWidget(self.by_width)
         size_row.addWidget(self.width_spin)
-        for preset in (1920, 3840):
-            b = QPushButton(f"{preset}")
+        for preset, name in ((1920, "HD"), (3840, "4K")):
+            b = QPushButton(f"{preset} ({name})")
             b.setAutoDefault(False)
             b.clicked.connect(lambda _=False, v=preset: (self.width_spin.setValue(v), self.by_width.setChecked(True)))
             size_row.addWidget(b)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsTextItem,
     QGraphicsView,
@@ -406,6 +407,18 @@ class Restyler:
 
             self._undo.append(restore)
 
+    # -- item caches --
+    def vector_items(self, views: list[QGraphicsView]) -> None:
+        """Items cached as pixmaps (a window may cache axes and labels for speed) would
+        reach a PDF or SVG as bitmaps and a large PNG as blurred text: paint them afresh."""
+        none = QGraphicsItem.CacheMode.NoCache
+        for view in views:
+            for it in view.scene().items():
+                mode = it.cacheMode()
+                if mode != none:
+                    it.setCacheMode(none)
+                    self._undo.append(lambda it=it, m=mode: it.setCacheMode(m))
+
     # -- title rows --
     def fit_titles(self, views: list[QGraphicsView]) -> None:
         """pyqtgraph fixes a PlotItem's title row at 30 px; a two-line or enlarged title
@@ -515,9 +528,11 @@ def restyled(root: QWidget, parts_fn: Callable[[], list[Part]], look: Look,
             r.scale_fonts(parts, font_scale)
             r.scale_pens(views_of(parts), look.pen_scale * raster_scale)
             r.fit_titles(views_of(parts))
+            r.vector_items(views_of(parts))  # after apply_theme, which may re-enable caches
             settle()
             warm_up(root, parts_fn(), raster_scale)
             parts = parts_fn()
+            r.vector_items(views_of(parts))
             over = overflow(parts)
             if adapt and font_scale > 1.0 and (over[0] > base[0] + 1 or over[1] > base[1] + 1):
                 font_scale = 1.0 if font_scale < 1.1 else max(1.0, font_scale - 0.15)

@@ -161,6 +161,10 @@ def test_cli_every_panel_every_format_subprocess(tmp_path):
         check_svg(out / f"{name}.svg")
         check_pdf(out / f"{name}.pdf", tmp_path)
     assert leftovers(out) == []
+    # vectors kept: histograms, bars, axes and text are PDF paths and fonts, not pictures
+    # (only heatmaps and colour bars are images)
+    for name in ("scores", "softmax_grad", "diagnostics"):
+        assert (out / f"{name}.pdf").read_bytes().count(b"/Subtype /Image") == 0, name
 
 
 @pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert (librsvg) not installed")
