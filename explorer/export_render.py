@@ -453,9 +453,9 @@ class Restyler:
         light = _light_theme()
         had = root.testAttribute(Qt.WidgetAttribute.WA_SetPalette)
         pal = QPalette(root.palette())
+        fill = root.autoFillBackground()
         root.setPalette(_light_palette())
         root.setAutoFillBackground(True)
-        fill = root.autoFillBackground()
         self._undo.append(lambda: (root.setPalette(pal if had else QPalette()),
                                    root.setAutoFillBackground(fill)))
         if light is not None and hasattr(root, "apply_theme") and hasattr(root, "theme"):
