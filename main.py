@@ -32,6 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--format", action="append", dest="formats", choices=["png", "svg", "pdf"],
                      help="format (repeatable); default: png")
     exp.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
+    exp.add_argument("--dpi", type=int, help="size by DPI instead of --width")
+    exp.add_argument("--theme", choices=["slides", "screen"], default="slides",
+                     help="slides: light, large fonts, thick lines (default); screen: as on screen")
+    exp.add_argument("--caption", action="store_true", help="add the config summary as a caption")
     exp.add_argument("--force", action="store_true", help="overwrite existing files")
 
     ins = sub.add_parser("inspect", help="per-layer/per-head metrics of a Hugging Face model")
