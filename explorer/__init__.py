@@ -57,8 +57,8 @@ def _quiet_offscreen() -> None:
 def create_window(session: str | os.PathLike | Mapping | None = None) -> MainWindow:
     """The full explorer window, not yet shown.
 
-    `session` is a session file path or an already-parsed session dict; a
-    malformed or newer one raises explorer.session.SessionError.
+    `session` is a session file path, an already-parsed session dict or an
+    explorer.session.Session; a malformed or newer one raises SessionError.
     """
     ensure_app()
     from .window import MainWindow

@@ -15,10 +15,15 @@ def main_gui(session: str | None = None, model: str | None = None) -> int:
     from PySide6.QtGui import QGuiApplication
 
     from . import create_window, ensure_app
+    from .session import load_session
 
+    # refuse a bad session file before any window appears
+    loaded = load_session(session) if session is not None else None
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = ensure_app()
-    window = create_window(session)
+    window = create_window(loaded)
+    if session is not None:
+        window.set_session_path(session)
     if model:
         window.banner.show_message(
             f"--model {model}: the model panels (model_grid, model_head) are not part of this build yet; "

@@ -122,7 +122,7 @@ def parse_session(data: Any) -> Session:
 
 def load_session(source: str | os.PathLike | Mapping) -> Session:
     """A Session from a file path or an already-parsed dict; SessionError if unusable."""
-    data = source if isinstance(source, Mapping) else _read(source)
+    data = _read(source) if isinstance(source, str | os.PathLike) else source
     return parse_session(data)
 
 

@@ -41,7 +41,7 @@ from .frame import Frame, build_frame, measure_backends
 from .panels import CORE_PANELS, PANELS, Panel
 from .panels.heatmap import link_views
 from .selection import HoverLink, Selection
-from .session import SessionError, load_session, save_session
+from .session import Session, SessionError, load_session, save_session
 from .themes import DARK, LIGHT, Theme, apply_app_theme
 from .worker import ComputeWorker
 
@@ -106,7 +106,7 @@ class MainWindow(QMainWindow):
     backends_measured = Signal(object)  # {backend: {...}} for the shown frame
     config_changed = Signal(object)  # the requested config changed
 
-    def __init__(self, session: str | os.PathLike | Mapping | None = None, *,
+    def __init__(self, session: str | os.PathLike | Mapping | Session | None = None, *,
                  settings: QSettings | None = None, theme: Theme = DARK) -> None:
         super().__init__()
         self.setWindowTitle("Attention Explorer")
@@ -149,8 +149,9 @@ class MainWindow(QMainWindow):
 
         self.worker.start()
         if session is not None:
-            s = load_session(session)  # SessionError propagates: create_window refuses it
-            self._session_path = None if isinstance(session, Mapping) else Path(session)
+            # SessionError propagates: create_window refuses a malformed session
+            s = session if isinstance(session, Session) else load_session(session)
+            self._session_path = Path(session) if isinstance(session, str | os.PathLike) else None
             self._apply_session(s)
         else:
             self.set_config(self._config)
@@ -516,6 +517,11 @@ class MainWindow(QMainWindow):
             self.banner.show_message(
                 f"This session refers to {src}; the model panels are not part of this build yet, "
                 "so only the configuration was restored.", kind="info")
+
+    def set_session_path(self, path: str | os.PathLike | None) -> None:
+        """The file that Save writes to (and the window title shows)."""
+        self._session_path = None if path is None else Path(path)
+        self._update_title()
 
     def open_session(self, path: str | os.PathLike | None = None) -> bool:
         """Open a session file (a dialog when path is None); a refused file shows in the banner."""

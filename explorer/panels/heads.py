@@ -63,6 +63,8 @@ class HeadsPanel(Panel):
     def _ensure_heads(self, n_heads: int) -> None:
         if len(self.small) == n_heads:
             return
+        for hm in self.small:
+            hm.dispose()
         self.grid.clear()
         self.small, self.small_titles = [], []
         ncols = max(1, math.ceil(math.sqrt(n_heads)))

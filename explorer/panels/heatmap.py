@@ -185,6 +185,13 @@ class Heatmap:
         self._theme: Theme | None = None
         hover.hovered.connect(self._on_link_hover)
 
+    def dispose(self) -> None:
+        """Stop following the hover link (before the items are deleted)."""
+        try:
+            self.hover.hovered.disconnect(self._on_link_hover)
+        except (RuntimeError, TypeError):
+            pass
+
     # ---- data ------------------------------------------------------------
     def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None) -> None:
         """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them."""

@@ -1,0 +1,520 @@
+"""The explorer window: contract, controls → config → panels, selection, worker, errors.
+
+One window per module (building one takes about a second); each test starts
+from the default configuration.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QWidget
+
+import explorer
+from engine import AttentionConfig
+from explorer.window import MainWindow
+
+TIMEOUT = 20_000
+
+
+@pytest.fixture(scope="module")
+def window(qapp):
+    w = explorer.create_window()
+    w.resize(1600, 1000)
+    w.show()
+    qapp.processEvents()
+    yield w
+    w.close()
+    w.shutdown()
+    w.deleteLater()
+    qapp.processEvents()
+
+
+def show(qtbot, window: MainWindow, cfg: AttentionConfig) -> None:
+    """set_config and wait until the panels show it."""
+    if window.frame is not None and window.frame.config == cfg and window.config == cfg:
+        return
+    with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == cfg):
+        window.set_config(cfg)
+
+
+def wait_for(qtbot, window: MainWindow, pred) -> AttentionConfig:
+    """Wait for a frame whose config satisfies pred (after a control was used)."""
+    if window.frame is not None and pred(window.frame.config) and window.config == window.frame.config:
+        return window.frame.config
+    with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=pred) as blocker:
+        pass
+    return blocker.args[0]
+
+
+@pytest.fixture
+def w(qtbot, window):
+    window.banner.hide_message()
+    show(qtbot, window, AttentionConfig())
+    window.selection.set(0, 0, 0)
+    return window
+
+
+# ---- the contract ---------------------------------------------------------------------------
+
+
+def test_contract_names(w):
+    assert isinstance(w, MainWindow)
+    assert w.config == AttentionConfig()
+    for name in ("qkv", "scores", "softmax_grad", "heads", "diagnostics"):
+        panel = w.panel(name)
+        assert isinstance(panel, QWidget)
+        assert panel.frame is not None and panel.frame.config == w.config
+    with pytest.raises(KeyError, match="model_grid"):
+        w.panel("model_grid")
+    sel = w.selection
+    assert (sel.head, sel.query, sel.key) == (0, 0, 0)
+
+
+def test_create_window_is_not_shown(qtbot):
+    w2 = explorer.create_window({"format": "attention-explorer.session", "version": 1,
+                                 "config": {"n_heads": 2, "seq_len": 5},
+                                 "selection": {"head": 1, "query": 4, "key": 2}, "model": None})
+    qtbot.addWidget(w2)
+    assert not w2.isVisible()
+    assert w2.config == AttentionConfig(n_heads=2, seq_len=5)
+    frame = w2.render_sync()  # the synchronous path draws every panel even while hidden
+    assert frame.config == w2.config
+    assert (w2.selection.head, w2.selection.query, w2.selection.key) == (1, 4, 2)
+    assert w2.panel("heads").frame is frame
+
+
+def test_frame_rendered_carries_the_config_the_panels_show(qtbot, w):
+    cfg = AttentionConfig(seq_len=11, n_heads=8, causal=True)
+    show(qtbot, w, cfg)
+    heads = w.panel("heads")
+    assert heads.frame.config == cfg
+    assert len(heads.small) == 8
+    assert heads.big.shape == (11, 11)
+    assert w.panel("qkv").x.shape == (11, 64)
+    assert "compute" in w.status_compute.text() and "ms" in w.status_render.text()
+    assert "eager" in w.status_backend.text()
+
+
+# ---- each control changes the config and the panels ------------------------------------------
+
+
+def _pick(combo, data) -> None:
+    """What a user's choice in a combo does: select the item and emit activated."""
+    i = combo.findData(data)
+    assert i >= 0, f"{data!r} not offered"
+    assert combo.model().item(i).isEnabled(), f"{data!r} is disabled"
+    combo.setCurrentIndex(i)
+    combo.activated.emit(i)
+
+
+def _slide(vs, value) -> None:
+    vs.slider.setValue(vs._to_index(value))
+
+
+def test_control_d_model(qtbot, w):
+    _slide(w.controls.d_model, 128)
+    cfg = wait_for(qtbot, w, lambda c: c.d_model == 128)
+    assert w.config.d_model == 128 and cfg.n_heads == 4
+    assert w.panel("qkv").x.shape == (8, 128)
+    assert w.panel("qkv").wq.shape == (128, 32)
+
+
+def test_control_heads_and_kv_heads(qtbot, w):
+    _pick(w.controls.heads, 8)
+    wait_for(qtbot, w, lambda c: c.n_heads == 8)
+    assert len(w.panel("heads").small) == 8
+    assert [w.controls.kv_heads.itemData(i) for i in range(w.controls.kv_heads.count())] == [8, 4, 2, 1]
+    assert w.controls.kv_heads.itemText(2) == "2 · GQA 4:1"
+    assert w.controls.kv_heads.itemText(3) == "1 · MQA"
+    _pick(w.controls.kv_heads, 2)
+    cfg = wait_for(qtbot, w, lambda c: c.n_kv_heads == 2)
+    assert cfg.attention_kind == "GQA 4:1"
+    assert "kv0←q0,1,2,3" in w.controls.group_map.text() and "kv1←q4,5,6,7" in w.controls.group_map.text()
+    w.selection.set(head=5)
+    assert w.panel("qkv").k.item.titleLabel.text.count("kv 1") == 1  # head 5 reads KV head 1
+    assert np.array_equal(w.panel("qkv").k.data, w.frame.k[1])
+
+
+def test_control_batch_and_seed(qtbot, w):
+    x0 = w.frame.x.copy()
+    w.controls.batch.setValue(3)
+    wait_for(qtbot, w, lambda c: c.batch == 3)
+    w.controls.seed.setValue(7)
+    wait_for(qtbot, w, lambda c: c.seed == 7)
+    assert not np.allclose(w.frame.x, x0)
+    assert np.array_equal(w.panel("qkv").x.data, w.frame.x)
+
+
+def test_control_tokens_label_the_axes(qtbot, w):
+    w.controls.tokens.setText("the cat sat on the mat")
+    w.controls.tokens.editingFinished.emit()
+    cfg = wait_for(qtbot, w, lambda c: c.tokens is not None)
+    assert cfg.tokens == ("the", "cat", "sat", "on", "the", "mat") and cfg.seq_len == 6
+    heads = w.panel("heads")
+    assert heads.big.left_axis._labels == list(cfg.tokens)
+    assert heads.big.bottom_axis._labels == list(cfg.tokens)
+    assert w.panel("qkv").q.left_axis._labels == list(cfg.tokens)
+    # equal tokens, equal embeddings (no positions): rows 0 and 4 of X are identical
+    assert np.array_equal(w.frame.x[0], w.frame.x[4])
+    w.controls.tokens.setText("")
+    w.controls.tokens.editingFinished.emit()
+    wait_for(qtbot, w, lambda c: c.tokens is None)
+
+
+def test_control_lengths_and_cross_attention(qtbot, w):
+    _slide(w.controls.seq_len, 12)
+    wait_for(qtbot, w, lambda c: c.seq_len == 12)
+    assert w.panel("heads").big.shape == (12, 12)
+    w.controls.cross.click()
+    wait_for(qtbot, w, lambda c: c.kv_len is not None)
+    _slide(w.controls.kv_len, 20)
+    wait_for(qtbot, w, lambda c: c.kv_len == 20)
+    assert w.panel("heads").big.shape == (12, 20)
+    assert w.panel("qkv").k.shape == (20, 16)
+    assert w.frame.key_labels[0] == "m0"
+    w.controls.cross.click()
+    wait_for(qtbot, w, lambda c: c.kv_len is None and c.seq_len == 12)
+
+
+def test_control_masks(qtbot, w):
+    w.controls.causal.click()
+    wait_for(qtbot, w, lambda c: c.causal)
+    ws = w.panel("heads").big.data
+    assert np.isnan(ws[0, 1]) and not np.isnan(ws[1, 0])  # masked cells are holes
+    assert w.panel("heads").big.hatch.isVisible()
+    w.controls.window_on.click()
+    wait_for(qtbot, w, lambda c: c.window is not None)
+    _slide(w.controls.window, 2)
+    wait_for(qtbot, w, lambda c: c.window == 2)
+    assert not w.frame.mask[5, 3] and w.frame.mask[5, 4]
+    _slide(w.controls.pad, 3)
+    wait_for(qtbot, w, lambda c: c.pad == 3)
+    assert not w.frame.mask[:, 5:].any()
+    _pick(w.controls.mask_value, "-1e9")
+    wait_for(qtbot, w, lambda c: c.mask_value == "-1e9")
+
+
+def test_control_scaling_and_precision(qtbot, w):
+    _pick(w.controls.scale_mode, "none")
+    wait_for(qtbot, w, lambda c: c.scale == 1.0)
+    _pick(w.controls.scale_mode, "custom")
+    _slide(w.controls.scale, 0.5)
+    cfg = wait_for(qtbot, w, lambda c: c.scale == 0.5)
+    assert cfg.effective_scale == 0.5
+    scores = w.panel("scores")
+    assert "×0.5" in scores.scaled.plot.titleLabel.text
+    w.controls.prescale_q.click()
+    wait_for(qtbot, w, lambda c: c.prescale_q)
+    _pick(w.controls.dtype, "float16")
+    wait_for(qtbot, w, lambda c: c.dtype == "float16")
+    assert w.panel("scores").raw.limits[0].isVisible()  # the 65504 line appears for float16
+    _pick(w.controls.scale_mode, "default")
+    wait_for(qtbot, w, lambda c: c.scale is None)
+
+
+def test_control_positional_backend_device(qtbot, w):
+    _pick(w.controls.positional, "rope")
+    wait_for(qtbot, w, lambda c: c.positional == "rope")
+    assert "RoPE" in w.panel("qkv").q.item.titleLabel.text
+    _pick(w.controls.backend, "sdpa")
+    wait_for(qtbot, w, lambda c: c.backend == "sdpa")
+    assert "sdpa" in w.status_backend.text()
+    assert w.frame.trace.backend_max_abs_diff is not None
+    import torch
+
+    i = w.controls.device.findData("cuda")
+    item = w.controls.device.model().item(i)
+    assert item.isEnabled() == torch.cuda.is_available()
+    if not torch.cuda.is_available():
+        assert "CUDA" in item.toolTip()
+
+
+def test_control_init_std_and_reset(qtbot, w):
+    w.controls.init_xavier.click()
+    wait_for(qtbot, w, lambda c: c.init_std is not None)
+    w.controls.init_std.setValue(0.5)
+    wait_for(qtbot, w, lambda c: c.init_std == 0.5)
+    assert np.std(w.frame.w_q) == pytest.approx(0.5, rel=0.1)
+    w.controls.reset.click()
+    wait_for(qtbot, w, lambda c: c == AttentionConfig())
+
+
+# ---- invalid combinations cannot be chosen ------------------------------------------------------
+
+
+def test_controls_offer_only_valid_combinations(qtbot, w):
+    c = w.controls
+    for d_model in (12, 36, 96, 100):
+        show(qtbot, w, AttentionConfig(d_model=d_model, n_heads=4 if d_model % 4 == 0 else 2))
+        heads = [c.heads.itemData(i) for i in range(c.heads.count())]
+        assert heads and all(d_model % h == 0 for h in heads)
+        kv = [c.kv_heads.itemData(i) for i in range(c.kv_heads.count())]
+        assert all(w.config.n_heads % g == 0 for g in kv)
+    # d_model=12, 4 heads → head_dim 3: RoPE cannot be chosen, and says why
+    show(qtbot, w, AttentionConfig(d_model=12, n_heads=4))
+    rope = c.positional.model().item(c.positional.findData("rope"))
+    assert not rope.isEnabled() and "even head_dim" in rope.toolTip()
+    # the d_model slider only reaches multiples of the head count
+    assert c.d_model._step == 4 and c.d_model._lo == 4
+    # fewer heads than KV heads: the KV heads follow
+    show(qtbot, w, AttentionConfig(n_heads=8, n_kv_heads=4))
+    _pick(c.heads, 2)
+    cfg = wait_for(qtbot, w, lambda x: x.n_heads == 2)
+    assert cfg.kv_heads in (1, 2) and cfg.n_heads % cfg.kv_heads == 0
+    # padding can never exceed the key length
+    _slide(c.seq_len, 3)
+    cfg = wait_for(qtbot, w, lambda x: x.seq_len == 3)
+    assert c.pad.slider.maximum() == 3
+
+
+def test_unavailable_backend_is_disabled_with_reason(qtbot, w, monkeypatch):
+    import engine
+
+    real = engine.available_backends
+
+    def fake(device="cpu", dtype="float16"):
+        out = dict(real(device, dtype))
+        out["flash"] = "flash-attn is not installed (test)"
+        return out
+
+    monkeypatch.setattr("explorer.controls.engine.available_backends", fake)
+    w.controls.set_config(w.config)
+    item = w.controls.backend.model().item(w.controls.backend.findData("flash"))
+    assert not item.isEnabled()
+    assert item.toolTip() == "flash-attn is not installed (test)"
+    monkeypatch.undo()
+    w.controls.set_config(w.config)
+    assert item.isEnabled()
+
+
+# ---- one selection, clicks, hover, linked zoom -------------------------------------------------------
+
+
+def _click_cell(qtbot, panel, heatmap, row: int, col: int) -> None:
+    view = panel.graphics
+    scene_pt = heatmap.vb.mapViewToScene(QPointF(col, row))
+    pt = view.mapFromScene(scene_pt)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pt.x(), pt.y()))
+
+
+def test_click_on_a_cell_selects_everywhere(qtbot, w):
+    show(qtbot, w, AttentionConfig(seq_len=10, n_heads=4, n_kv_heads=2))
+    heads = w.panel("heads")
+    _click_cell(qtbot, heads, heads.small[3], 6, 2)
+    assert (w.selection.head, w.selection.query, w.selection.key) == (3, 6, 2)
+    f = w.frame
+    assert np.array_equal(heads.big.data, f.weights_shown[3], equal_nan=True)
+    assert heads.big._marker_spec == ("cell", 6, 2)
+    qkv = w.panel("qkv")
+    assert np.array_equal(qkv.q.data, f.q[3]) and np.array_equal(qkv.k.data, f.k[1])
+    assert qkv.q._marker_spec == ("row", 6, 0) and qkv.k._marker_spec == ("row", 2, 0)
+    scores = w.panel("scores")
+    assert scores.raw.selected.value() == pytest.approx(float(f.scores_raw[3, 6, 2]))
+    sg = w.panel("softmax_grad")
+    assert "row 6" in sg.row_plot.titleLabel.text
+    heights = sg.row_bars.opts["height"]
+    assert np.allclose(heights, np.nan_to_num(f.weights[3, 6]))
+    assert "head 3" in w.panel("diagnostics").metric_plots[0][2].titleLabel.text
+    # a click on the large map moves query and key, a click on K moves the key
+    _click_cell(qtbot, heads, heads.big, 1, 8)
+    assert (w.selection.head, w.selection.query, w.selection.key) == (3, 1, 8)
+    _click_cell(qtbot, qkv, qkv.k, 4, 0)
+    assert w.selection.key == 4
+
+
+def test_hover_draws_crosshair_on_same_shape_heatmaps(qtbot, w):
+    heads, qkv = w.panel("heads"), w.panel("qkv")
+    heads.big._hover(2, 5)
+    for hm in heads.small:
+        assert hm.vline.isVisible() and hm.vline.value() == 5 and hm.hline.value() == 2
+    assert not qkv.x.vline.isVisible()  # X has another shape
+    assert "query 2" in w.statusBar().currentMessage() and "key 5" in w.statusBar().currentMessage()
+    heads.big._hover(-1, -1)
+    assert not heads.small[0].vline.isVisible()
+
+
+def test_zoom_is_linked_between_same_shape_heatmaps(qtbot, w):
+    heads = w.panel("heads")
+    heads.big.vb.setRange(xRange=(1.5, 4.5), yRange=(0.5, 3.5), padding=0)
+    qtbot.wait(10)
+    xr = heads.small[2].vb.viewRange()[0]
+    assert xr[0] == pytest.approx(1.5, abs=0.05) and xr[1] == pytest.approx(4.5, abs=0.05)
+
+
+def test_keyboard_shortcuts_move_the_selection(qtbot, w):
+    w.act_next_head.trigger()
+    w.act_query_down.trigger()
+    w.act_key_right.trigger()
+    w.act_key_right.trigger()
+    assert (w.selection.head, w.selection.query, w.selection.key) == (1, 1, 2)
+    assert w.act_next_head.shortcut().toString() == "]"
+    assert w.act_open.shortcut().toString() == "Ctrl+O"
+
+
+def test_selection_is_clamped_to_a_smaller_config(qtbot, w):
+    show(qtbot, w, AttentionConfig(seq_len=16, n_heads=8))
+    w.selection.set(7, 15, 15)
+    show(qtbot, w, AttentionConfig(seq_len=4, n_heads=2))
+    assert (w.selection.head, w.selection.query, w.selection.key) == (1, 3, 3)
+
+
+# ---- the worker: latest wins ------------------------------------------------------------------------
+
+
+def test_100_rapid_slider_changes_end_in_the_last_state(qtbot, w, qapp):
+    values = [int(v) for v in np.random.default_rng(0).integers(2, 64, size=100)]
+    values[-1] = 37
+    for i, v in enumerate(values):
+        _slide(w.controls.seq_len, v)
+        if i % 10 == 0:
+            qapp.processEvents()  # some drags let the loop run, some do not
+    cfg = wait_for(qtbot, w, lambda c: c.seq_len == 37)
+    qtbot.wait(100)  # nothing stale may arrive after the last value
+    assert w.config.seq_len == 37 and cfg.seq_len == 37
+    assert w.frame.config.seq_len == 37
+    assert w.panel("heads").big.shape == (37, 37)
+    assert w.controls.seq_len.value() == 37
+
+
+def test_latest_request_wins_and_stale_results_are_dropped(qtbot, w):
+    seen = []
+    w.frame_rendered.connect(seen.append)
+    computed0 = w.worker.computed
+    try:
+        for s in range(2, 102):
+            w.set_config(AttentionConfig(seq_len=s))
+        last = AttentionConfig(seq_len=101)
+        wait_for(qtbot, w, lambda c: c == last)
+        qtbot.wait(150)
+    finally:
+        w.frame_rendered.disconnect(seen.append)
+    assert seen == [last]  # nothing but the last config was ever drawn
+    assert w.worker.computed - computed0 < 100  # queued requests were replaced, not run
+
+
+def test_ui_stays_responsive_while_the_engine_runs(qtbot, w):
+    big = AttentionConfig(seq_len=256, n_heads=16, d_model=1024)
+    w.set_config(big)
+    ticks = []
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    wait_for(qtbot, w, lambda c: c == big)
+    timer.stop()
+    assert ticks, "the event loop did not run while the frame was computed"
+
+
+# ---- errors are shown in place ------------------------------------------------------------------------
+
+
+def test_engine_refusal_is_shown_in_the_banner(qtbot, w, monkeypatch):
+    monkeypatch.setenv("ATTN_EXPLORER_MEMORY_BUDGET", "1000")
+    with qtbot.waitSignal(w.compute_failed, timeout=TIMEOUT) as blocker:
+        w.set_config(AttentionConfig(seq_len=30))
+    assert "budget" in blocker.args[1]
+    assert w.banner.kind == "error" and "budget" in w.banner.message()
+    assert w.banner.bar.isVisible()
+    assert w.frame.config == AttentionConfig()  # the panels keep the last good frame
+    monkeypatch.delenv("ATTN_EXPLORER_MEMORY_BUDGET")
+    show(qtbot, w, AttentionConfig(seq_len=30))
+    assert w.banner.kind is None and not w.banner.bar.isVisible()
+
+
+def test_unavailable_device_is_shown_in_the_banner(qtbot, w):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    with qtbot.waitSignal(w.compute_failed, timeout=TIMEOUT) as blocker:
+        w.set_config(AttentionConfig(device="cuda"))
+    assert "CUDA" in blocker.args[1] and "CUDA" in w.banner.message()
+
+
+# ---- sessions through the window, settings, theme -----------------------------------------------------
+
+
+def test_save_and_open_session_through_the_window(qtbot, w, tmp_path):
+    cfg = AttentionConfig(n_heads=2, seq_len=6, causal=True, tokens=tuple("a b c d e f".split()))
+    show(qtbot, w, cfg)
+    w.selection.set(1, 4, 2)
+    path = tmp_path / "s.json"
+    assert w.save_session(path)
+    assert str(path.resolve()) == w.recent_files()[0]
+    assert any(path.name in a.text() for a in w.recent_menu.actions())
+    w.reset()
+    wait_for(qtbot, w, lambda c: c == AttentionConfig())
+    assert w.open_session(path)
+    wait_for(qtbot, w, lambda c: c == cfg)
+    assert (w.selection.head, w.selection.query, w.selection.key) == (1, 4, 2)
+    assert w.windowTitle().endswith("s.json")
+
+
+def test_a_malformed_session_is_refused_in_place(qtbot, w, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "attention-explorer.session", "version": 99, "config": {}}')
+    before = w.config
+    assert not w.open_session(bad)
+    assert "newer" in w.banner.message()
+    assert w.config == before
+
+
+def test_settings_hold_geometry_and_recent_files_only(qtbot, w):
+    w._save_settings()
+    assert set(w.settings.allKeys()) <= {"geometry", "window_state", "recent_files"}
+
+
+def test_theme_switch_restyles_the_panels(qtbot, w):
+    assert w.theme.dark
+    w.act_dark.trigger()  # unchecks: light theme
+    assert not w.theme.dark
+    bg = w.panel("heads").graphics.backgroundBrush().color()
+    assert bg == QColor("#ffffff")
+    w.act_dark.trigger()
+    assert w.theme.dark
+    assert w.panel("heads").graphics.backgroundBrush().color() == QColor("#15181d")
+
+
+def test_pixels_masked_cells_look_distinct(qtbot, w, qapp):
+    """Pixel probe: masked cells show the background and its hatch, visible cells a viridis colour."""
+    show(qtbot, w, AttentionConfig(seq_len=8, causal=True))
+    qapp.processEvents()
+    heads = w.panel("heads")
+    img = heads.graphics.grab().toImage()
+    holes = [QColor(w.theme.background), QColor(w.theme.hatch)]
+
+    def distance_to_holes(row, col):
+        p = heads.graphics.mapFromScene(heads.big.vb.mapViewToScene(QPointF(col, row)))
+        c = QColor(img.pixel(p.x(), p.y()))
+        return min(abs(c.red() - h.red()) + abs(c.green() - h.green()) + abs(c.blue() - h.blue())
+                   for h in holes)
+
+    masked = [distance_to_holes(0, 7), distance_to_holes(1, 6), distance_to_holes(2, 5)]
+    visible = [distance_to_holes(7, 0), distance_to_holes(5, 3), distance_to_holes(6, 6)]
+    assert max(masked) < 30, masked
+    assert min(visible) > 60, visible
+
+
+def test_diagnostics_show_kv_cache_and_backends(qtbot, w):
+    show(qtbot, w, AttentionConfig(n_heads=8, n_kv_heads=2))
+    diag = w.panel("diagnostics")
+    assert "GQA 4:1" in diag.cache_axis._tickLevels[0][0][1]
+    assert "Llama-3-8B" in diag.cache_plot.titleLabel.text
+    if w.frame.backends is None:  # measured once the worker has been idle a moment
+        with qtbot.waitSignal(w.backends_measured, timeout=TIMEOUT):
+            pass
+    assert set(w.frame.backends) == {"eager", "sdpa", "flash"}
+    text = diag.backend_card.label.text()
+    for name in ("eager", "sdpa", "flash"):
+        assert name in text
+    assert "measuring" not in text
+    assert math.isclose(diag.cache_bars.opts["height"][0] * 4, diag.cache_bars.opts["height"][1])
