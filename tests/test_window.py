@@ -320,7 +320,7 @@ def test_click_on_a_cell_selects_everywhere(qtbot, w):
     assert scores.raw.selected.value() == pytest.approx(float(f.scores_raw[3, 6, 2]))
     sg = w.panel("softmax_grad")
     assert "row 6" in sg.row_plot.titleLabel.text
-    heights = sg.row_bars.opts["height"]
+    heights = sg.row_bars.heights
     assert np.allclose(heights, np.nan_to_num(f.weights[3, 6]))
     assert "head 3" in w.panel("diagnostics").metric_plots[0][2].titleLabel.text
     # a click on the large map moves query and key, a click on K moves the key

@@ -33,7 +33,7 @@ from ..constraints import LLAMA3_8B
 from ..frame import Frame
 from ..themes import Theme
 from .base import Panel, register_panel
-from .plotting import set_plot_title, sticky_max, style_plot
+from .plotting import HighlightBars, set_plot_title, sticky_max, style_plot
 
 
 def human_bytes(n: float) -> str:
@@ -117,8 +117,7 @@ class DiagnosticsPanel(Panel):
             plot.showGrid(y=True, alpha=0.15)
             plot.setMouseEnabled(x=False, y=False)
             plot.disableAutoRange()
-            bars = pg.BarGraphItem(x=[0], height=[0], width=0.7)
-            plot.addItem(bars)
+            bars = HighlightBars(plot, width=0.7)
             self.metric_plots.append((key, label, plot, bars))
         ent_plot = self.metric_plots[0][2]
         self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="uniform log Skv",
@@ -153,6 +152,7 @@ class DiagnosticsPanel(Panel):
         grid.addWidget(self.backend_card, 1, 1)
         self.layout().addWidget(cards)
         self.layout().setStretch(1, 1)
+        self.graphics.setMinimumHeight(230)
 
     # ---- interaction -----------------------------------------------------------
     def _on_click(self, ev) -> None:
@@ -197,11 +197,9 @@ class DiagnosticsPanel(Panel):
     def draw_selection(self) -> None:
         f, th = self.frame, self.theme
         h = self.selection.head
-        H = f.config.n_heads
         for key, label, plot, bars in self.metric_plots:
             vals = np.nan_to_num(getattr(f, key))
-            brushes = [pg.mkBrush(th.accent if g == h else th.bar) for g in range(H)]
-            bars.setOpts(x=np.arange(H), height=vals, width=0.7, brushes=brushes, pen=pg.mkPen(None))
+            bars.set(vals, selected=h)
             set_plot_title(plot, f"<b>{label}</b> · head {h}: {vals[h]:.3g}", th, size="9pt")
 
     def set_backends(self, result: dict) -> None:
@@ -310,13 +308,14 @@ class DiagnosticsPanel(Panel):
             + "".join(rows) + "</table>", th)
 
     def apply_theme(self, theme: Theme) -> None:
-        for _key, _label, plot, _bars in self.metric_plots:
+        for _key, _label, plot, bars in self.metric_plots:
             style_plot(plot, theme)
+            bars.set_colors(theme.bar, theme.hatch, theme.accent)
         style_plot(self.cache_plot, theme)
         self.uniform_line.setPen(pg.mkPen(theme.muted, width=1, style=Qt.PenStyle.DashLine))
         self.uniform_line.label.setColor(theme.muted)
         card_bg = QColor(theme.background)
         for card in (self.warn_card, self.cost_card, self.backend_card):
             card.setStyleSheet(f"QFrame#card {{ background: {card_bg.name()}; border: 1px solid {theme.hatch};"
-                               f" border-radius: 5px; }} QLabel {{ color: {theme.foreground}; }}")
+                               f" border-radius: 5px; }} QLabel {{ color: {theme.foreground}; font-size: 8pt; }}")
         super().apply_theme(theme)

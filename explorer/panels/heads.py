@@ -48,14 +48,22 @@ class HeadsPanel(Panel):
         self.big.item.layout.addItem(self.cbar, 2, 5)
         self.grid = self.graphics.addLayout(row=0, col=1)
         self.grid.setSpacing(3)
-        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
-        self.graphics.ci.layout.setColumnStretchFactor(1, 2)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 5)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 3)
+        self.grid.setPreferredWidth(10)  # the large map takes the width the stretch gives it
         self.small: list[Heatmap] = []
         self.small_titles: list[pg.LabelItem] = []
         # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
         self.nan_overlay = pg.ImageItem()
         self.nan_overlay.setZValue(5)
         self.big.vb.addItem(self.nan_overlay, ignoreBounds=True)
+
+    def resizeEvent(self, event) -> None:
+        # the large map gets ~60% of the width; the grid of small maps shares the rest
+        w = max(event.size().width(), 200)
+        self.big.item.setMinimumWidth(0.55 * w)
+        self.big.item.setMaximumWidth(0.62 * w)
+        super().resizeEvent(event)
 
     def heatmaps(self) -> list[Heatmap]:
         return [self.big, *self.small]

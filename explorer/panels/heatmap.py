@@ -39,14 +39,17 @@ def colorize(data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> 
     Returns the image and whether it has NaN cells. ±inf clip to the ends of the map.
     """
     lo, hi = levels
-    scale = (lut.shape[0] - 1) / (hi - lo)
+    n = lut.shape[0]
+    scale = (n - 1) / (hi - lo)
     idx = (np.asarray(data, dtype=np.float32) - np.float32(lo)) * np.float32(scale)
     nan = np.isnan(idx)
     has_nan = bool(nan.any())
-    np.clip(idx, 0, lut.shape[0] - 1, out=idx)
+    np.clip(idx, 0, n - 1, out=idx)
     if has_nan:
         idx[nan] = 0
-    rgba = lut.take(idx.astype(np.intp), axis=0)
+    lut32 = np.ascontiguousarray(lut, dtype=np.uint8).view(np.uint32).ravel()  # one gather per pixel
+    rgba = lut32.take(idx.astype(np.uint8 if n <= 256 else np.intp)).view(np.uint8)
+    rgba = rgba.reshape(*idx.shape, 4)
     if has_nan:
         rgba[nan, 3] = 0
     return rgba, has_nan
@@ -81,9 +84,20 @@ class TokenAxis(pg.AxisItem):
         px_per_cell = size / span
         if self.orientation in ("left", "right"):
             need = 11.0  # one text line
+        elif self._labels is not None and hi - lo < 400:
+            # greedy: keep each label that does not collide with the previous one kept
+            kept, right = [], -math.inf
+            for i in range(lo, hi + 1):
+                half = (5.6 * min(len(self._labels[i]), 10) + 8) / 2
+                centre = (i - minVal) * px_per_cell
+                if centre - half >= right:
+                    kept.append(float(i))
+                    right = centre + half
+            return [(1.0, kept)]
         else:
-            longest = max((len(s) for s in (self._labels or [str(hi)])[lo: hi + 1]), default=1)
-            need = 6.0 * min(longest, 12) + 8
+            visible = (self._labels or [str(hi)])[lo: hi + 1]
+            longest = max((len(s) for s in visible), default=1)
+            need = 5.6 * min(longest, 10) + 8
         raw = max(1.0, need / max(px_per_cell, 1e-9))
         step = min(c for c in _NICE_STEPS if c >= raw) if raw <= _NICE_STEPS[-1] else _NICE_STEPS[-1]
         start = (lo + step - 1) // step * step
@@ -96,7 +110,7 @@ class TokenAxis(pg.AxisItem):
         for v in values:
             i = round(v)
             s = self._labels[i] if 0 <= i < len(self._labels) else ""
-            out.append(s if len(s) <= 12 else s[:11] + "…")
+            out.append(s if len(s) <= 10 else s[:9] + "…")
         return out
 
 

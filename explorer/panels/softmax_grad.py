@@ -19,7 +19,7 @@ from ..frame import Frame, scaling_sweep
 from ..themes import Theme
 from .base import Panel, register_panel
 from .heatmap import TokenAxis
-from .plotting import set_plot_title, sticky_max, style_plot
+from .plotting import HighlightBars, set_plot_title, sticky_max, style_plot
 
 
 def _bar_plot(layout, row: int, col: int, xlabel: str, ylabel: str) -> tuple[pg.PlotItem, TokenAxis]:
@@ -44,15 +44,13 @@ class SoftmaxGradPanel(Panel):
         self.jac_plot, self.jac_axis = _bar_plot(lay, 0, 0, "query", "‖∂softmax/∂s‖_F")
         self.jac_others = pg.PlotDataItem()
         self.jac_plot.addItem(self.jac_others)
-        self.jac_bars = pg.BarGraphItem(x=[0], height=[0], width=0.75)
-        self.jac_plot.addItem(self.jac_bars)
+        self.jac_bars = HighlightBars(self.jac_plot)
         self.jac_plot.disableAutoRange()
         self.jac_plot.setYRange(0, 0.75, padding=0)  # 1/√2 (two equal keys) is the largest norm
         self.jac_plot.setMouseEnabled(y=False)
 
         self.row_plot, self.row_axis = _bar_plot(lay, 0, 1, "key", "weight")
-        self.row_bars = pg.BarGraphItem(x=[0], height=[0], width=0.75)
-        self.row_plot.addItem(self.row_bars)
+        self.row_bars = HighlightBars(self.row_plot)
         self.masked_marks = pg.ScatterPlotItem(symbol="x", size=8)
         self.row_plot.addItem(self.masked_marks)
         self.uniform = pg.InfiniteLine(angle=0, movable=False, label="uniform",
@@ -124,12 +122,11 @@ class SoftmaxGradPanel(Panel):
         f, sel, th = self.frame, self.selection, self.theme
         cfg = f.config
         h, i, j = sel.head, sel.query, sel.key
-        S, Skv = cfg.seq_len, cfg.key_len
+        S = cfg.seq_len
         # ---- Jacobian norm per query ------------------------------------------
         jac = np.nan_to_num(f.jac_norm[h])
         xs = np.arange(S)
-        brushes = [pg.mkBrush(th.accent if q == i else th.bar) for q in range(S)]
-        self.jac_bars.setOpts(x=xs, height=jac, width=0.75, brushes=brushes, pen=pg.mkPen(None))
+        self.jac_bars.set(jac, selected=i)
         if cfg.n_heads > 1:
             others = [np.append(np.nan_to_num(f.jac_norm[g]), np.nan) for g in range(cfg.n_heads) if g != h]
             xs_all = np.tile(np.append(xs, np.nan), len(others))
@@ -143,9 +140,7 @@ class SoftmaxGradPanel(Panel):
         row = f.weights[h, i]
         vis = f.mask[i]
         heights = np.nan_to_num(row)
-        brushes = [pg.mkBrush(th.accent if k == j else (th.bar if vis[k] else th.hatch)) for k in range(Skv)]
-        self.row_bars.setOpts(x=np.arange(Skv), height=heights, width=0.75, brushes=brushes,
-                              pen=pg.mkPen(None))
+        self.row_bars.set(heights, selected=j, other=~vis)
         hidden = np.nonzero(~vis)[0]
         self.masked_marks.setData(hidden, np.zeros(len(hidden)))
         n_vis = int(vis.sum())
@@ -173,6 +168,8 @@ class SoftmaxGradPanel(Panel):
         faint = QColor(theme.muted)
         faint.setAlpha(120)
         self.jac_others.setPen(pg.mkPen(faint, width=1))
+        self.jac_bars.set_colors(theme.bar, theme.hatch, theme.accent)
+        self.row_bars.set_colors(theme.bar, theme.hatch, theme.accent)
         self.masked_marks.setPen(pg.mkPen(theme.muted, width=1.5))
         self.masked_marks.setBrush(pg.mkBrush(None))
         self.uniform.setPen(pg.mkPen(theme.muted, width=1, style=Qt.PenStyle.DashLine))
