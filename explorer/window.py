@@ -444,9 +444,12 @@ class MainWindow(QMainWindow):
         the graphics views' viewports, and a full repaint costs more).
         """
         windows = []
-        for panel in panels:
-            if not panel.isVisible():
-                continue
+        visible = [p for p in panels if p.isVisible()]
+        for panel in visible:
+            # pyqtgraph settles view ranges (and moves items) in prepareForPaint; doing it
+            # before the flush keeps that from dirtying the views again mid-paint
+            panel.graphics.scene().prepareForPaint()
+        for panel in visible:
             QCoreApplication.sendPostedEvents(panel.graphics.scene(), QEvent.Type.MetaCall)
             w = panel.window()
             if w not in windows:

@@ -178,6 +178,7 @@ class Heatmap:
         self.cmap = pg.colormap.get(cmap)
         self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
         self.levels: tuple[float, float] = (0.0, 1.0)
+        self._drawn_levels: tuple[float, float] | None = None
         self.data: np.ndarray | None = None
         self.hatch = QGraphicsRectItem()
         self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
@@ -214,7 +215,13 @@ class Heatmap:
             lo, hi = levels
             if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
                 lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
-            self.levels = (float(lo), float(hi))
+            levels = (float(lo), float(hi))
+        else:
+            levels = self.levels
+        if (self.data is not None and shape == self.shape and levels == self._drawn_levels
+                and np.array_equal(data, self.data, equal_nan=True)):
+            return  # unchanged (e.g. Q, K, V when only the mask moved): nothing to repaint
+        self.levels = self._drawn_levels = levels
         self.data = data
         rgba, has_nan = colorize(data, self.lut, self.levels)
         self.image.setImage(rgba, autoLevels=False)

@@ -85,10 +85,16 @@ class HighlightBars:
         for it in self.items:
             plot.addItem(it)
         self.heights = np.zeros(0)
+        self._key = None
 
     def set(self, heights: np.ndarray, selected: int | None = None, other: np.ndarray | None = None) -> None:
         """heights (n,); `selected` gets the accent; `other` (bool mask) the second colour."""
-        self.heights = np.asarray(heights, dtype=float)
+        heights = np.asarray(heights, dtype=float)
+        key = (selected, None if other is None else np.asarray(other, bool).tobytes())
+        if key == self._key and np.array_equal(heights, self.heights):
+            return  # unchanged: keep the painted bars
+        self._key = key
+        self.heights = heights
         n = len(self.heights)
         x = np.arange(n)
         base = np.ones(n, bool)
@@ -106,6 +112,7 @@ class HighlightBars:
                 item.hide()
 
     def set_colors(self, base: str, other: str, highlight: str) -> None:
+        self._key = None  # redraw on the next set
         for item, color in zip(self.items, (base, other, highlight)):
             item.setOpts(brush=pg.mkBrush(color), pen=pg.mkPen(None))
 
