@@ -29,3 +29,37 @@ selftest: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
+
+# --- installers (packaging/; see docs/teachers-guide.md and packaging/README.md) ---------------
+# make bundle: PyInstaller one-folder bundle in dist/attention-explorer/ and, on Debian/Ubuntu,
+#   dist/attention-explorer_<version>_<arch>.deb. make bundle-test: builds them if needed, runs
+#   the bundle's selftest and the selftest of the .deb unpacked into a temporary root.
+BUILD_STAMP := $(VENV)/.build-tools
+BUNDLE_EXE := dist/attention-explorer/attention-explorer
+BUNDLE_SRC := main.py pyproject.toml requirements.lock $(wildcard packaging/*.py packaging/*.spec packaging/requirements-build.txt) \
+	$(shell find engine explorer assets packaging/linux packaging/licenses -type f ! -name '*.pyc' 2>/dev/null)
+
+.PHONY: bundle bundle-test deb-install-test
+
+$(BUILD_STAMP): $(STAMP) packaging/requirements-build.txt
+	$(BIN)/python -m pip install -q -r packaging/requirements-build.txt
+	touch $(BUILD_STAMP)
+
+$(BUNDLE_EXE): $(BUILD_STAMP) $(BUNDLE_SRC)
+	$(BIN)/python packaging/build.py bundle
+
+dist/.deb-stamp: $(BUNDLE_EXE) $(wildcard packaging/linux/*) docs/teachers-guide.md
+	if command -v dpkg-deb >/dev/null; then $(BIN)/python packaging/build.py deb; fi
+	touch dist/.deb-stamp
+
+bundle: $(BUNDLE_EXE) dist/.deb-stamp
+	$(BIN)/python packaging/build.py sizes
+
+bundle-test: bundle
+	QT_QPA_PLATFORM=offscreen $(BIN)/python packaging/build.py check --require-selftest
+	if command -v dpkg-deb >/dev/null; then QT_QPA_PLATFORM=offscreen $(BIN)/python packaging/build.py deb-test --require-selftest; fi
+	QT_QPA_PLATFORM=offscreen AE_BUNDLE_TEST=1 $(BIN)/python -m pytest -q -m bundle tests/test_packaging.py
+
+# Root only: apt-get install the .deb for real, run /usr/bin/attention-explorer selftest, purge it.
+deb-install-test: bundle
+	QT_QPA_PLATFORM=offscreen $(BIN)/python packaging/build.py deb-install-test --require-selftest
