@@ -377,6 +377,7 @@ class ConfigControls(QWidget):
         text = " ".join(cfg.tokens) if cfg.tokens else ""
         if self.tokens.text().split() != text.split():
             self.tokens.setText(text)
+            self.tokens.setCursorPosition(0)  # show the start of the sentence
         self.seq_len.set_value(cfg.seq_len)
         self.cross.setChecked(cfg.kv_len is not None)
         self.kv_len.set_value(cfg.key_len)

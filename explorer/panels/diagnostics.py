@@ -266,7 +266,7 @@ class DiagnosticsPanel(Panel):
                                 brushes=[pg.mkBrush(c) for c in (th.accent, th.bar, th.ok)], pen=pg.mkPen(None))
         self.cache_axis.setTicks([[(i, n) for i, n in enumerate(names)]])
         self.cache_plot.setXRange(-0.6, 2.6, padding=0)
-        self.cache_plot.setYRange(0, max(heights) * 1.3 or 1, padding=0)
+        self.cache_plot.setYRange(0, max(heights) * 1.45 or 1, padding=0)
         self.cache_plot.setLabel("left", unit)
         for t, x, v in zip(self.cache_texts, range(3), vals):
             t.setText(human_bytes(v), color=th.foreground)

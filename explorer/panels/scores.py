@@ -54,7 +54,7 @@ class _HistPlot:
         self.plot.addItem(self.hist)
         self.plot.addItem(self.theory)
         self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
-                                        labelOpts={"position": 0.92, "anchors": [(0, 1), (0, 1)]})
+                                        labelOpts={"position": 0.84, "anchors": [(0, 1), (0, 1)]})
         self.plot.addItem(self.selected, ignoreBounds=True)
         self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False,
                                        label="fp16 max" if s > 0 else "",
