@@ -128,7 +128,11 @@ class MainWindow(QMainWindow):
         self.hover = HoverLink(self)
         self.settings = settings if settings is not None else make_settings()
 
-        self.worker = ComputeWorker(parent=self)
+        # not a Qt child of the window: deleting the window must not delete a running
+        # thread (Qt aborts on that); the thread is stopped on close, on destruction
+        # of the window, and at interpreter exit
+        self.worker = ComputeWorker()
+        self.destroyed.connect(self.worker.stop)
         self.worker.frame_ready.connect(self._on_frame_ready)
         self.worker.failed.connect(self._on_failed)
         self.worker.backends_ready.connect(self._on_backends)

@@ -14,9 +14,11 @@ for it.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable
 
 from PySide6.QtCore import QThread, Signal
@@ -27,6 +29,18 @@ from .frame import Frame, build_frame, measure_backends
 
 #: Idle time after a frame before the backend comparison runs.
 EXTRAS_DELAY_S = 0.25
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """A QThread destroyed while running aborts the process: stop any left at exit."""
+    for w in list(_LIVE):
+        try:
+            w.stop()
+        except RuntimeError:  # its C++ side is already gone
+            pass
 
 
 class ComputeWorker(QThread):
@@ -51,6 +65,7 @@ class ComputeWorker(QThread):
         self._stop = False
         self.computed = 0  # frames computed (including dropped ones)
         self.dropped = 0  # frames computed but superseded before emission
+        _LIVE.add(self)
 
     @property
     def latest_id(self) -> int:
@@ -66,11 +81,13 @@ class ComputeWorker(QThread):
             return self._latest
 
     def stop(self) -> None:
+        """Stop the thread and wait for it (idempotent; a running engine call finishes first)."""
         with self._cond:
             self._stop = True
             self._pending = self._extras = None
             self._cond.notify()
-        self.wait(10_000)
+        if self.isRunning():
+            self.wait(60_000)
 
     def run(self) -> None:  # the thread
         while True:

@@ -518,3 +518,42 @@ def test_diagnostics_show_kv_cache_and_backends(qtbot, w):
         assert name in text
     assert "measuring" not in text
     assert math.isclose(diag.cache_bars.opts["height"][0] * 4, diag.cache_bars.opts["height"][1])
+
+
+def test_hidden_panels_catch_up_when_shown(qtbot, w):
+    dock = w.dock("qkv")
+    dock.hide()
+    cfg = AttentionConfig(seq_len=13)
+    show(qtbot, w, cfg)
+    assert w.panel("heads").frame.config == cfg
+    assert w.panel("qkv").frame.config != cfg  # hidden: not drawn
+    dock.show()
+    qtbot.waitUntil(lambda: w.panel("qkv").frame is not None and w.panel("qkv").frame.config == cfg)
+    assert w.panel("qkv").x.shape == (13, 64)
+
+
+def test_a_registered_panel_can_be_added_later(qtbot, w):
+    from explorer.panels import PANELS, Panel, register_panel
+
+    @register_panel
+    class EchoPanel(Panel):
+        name = "echo_test"
+        title = "Echo"
+
+        def draw_frame(self, frame):
+            self.seen = frame.config
+
+        def draw_selection(self):
+            self.head = self.selection.head
+
+    try:
+        panel = w.add_panel("echo_test")
+        assert w.panel("echo_test") is panel and panel.seen == w.config
+        qtbot.waitUntil(panel.isVisible)
+        w.selection.set(head=2)
+        assert panel.head == 2
+    finally:
+        PANELS.pop("echo_test", None)
+        w.removeDockWidget(w.dock("echo_test"))
+        w._panels.pop("echo_test")
+        w._docks.pop("echo_test")
