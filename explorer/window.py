@@ -11,6 +11,7 @@ Clicks on any panel set the Selection; every panel redraws from it.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Mapping
@@ -505,7 +506,8 @@ class MainWindow(QMainWindow):
     def _update_status(self, frame: Frame) -> None:
         self.status_config.setText(frame.config.summary().replace("  ", " · "))
         self.status_compute.setText(f"compute {frame.compute_ms:.1f} ms")
-        self.status_render.setText(f"render {self.render_ms:.1f} ms · latency {self.latency_ms:.1f} ms")
+        latency = "" if math.isnan(self.latency_ms) else f" · latency {self.latency_ms:.1f} ms"
+        self.status_render.setText(f"render {self.render_ms:.1f} ms{latency}")
         diff = frame.trace.backend_max_abs_diff
         extra = "" if diff is None else f" (max |Δ| vs eager {diff:.1e})"
         self.status_backend.setText(f"backend {frame.backend_impl}{extra}")
