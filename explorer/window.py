@@ -145,6 +145,9 @@ class MainWindow(QMainWindow):
         self._create_panels()
         self._create_actions()
         self._create_menus()
+        from .export_dialog import install_export_actions
+
+        install_export_actions(self)
         self._create_status_bar()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
