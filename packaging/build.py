@@ -131,6 +131,10 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     run(cmd, cwd=ROOT)
     if sys.platform.startswith("linux"):
         strip_libraries(BUNDLE)
+    dangling = [p for p in BUNDLE.rglob("*") if p.is_symlink() and not p.exists()]
+    if dangling:
+        sys.exit("build: dangling symlinks in the bundle: "
+                 + ", ".join(str(p.relative_to(BUNDLE)) for p in dangling[:10]))
     secs = time.monotonic() - t0
     size = tree_size(BUNDLE)
     log(f"bundle: {BUNDLE} ({mib(size)}) built in {secs:.0f} s")
@@ -410,6 +414,8 @@ def cmd_sizes(args: argparse.Namespace) -> int:
         if internal.exists():
             parts = {}
             for child in internal.iterdir():
+                if child.is_symlink():
+                    continue
                 parts[child.name] = tree_size(child) if child.is_dir() else child.stat().st_size
             top = sorted(parts.items(), key=lambda kv: -kv[1])[:12]
             data["bundle_largest"] = {k: v for k, v in top}

@@ -135,11 +135,24 @@ def test_spec_runs_with_stubbed_pyinstaller(tmp_path):
     class Stub:
         def __init__(self, *args, **kwargs):
             self.args, self.kwargs = args, kwargs
-            self.binaries, self.datas, self.pure, self.scripts = [], list(kwargs.get("datas", [])), [], []
+            self.binaries, self.datas, self.pure, self.scripts = [], [], [], []
 
     def analysis(*args, **kwargs):
         captured["analysis"] = kwargs
-        return Stub(*args, **kwargs)
+        a = Stub(*args, **kwargs)
+        # PyInstaller's TOC form: (dest, src, typecode), plus what hooks would add.
+        a.datas = [(f"{dest}/{Path(src).name}", src, "DATA") for src, dest in kwargs["datas"]]
+        a.binaries = [
+            ("PySide6/Qt/lib/libQt6Core.so.6", "/x/libQt6Core.so.6", "BINARY"),
+            ("PySide6/Qt/lib/libQt6EglFsKmsSupport.so.6", "/x/libQt6EglFsKmsSupport.so.6", "BINARY"),
+            ("torch/bin/test_api", "/x/test_api", "BINARY"),
+        ]
+        a.datas += [
+            ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
+            ("libQt6EglFsKmsSupport.so.6", "PySide6/Qt/lib/libQt6EglFsKmsSupport.so.6", "SYMLINK"),
+        ]
+        captured["a"] = a
+        return a
 
     ns = {"SPECPATH": str(PACKAGING), "Analysis": analysis, "PYZ": Stub, "EXE": Stub,
           "COLLECT": Stub, "BUNDLE": Stub, "__file__": str(PACKAGING / "attention_explorer.spec")}
@@ -155,6 +168,13 @@ def test_spec_runs_with_stubbed_pyinstaller(tmp_path):
     finally:
         hooks.collect_submodules = original
     kw = captured["analysis"]
+    a = captured["a"]
+    kept = {dest for dest, _src, _kind in (*a.binaries, *a.datas)}
+    assert "PySide6/Qt/lib/libQt6Core.so.6" in kept and "libQt6Core.so.6" in kept
+    assert "torch/bin/test_api" not in kept
+    # a dropped library takes its top-level symlink with it (no dangling links)
+    assert "PySide6/Qt/lib/libQt6EglFsKmsSupport.so.6" not in kept
+    assert "libQt6EglFsKmsSupport.so.6" not in kept
     dests = {(Path(src).name, dest.replace("\\", "/")) for src, dest in kw["datas"]}
     model_dest = f"assets/models/{cfg.DEMO_MODEL_NAME}"
     for name in ("config.json", "model.safetensors", "tokenizer.json", "LICENSE", "NOTICE"):
