@@ -10,17 +10,18 @@ import torch
 from .config import AttentionConfig
 from .inputs import generator, torch_dtype
 from .kvcache import kv_cache_bytes
-from .positional import query_positions
 from .trace import AttentionTrace, row_entropy, softmax_jacobian_norm
 
 FLOAT16_MAX = 65504.0
 
 
-def head_summary(weights: torch.Tensor, q_offset: int = 0) -> dict[str, torch.Tensor]:
+def head_summary(weights: torch.Tensor, q_offset: int = 0,
+                 entropy: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
     """Per-head metrics of weights (H, S, Skv); each value is an (H,) float32 tensor.
 
     Query i sits at position i + q_offset (Skv − S under our convention), key j
-    at j. Fully masked (NaN) rows are left out of every mean.
+    at j. Fully masked (NaN) rows are left out of every mean. `entropy` (H, S)
+    may pass the row entropies already computed (the trace holds them).
       mean_entropy   mean row entropy, nats (log Skv = uniform, 0 = one-hot)
       max_weight     largest single weight
       sink_mass      mean weight on key 0 (the "attention sink")
@@ -31,9 +32,10 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0) -> dict[str, torch.Te
     w = weights.float()
     H, S, Skv = w.shape
     valid = ~torch.isnan(w).any(-1)  # (H, S)
-    w = torch.nan_to_num(w, nan=0.0)
+    if not bool(valid.all()):
+        w = torch.nan_to_num(w, nan=0.0)
     n = valid.sum(-1).clamp(min=1).float()  # (H,)
-    pos = query_positions(S, S + q_offset) if q_offset else torch.arange(S)
+    pos = torch.arange(S) + q_offset
     j = torch.arange(Skv)
     dist = (pos[:, None] - j[None, :]).abs().float()  # (S, Skv)
 
@@ -47,11 +49,12 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0) -> dict[str, torch.Te
     def mean_rows(t: torch.Tensor) -> torch.Tensor:
         return (torch.nan_to_num(t) * valid).sum(-1) / n
 
+    ent = row_entropy(w) if entropy is None else entropy.float()
     return {
-        "mean_entropy": mean_rows(row_entropy(w)),
+        "mean_entropy": mean_rows(ent),
         "max_weight": w.amax(dim=(-1, -2)),
         "sink_mass": mean_rows(w[..., 0]),
-        "mean_distance": mean_rows((w * dist).sum(-1)),
+        "mean_distance": mean_rows(torch.einsum("hsk,sk->hs", w, dist)),
         "diagonal": at(0),
         "previous_token": at(1),
     }
@@ -60,7 +63,7 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0) -> dict[str, torch.Te
 def trace_head_summary(trace: AttentionTrace, batch: int = 0) -> dict[str, torch.Tensor]:
     """head_summary of one batch row of a trace."""
     cfg = trace.config
-    return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len)
+    return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len, trace.entropy[batch])
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,20 @@ class OverflowReport:
 
 
 def overflow_report(trace: AttentionTrace) -> OverflowReport:
+    """Count overflows, NaN rows and fully masked rows; explain each in one line.
+
+    The common case (nothing wrong) is decided by cheap reductions, without
+    the per-entry scans: this runs on every slider move.
+    """
     cfg = trace.config
+    if (
+        trace.mask.any(-1).all()
+        and torch.isfinite(trace.scores_raw).all()
+        and not torch.isnan(trace.weights).any()
+        and not (torch.isinf(trace.scores) & trace.mask).any()
+    ):
+        top = float(trace.scores_raw.abs().max().float()) if trace.scores_raw.numel() else float("nan")
+        return OverflowReport(0, 0, 0, 0, top, ())
     raw = trace.scores_raw.float()
     inf_raw = int(torch.isinf(raw).sum())
     visible = trace.mask.expand_as(trace.scores)

@@ -90,51 +90,6 @@ def token_labels(config: AttentionConfig) -> tuple[list[str], list[str]]:
     return q, k
 
 
-def head_metrics(weights: np.ndarray, entropy: np.ndarray, q_offset: int) -> dict[str, np.ndarray]:
-    """Per-head means over valid rows, as engine.head_summary defines them.
-
-    weights (H, S, Skv) float32 may hold NaN rows; entropy (H, S). Reuses the
-    trace's entropy instead of recomputing it, so it stays cheap at S=256.
-    """
-    H, S, Skv = weights.shape
-    valid = ~np.isnan(weights).any(-1)  # (H, S); fully masked "-inf" rows are NaN
-    n = np.maximum(valid.sum(-1), 1).astype(np.float32)
-    w = np.where(valid[..., None], weights, 0.0).astype(np.float32, copy=False)
-    pos = np.arange(S) + q_offset
-    dist = np.abs(pos[:, None] - np.arange(Skv)[None, :]).astype(np.float32)  # (S, Skv)
-    mean_dist_rows = np.einsum("hsk,sk->hs", w, dist, optimize=False)
-    ent = np.where(valid, np.nan_to_num(entropy), 0.0)
-    return {
-        "valid": valid,
-        "mean_entropy": ent.sum(-1) / n,
-        "sink_mass": w[..., 0].sum(-1) / n if Skv else np.zeros(H, np.float32),
-        "mean_distance": mean_dist_rows.sum(-1) / n,
-    }
-
-
-def overflow_report(trace: AttentionTrace):
-    """engine.overflow_report, skipping its full scan when a quick check finds nothing wrong.
-
-    The engine's report costs ~20 ms at S=256, H=16; when Q·Kᵀ has no ±inf, no
-    visible score is ±inf, no weight is NaN and every query sees a key, its
-    result is the empty report with the largest |Q·Kᵀ|, built here directly.
-    """
-    from engine.diagnostics import OverflowReport
-
-    raw = trace.scores_raw
-    with torch.inference_mode():
-        suspicious = (
-            bool(torch.isinf(raw).any())
-            or bool((torch.isinf(trace.scores) & trace.mask).any())
-            or bool(torch.isnan(trace.weights).any())
-            or not bool(trace.mask.any(-1).all())
-        )
-        if suspicious:
-            return engine.overflow_report(trace)
-        max_abs = float(raw.abs().max().float()) if raw.numel() else float("nan")
-    return OverflowReport(0, 0, 0, 0, max_abs, ())
-
-
 def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
     """Run the engine for `config` and derive everything the panels show.
 
@@ -154,7 +109,8 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
         weights_shown = weights.copy()
         np.copyto(weights_shown, np.float32(np.nan), where=(~mask)[None, :, :] & (weights == 0))
     entropy = _np(trace.entropy[0])
-    m = head_metrics(weights, entropy, config.key_len - config.seq_len)
+    m = engine.trace_head_summary(trace)  # (H,) tensors
+    valid_rows = ~np.isnan(weights).any(-1)  # (H, S); fully masked "-inf" rows are NaN
     finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
     q_labels, k_labels = token_labels(config)
     frame = Frame(
@@ -176,12 +132,12 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
         mask=mask,
         jac_norm=_np(trace.softmax_jacobian_norm[0]),
         entropy=entropy,
-        valid_rows=m["valid"],
-        head_entropy=m["mean_entropy"],
-        sink_mass=m["sink_mass"],
-        mean_distance=m["mean_distance"],
+        valid_rows=valid_rows,
+        head_entropy=_np(m["mean_entropy"]),
+        sink_mass=_np(m["sink_mass"]),
+        mean_distance=_np(m["mean_distance"]),
         weight_max=float(finite_max) if math.isfinite(finite_max) and finite_max > 0 else 1.0,
-        overflow=overflow_report(trace),
+        overflow=engine.overflow_report(trace),
         stage_costs=engine.stage_costs(config),
         query_labels=q_labels,
         key_labels=k_labels,

@@ -247,8 +247,8 @@ def test_engine_never_imports_qt():
             "bad=[m for m in sys.modules if m.split('.')[0] in ('PySide6','pyqtgraph','superqt','explorer','shiboken6')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
-    from pathlib import Path
     import re
+    from pathlib import Path
     root = Path(engine.__file__).parent
     pat = re.compile(r"^\s*(from|import)\s+(PySide6|pyqtgraph|superqt|explorer|shiboken6)\b", re.M)
     offenders = [str(p) for p in root.rglob("*.py") if pat.search(p.read_text())]
