@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -42,6 +42,9 @@ from .themes import CATEGORY_COLORS
 
 #: Slider drags send at most one change per this many ms (the trailing value always goes).
 THROTTLE_MS = 25
+MASK_VALUES = ("-inf", "min", "-1e9")
+SCALE_MODES = ("default", "none", "custom")
+POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
 
 
 class ValueSlider(QWidget):
@@ -158,138 +161,207 @@ class ConfigControls(QWidget):
         root.setContentsMargins(6, 6, 6, 6)
         root.setSpacing(8)
 
-        def group(title: str) -> QFormLayout:
-            box = QGroupBox(title)
+        # every text is set in retranslate_ui (again on each language change)
+        self._groups: list[QGroupBox] = []
+        self._labels: dict[str, QLabel] = {}
+
+        def group() -> QFormLayout:
+            box = QGroupBox()
             form = QFormLayout(box)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
             form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             form.setContentsMargins(6, 10, 6, 4)
             form.setVerticalSpacing(5)
             root.addWidget(box)
+            self._groups.append(box)
             return form
 
+        def row(form: QFormLayout, key: str | None, field) -> None:
+            if key is None:
+                form.addRow("", field)
+            else:
+                label = self._labels[key] = QLabel()
+                form.addRow(label, field)
+
         # ---- shape ---------------------------------------------------------------
-        f = group("Shape")
-        self.d_model = ValueSlider(4, C.D_MODEL_MAX, 4, tooltip="Model width d_model; only multiples of the head count are offered")
-        f.addRow("d_model", self.d_model)
+        f = group()
+        self.d_model = ValueSlider(4, C.D_MODEL_MAX, 4)
+        row(f, "d_model", self.d_model)
         self.heads = QComboBox()
-        self.heads.setToolTip("Query heads: the divisors of d_model (head_dim = d_model / heads)")
-        f.addRow("heads", self.heads)
+        row(f, "heads", self.heads)
         self.kv_heads = QComboBox()
-        self.kv_heads.setToolTip("KV heads: divisors of the head count. MHA = one per query head, "
-                                 "GQA n:1 = n query heads share one, MQA = all share one")
-        f.addRow("KV heads", self.kv_heads)
+        row(f, "kv_heads", self.kv_heads)
         self.group_map = QLabel()
         self.group_map.setObjectName("groupMap")
         self.group_map.setWordWrap(True)
         self.group_map.setTextFormat(Qt.TextFormat.RichText)
-        self.group_map.setToolTip("Which query heads read which KV head")
-        f.addRow("", self.group_map)
+        row(f, None, self.group_map)
         self.head_dim = QLabel()
         self.head_dim.setObjectName("hint")
-        f.addRow("head_dim", self.head_dim)
+        row(f, "head_dim", self.head_dim)
         self.batch = QSpinBox()
         self.batch.setRange(1, C.BATCH_MAX)
-        self.batch.setToolTip("Batch size; the panels show batch row 0")
-        f.addRow("batch", self.batch)
+        row(f, "batch", self.batch)
 
         # ---- sequence ------------------------------------------------------------
-        f = group("Sequence")
+        f = group()
         self.tokens = QLineEdit()
-        self.tokens.setPlaceholderText("type words: they become the tokens")
         self.tokens.setClearButtonEnabled(True)
-        self.tokens.setToolTip("Space-separated words become the tokens (and the axis labels); "
-                               "equal words get equal embeddings. Empty = random inputs.")
-        f.addRow("tokens", self.tokens)
-        self.seq_len = ValueSlider(1, C.SEQ_MAX, 1, tooltip="Query length S (clears the typed tokens)")
-        f.addRow("query length", self.seq_len)
-        self.cross = QCheckBox("separate keys (cross-attention)")
-        self.cross.setToolTip("Keys and values come from a separate memory of its own length")
-        f.addRow("", self.cross)
-        self.kv_len = ValueSlider(1, C.KV_LEN_MAX, 1, tooltip="Key length Skv")
-        f.addRow("key length", self.kv_len)
+        row(f, "tokens", self.tokens)
+        self.seq_len = ValueSlider(1, C.SEQ_MAX, 1)
+        row(f, "seq_len", self.seq_len)
+        self.cross = QCheckBox()
+        row(f, None, self.cross)
+        self.kv_len = ValueSlider(1, C.KV_LEN_MAX, 1)
+        row(f, "kv_len", self.kv_len)
 
         # ---- mask ----------------------------------------------------------------
-        f = group("Mask")
-        self.causal = QCheckBox("causal (bottom-right aligned)")
-        self.causal.setToolTip("Query i sits at position i + (Skv − S) and sees keys j ≤ that position")
-        f.addRow("", self.causal)
-        self.window_on = QCheckBox("sliding window")
-        self.window = ValueSlider(1, C.SEQ_MAX, 1, tooltip="Keys within this distance of the query are visible")
-        row = QHBoxLayout()
-        row.addWidget(self.window_on)
-        row.addWidget(self.window, 1)
-        f.addRow("", row)
-        self.pad = ValueSlider(0, C.SEQ_MAX, 1, tooltip="The last `pad` keys are padding, hidden from every query")
-        f.addRow("padding", self.pad)
+        f = group()
+        self.causal = QCheckBox()
+        row(f, None, self.causal)
+        self.window_on = QCheckBox()
+        self.window = ValueSlider(1, C.SEQ_MAX, 1)
+        hbox = QHBoxLayout()
+        hbox.addWidget(self.window_on)
+        hbox.addWidget(self.window, 1)
+        row(f, None, hbox)
+        self.pad = ValueSlider(0, C.SEQ_MAX, 1)
+        row(f, "pad", self.pad)
         self.mask_value = QComboBox()
-        for text, tip in (("-inf", "masked_fill(-inf): a fully masked row becomes NaN"),
-                          ("min", "the dtype's finfo.min: a fully masked row becomes uniform garbage"),
-                          ("-1e9", "-1e9: uniform garbage for a fully masked row; -inf in float16")):
-            self.mask_value.addItem(text, text)
-            self.mask_value.setItemData(self.mask_value.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.mask_value.setToolTip("What masked scores become before the softmax")
-        f.addRow("mask value", self.mask_value)
+        for value in MASK_VALUES:
+            self.mask_value.addItem(value, value)  # the literal value: it is what the code writes
+        row(f, "mask_value", self.mask_value)
 
         # ---- scaling and precision -----------------------------------------------
-        f = group("Scaling and precision")
+        f = group()
         self.scale_mode = QComboBox()
-        self.scale_mode.addItem("1/√d_k", "default")
-        self.scale_mode.addItem("none (×1)", "none")
-        self.scale_mode.addItem("custom", "custom")
-        self.scale_mode.setToolTip("The multiplier of QKᵀ")
-        f.addRow("scaling", self.scale_mode)
-        self.scale = ValueSlider(*C.SCALE_RANGE, 0.005, decimals=3, tooltip="Custom multiplier of QKᵀ")
-        f.addRow("multiplier", self.scale)
-        self.prescale_q = QCheckBox("pre-scale Q (fp16 overflow fix)")
-        self.prescale_q.setToolTip("Multiply Q by the scale before Q·Kᵀ so the product stays in range")
-        f.addRow("", self.prescale_q)
+        for mode in SCALE_MODES:
+            self.scale_mode.addItem("", mode)
+        row(f, "scale_mode", self.scale_mode)
+        self.scale = ValueSlider(*C.SCALE_RANGE, 0.005, decimals=3)
+        row(f, "scale", self.scale)
+        self.prescale_q = QCheckBox()
+        row(f, None, self.prescale_q)
         self.dtype = QComboBox()
         for d in ("float32", "float16", "bfloat16"):
             self.dtype.addItem(d, d)
-        self.dtype.setToolTip("The computation really runs in this dtype")
-        f.addRow("dtype", self.dtype)
+        row(f, "dtype", self.dtype)
         self.positional = QComboBox()
-        for p in ("none", "sinusoidal", "learned", "rope", "alibi"):
-            self.positional.addItem(p, p)
-        self.positional.setToolTip("Positional encoding: without one, attention cannot see order")
-        f.addRow("positions", self.positional)
+        for p in POSITIONALS:
+            self.positional.addItem("", p)
+        row(f, "positional", self.positional)
 
         # ---- run -------------------------------------------------------------------
-        f = group("Run")
+        f = group()
         self.backend = QComboBox()
         for b in ("eager", "sdpa", "flash"):
             self.backend.addItem(b, b)
-        self.backend.setToolTip("Which kernel computes the output (the pictures always come from eager)")
-        f.addRow("backend", self.backend)
+        row(f, "backend", self.backend)
         self.device = QComboBox()
         for d in ("cpu", "cuda"):
             self.device.addItem(d, d)
-        f.addRow("device", self.device)
+        row(f, "device", self.device)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
-        self.seed.setToolTip("Seeds inputs and weights: the same config gives the same numbers")
-        f.addRow("seed", self.seed)
-        self.init_xavier = QCheckBox("Xavier")
-        self.init_xavier.setToolTip("Weight init std: Xavier √(2/(fan_in+fan_out)), or a fixed std")
+        row(f, "seed", self.seed)
+        self.init_xavier = QCheckBox()
         self.init_std = QDoubleSpinBox()
         self.init_std.setRange(*C.INIT_STD_RANGE)
         self.init_std.setDecimals(3)
         self.init_std.setSingleStep(0.01)
         self.init_std.setKeyboardTracking(False)
         self.init_std.setValue(0.02)
-        row = QHBoxLayout()
-        row.addWidget(self.init_xavier)
-        row.addWidget(self.init_std, 1)
-        f.addRow("init std", row)
+        hbox = QHBoxLayout()
+        hbox.addWidget(self.init_xavier)
+        hbox.addWidget(self.init_std, 1)
+        row(f, "init_std", hbox)
 
-        self.reset = QPushButton("Reset to defaults")
-        self.reset.setToolTip("Back to the default configuration (Ctrl+R)")
+        self.reset = QPushButton()
         root.addWidget(self.reset)
         root.addStretch(1)
 
         self._connect()
-        self.set_config(self._config)
+        self.retranslate_ui()  # also mirrors self._config
+
+    # ---- language -------------------------------------------------------------------
+    def retranslate_ui(self) -> None:
+        """Every label, tooltip and item text in the current language."""
+        tr = self.tr
+        for box, title in zip(self._groups, (tr("Shape"), tr("Sequence"), tr("Mask"),
+                                             tr("Scaling and precision"), tr("Run"))):
+            box.setTitle(title)
+        labels = {
+            "d_model": tr("d_model"), "heads": tr("heads"), "kv_heads": tr("KV heads"),
+            "head_dim": tr("head_dim"), "batch": tr("batch"), "tokens": tr("tokens"),
+            "seq_len": tr("query length"), "kv_len": tr("key length"), "pad": tr("padding"),
+            "mask_value": tr("mask value"), "scale_mode": tr("scaling"), "scale": tr("multiplier"),
+            "dtype": tr("dtype"), "positional": tr("positions"), "backend": tr("backend"),
+            "device": tr("device"), "seed": tr("seed"), "init_std": tr("init std"),
+        }
+        for key, label in self._labels.items():
+            label.setText(labels[key])
+        tips = (
+            (self.d_model, tr("Model width d_model; only multiples of the head count are offered")),
+            (self.heads, tr("Query heads: the divisors of d_model (head_dim = d_model / heads)")),
+            (self.kv_heads, tr("KV heads: divisors of the head count. MHA = one per query head, "
+                               "GQA n:1 = n query heads share one, MQA = all share one")),
+            (self.group_map, tr("Which query heads read which KV head")),
+            (self.batch, tr("Batch size; the panels show batch row 0")),
+            (self.tokens, tr("Space-separated words become the tokens (and the axis labels); "
+                             "equal words get equal embeddings. Empty = random inputs.")),
+            (self.seq_len, tr("Query length S (clears the typed tokens)")),
+            (self.cross, tr("Keys and values come from a separate memory of its own length")),
+            (self.kv_len, tr("Key length Skv")),
+            (self.causal, tr("Query i sits at position i + (Skv − S) and sees keys j ≤ that position")),
+            (self.window, tr("Keys within this distance of the query are visible")),
+            (self.pad, tr("The last `pad` keys are padding, hidden from every query")),
+            (self.mask_value, tr("What masked scores become before the softmax")),
+            (self.scale_mode, tr("The multiplier of QKᵀ")),
+            (self.scale, tr("Custom multiplier of QKᵀ")),
+            (self.prescale_q, tr("Multiply Q by the scale before Q·Kᵀ so the product stays in range")),
+            (self.dtype, tr("The computation really runs in this dtype")),
+            (self.positional, tr("Positional encoding: without one, attention cannot see order")),
+            (self.backend, tr("Which kernel computes the output (the pictures always come from eager)")),
+            (self.seed, tr("Seeds inputs and weights: the same config gives the same numbers")),
+            (self.init_xavier, tr("Weight init std: Xavier √(2/(fan_in+fan_out)), or a fixed std")),
+            (self.reset, tr("Back to the default configuration (Ctrl+R)")),
+        )
+        for widget, tip in tips:
+            widget.setToolTip(tip)
+        self.tokens.setPlaceholderText(tr("type words: they become the tokens"))
+        self.cross.setText(tr("separate keys (cross-attention)"))
+        self.causal.setText(tr("causal (bottom-right aligned)"))
+        self.window_on.setText(tr("sliding window"))
+        self.prescale_q.setText(tr("pre-scale Q (fp16 overflow fix)"))
+        self.init_xavier.setText(tr("Xavier"))
+        self.reset.setText(tr("Reset to defaults"))
+        mask_tips = {
+            "-inf": tr("masked_fill(-inf): a fully masked row becomes NaN"),
+            "min": tr("the dtype's finfo.min: a fully masked row becomes uniform garbage"),
+            "-1e9": tr("-1e9: uniform garbage for a fully masked row; -inf in float16"),
+        }
+        for i, value in enumerate(MASK_VALUES):
+            self.mask_value.setItemData(i, mask_tips[value], Qt.ItemDataRole.ToolTipRole)
+        scale_texts = {"default": tr("1/√d_k"), "none": tr("none (×1)"), "custom": tr("custom")}
+        for i, mode in enumerate(SCALE_MODES):
+            self.scale_mode.setItemText(i, scale_texts[mode])
+        pos_texts = {"none": tr("none"), "sinusoidal": tr("sinusoidal"), "learned": tr("learned"),
+                     "rope": tr("RoPE"), "alibi": tr("ALiBi")}
+        for i, p in enumerate(POSITIONALS):
+            self.positional.setItemText(i, pos_texts[p])
+        self.set_config(self._config)  # the texts that carry values (head_dim, group map)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def _positional_refusal(self, cfg: AttentionConfig, positional: str) -> str | None:
+        """constraints.positional_refusal, in the interface language."""
+        if C.positional_refusal(cfg, positional) is None:
+            return None
+        return self.tr("RoPE needs an even head_dim; d_model/heads = {d_model}/{heads} = {head_dim}").format(
+            d_model=cfg.d_model, heads=cfg.n_heads, head_dim=cfg.head_dim)
 
     # ---- requests ------------------------------------------------------------------
     def _request(self, **changes: Any) -> None:
@@ -372,7 +444,8 @@ class ConfigControls(QWidget):
         _set_items(self.kv_heads, [(C.kv_label(cfg.n_heads, g), g) for g in C.allowed_kv_heads(cfg.n_heads)],
                    cfg.kv_heads)
         self.group_map.setText(self._group_map_html(cfg))
-        self.head_dim.setText(f"{cfg.head_dim}  (scale 1/√{cfg.head_dim} = {1 / math.sqrt(cfg.head_dim):.3g})")
+        self.head_dim.setText(self.tr("{head_dim}  (scale 1/√{head_dim} = {scale})").format(
+            head_dim=cfg.head_dim, scale=f"{1 / math.sqrt(cfg.head_dim):.3g}"))
         self.batch.setValue(cfg.batch)
         text = " ".join(cfg.tokens) if cfg.tokens else ""
         if self.tokens.text().split() != text.split():
@@ -398,8 +471,7 @@ class ConfigControls(QWidget):
         self.prescale_q.setChecked(cfg.prescale_q)
         self.dtype.setCurrentIndex(self.dtype.findData(cfg.dtype))
         self.positional.setCurrentIndex(self.positional.findData(cfg.positional))
-        _set_enabled_items(self.positional, {p: C.positional_refusal(cfg, p) for p in
-                                             ("none", "sinusoidal", "learned", "rope", "alibi")})
+        _set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
         self.backend.setCurrentIndex(self.backend.findData(cfg.backend))
         _set_enabled_items(self.backend, engine.available_backends(cfg.device, cfg.dtype))
         self.device.setCurrentIndex(self.device.findData(cfg.device))
@@ -412,13 +484,12 @@ class ConfigControls(QWidget):
         self.init_std.setEnabled(cfg.init_std is not None)
         del blockers
 
-    @staticmethod
-    def _group_map_html(cfg: AttentionConfig) -> str:
+    def _group_map_html(self, cfg: AttentionConfig) -> str:
         parts = []
         for g, heads in C.group_map(cfg):
             color = CATEGORY_COLORS[g % len(CATEGORY_COLORS)]
             qs = ",".join(map(str, heads)) if len(heads) <= 4 else f"{heads[0]}–{heads[-1]}"
             parts.append(f"<span style='color:{color}'>●</span>kv{g}←q{html.escape(qs)}")
         if len(parts) > 12:
-            parts = [*parts[:11], f"… ({len(parts)} groups)"]
+            parts = [*parts[:11], self.tr("… ({n} groups)").format(n=len(parts))]
         return f"<b>{cfg.attention_kind}</b>: " + " · ".join(parts)

@@ -246,7 +246,8 @@ def export_widget(widget, path: str | os.PathLike, options: ExportOptions, *, co
 def panel_names(window) -> list[str]:
     """The panels this window has (model panels only once a model is loaded)."""
     if hasattr(window, "panel_names"):
-        return list(window.panel_names())
+        # not the lesson panel: it is text and buttons, not a figure
+        return [n for n in window.panel_names() if getattr(window.panel(n), "exportable", True)]
     names = []
     for name in (*PANEL_NAMES, *MODEL_PANEL_NAMES):
         try:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -55,8 +55,15 @@ from .export import (
 )
 
 WHAT_PANEL, WHAT_ALL, WHAT_WINDOW = "panel", "all", "window"
-_FORMAT_LABELS = {"png": "PNG image", "svg": "SVG (vector)", "pdf": "PDF (vector)"}
-_THEME_LABELS = {"slides": "Slides: light, large text, thick lines", "screen": "Screen: as the window shows it"}
+_FORMAT_LABELS = {"png": QT_TRANSLATE_NOOP("ExportDialog", "PNG image"),
+                  "svg": QT_TRANSLATE_NOOP("ExportDialog", "SVG (vector)"),
+                  "pdf": QT_TRANSLATE_NOOP("ExportDialog", "PDF (vector)")}
+_THEME_LABELS = {"slides": QT_TRANSLATE_NOOP("ExportDialog", "Slides: light, large text, thick lines"),
+                 "screen": QT_TRANSLATE_NOOP("ExportDialog", "Screen: as the window shows it")}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ExportDialog", text)
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,7 @@ def current_panel_name(window) -> str | None:
 def targets(window, request: ExportRequest) -> list[tuple[QWidget, str, Path]]:
     """(widget, title, file) for each figure the request writes."""
     if request.what == WHAT_WINDOW:
-        return [(window, "Attention Explorer", request.path)]
+        return [(window, QCoreApplication.translate("ExportDialog", "Attention Explorer"), request.path)]
     if request.what == WHAT_PANEL:
         return [(window.panel(request.panel), request.panel, request.path)]
     out = []
@@ -104,14 +111,15 @@ def run_export(window, request: ExportRequest,
     `confirm_overwrite(existing)` says yes (otherwise ExportError, nothing written)."""
     todo = targets(window, request)
     if not todo:
-        raise ExportError("no panel is shown in the window")
+        raise ExportError(QCoreApplication.translate("ExportDialog", "no panel is shown in the window"))
     if request.what == WHAT_ALL:
         request.path.mkdir(parents=True, exist_ok=True)
     existing = [p for _, _, p in todo if p.exists()]
     force = False
     if existing:
         if not confirm_overwrite(existing):
-            raise ExportError(f"{existing[0]} already exists; nothing was written")
+            raise ExportError(QCoreApplication.translate(
+                "ExportDialog", "{path} already exists; nothing was written").format(path=existing[0]))
         force = True
     ensure_current(window)
     written = []
@@ -129,10 +137,11 @@ def copy_panel(window, name: str | None = None, options: ExportOptions | None = 
     SVG alongside for applications that take vectors; returns the mime data."""
     name = name or current_panel_name(window)
     if name is None:
-        raise ExportError("no panel to copy")
+        raise ExportError(QCoreApplication.translate("ExportDialog", "no panel to copy"))
     widget = window.panel(name)
     if not is_shown(widget):
-        raise ExportError(f"panel {name!r} is hidden: show it in the window first")
+        raise ExportError(QCoreApplication.translate(
+            "ExportDialog", "panel {name} is hidden: show it in the window first").format(name=repr(name)))
     ensure_current(window)
     if options is None:  # twice the on-screen size: sharp when pasted into a slide
         options = ExportOptions(width=max(MIN_WIDTH, min(MAX_WIDTH, 2 * widget.width())), theme="screen")
@@ -149,19 +158,21 @@ class ExportDialog(QDialog):
 
     def __init__(self, window, parent: QWidget | None = None) -> None:
         super().__init__(parent if parent is not None else window)
-        self.setWindowTitle("Export figure")
+        self.setWindowTitle(self.tr("Export figure"))
         self.window_ = window
         names = panel_names(window)
         current = current_panel_name(window)
 
-        self.what_panel = QRadioButton("Panel")
+        self.what_panel = QRadioButton(self.tr("Panel"))
         self.panel_combo = QComboBox()
         for n in names:
-            self.panel_combo.addItem(str(getattr(window.panel(n), "title", "") or n), n)
+            p = window.panel(n)
+            title = p.display_title() if hasattr(p, "display_title") else getattr(p, "title", "")
+            self.panel_combo.addItem(str(title or n), n)
         if current in names:
             self.panel_combo.setCurrentIndex(names.index(current))
-        self.what_all = QRadioButton("All panels shown (one file each, into a folder)")
-        self.what_window = QRadioButton("The whole window")
+        self.what_all = QRadioButton(self.tr("All panels shown (one file each, into a folder)"))
+        self.what_window = QRadioButton(self.tr("The whole window"))
         self.what_group = QButtonGroup(self)
         for b in (self.what_panel, self.what_all, self.what_window):
             self.what_group.addButton(b)
@@ -172,19 +183,19 @@ class ExportDialog(QDialog):
 
         self.format_combo = QComboBox()
         for f in FORMATS:
-            self.format_combo.addItem(_FORMAT_LABELS[f], f)
+            self.format_combo.addItem(_tr(_FORMAT_LABELS[f]), f)
 
-        self.by_width = QRadioButton("Width")
+        self.by_width = QRadioButton(self.tr("Width"))
         self.width_spin = QSpinBox()
         self.width_spin.setRange(MIN_WIDTH, MAX_WIDTH)
         self.width_spin.setSingleStep(160)
         self.width_spin.setValue(1920)
         self.width_spin.setSuffix(" px")
-        self.by_dpi = QRadioButton("DPI")
+        self.by_dpi = QRadioButton(self.tr("DPI"))
         self.dpi_spin = QSpinBox()
         self.dpi_spin.setRange(MIN_DPI, MAX_DPI)
         self.dpi_spin.setValue(192)
-        self.dpi_spin.setToolTip("Relative to the panel's size on screen at 96 dpi: 192 = twice as many pixels")
+        self.dpi_spin.setToolTip(self.tr("Relative to the panel's size on screen at 96 dpi: 192 = twice as many pixels"))
         self.by_width.setChecked(True)
         size_group = QButtonGroup(self)
         size_group.addButton(self.by_width)
@@ -201,16 +212,16 @@ class ExportDialog(QDialog):
         size_row.addWidget(self.by_dpi)
         size_row.addWidget(self.dpi_spin)
         size_row.addStretch(1)
-        self.size_note = QLabel("SVG and PDF are vectors: the size sets only PNG pixels.")
+        self.size_note = QLabel(self.tr("SVG and PDF are vectors: the size sets only PNG pixels."))
         self.size_note.setObjectName("hint")
 
         self.theme_combo = QComboBox()
         for t, label in _THEME_LABELS.items():
-            self.theme_combo.addItem(label, t)
-        self.caption_box = QCheckBox("Add a caption with the configuration (d_model, heads, masks, scale, dtype)")
+            self.theme_combo.addItem(_tr(label), t)
+        self.caption_box = QCheckBox(self.tr("Add a caption with the configuration (d_model, heads, masks, scale, dtype)"))
 
         self.path_edit = QLineEdit()
-        browse = QPushButton("Browse…")
+        browse = QPushButton(self.tr("Browse…"))
         browse.setAutoDefault(False)
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
@@ -218,18 +229,18 @@ class ExportDialog(QDialog):
         path_row.addWidget(browse)
 
         form = QFormLayout()
-        form.addRow("Export", row)
+        form.addRow(self.tr("Export"), row)
         form.addRow("", self.what_all)
         form.addRow("", self.what_window)
-        form.addRow("Format", self.format_combo)
-        form.addRow("Size", size_row)
+        form.addRow(self.tr("Format"), self.format_combo)
+        form.addRow(self.tr("Size"), size_row)
         form.addRow("", self.size_note)
-        form.addRow("Theme", self.theme_combo)
+        form.addRow(self.tr("Theme"), self.theme_combo)
         form.addRow("", self.caption_box)
-        form.addRow("Save to", path_row)
+        form.addRow(self.tr("Save to"), path_row)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button = buttons.addButton(self.tr("Export"), QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.accepted.connect(self._on_export)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -274,7 +285,7 @@ class ExportDialog(QDialog):
     def request(self) -> ExportRequest:
         text = self.path_edit.text().strip()
         if not text:
-            raise ExportError("choose where to save")
+            raise ExportError(self.tr("choose where to save"))
         return ExportRequest(self.what(), self.panel_combo.currentData(), self.fmt(), self.options(),
                              Path(os.path.expanduser(text)))
 
@@ -300,11 +311,11 @@ class ExportDialog(QDialog):
 
     def _browse(self) -> None:
         if self.what() == WHAT_ALL:
-            path = QFileDialog.getExistingDirectory(self, "Export into folder", self.path_edit.text())
+            path = QFileDialog.getExistingDirectory(self, self.tr("Export into folder"), self.path_edit.text())
         else:
             f = self.fmt()
             path, _ = QFileDialog.getSaveFileName(
-                self, "Export figure", self.path_edit.text(), f"{_FORMAT_LABELS[f]} (*.{f})",
+                self, self.tr("Export figure"), self.path_edit.text(), f"{_tr(_FORMAT_LABELS[f])} (*.{f})",
                 options=QFileDialog.Option.DontConfirmOverwrite)  # we ask ourselves, once
             if path and not path.lower().endswith(f".{f}"):
                 path += f".{f}"
@@ -315,7 +326,8 @@ class ExportDialog(QDialog):
     def _confirm(self, existing: list[Path]) -> bool:
         names = "\n".join(str(p) for p in existing[:8]) + ("\n…" if len(existing) > 8 else "")
         answer = QMessageBox.question(
-            self, "Replace files?", f"These files already exist:\n{names}\n\nReplace them?",
+            self, self.tr("Replace files?"),
+            self.tr("These files already exist:\n{names}\n\nReplace them?").format(names=names),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
@@ -329,7 +341,7 @@ class ExportDialog(QDialog):
             finally:
                 QApplication.restoreOverrideCursor()
         except ExportError as exc:
-            QMessageBox.warning(self, "Export failed", str(exc))
+            QMessageBox.warning(self, self.tr("Export failed"), str(exc))
             return
         folder = req.path if req.what == WHAT_ALL else req.path.parent
         settings = getattr(self.window_, "settings", None)
@@ -338,21 +350,30 @@ class ExportDialog(QDialog):
         bar = getattr(self.window_, "statusBar", None)
         if callable(bar):
             n = len(self.written)
-            bar().showMessage(f"exported {n} figure{'s' if n != 1 else ''} to {folder}", 6000)
+            text = (self.tr("exported 1 figure to {folder}") if n == 1
+                    else self.tr("exported {n} figures to {folder}"))
+            bar().showMessage(text.format(n=n, folder=folder), 6000)
         self.accept()
 
 
 def _menu(window, title: str):
-    """The window's menu called `title` (ignoring '&'), created after File when missing."""
+    """The window's menu called `title` (ignoring '&'), created after File when missing.
+
+    Menus are found by object name (`menu_file`, `menu_edit`, ...), whatever the
+    language of their titles, else by their English title.
+    """
     mb = window.menuBar()
     plain = title.replace("&", "").lower()
     actions = mb.actions()
     for a in actions:
-        if a.menu() is not None and a.text().replace("&", "").lower() == plain:
-            return a.menu()
-    menu = mb.addMenu(title)
+        m = a.menu()
+        if m is not None and (m.objectName() == f"menu_{plain}" or a.text().replace("&", "").lower() == plain):
+            return m
+    menu = mb.addMenu(title)  # the window sets the translated title (retranslate_ui)
+    menu.setObjectName(f"menu_{plain}")
     # keep File first: insert the new menu right after it
-    file_action = next((a for a in actions if a.text().replace("&", "").lower() == "file"), None)
+    file_action = next((a for a in actions if a.menu() is not None and (
+        a.menu().objectName() == "menu_file" or a.text().replace("&", "").lower() == "file")), None)
     if file_action is not None:
         idx = actions.index(file_action)
         if idx + 1 < len(actions):
@@ -376,24 +397,24 @@ def install_export_actions(window) -> dict[str, QAction]:
         try:
             copy_panel(window)
         except ExportError as exc:
-            QMessageBox.warning(window, "Copy panel", str(exc))
+            QMessageBox.warning(window, _tr("Copy panel"), str(exc))
             return
         bar = getattr(window, "statusBar", None)
         if callable(bar):
-            bar().showMessage("panel copied to the clipboard", 4000)
+            bar().showMessage(_tr("panel copied to the clipboard"), 4000)
 
-    export = QAction("&Export figure…", window)
+    export = QAction(window)
     export.setShortcut(QKeySequence("Ctrl+E"))
-    export.setStatusTip("Save a panel, all panels or the window as PNG, SVG or PDF")
     export.triggered.connect(lambda: show_export_dialog(window))
-    copy = QAction("&Copy panel as image", window)
+    copy = QAction(window)
     copy.setShortcut(QKeySequence("Ctrl+Shift+C"))
-    copy.setStatusTip("Copy the current panel to the clipboard (PNG, with SVG alongside)")
     copy.triggered.connect(on_copy)
 
     file_menu = _menu(window, "&File")
     # before the first separator after the save actions, else at the end
-    anchor = next((a for a in file_menu.actions() if a.text().replace("&", "").lower().startswith("reset")), None)
+    reset = getattr(window, "act_reset", None)
+    anchor = reset if reset in file_menu.actions() else next(
+        (a for a in file_menu.actions() if a.text().replace("&", "").lower().startswith("reset")), None)
     if anchor is not None:
         file_menu.insertAction(anchor, export)
         file_menu.insertSeparator(anchor)
@@ -403,4 +424,17 @@ def install_export_actions(window) -> dict[str, QAction]:
     window.addAction(export)
     window.addAction(copy)
     window._export_actions = {"export": export, "copy": copy}
+    retranslate_export_actions(window)
     return window._export_actions
+
+
+def retranslate_export_actions(window) -> None:
+    """The texts of the export actions in the current language (the window calls this on a
+    language change)."""
+    acts = getattr(window, "_export_actions", None)
+    if not acts:
+        return
+    acts["export"].setText(_tr("&Export figure…"))
+    acts["export"].setStatusTip(_tr("Save a panel, all panels or the window as PNG, SVG or PDF"))
+    acts["copy"].setText(_tr("&Copy panel as image"))
+    acts["copy"].setStatusTip(_tr("Copy the current panel to the clipboard (PNG, with SVG alongside)"))

@@ -122,6 +122,25 @@ def lesson_metric(config: AttentionConfig, name: str) -> float:
     raise LessonError(f"unknown lesson metric {name!r}")
 
 
+def expect_holds(expect: dict, before: float, after: float) -> bool:
+    """Whether moving the metric from `before` to `after` is the change `expect` promises.
+
+    The lesson panel asks this live (preset value → the window's current value),
+    so a learner who makes the change by hand gets the same ✓ as "Do it for me".
+    """
+    change = expect["change"]
+    holds = {
+        "increase": after > before,
+        "decrease": after < before,
+        "becomes_zero": before > 0 and after == 0,
+        "becomes_positive": before == 0 and after > 0,
+        "ratio": before > 0 and math.isclose(after / before, expect.get("value", 1.0), rel_tol=1e-6),
+    }.get(change)
+    if holds is None:
+        raise LessonError(f"unknown expectation {change!r}")
+    return holds
+
+
 def check_try(chapter: Chapter) -> tuple[float, float, bool]:
     """(before, after, holds): does the "try this" change do what the text says?"""
     exp = chapter.expect
@@ -129,14 +148,7 @@ def check_try(chapter: Chapter) -> tuple[float, float, bool]:
         return math.nan, math.nan, True
     before = lesson_metric(chapter.config, exp["metric"])
     after = lesson_metric(chapter.try_config, exp["metric"])
-    change = exp["change"]
-    holds = {
-        "increase": after > before,
-        "decrease": after < before,
-        "becomes_zero": before > 0 and after == 0,
-        "becomes_positive": before == 0 and after > 0,
-        "ratio": before > 0 and math.isclose(after / before, exp.get("value", 1.0), rel_tol=1e-6),
-    }.get(change)
-    if holds is None:
-        raise LessonError(f"{chapter.key}: unknown expectation {change!r}")
-    return before, after, holds
+    try:
+        return before, after, expect_holds(exp, before, after)
+    except LessonError as exc:
+        raise LessonError(f"{chapter.key}: {exc}") from None

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QToolBar,
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from engine import AttentionConfig
 
+from . import i18n
 from .controls import ConfigControls
 from .frame import Frame, build_frame, measure_backends
 from .panels import CORE_PANELS, PANELS, Panel
@@ -74,26 +76,41 @@ class Banner(QFrame):
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
         close.clicked.connect(self.hide_message)
+        self.close_button = close
         lay.addWidget(self.icon)
         lay.addWidget(self.text, 1)
         lay.addWidget(close)
         self.kind: str | None = None
         self.bar: QToolBar | None = None
+        self._make_text: Callable[[], str] | None = None
+        self.retranslate_ui()
 
-    def show_message(self, text: str, kind: str = "error") -> None:
+    def show_message(self, text: str | Callable[[], str], kind: str = "error") -> None:
+        """Show `text`; a callable (returning tr()-ed text) is asked again when the language changes."""
         self.kind = kind
+        self._make_text = text if callable(text) else None
         self.icon.setText("⚠" if kind == "error" else "ℹ")
-        self.text.setText(text)
+        self.text.setText(text() if callable(text) else text)
         if self.bar is not None:
             self.bar.show()
 
     def hide_message(self) -> None:
         self.kind = None
+        self._make_text = None
         self.text.setText("")
         if self.bar is not None:
             self.bar.hide()
+
+    def retranslate_ui(self) -> None:
+        self.close_button.setToolTip(self.tr("Dismiss"))
+        if self.kind and self._make_text is not None:
+            self.text.setText(self._make_text())
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def message(self) -> str:
         return self.text.text() if self.kind else ""
@@ -128,6 +145,8 @@ class MainWindow(QMainWindow):
         self.selection = Selection(self)
         self.hover = HoverLink(self)
         self.settings = settings if settings is not None else make_settings()
+        i18n.setup(self.settings)  # the bundled CJK font; the language, once per process
+        self._highlighted: tuple[str, ...] = ()
 
         # not a Qt child of the window: deleting the window must not delete a running
         # thread (Qt aborts on that); the thread is stopped on close, on destruction
@@ -149,6 +168,7 @@ class MainWindow(QMainWindow):
 
         install_export_actions(self)
         self._create_status_bar()
+        self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
         self.resize(1600, 1000)
@@ -168,7 +188,7 @@ class MainWindow(QMainWindow):
     # ---- construction ------------------------------------------------------------
     def _create_banner(self) -> None:
         self.banner = Banner()
-        bar = QToolBar("Messages")
+        bar = QToolBar()
         bar.setObjectName("banner_bar")
         bar.setMovable(False)
         bar.setFloatable(False)
@@ -176,6 +196,7 @@ class MainWindow(QMainWindow):
         bar.toggleViewAction().setVisible(False)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.banner.bar = bar
+        self.banner_bar = bar
         bar.hide()
         central = QWidget()
         central.setMaximumSize(0, 0)
@@ -192,7 +213,7 @@ class MainWindow(QMainWindow):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setMinimumWidth(330)
-        dock = QDockWidget("Configuration", self)
+        dock = QDockWidget(self)
         dock.setObjectName("dock_controls")
         dock.setWidget(scroll)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
@@ -245,7 +266,7 @@ class MainWindow(QMainWindow):
         cls = PANELS[name]
         panel = cls(self.selection, self.hover)
         panel.apply_theme(self.theme)
-        dock = QDockWidget(cls.title, self)
+        dock = QDockWidget(self._dock_title(name, cls), self)
         dock.setObjectName(f"dock_{name}")
         dock.setWidget(panel)
         dock.visibilityChanged.connect(lambda visible, n=name: self._on_dock_visible(n, visible))
@@ -258,40 +279,77 @@ class MainWindow(QMainWindow):
         return panel
 
     def _create_actions(self) -> None:
-        def act(text: str, slot, shortcut=None, tip: str = "") -> QAction:
-            a = QAction(text, self)
+        # texts and tips are set in _retranslate_actions (again on every language change)
+        def act(slot, shortcut=None) -> QAction:
+            a = QAction(self)
             if shortcut is not None:
                 a.setShortcut(QKeySequence(shortcut))
-            if tip:
-                a.setStatusTip(tip)
             a.triggered.connect(slot)
             self.addAction(a)
             return a
 
-        self.act_open = act("&Open session…", lambda: self.open_session(), QKeySequence.StandardKey.Open,
-                            "Open a session file (.json)")
-        self.act_save = act("&Save session", lambda: self.save_session(self._session_path),
-                            QKeySequence.StandardKey.Save, "Save the configuration and selection")
-        self.act_save_as = act("Save session &as…", lambda: self.save_session(None), "Ctrl+Shift+S")
-        self.act_reset = act("&Reset to defaults", self.reset, "Ctrl+R", "Back to the default configuration")
-        self.act_quit = act("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.act_dark = act("&Dark theme", lambda checked=False: self.apply_theme(DARK if checked else LIGHT),
-                            "Ctrl+T", "Switch between the dark and the light theme")
+        self.act_open = act(lambda: self.open_session(), QKeySequence.StandardKey.Open)
+        self.act_save = act(lambda: self.save_session(self._session_path), QKeySequence.StandardKey.Save)
+        self.act_save_as = act(lambda: self.save_session(None), "Ctrl+Shift+S")
+        self.act_reset = act(self.reset, "Ctrl+R")
+        self.act_quit = act(self.close, QKeySequence.StandardKey.Quit)
+        self.act_dark = act(lambda checked=False: self.apply_theme(DARK if checked else LIGHT), "Ctrl+T")
         self.act_dark.setCheckable(True)
-        self.act_next_head = act("Next head", lambda: self.selection.step(head=1), "]")
-        self.act_prev_head = act("Previous head", lambda: self.selection.step(head=-1), "[")
-        self.act_query_down = act("Next query", lambda: self.selection.step(query=1), "Alt+Down")
-        self.act_query_up = act("Previous query", lambda: self.selection.step(query=-1), "Alt+Up")
-        self.act_key_right = act("Next key", lambda: self.selection.step(key=1), "Alt+Right")
-        self.act_key_left = act("Previous key", lambda: self.selection.step(key=-1), "Alt+Left")
-        self.act_shortcuts = act("&Keyboard shortcuts", self._show_shortcuts, "F1")
-        self.act_about = act("&About", self._show_about)
+        self.act_next_head = act(lambda: self.selection.step(head=1), "]")
+        self.act_prev_head = act(lambda: self.selection.step(head=-1), "[")
+        self.act_query_down = act(lambda: self.selection.step(query=1), "Alt+Down")
+        self.act_query_up = act(lambda: self.selection.step(query=-1), "Alt+Up")
+        self.act_key_right = act(lambda: self.selection.step(key=1), "Alt+Right")
+        self.act_key_left = act(lambda: self.selection.step(key=-1), "Alt+Left")
+        self.act_shortcuts = act(self._show_shortcuts, "F1")
+        self.act_about = act(self._show_about)
+        self.act_lessons = act(lambda: self.show_lessons(), "Ctrl+L")
+        # each language is named in itself, never translated
+        self.language_group = QActionGroup(self)
+        self.language_group.setExclusive(True)
+        self.act_languages: dict[str, QAction] = {}
+        for code, name in i18n.LANGUAGES.items():
+            a = QAction(name, self)
+            a.setCheckable(True)
+            a.setData(code)
+            a.triggered.connect(lambda _checked=False, code=code: self.set_language(code))
+            self.language_group.addAction(a)
+            self.act_languages[code] = a
+
+    def _retranslate_actions(self) -> None:
+        tr = self.tr
+        for a, text, tip in (
+            (self.act_open, tr("&Open session…"), tr("Open a session file (.json)")),
+            (self.act_save, tr("&Save session"), tr("Save the configuration and selection")),
+            (self.act_save_as, tr("Save session &as…"), ""),
+            (self.act_reset, tr("&Reset to defaults"), tr("Back to the default configuration")),
+            (self.act_quit, tr("&Quit"), ""),
+            (self.act_dark, tr("&Dark theme"), tr("Switch between the dark and the light theme")),
+            (self.act_next_head, tr("Next head"), ""),
+            (self.act_prev_head, tr("Previous head"), ""),
+            (self.act_query_down, tr("Next query"), ""),
+            (self.act_query_up, tr("Previous query"), ""),
+            (self.act_key_right, tr("Next key"), ""),
+            (self.act_key_left, tr("Previous key"), ""),
+            (self.act_shortcuts, tr("&Keyboard shortcuts"), ""),
+            (self.act_about, tr("&About"), ""),
+            (self.act_lessons, tr("Show &lessons"),
+             tr("Step-by-step lessons: presets, explanations and a task to try in each chapter")),
+        ):
+            a.setText(text)
+            a.setStatusTip(tip)
 
     def _create_menus(self) -> None:
         mb = self.menuBar()
-        m = mb.addMenu("&File")
+
+        def menu(parent, key: str):
+            m = parent.addMenu("")
+            m.setObjectName(f"menu_{key}")  # found by name, whatever the language (export_dialog)
+            return m
+
+        m = self.menu_file = menu(mb, "file")
         m.addAction(self.act_open)
-        self.recent_menu = m.addMenu("Open &recent")
+        self.recent_menu = menu(m, "recent")
         m.addSeparator()
         m.addAction(self.act_save)
         m.addAction(self.act_save_as)
@@ -299,34 +357,187 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_reset)
         m.addSeparator()
         m.addAction(self.act_quit)
-        v = mb.addMenu("&View")
+        v = self.menu_view = menu(mb, "view")
         v.addAction(self.act_dark)
+        self.language_menu = menu(v, "language")
+        for a in self.language_group.actions():
+            self.language_menu.addAction(a)
         v.addSeparator()
         for i, dock in enumerate([self.controls_dock, *self._docks.values()]):
             a = dock.toggleViewAction()
             a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             v.addAction(a)
-        s = mb.addMenu("&Selection")
+        s = self.menu_selection = menu(mb, "selection")
         for a in (self.act_next_head, self.act_prev_head, self.act_query_down, self.act_query_up,
                   self.act_key_right, self.act_key_left):
             s.addAction(a)
-        h = mb.addMenu("&Help")
+        self.menu_lessons = menu(mb, "lessons")
+        self.menu_lessons.addAction(self.act_lessons)
+        self.menu_lessons.addSeparator()
+        self._chapter_actions: list[QAction] = []
+        h = self.menu_help = menu(mb, "help")
         h.addAction(self.act_shortcuts)
         h.addAction(self.act_about)
-        self._update_recent_menu()
+        # a Lessons button at the right end of the menu bar: found at a glance, costs no height
+        self.lessons_button = QToolButton()
+        self.lessons_button.setObjectName("lessons_button")
+        self.lessons_button.setAutoRaise(True)
+        self.lessons_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.lessons_button.clicked.connect(lambda: self.show_lessons())
+        mb.setCornerWidget(self.lessons_button, Qt.Corner.TopRightCorner)
+        self._sync_language_actions()
+
+    def _update_chapter_menu(self) -> None:
+        """One entry per chapter under Lessons (titles in the current language)."""
+        from .lessons import LessonError, load_chapters
+
+        for a in self._chapter_actions:
+            self.menu_lessons.removeAction(a)
+            a.deleteLater()
+        self._chapter_actions = []
+        try:
+            chapters = load_chapters()
+        except LessonError:
+            return  # the lesson panel reports it when opened
+        lang = i18n.lesson_language()
+        for i, ch in enumerate(chapters):
+            a = QAction(f"&{i + 1:d}  {ch.title(lang)}" if i < 9 else f"{i + 1:d}  {ch.title(lang)}", self)
+            a.triggered.connect(lambda _checked=False, i=i: self.show_lessons(i))
+            self.menu_lessons.addAction(a)
+            self._chapter_actions.append(a)
 
     def _create_status_bar(self) -> None:
         sb = self.statusBar()
         self.status_config = QLabel()
-        self.status_compute = QLabel("compute –")
-        self.status_render = QLabel("render –")
-        self.status_backend = QLabel("backend –")
-        self.status_compute.setToolTip("Engine time in the worker thread (run + derived panel data)")
-        self.status_render.setToolTip("UI-thread time to update and repaint the visible panels; "
-                                      "latency = set_config → repainted")
-        self.status_backend.setToolTip("The implementation that actually produced the output")
+        self.status_compute = QLabel()
+        self.status_render = QLabel()
+        self.status_backend = QLabel()
         for w in (self.status_config, self.status_compute, self.status_render, self.status_backend):
             sb.addPermanentWidget(w)
+
+    def _retranslate_status_bar(self) -> None:
+        self.status_compute.setToolTip(self.tr("Engine time in the worker thread (run + derived panel data)"))
+        self.status_render.setToolTip(self.tr("UI-thread time to update and repaint the visible panels; "
+                                              "latency = set_config → repainted"))
+        self.status_backend.setToolTip(self.tr("The implementation that actually produced the output"))
+        if self._frame is not None:
+            self._update_status(self._frame)
+        else:
+            self.status_compute.setText(self.tr("compute –"))
+            self.status_render.setText(self.tr("render –"))
+            self.status_backend.setText(self.tr("backend –"))
+
+    # ---- language -------------------------------------------------------------------
+    def retranslate_ui(self) -> None:
+        """Every text the window itself owns, in the current language (children do their own)."""
+        tr = self.tr
+        self.banner_bar.setWindowTitle(tr("Messages"))
+        self.controls_dock.setWindowTitle(tr("Configuration"))
+        for name in self._docks:
+            self._docks[name].setWindowTitle(self._dock_title(name))
+        self._retranslate_actions()
+        self.menu_file.setTitle(tr("&File"))
+        self.recent_menu.setTitle(tr("Open &recent"))
+        self.menu_view.setTitle(tr("&View"))
+        self.language_menu.setTitle(tr("&Language"))
+        self.menu_selection.setTitle(tr("&Selection"))
+        self.menu_lessons.setTitle(tr("&Lessons"))
+        self.menu_help.setTitle(tr("&Help"))
+        edit = self.menuBar().findChild(QMenu, "menu_edit")
+        if edit is not None:
+            edit.setTitle(tr("&Edit"))
+        from .export_dialog import retranslate_export_actions
+
+        retranslate_export_actions(self)
+        self.lessons_button.setText(tr("📖 Lessons"))
+        self.lessons_button.setToolTip(tr("Open the lessons (Ctrl+L)"))
+        self._update_chapter_menu()
+        self._update_recent_menu()
+        self._retranslate_status_bar()
+        self._sync_language_actions()
+        self._update_title()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def _sync_language_actions(self) -> None:
+        current = i18n.current_language()
+        for code, a in self.act_languages.items():
+            a.setChecked(code == current)
+
+    def language(self) -> str:
+        """The interface language now shown: "en" or "zh_CN"."""
+        return i18n.current_language()
+
+    def set_language(self, lang: str) -> bool:
+        """Switch the interface language live and remember it (View ▸ Language).
+
+        Every widget relabels itself on the LanguageChange event; delivered here
+        before returning, so the window shows the new language when this returns.
+        """
+        ok = i18n.set_language(lang)
+        self.settings.setValue(i18n.SETTINGS_KEY, i18n.current_language())
+        for _ in range(2):  # the application posts to the windows, which pass it to their children
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
+        self._sync_language_actions()
+        if not ok:
+            self.banner.show_message(lambda: self.tr(
+                "The Chinese translation is not built: run `make translations` (needs pyside6-lrelease)."),
+                kind="info")
+        return ok
+
+    # ---- lessons ------------------------------------------------------------------------
+    def _dock_title(self, name: str, cls: type[Panel] | None = None) -> str:
+        cls = cls or type(self._panels[name])
+        title = cls.display_title()
+        return f"★ {title}" if name in self._highlighted else title
+
+    def show_lessons(self, chapter: int | None = None) -> QWidget:
+        """Open (or raise) the lesson panel in its own dock, at `chapter` (0-based) if given."""
+        new = "lesson" not in self._panels
+        panel = self.add_panel("lesson", dock_area=False)
+        dock = self._docks["lesson"]
+        if new:
+            dock.visibilityChanged.connect(lambda visible: None if visible else panel.leave())
+            if not self.restoreDockWidget(dock):
+                # beside the configuration: the learner reads the task and moves the controls
+                self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+                if not self.controls_dock.isFloating() and self.controls_dock.isVisible():
+                    self.splitDockWidget(self.controls_dock, dock, Qt.Orientation.Horizontal)
+                self.resizeDocks([dock], [420], Qt.Orientation.Horizontal)
+        dock.show()
+        dock.raise_()
+        if chapter is not None:
+            panel.open_chapter(chapter)
+        else:
+            panel.enter()
+        return panel
+
+    def highlight_panels(self, names: Iterable[str]) -> None:
+        """Mark the docks of `names` (accent title bar, ★) and bring them to the front;
+        an empty list clears the marks."""
+        names = tuple(n for n in names if n in self._docks and n != "lesson")
+        self._highlighted = names
+        th = self.theme
+        css = f"QDockWidget::title {{ background: {th.accent2}; padding: 4px 6px; }}"
+        for n, dock in self._docks.items():
+            dock.setStyleSheet(css if n in names else "")
+            dock.setWindowTitle(self._dock_title(n))
+        for n in names:
+            self._docks[n].show()
+            self._docks[n].raise_()
+
+    def highlighted_panels(self) -> tuple[str, ...]:
+        return self._highlighted
+
+    def set_state(self, config: AttentionConfig, selection: Mapping[str, int] | None = None) -> None:
+        """set_config, then select (head, query, key) once the new shape is shown (lesson presets)."""
+        if selection:
+            self._pending_selection = (int(selection.get("head", 0)), int(selection.get("query", 0)),
+                                       int(selection.get("key", 0)))
+        self.set_config(config)
 
     # ---- the contract ---------------------------------------------------------------
     @property
@@ -365,7 +576,7 @@ class MainWindow(QMainWindow):
         self.controls.set_config(config)
         rid = self.worker.request(config)
         self._requested_at = {rid: time.perf_counter()}
-        self.status_config.setText("computing…")
+        self.status_config.setText(self.tr("computing…"))
         if changed:
             self.config_changed.emit(config)
 
@@ -468,8 +679,9 @@ class MainWindow(QMainWindow):
     def _on_failed(self, rid: int, config: AttentionConfig, message: str) -> None:
         if rid != self.worker.latest_id:
             return
-        self.banner.show_message(f"The engine refused this configuration: {message}")
-        self.status_config.setText("error")
+        self.banner.show_message(
+            lambda: self.tr("The engine refused this configuration: {message}").format(message=message))
+        self.status_config.setText(self.tr("error"))
         self.compute_failed.emit(config, message)
 
     def _on_backends(self, rid: int, result: dict) -> None:
@@ -498,7 +710,9 @@ class MainWindow(QMainWindow):
             return
         q = f.query_labels[s.query] if s.query < len(f.query_labels) else ""
         k = f.key_labels[s.key] if s.key < len(f.key_labels) else ""
-        self.statusBar().showMessage(f"selected: head {s.head} · query {s.query} ‘{q}’ · key {s.key} ‘{k}’", 4000)
+        self.statusBar().showMessage(
+            self.tr("selected: head {head} · query {query} ‘{q}’ · key {key} ‘{k}’").format(
+                head=s.head, query=s.query, q=q, key=s.key, k=k), 4000)
 
     def _on_hover_text(self, text: str) -> None:
         if text:
@@ -508,16 +722,22 @@ class MainWindow(QMainWindow):
 
     def _update_status(self, frame: Frame) -> None:
         self.status_config.setText(frame.config.summary().replace("  ", " · "))
-        self.status_compute.setText(f"compute {frame.compute_ms:.1f} ms")
-        latency = "" if math.isnan(self.latency_ms) else f" · latency {self.latency_ms:.1f} ms"
-        self.status_render.setText(f"render {self.render_ms:.1f} ms{latency}")
+        self.status_compute.setText(self.tr("compute {ms} ms").format(ms=f"{frame.compute_ms:.1f}"))
+        if math.isnan(self.latency_ms):
+            self.status_render.setText(self.tr("render {ms} ms").format(ms=f"{self.render_ms:.1f}"))
+        else:
+            self.status_render.setText(self.tr("render {ms} ms · latency {latency} ms").format(
+                ms=f"{self.render_ms:.1f}", latency=f"{self.latency_ms:.1f}"))
         diff = frame.trace.backend_max_abs_diff
-        extra = "" if diff is None else f" (max |Δ| vs eager {diff:.1e})"
-        self.status_backend.setText(f"backend {frame.backend_impl}{extra}")
+        if diff is None:
+            self.status_backend.setText(self.tr("backend {impl}").format(impl=frame.backend_impl))
+        else:
+            self.status_backend.setText(self.tr("backend {impl} (max |Δ| vs eager {diff})").format(
+                impl=frame.backend_impl, diff=f"{diff:.1e}"))
 
     def _update_title(self) -> None:
-        name = self._session_path.name if self._session_path else "untitled"
-        self.setWindowTitle(f"Attention Explorer — {name}")
+        name = self._session_path.name if self._session_path else self.tr("untitled")
+        self.setWindowTitle(self.tr("Attention Explorer — {name}").format(name=name))
 
     # ---- sessions ---------------------------------------------------------------------------
     def _apply_session(self, s) -> None:
@@ -525,10 +745,10 @@ class MainWindow(QMainWindow):
         self._pending_selection = (s.head, s.query, s.key)
         self.set_config(s.config)
         if s.model is not None:
-            src = s.model.get("source", "a model")
-            self.banner.show_message(
-                f"This session refers to {src}; the model panels are not part of this build yet, "
-                "so only the configuration was restored.", kind="info")
+            src = s.model.get("source") or self.tr("a model")
+            self.banner.show_message(lambda: self.tr(
+                "This session refers to {source}; the model panels are not part of this build yet, "
+                "so only the configuration was restored.").format(source=src), kind="info")
 
     def set_session_path(self, path: str | os.PathLike | None) -> None:
         """The file that Save writes to (and the window title shows)."""
@@ -538,14 +758,15 @@ class MainWindow(QMainWindow):
     def open_session(self, path: str | os.PathLike | None = None) -> bool:
         """Open a session file (a dialog when path is None); a refused file shows in the banner."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Open session", self._dialog_dir(),
-                                                  "Sessions (*.json);;All files (*)")
+            path, _ = QFileDialog.getOpenFileName(self, self.tr("Open session"), self._dialog_dir(),
+                                                  self.tr("Sessions (*.json);;All files (*)"))
             if not path:
                 return False
         try:
             s = load_session(path)
         except SessionError as exc:
-            self.banner.show_message(f"Could not open {Path(path).name}: {exc}")
+            self.banner.show_message(self.tr("Could not open {name}: {reason}").format(
+                name=Path(path).name, reason=exc))
             return False
         self._session_path = Path(path)
         self._apply_session(s)
@@ -556,8 +777,8 @@ class MainWindow(QMainWindow):
     def save_session(self, path: str | os.PathLike | None = None) -> bool:
         """Save config + selection (a dialog when path is None); errors show in the banner."""
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Save session", self._dialog_dir("session.json"),
-                                                  "Sessions (*.json)")
+            path, _ = QFileDialog.getSaveFileName(self, self.tr("Save session"), self._dialog_dir("session.json"),
+                                                  self.tr("Sessions (*.json)"))
             if not path:
                 return False
             if not path.endswith(".json"):
@@ -569,12 +790,13 @@ class MainWindow(QMainWindow):
         try:
             save_session(path, cfg, selection, self.model_info)
         except (OSError, SessionError) as exc:
-            self.banner.show_message(f"Could not save {Path(path).name}: {exc}")
+            self.banner.show_message(self.tr("Could not save {name}: {reason}").format(
+                name=Path(path).name, reason=exc))
             return False
         self._session_path = Path(path)
         self._add_recent(path)
         self._update_title()
-        self.statusBar().showMessage(f"saved {path}", 4000)
+        self.statusBar().showMessage(self.tr("saved {path}").format(path=path), 4000)
         return True
 
     def _dialog_dir(self, name: str = "") -> str:
@@ -603,11 +825,11 @@ class MainWindow(QMainWindow):
             a.setToolTip(f)
             a.triggered.connect(lambda _c=False, f=f: self.open_session(f))
         if not files:
-            a = self.recent_menu.addAction("(none)")
+            a = self.recent_menu.addAction(self.tr("(none)"))
             a.setEnabled(False)
         else:
             self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear list", self._clear_recent)
+            self.recent_menu.addAction(self.tr("Clear list"), self._clear_recent)
 
     def _clear_recent(self) -> None:
         self.settings.setValue("recent_files", [])
@@ -635,6 +857,8 @@ class MainWindow(QMainWindow):
             apply_app_theme(app, theme)
         for panel in self._panels.values():
             panel.apply_theme(theme)
+        if self._highlighted:
+            self.highlight_panels(self._highlighted)  # the accent of the new theme
         self.act_dark.blockSignals(True)
         self.act_dark.setChecked(theme.dark)
         self.act_dark.blockSignals(False)
@@ -645,12 +869,12 @@ class MainWindow(QMainWindow):
         rows += [(d.windowTitle(), d.toggleViewAction().shortcut().toString())
                  for d in [self.controls_dock, *self._docks.values()]]
         text = "".join(f"<tr><td>{t}</td><td><b>{k}</b></td></tr>" for t, k in rows)
-        QMessageBox.information(self, "Keyboard shortcuts", f"<table cellpadding='3'>{text}</table>")
+        QMessageBox.information(self, self.tr("Keyboard shortcuts"), f"<table cellpadding='3'>{text}</table>")
 
     def _show_about(self) -> None:
-        QMessageBox.about(self, "Attention Explorer",
-                          "Change the architecture of an attention layer and watch it recompute.<br>"
-                          "Click any cell to select a head, query and key in every panel.")
+        QMessageBox.about(self, self.tr("Attention Explorer"),
+                          self.tr("Change the architecture of an attention layer and watch it recompute.<br>"
+                                  "Click any cell to select a head, query and key in every panel."))
 
     # ---- shutdown ------------------------------------------------------------------------
     def shutdown(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ..frame import Frame
@@ -38,8 +39,16 @@ class Panel(QWidget):
     """A dockable view of the current frame; the plots live in `self.graphics`."""
 
     name: ClassVar[str] = ""
+    #: English; mark it with QT_TRANSLATE_NOOP("Panel", ...) so display_title() can translate it
     title: ClassVar[str] = ""
     requires_model: ClassVar[bool] = False
+    #: False for panels that are not figures (the lesson panel): exports leave them out
+    exportable: ClassVar[bool] = True
+
+    @classmethod
+    def display_title(cls) -> str:
+        """The title in the interface language (dock titles, the export dialog)."""
+        return QCoreApplication.translate("Panel", cls.title) if cls.title else cls.name
 
     def __init__(self, selection: Selection, hover: HoverLink, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -112,3 +121,15 @@ class Panel(QWidget):
     def scene(self):
         """The QGraphicsScene with every plot of the panel (for pyqtgraph exporters)."""
         return self.graphics.scene()
+
+    # ---- language ---------------------------------------------------------------
+    def retranslate_ui(self) -> None:
+        """Re-set fixed texts (axis labels, toolbar) in the current language and redraw the
+        frame, whose titles and readouts are formatted with tr() as they are drawn."""
+        if self.frame is not None:
+            self.show_frame(self.frame)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)

@@ -1,0 +1,200 @@
+"""The interface language (Qt translators) and the bundled CJK font.
+
+English is the source language of every string in `explorer/` (wrapped in
+`tr()` / `QCoreApplication.translate`); Simplified Chinese comes from
+`assets/translations/attention_explorer_zh_CN.qm`, which `make` builds from
+the committed `.ts` with pyside6-lrelease. The language at start is, in
+order: the ATTN_EXPLORER_LANGUAGE environment variable, the choice saved in
+QSettings (View ▸ Language), the system locale.
+
+Switching installs new translators; Qt then sends every widget a
+LanguageChange event, and each widget re-sets its own texts
+(`retranslate_ui`), so the switch is live.
+
+The font: machines without a CJK font (many Linux installs) would draw the
+Chinese as boxes, so a subset of Noto Sans CJK SC (OFL, assets/fonts/) is
+registered at start and added as a fallback family of the application font.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtGui import QFont, QFontDatabase
+
+from assets import asset_path
+
+#: code → the language's name in that language (what the View ▸ Language menu shows).
+LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "中文"}
+DEFAULT_LANGUAGE = "en"
+SETTINGS_KEY = "language"
+#: Environment variable forcing the language at start ("en" or "zh_CN"; tests use it).
+LANGUAGE_ENV = "ATTN_EXPLORER_LANGUAGE"
+TS_NAME = "attention_explorer_{lang}.ts"
+QM_NAME = "attention_explorer_{lang}.qm"
+#: The bundled subset font (regenerate with packaging/subset_font.py).
+CJK_FONT_FILES = ("NotoSansCJKsc-Regular-subset.otf", "NotoSansCJKsc-Bold-subset.otf")
+CJK_FAMILY = "Noto Sans CJK SC"
+
+_translators: list[QTranslator] = []
+_language: str | None = None  # None until the first set_language
+_font_families: list[str] | None = None
+
+
+def translations_dir() -> Path:
+    return asset_path("translations")
+
+
+def qm_path(lang: str) -> Path:
+    return translations_dir() / QM_NAME.format(lang=lang)
+
+
+def ts_path(lang: str) -> Path:
+    return translations_dir() / TS_NAME.format(lang=lang)
+
+
+def normalize(lang: str | None) -> str | None:
+    """'zh', 'zh_CN', 'zh-Hans' → 'zh_CN'; 'en', 'en_US' → 'en'; anything else None."""
+    if not lang:
+        return None
+    lang = str(lang).replace("-", "_")
+    if lang in LANGUAGES:
+        return lang
+    base = lang.split("_")[0].lower()
+    if base == "zh":
+        return "zh_CN"
+    if base == "en":
+        return "en"
+    return None
+
+
+def system_language(locale: QLocale | None = None) -> str:
+    """The interface language for the system locale: Chinese locales get zh_CN, all others English."""
+    loc = locale if locale is not None else QLocale.system()
+    if loc.language() == QLocale.Language.Chinese:
+        return "zh_CN"
+    for ui in loc.uiLanguages():  # e.g. ["zh-Hans-CN", "en-US"]: the first one we have wins
+        lang = normalize(ui)
+        if lang is not None:
+            return lang
+    return DEFAULT_LANGUAGE
+
+
+def startup_language(settings: QSettings | None = None) -> str:
+    """Environment override, else the saved choice, else the system locale."""
+    env = normalize(os.environ.get(LANGUAGE_ENV))
+    if env is not None:
+        return env
+    if settings is not None:
+        saved = normalize(settings.value(SETTINGS_KEY, "", type=str))
+        if saved is not None:
+            return saved
+    return system_language()
+
+
+def current_language() -> str:
+    return _language or DEFAULT_LANGUAGE
+
+
+def lesson_language(lang: str | None = None) -> str:
+    """The lesson-text code ("en" or "zh") for an interface language."""
+    return "zh" if (lang or current_language()).startswith("zh") else "en"
+
+
+def is_initialized() -> bool:
+    return _language is not None
+
+
+def set_language(lang: str) -> bool:
+    """Install the translators of `lang` (live: widgets get LanguageChange).
+
+    Returns False, and stays in English, when the .qm of `lang` is missing
+    (a checkout where `make` has not built it yet) or unreadable.
+    """
+    global _language
+    app = QCoreApplication.instance()
+    lang = normalize(lang) or DEFAULT_LANGUAGE
+    if app is None:
+        raise RuntimeError("set_language needs a QApplication")
+    if lang == _language:
+        return True
+    new: list[QTranslator] = []
+    ok = True
+    if lang != DEFAULT_LANGUAGE:
+        ours = QTranslator(app)
+        if ours.load(str(qm_path(lang))):
+            new.append(ours)
+            # Qt's own strings: the Cancel / Yes / No of standard dialogs and buttons
+            qt = QTranslator(app)
+            qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+            if qt.load(f"qtbase_{lang}", qt_dir):
+                new.append(qt)
+        else:
+            print(f"attention-explorer: no translation {qm_path(lang)} (run `make translations`); "
+                  "showing English", file=sys.stderr)
+            ok = False
+            lang = DEFAULT_LANGUAGE
+    for t in _translators:
+        app.removeTranslator(t)
+    _translators.clear()
+    for t in new:
+        app.installTranslator(t)  # posts LanguageChange to every widget
+        _translators.append(t)
+    _language = lang
+    return ok
+
+
+def install_fonts() -> list[str]:
+    """Register the bundled CJK font and make it a fallback of the application font (once).
+
+    Returns the families registered (empty when the font files are missing:
+    Chinese then relies on the system's fonts).
+    """
+    global _font_families
+    if _font_families is not None:
+        return _font_families
+    app = QCoreApplication.instance()
+    families: list[str] = []
+    for name in CJK_FONT_FILES:
+        path = asset_path("fonts", name)
+        if not path.is_file():
+            continue
+        fid = QFontDatabase.addApplicationFont(str(path))
+        if fid >= 0:
+            families += [f for f in QFontDatabase.applicationFontFamilies(fid) if f not in families]
+    _font_families = families
+    if families and app is not None and hasattr(app, "setFont"):
+        base = app.font()
+        first = base.family()
+        chain = [first, *[f for f in families if f != first]]
+        base.setFamilies(chain)
+        app.setFont(base)
+        # widgets or plot items that name a family themselves still fall back to the CJK font
+        for fam in {first, "DejaVu Sans", "Sans Serif", "Segoe UI", "Helvetica", "Arial"}:
+            QFont.insertSubstitutions(fam, families)
+    return families
+
+
+def setup(settings: QSettings | None = None) -> str:
+    """Fonts, and the start-up language unless one was chosen already in this process."""
+    install_fonts()
+    if not is_initialized():
+        set_language(startup_language(settings))
+    return current_language()
+
+
+__all__ = [
+    "LANGUAGES",
+    "current_language",
+    "install_fonts",
+    "lesson_language",
+    "qm_path",
+    "set_language",
+    "setup",
+    "startup_language",
+    "system_language",
+    "ts_path",
+]

@@ -1,0 +1,445 @@
+"""`lesson`: the chapters of assets/lessons/ as a guided tour of the other panels.
+
+A chapter shows its text (in the interface language), "Apply preset" puts its
+config and selection in the window and marks the panels it talks about, and
+the "Try this" box poses one change. The box follows the window live: it shows
+the chapter's metric at the preset and at the window's current config, and a
+✓ once the change the text promises has happened, whether the learner made it
+by hand or with "Do it for me". The metric (explorer.lessons.lesson_metric,
+one engine run) is computed on a one-thread pool, never on the UI thread; a
+result for a config the window has since left is simply kept in the cache.
+
+Not a figure: exports leave this panel out (`exportable = False`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine import AttentionConfig
+
+from .. import i18n
+from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
+from ..themes import Theme
+from .base import PANELS, Panel, register_panel
+from .diagnostics import human_bytes
+
+try:
+    from PySide6.QtCore import QT_TRANSLATE_NOOP
+except ImportError:  # pragma: no cover - older PySide6
+    def QT_TRANSLATE_NOOP(_context: str, text: str) -> str:
+        return text
+
+MODEL_PANELS = ("model_grid", "model_head")
+_BYTES = {"kv_cache_bytes", "score_grid_bytes"}
+_COUNTS = {"nan_rows", "inf_scores_raw", "identical_rows"}
+_CACHE_MAX = 64
+
+
+class _MetricSink(QObject):
+    done = Signal(object, float, str)  # (config, metric) key, value, error ("" when fine)
+
+
+class _MetricJob(QRunnable):
+    """lesson_metric(config, metric) on the pool thread; skipped when nobody wants it any more."""
+
+    def __init__(self, key: tuple[AttentionConfig, str], sink: _MetricSink, wanted) -> None:
+        super().__init__()
+        self.key, self.sink, self.wanted = key, sink, wanted
+
+    def run(self) -> None:
+        if not self.wanted(self.key):
+            value, error = math.nan, "superseded"
+        else:
+            try:
+                value, error = lesson_metric(*self.key), ""
+            except Exception as exc:  # a refused config: shown as "—" with the reason
+                value, error = math.nan, str(exc) or type(exc).__name__
+        try:
+            self.sink.done.emit(self.key, value, error)
+        except RuntimeError:  # the panel was deleted meanwhile
+            pass
+
+
+@register_panel
+class LessonPanel(Panel):
+    name = "lesson"
+    title = QT_TRANSLATE_NOOP("Panel", "Lessons")
+    exportable = False
+
+    try_changed = Signal(object)  # True / False once the metric is known, None while computing
+
+    def __init__(self, selection, hover, parent: QWidget | None = None) -> None:
+        super().__init__(selection, hover, parent)
+        self.graphics.hide()  # no plots here
+        self.pool = QThreadPool(self)  # before the sink: deleted (and waited for) first
+        self.pool.setMaxThreadCount(1)
+        self._sink = _MetricSink(self)
+        self._sink.done.connect(self._on_metric)
+        self._cache: dict[tuple[AttentionConfig, str], tuple[float, str]] = {}
+        self._pending: set[tuple[AttentionConfig, str]] = set()
+        self._wanted: set[tuple[AttentionConfig, str]] = set()
+        self._window = None
+        self.index = 0
+        self.try_holds: bool | None = None
+        # the ✓ counts only from the preset of this chapter on (applied, or reached by hand),
+        # not for an unrelated config that happens to move the metric the same way
+        self._from_preset = False
+        try:
+            self.chapters: list[Chapter] = load_chapters()
+            self.load_error = ""
+        except LessonError as exc:
+            self.chapters, self.load_error = [], str(exc)
+
+        body = QWidget()
+        v = QVBoxLayout(body)
+        v.setContentsMargins(8, 4, 8, 8)
+        v.setSpacing(6)
+        self.chapter_list = QListWidget()
+        self.chapter_list.setObjectName("lessonChapters")
+        self.chapter_list.setMaximumHeight(150)
+        self.chapter_list.currentRowChanged.connect(lambda row: self.open_chapter(row) if row >= 0 else None)
+        v.addWidget(self.chapter_list)
+        self.title_label = QLabel()
+        self.title_label.setObjectName("lessonTitle")
+        self.title_label.setWordWrap(True)
+        f = QFont(self.title_label.font())
+        f.setPointSizeF(f.pointSizeF() * 1.3)
+        f.setBold(True)
+        self.title_label.setFont(f)
+        v.addWidget(self.title_label)
+        self.text = QTextBrowser()
+        self.text.setObjectName("lessonText")
+        self.text.setOpenExternalLinks(True)
+        self.text.setMinimumHeight(120)
+        v.addWidget(self.text, 1)
+
+        nav = QHBoxLayout()
+        self.prev_button = QPushButton()
+        self.prev_button.clicked.connect(lambda: self.open_chapter(self.index - 1))
+        self.position_label = QLabel()
+        self.position_label.setObjectName("hint")
+        self.next_button = QPushButton()
+        self.next_button.clicked.connect(lambda: self.open_chapter(self.index + 1))
+        self.apply_button = QPushButton()
+        self.apply_button.setDefault(True)
+        self.apply_button.clicked.connect(self.apply_preset)
+        nav.addWidget(self.prev_button)
+        nav.addWidget(self.position_label)
+        nav.addWidget(self.next_button)
+        nav.addStretch(1)
+        nav.addWidget(self.apply_button)
+        v.addLayout(nav)
+        self.notice = QLabel()
+        self.notice.setObjectName("lessonNotice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.RichText)
+        self.notice.hide()
+        v.addWidget(self.notice)
+
+        self.try_box = QGroupBox()
+        t = QVBoxLayout(self.try_box)
+        t.setSpacing(6)
+        self.try_text = QLabel()
+        self.try_text.setTextFormat(Qt.TextFormat.MarkdownText)
+        self.try_text.setWordWrap(True)
+        self.try_text.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        t.addWidget(self.try_text)
+        row = QHBoxLayout()
+        self.do_button = QPushButton()
+        self.do_button.clicked.connect(self.do_it)
+        self.check_label = QLabel("✓")
+        self.check_label.setObjectName("lessonCheck")
+        cf = QFont(self.check_label.font())
+        cf.setPointSizeF(cf.pointSizeF() * 1.8)
+        cf.setBold(True)
+        self.check_label.setFont(cf)
+        self.check_label.hide()
+        row.addWidget(self.do_button)
+        row.addStretch(1)
+        row.addWidget(self.check_label)
+        t.addLayout(row)
+        self.metric_label = QLabel()
+        self.metric_label.setObjectName("lessonMetric")
+        self.metric_label.setTextFormat(Qt.TextFormat.RichText)
+        self.metric_label.setWordWrap(True)
+        t.addWidget(self.metric_label)
+        v.addWidget(self.try_box)
+        self.layout().addWidget(body, 1)
+        self.layout().setStretch(1, 0)
+        self.layout().setStretch(2, 1)
+        self.retranslate_ui()
+
+    # ---- the window -------------------------------------------------------------------
+    def main_window(self):
+        """The MainWindow holding this panel's dock (None before it is docked)."""
+        if self._window is None:
+            w = self.parentWidget()
+            while w is not None and not hasattr(w, "set_state"):
+                w = w.parentWidget()
+            if w is not None:
+                self._window = w
+                w.config_changed.connect(self._on_config_changed)
+        return self._window
+
+    def chapter(self) -> Chapter | None:
+        return self.chapters[self.index] if self.chapters else None
+
+    def enter(self) -> None:
+        """The panel was opened: show the current chapter and mark its panels."""
+        if self.chapters:
+            self.open_chapter(self.index)
+
+    def leave(self) -> None:
+        """The panel was closed: clear the marks on the other panels."""
+        w = self.main_window()
+        if w is not None:
+            w.highlight_panels(())
+
+    # ---- chapters ------------------------------------------------------------------------
+    def open_chapter(self, index: int) -> None:
+        """Show chapter `index` (0-based, clamped) and mark its panels; the config is left alone
+        until "Apply preset"."""
+        if not self.chapters:
+            return
+        new_index = max(0, min(int(index), len(self.chapters) - 1))
+        if new_index != self.index:
+            self._from_preset = False
+        self.index = new_index
+        if self.chapter_list.currentRow() != self.index:
+            self.chapter_list.blockSignals(True)
+            self.chapter_list.setCurrentRow(self.index)
+            self.chapter_list.blockSignals(False)
+        self._show_texts()
+        w = self.main_window()
+        ch = self.chapter()
+        if w is not None:
+            w.highlight_panels(ch.panels)
+        self._update_try()
+
+    def needs_model(self, chapter: Chapter | None = None) -> bool:
+        ch = chapter or self.chapter()
+        return ch is not None and ch.needs == "model"
+
+    def model_panels_shown(self) -> bool:
+        w = self.main_window()
+        return w is not None and all(n in w.panel_names() for n in MODEL_PANELS)
+
+    def apply_preset(self) -> None:
+        """The chapter's config and selection in the window; its panels marked and raised."""
+        ch, w = self.chapter(), self.main_window()
+        if ch is None or w is None:
+            return
+        if self.needs_model(ch):
+            if self.model_panels_shown():
+                w.highlight_panels(ch.panels)
+            return
+        self._from_preset = True
+        w.set_state(ch.config, ch.selection)
+        w.highlight_panels(ch.panels)
+        self._update_try()
+
+    def do_it(self) -> None:
+        """The "try this" change, made on the chapter's preset."""
+        ch, w = self.chapter(), self.main_window()
+        if ch is None or w is None or not ch.try_changes or self.needs_model(ch):
+            return
+        self._from_preset = True
+        w.set_state(ch.try_config, ch.selection)
+        w.highlight_panels(ch.panels)
+        self._update_try()
+
+    # ---- the live check ---------------------------------------------------------------------
+    def _on_config_changed(self, _config) -> None:
+        if self.isVisible():
+            self._update_try()
+
+    def _value(self, config: AttentionConfig, metric: str) -> tuple[float, str] | None:
+        """The cached metric, or None after asking the pool for it."""
+        key = (config, metric)
+        if key in self._cache:
+            return self._cache[key]
+        self._wanted.add(key)
+        if key not in self._pending:
+            self._pending.add(key)
+            self.pool.start(_MetricJob(key, self._sink, lambda k: k in self._wanted))
+        return None
+
+    def _on_metric(self, key, value: float, error: str) -> None:
+        self._pending.discard(key)
+        if error == "superseded":
+            return
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[key] = (value, error)
+        self._update_try()
+
+    def _update_try(self) -> None:
+        ch, w = self.chapter(), self.main_window()
+        exp = ch.expect if ch is not None else None
+        self._wanted.clear()
+        if ch is None or not exp or w is None or self.needs_model(ch):
+            self._set_holds(None)
+            self.metric_label.setText("")
+            self.metric_label.setVisible(False)
+            return
+        metric = exp["metric"]
+        at_preset = w.config == ch.config
+        self._from_preset = self._from_preset or at_preset
+        # the task's own fields must have moved (not, say, only the seed)
+        changed = any(getattr(w.config, k) != getattr(ch.config, k) for k in ch.try_changes)
+        tracking = self._from_preset and changed
+        before = self._value(ch.config, metric)
+        now = self._value(w.config, metric) if tracking else None
+        self.metric_label.setVisible(True)
+        fmt = self._format
+        name = self._metric_name(metric)
+        b_txt = "…" if before is None else fmt(metric, before)
+        n_txt = "…" if now is None else fmt(metric, now)
+        holds = None
+        if before is not None and now is not None and not (math.isnan(before[0]) or math.isnan(now[0])):
+            holds = expect_holds(exp, before[0], now[0])
+        muted = self.theme.muted
+        if not self._from_preset:
+            line = self.tr("{metric}: {value} at the preset. Apply the preset, then make the change.").format(
+                metric=f"<b>{name}</b>", value=b_txt)
+        elif not tracking:
+            line = self.tr("{metric}: {value} at the preset").format(metric=f"<b>{name}</b>", value=b_txt)
+        else:
+            line = self.tr("{metric}: {before} at the preset → {now} now").format(
+                metric=f"<b>{name}</b>", before=b_txt, now=f"<b>{n_txt}</b>")
+        self.metric_label.setText(
+            f"{line}<br><span style='color:{muted}'>{self._expect_text(exp)}</span>")
+        self._set_holds(holds)
+
+    def _set_holds(self, holds: bool | None) -> None:
+        self.check_label.setVisible(bool(holds))
+        self.check_label.setToolTip(self.tr("The change happened as the text says") if holds else "")
+        if holds != self.try_holds:
+            self.try_holds = holds
+            self.try_changed.emit(holds)
+
+    @staticmethod
+    def _format(metric: str, value: tuple[float, str]) -> str:
+        v, error = value
+        if error or math.isnan(v):
+            return "—"
+        if metric in _BYTES:
+            return human_bytes(v)
+        if metric in _COUNTS:
+            return f"{v:.0f}"
+        return f"{v:.3g}"
+
+    def _metric_name(self, metric: str) -> str:
+        names = {
+            "mean_entropy": self.tr("mean entropy (nats)"),
+            "mean_jacobian": self.tr("mean softmax gradient"),
+            "score_std": self.tr("std of Q·Kᵀ"),
+            "nan_rows": self.tr("NaN weight rows"),
+            "inf_scores_raw": self.tr("Q·Kᵀ entries overflowed to ±inf"),
+            "future_mass": self.tr("weight on future keys"),
+            "identical_rows": self.tr("pairs of identical weight rows"),
+            "head_entropy_spread": self.tr("spread of the entropy across heads"),
+            "kv_cache_bytes": self.tr("KV cache (32 layers, 8192 tokens)"),
+            "score_grid_bytes": self.tr("S×Skv score grid"),
+            "backend_max_abs_diff": self.tr("max |Δ| vs eager"),
+        }
+        return names.get(metric, metric)
+
+    def _expect_text(self, exp: dict) -> str:
+        change = exp.get("change")
+        if change == "ratio":
+            return self.tr("expected: {ratio}× the preset value").format(ratio=f"{exp.get('value', 1.0):g}")
+        return {
+            "increase": self.tr("expected: it increases"),
+            "decrease": self.tr("expected: it decreases"),
+            "becomes_zero": self.tr("expected: it drops to 0"),
+            "becomes_positive": self.tr("expected: it rises above 0"),
+        }.get(change, str(change))
+
+    # ---- texts -------------------------------------------------------------------------
+    def _show_texts(self) -> None:
+        ch = self.chapter()
+        lang = i18n.lesson_language()
+        if ch is None:
+            self.title_label.setText(self.tr("No lessons"))
+            self.text.setPlainText(self.load_error or self.tr("assets/lessons/ has no chapters."))
+            for b in (self.prev_button, self.next_button, self.apply_button, self.do_button):
+                b.setEnabled(False)
+            self.try_box.hide()
+            return
+        n = len(self.chapters)
+        self.title_label.setText(f"{self.index + 1}. {ch.title(lang)}")
+        self.text.setMarkdown(ch.body(lang))
+        self.position_label.setText(self.tr("{i} of {n}").format(i=self.index + 1, n=n))
+        self.prev_button.setEnabled(self.index > 0)
+        self.next_button.setEnabled(self.index < n - 1)
+        self.try_text.setText(ch.try_text(lang))
+        self.try_box.show()
+        needs_model = self.needs_model(ch)
+        if needs_model and "model_grid" not in PANELS:
+            self.notice.setText(self.tr(
+                "This chapter needs the model panels (model grid and model head), which this build "
+                "does not include yet. Once they are installed, open a model, e.g. with "
+                "<code>attention-explorer gui --model all-MiniLM-L6-v2</code>, and come back here."))
+        elif needs_model and not self.model_panels_shown():
+            self.notice.setText(self.tr(
+                "Open a model first: start the explorer with <code>--model all-MiniLM-L6-v2</code> "
+                "(the bundled demo model) or open one from the File menu; the model panels then "
+                "appear and this chapter marks them."))
+        else:
+            self.notice.setText("")
+        self.notice.setVisible(bool(self.notice.text()))
+        self.apply_button.setEnabled(not needs_model or self.model_panels_shown())
+        self.do_button.setEnabled(bool(ch.try_changes) and not needs_model)
+        self.do_button.setToolTip(
+            self.tr("Applies the preset with: {changes}").format(
+                changes=", ".join(f"{k} = {v!r}" for k, v in ch.try_changes.items()))
+            if ch.try_changes else "")
+
+    def retranslate_ui(self) -> None:
+        self.prev_button.setText(self.tr("◀ Previous"))
+        self.next_button.setText(self.tr("Next ▶"))
+        self.apply_button.setText(self.tr("Apply preset"))
+        self.apply_button.setToolTip(self.tr("Set the chapter's configuration and selection in the window"))
+        self.do_button.setText(self.tr("Do it for me"))
+        self.try_box.setTitle(self.tr("Try this"))
+        self.chapter_list.setToolTip(self.tr("Chapters: click one to read it"))
+        lang = i18n.lesson_language()
+        self.chapter_list.blockSignals(True)
+        self.chapter_list.clear()
+        for i, ch in enumerate(self.chapters):
+            self.chapter_list.addItem(f"{i + 1}. {ch.title(lang)}")
+        if self.chapters:
+            self.chapter_list.setCurrentRow(self.index)
+        self.chapter_list.blockSignals(False)
+        self._show_texts()
+        self._update_try()
+
+    # ---- Panel -------------------------------------------------------------------------
+    def draw_frame(self, frame) -> None:
+        pass  # the texts do not depend on the frame; the check follows config_changed
+
+    def draw_selection(self) -> None:
+        pass
+
+    def apply_theme(self, theme: Theme) -> None:
+        super().apply_theme(theme)
+        self.check_label.setStyleSheet(f"color: {theme.ok};")
+        self.notice.setStyleSheet(f"color: {theme.warning};")
+        if self.chapters:
+            self._update_try()
