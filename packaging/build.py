@@ -95,6 +95,24 @@ def record_sizes(**entries: int) -> None:
 
 
 # ------------------------------------------------------------------ bundle
+def build_translations() -> None:
+    """Compile assets/translations/*.ts to .qm (gitignored) so every OS's bundle has them."""
+    sources = sorted((ROOT / "assets" / "translations").glob("*.ts"))
+    stale = [ts for ts in sources if not ts.with_suffix(".qm").exists()
+             or ts.with_suffix(".qm").stat().st_mtime < ts.stat().st_mtime]
+    if not stale:
+        return
+    scripts = Path(sys.executable).parent
+    candidates = [scripts / ("pyside6-lrelease" + (".exe" if IS_WIN else "")),
+                  shutil.which("pyside6-lrelease"), shutil.which("lrelease")]
+    lrelease = next((str(c) for c in candidates if c and Path(c).exists()), None)
+    if lrelease is None:
+        sys.exit("build: cannot compile the translations: pyside6-lrelease not found "
+                 "(it comes with PySide6-Essentials in the pinned environment)")
+    for ts in stale:
+        run([lrelease, "-silent", ts, "-qm", ts.with_suffix(".qm")])
+
+
 def strip_libraries(bundle: Path) -> None:
     """Linux: strip symbol tables from torch's libraries (see bundle_config.STRIP_PATTERNS)."""
     import fnmatch
@@ -124,6 +142,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         sys.exit(f"build: torch {torch.__version__} is a CUDA build; the installers ship the CPU "
                  "build (pip install torch==<pinned> from the CPU index), or pass --allow-cuda")
     t0 = time.monotonic()
+    build_translations()
     cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", args.log_level,
            "--distpath", DIST, "--workpath", WORK, SPEC]
     if args.clean:
@@ -209,6 +228,9 @@ def check_bundle(exe: Path, bundle: Path, require_selftest: bool) -> int:
         for f in ("LICENSE", "model.safetensors", "tokenizer.json"):
             if not (model / f).is_file():
                 failures.append(f"bundled model lacks {f}")
+        for ts in sorted((ROOT / "assets" / "translations").glob("*.ts")):
+            if not (model.parent.parent / "translations" / (ts.stem + ".qm")).is_file():
+                failures.append(f"bundle lacks the compiled translation {ts.stem}.qm")
         proc = run_app(exe, ["inspect", "--model", str(model), "--text", CHECK_TEXT, "--json"], home)
         try:
             report = json.loads(proc.stdout)

@@ -139,7 +139,7 @@ def skip_asset(rel: str) -> bool:
     parts = rel.split("/")
     return (
         "__pycache__" in parts
-        or rel.endswith((".py", ".pyc"))
+        or rel.endswith((".py", ".pyc", ".ts"))  # .ts: Qt Linguist sources; the app loads .qm
         or rel.startswith("assets/models/")  # the demo model is added from its package
     )
 

@@ -103,6 +103,9 @@ def test_asset_filter_skips_code_and_models():
     assert cfg.skip_asset("assets/__init__.py")
     assert cfg.skip_asset("assets/__pycache__/x.pyc")
     assert cfg.skip_asset("assets/models/all-MiniLM-L6-v2/config.json")
+    assert cfg.skip_asset("assets/translations/attention_explorer_zh_CN.ts")
+    assert not cfg.skip_asset("assets/translations/attention_explorer_zh_CN.qm")
+    assert not cfg.skip_asset("assets/fonts/OFL.txt")
     assert not cfg.skip_asset("assets/samples/en.txt")
     assert not cfg.skip_asset("assets/icons/attention-explorer.svg")
 
