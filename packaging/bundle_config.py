@@ -141,6 +141,8 @@ def skip_asset(rel: str) -> bool:
         "__pycache__" in parts
         or rel.endswith((".py", ".pyc", ".ts"))  # .ts: Qt Linguist sources; the app loads .qm
         or rel.startswith("assets/models/")  # the demo model is added from its package
+        # README/documentation images kept in assets/; the app never opens them
+        or (len(parts) == 2 and parts[1].startswith(("screenshot", "figure_")))
     )
 
 

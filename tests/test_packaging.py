@@ -106,6 +106,9 @@ def test_asset_filter_skips_code_and_models():
     assert cfg.skip_asset("assets/translations/attention_explorer_zh_CN.ts")
     assert not cfg.skip_asset("assets/translations/attention_explorer_zh_CN.qm")
     assert not cfg.skip_asset("assets/fonts/OFL.txt")
+    assert cfg.skip_asset("assets/screenshot_lesson_en.png")  # README images
+    assert cfg.skip_asset("assets/figure_heads.png")
+    assert not cfg.skip_asset("assets/icons/attention-explorer-256.png")
     assert not cfg.skip_asset("assets/samples/en.txt")
     assert not cfg.skip_asset("assets/icons/attention-explorer.svg")
 
