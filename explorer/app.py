@@ -25,9 +25,9 @@ def main_gui(session: str | None = None, model: str | None = None) -> int:
     if session is not None:
         window.set_session_path(session)
     if model:
-        window.banner.show_message(
-            f"--model {model}: the model panels (model_grid, model_head) are not part of this build yet; "
-            "the attention layer explorer is shown.", kind="info")
+        # off the UI thread: the window shows at once, the model panels when it has loaded;
+        # a refusal (no such folder, not cached, remote code) ends in the banner
+        window.model_controller.load(model)
     window.show()
     try:
         code = app.exec()

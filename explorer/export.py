@@ -490,6 +490,11 @@ def export_command(args) -> int:
             return _fail(str(exc), 1)
         window.show()
         app.processEvents()
+        if has_model and hasattr(window, "model_controller"):
+            # the session names a model: wait until it is loaded and its panels drawn
+            problem = window.model_controller.wait_ready(RENDER_TIMEOUT_S)
+            if problem:
+                raise ExportError(f"the session's model: {problem}")
 
         def printed(p: Path) -> None:
             print(p, flush=True)

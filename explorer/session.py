@@ -117,7 +117,32 @@ def parse_session(data: Any) -> Session:
     model = data.get("model")
     if model is not None and not isinstance(model, Mapping):
         raise SessionError(f"session 'model' must be null or an object, got {type(model).__name__}")
-    return Session(config, head, query, key, None if model is None else dict(model))
+    return Session(config, head, query, key, None if model is None else _model_info(model))
+
+
+#: the session's "model" object: which model, which text, which layer/head/query/key
+_MODEL_KEYS = {"source": str, "text": str, "layer": int, "head": int, "query": int, "key": int}
+
+
+def _model_info(model: Mapping) -> dict[str, Any]:
+    """Validate a session's "model" object (only types and ranges: nothing is loaded here;
+    indices beyond the model's shape are clamped when it has loaded)."""
+    unknown = sorted(set(model) - set(_MODEL_KEYS))
+    if unknown:
+        raise SessionError(f"unknown model field(s): {', '.join(unknown)} "
+                           f"(known: {', '.join(_MODEL_KEYS)})")
+    source = model.get("source")
+    if not isinstance(source, str) or not source.strip():
+        raise SessionError(f"model.source must name a model folder or hub id, got {source!r}")
+    for name, kind in _MODEL_KEYS.items():
+        v = model.get(name)
+        if v is None or name == "source":
+            continue
+        if kind is int and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise SessionError(f"model.{name} must be a non-negative integer, got {v!r}")
+        if kind is str and not isinstance(v, str):
+            raise SessionError(f"model.{name} must be a string, got {type(v).__name__}")
+    return dict(model)
 
 
 def load_session(source: str | os.PathLike | Mapping) -> Session:

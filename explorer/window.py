@@ -168,6 +168,9 @@ class MainWindow(QMainWindow):
 
         install_export_actions(self)
         self._create_status_bar()
+        from .model_loading import install_model_support
+
+        install_model_support(self)  # File ▸ Open model…; self.model_controller, model_selection
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
@@ -264,7 +267,12 @@ class MainWindow(QMainWindow):
         if name in self._panels:
             return self._panels[name]
         cls = PANELS[name]
-        panel = cls(self.selection, self.hover)
+        if cls.requires_model:  # model panels follow the model's own selection (layer, head, …)
+            ctl = self.model_controller
+            panel = cls(ctl.selection, ctl.hover)
+            panel.set_model(ctl)
+        else:
+            panel = cls(self.selection, self.hover)
         panel.apply_theme(self.theme)
         dock = QDockWidget(self._dock_title(name, cls), self)
         dock.setObjectName(f"dock_{name}")
@@ -744,11 +752,8 @@ class MainWindow(QMainWindow):
         self.model_info = s.model
         self._pending_selection = (s.head, s.query, s.key)
         self.set_config(s.config)
-        if s.model is not None:
-            src = s.model.get("source") or self.tr("a model")
-            self.banner.show_message(lambda: self.tr(
-                "This session refers to {source}; the model panels are not part of this build yet, "
-                "so only the configuration was restored.").format(source=src), kind="info")
+        # loads the session's model off the UI thread (its own code is never trusted from a file)
+        self.model_controller.restore(s.model)
 
     def set_session_path(self, path: str | os.PathLike | None) -> None:
         """The file that Save writes to (and the window title shows)."""
@@ -881,6 +886,7 @@ class MainWindow(QMainWindow):
         """Stop the compute thread (idempotent)."""
         if self.worker.isRunning():
             self.worker.stop()
+        self.model_controller.shutdown()
 
     def closeEvent(self, event) -> None:
         self._save_settings()

@@ -1,0 +1,681 @@
+"""`model_grid`: every layer × head of a real model at a glance, and the per-head table.
+
+One mosaic image holds a thumbnail per head (rows = layers, columns =
+heads): each thumbnail is that head's attention for the current text,
+scaled to its own maximum so the *pattern* shows, inside a frame coloured
+by the chosen metric (entropy, sink, distance, previous-token, diagonal or
+the pattern label). The heads of each layer can be ordered by that metric.
+One image instead of 72+ ImageItems keeps a 32 × 32-head model as cheap to
+draw as MiniLM's 6 × 12.
+
+A click on a thumbnail or a table row selects that layer and head in the
+model selection, which the head view (`model_head`) follows.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QItemSelectionModel,
+    QModelIndex,
+    QRectF,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGraphicsRectItem,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QWidget,
+)
+
+from ..themes import WEIGHTS_CMAP, Theme, qt_palette
+from .base import Panel, register_panel
+from .heatmap import colorize
+from .plotting import cache_static_items, nice_ceil, set_bar_levels, set_plot_title, style_plot
+
+#: metric key → (menu text, unit/explanation); "pattern" is categorical
+GRID_METRICS = {
+    "entropy": (QT_TRANSLATE_NOOP("ModelGridPanel", "entropy"),
+                QT_TRANSLATE_NOOP("ModelGridPanel", "nats; 0 = all weight on one key")),
+    "sink": (QT_TRANSLATE_NOOP("ModelGridPanel", "sink"),
+             QT_TRANSLATE_NOOP("ModelGridPanel", "weight on the first token")),
+    "distance": (QT_TRANSLATE_NOOP("ModelGridPanel", "distance"),
+                 QT_TRANSLATE_NOOP("ModelGridPanel", "mean distance to the keys, in tokens")),
+    "prev_token": (QT_TRANSLATE_NOOP("ModelGridPanel", "previous token"),
+                   QT_TRANSLATE_NOOP("ModelGridPanel", "weight on the token before")),
+    "diagonal": (QT_TRANSLATE_NOOP("ModelGridPanel", "diagonal"),
+                 QT_TRANSLATE_NOOP("ModelGridPanel", "weight on the token itself")),
+    "pattern": (QT_TRANSLATE_NOOP("ModelGridPanel", "pattern"),
+                QT_TRANSLATE_NOOP("ModelGridPanel", "the pattern label of engine.models.metrics")),
+}
+#: the frame colours of numeric metrics (viridis is taken by the thumbnails)
+METRIC_CMAP = "plasma"
+#: the pixel budget of one thumbnail side: longer texts are averaged into blocks of tokens
+THUMB_CELLS = 40
+THUMB_PX = 36
+
+#: table columns: (key, header, tooltip, format)
+TABLE_COLUMNS = (
+    ("layer", QT_TRANSLATE_NOOP("ModelGridPanel", "layer"), "", "{}"),
+    ("head", QT_TRANSLATE_NOOP("ModelGridPanel", "head"), "", "{}"),
+    ("kv_head", QT_TRANSLATE_NOOP("ModelGridPanel", "kv"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "the KV head this query head reads (GQA)"), "{}"),
+    ("pattern", QT_TRANSLATE_NOOP("ModelGridPanel", "pattern"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "the first rule that holds: vertical/sink, diagonal, "
+                       "previous-token, broad, block, else mixed"), "{}"),
+    ("entropy", QT_TRANSLATE_NOOP("ModelGridPanel", "entropy"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "mean row entropy in nats (0 = one key)"), "{:.3f}"),
+    ("entropy_norm", QT_TRANSLATE_NOOP("ModelGridPanel", "ent/max"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "entropy / its maximum (1 = uniform)"), "{:.3f}"),
+    ("sink", QT_TRANSLATE_NOOP("ModelGridPanel", "sink"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "weight on the first token"), "{:.3f}"),
+    ("distance", QT_TRANSLATE_NOOP("ModelGridPanel", "distance"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "mean |query − key| in tokens"), "{:.2f}"),
+    ("prev_token", QT_TRANSLATE_NOOP("ModelGridPanel", "prev"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "weight on the previous token"), "{:.3f}"),
+    ("diagonal", QT_TRANSLATE_NOOP("ModelGridPanel", "diag"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "weight on the token itself"), "{:.3f}"),
+    ("max_weight", QT_TRANSLATE_NOOP("ModelGridPanel", "max w"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "mean of each row's largest weight"), "{:.3f}"),
+    ("vertical", QT_TRANSLATE_NOOP("ModelGridPanel", "vert"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "the largest share of attention one key collects"),
+     "{:.3f}"),
+    ("block", QT_TRANSLATE_NOOP("ModelGridPanel", "block"),
+     QT_TRANSLATE_NOOP("ModelGridPanel", "how alike neighbouring rows are (1 = identical)"),
+     "{:.3f}"),
+)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ModelGridPanel", text)
+
+
+#: one colour per pattern label (Okabe-Ito; none of them is a viridis blue or green)
+PATTERN_COLORS = {
+    "vertical/sink": "#E69F00", "diagonal": "#D55E00", "previous-token": "#CC79A7",
+    "broad": "#56B4E9", "block": "#F0E442", "mixed": "#999999",
+}
+
+
+def pattern_color(label: str) -> str:
+    return PATTERN_COLORS.get(label, PATTERN_COLORS["mixed"])
+
+
+def thumbnails(attn: np.ndarray, max_cells: int = THUMB_CELLS) -> np.ndarray:
+    """(L, H, S, S) → (L, H, T, T): blocks of k×k cells averaged, T = ceil(S / k) ≤ max_cells."""
+    s = attn.shape[-1]
+    k = max(1, math.ceil(s / max_cells))
+    if k == 1:
+        return attn
+    t = math.ceil(s / k)
+    pad = t * k - s
+    a = np.pad(attn, ((0, 0), (0, 0), (0, pad), (0, pad))) if pad else attn
+    return a.reshape(*a.shape[:2], t, k, t, k).mean(axis=(3, 5))
+
+
+def mosaic(attn: np.ndarray, frame_rgba: np.ndarray, order: np.ndarray, lut: np.ndarray
+           ) -> tuple[np.ndarray, int]:
+    """The grid image: (L·C, H·C, 4) uint8 RGBA and the cell size C in pixels.
+
+    attn (L, H, S, S); frame_rgba (L, H, 4) the frame colour of each head;
+    order (L, H): order[l, p] = the head drawn at position p of layer l.
+    Each thumbnail is scaled to its own maximum (the pattern, not the level).
+    """
+    L, H = attn.shape[:2]
+    th = thumbnails(np.asarray(attn, dtype=np.float32))
+    t = th.shape[-1]
+    up = max(1, round(THUMB_PX / t))
+    p = t * up
+    border = max(2, p // 12)
+    gap = 4
+    c = p + 2 * border + gap
+    peak = th.max(axis=(2, 3), keepdims=True)
+    th = th / np.where(peak > 0, peak, 1.0)
+    rows = np.arange(L)[:, None]
+    th = th[rows, order]  # (L, H, T, T) in display order
+    frames = frame_rgba[rows, order]  # (L, H, 4)
+    if up > 1:
+        th = th.repeat(up, axis=2).repeat(up, axis=3)
+    tiles, _ = colorize(th, lut, (0.0, 1.0))  # (L, H, P, P, 4)
+    cells = np.zeros((L, H, c, c, 4), np.uint8)
+    o = gap // 2
+    cells[:, :, o:o + p + 2 * border, o:o + p + 2 * border] = frames[:, :, None, None, :]
+    cells[:, :, o + border:o + border + p, o + border:o + border + p] = tiles
+    image = cells.transpose(0, 2, 1, 3, 4).reshape(L * c, H * c, 4)
+    return np.ascontiguousarray(image), c
+
+
+class _MosaicImage(pg.ImageItem):
+    """The grid image; reports the hovered and clicked (row, position) to its panel."""
+
+    def __init__(self, panel: ModelGridPanel) -> None:
+        super().__init__()
+        self._panel = panel
+        self.cell_px = 1
+        self.setAcceptHoverEvents(True)
+
+    def _cell(self, pos) -> tuple[int, int]:
+        return math.floor(pos.y() / self.cell_px), math.floor(pos.x() / self.cell_px)
+
+    def hoverEvent(self, ev):
+        if ev.isExit():
+            self._panel._hover(-1, -1)
+        else:
+            self._panel._hover(*self._cell(ev.pos()))
+
+    def mouseClickEvent(self, ev):
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self._panel._click(*self._cell(ev.pos()))
+
+
+class HeadTableModel(QAbstractTableModel):
+    """trace.head_table() as a table; the sort role gives raw numbers."""
+
+    SORT_ROLE = Qt.ItemDataRole.UserRole
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[dict] = []
+
+    def set_rows(self, rows: list[dict]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(TABLE_COLUMNS)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        key, _h, _t, fmt = TABLE_COLUMNS[index.column()]
+        value = self.rows[index.row()][key]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if isinstance(value, float) and not math.isfinite(value):
+                return "–"
+            return fmt.format(value)
+        if role == self.SORT_ROLE:
+            return value
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if isinstance(value, str):
+                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and key == "pattern":
+            return QBrush(QColor(pattern_color(value)))
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        _k, header, tip, _f = TABLE_COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _tr(header)
+        if role == Qt.ItemDataRole.ToolTipRole and tip:
+            return _tr(tip)
+        return None
+
+
+@register_panel
+class ModelGridPanel(Panel):
+    name = "model_grid"
+    title = QT_TRANSLATE_NOOP("Panel", "Model: every layer × head")
+    requires_model = True
+
+    def __init__(self, selection, hover, parent=None) -> None:
+        super().__init__(selection, hover, parent)
+        self.controller = None
+        self.trace = None
+        self._order: np.ndarray | None = None
+        self._values: np.ndarray | None = None
+        # ---- toolbar: model facts, metric, order -------------------------------------
+        self.info = QLabel()
+        self.info.setObjectName("hint")
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.metric_label = QLabel()
+        self.metric_combo = QComboBox()
+        for key in GRID_METRICS:
+            self.metric_combo.addItem("", key)
+        self.metric_combo.currentIndexChanged.connect(lambda _i: self._redraw())
+        self.order = QComboBox()
+        self.order.addItems(["", "", ""])
+        self.order.currentIndexChanged.connect(lambda _i: self._redraw())
+        self.metric_label.setBuddy(self.metric_combo)
+        self.toolbar.addWidget(self.info, 1)
+        self.toolbar.addWidget(self.metric_label)
+        self.toolbar.addWidget(self.metric_combo)
+        self.toolbar.addWidget(self.order)
+        # ---- the text ------------------------------------------------------------------
+        text_row = QWidget()
+        row = QHBoxLayout(text_row)
+        row.setContentsMargins(6, 0, 6, 0)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("model_text")
+        self.text.setTabChangesFocus(True)
+        line = self.text.fontMetrics().lineSpacing()
+        self.text.setFixedHeight(int(line * 2 + 12))
+        self.text.textChanged.connect(self._on_text_edited)
+        self.samples = QComboBox()
+        self.samples.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.samples.setMinimumContentsLength(14)
+        self.samples.activated.connect(self._on_sample)
+        row.addWidget(self.text, 1)
+        row.addWidget(self.samples, 0, Qt.AlignmentFlag.AlignTop)
+        self.notice = QLabel()
+        self.notice.setObjectName("model_notice")
+        self.notice.setWordWrap(True)
+        self.notice.setContentsMargins(8, 0, 8, 0)
+        self.notice.hide()
+        outer = self.layout()
+        outer.insertWidget(1, text_row)
+        outer.insertWidget(2, self.notice)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(350)
+        self._debounce.timeout.connect(self._send_text)
+        # ---- the grid --------------------------------------------------------------------
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.vb = self.plot.getViewBox()
+        self.vb.invertY(True)
+        self.vb.setAspectLocked(True)
+        self.vb.setDefaultPadding(0.0)
+        self.image = _MosaicImage(self)
+        self.vb.addItem(self.image)
+        self.outline = QGraphicsRectItem()
+        self.outline.setZValue(20)
+        self.outline.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.outline.hide()
+        self.vb.addItem(self.outline, ignoreBounds=True)
+        self.hover_box = QGraphicsRectItem()
+        self.hover_box.setZValue(19)
+        self.hover_box.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.hover_box.hide()
+        self.vb.addItem(self.hover_box, ignoreBounds=True)
+        self.head_texts: list[pg.TextItem] = []
+        self.lut = pg.colormap.get(WEIGHTS_CMAP).getLookupTable(nPts=256, alpha=True)
+        self.metric_cmap = pg.colormap.get(METRIC_CMAP)
+        self.metric_lut = self.metric_cmap.getLookupTable(nPts=256, alpha=True)
+        self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=self.metric_cmap,
+                                    interactive=False, width=12)
+        self.cbar.axis.enableAutoSIPrefix(False)
+        self.graphics.addItem(self.cbar, row=0, col=1)
+        self.legend = pg.LabelItem("", size="9pt")
+        self.graphics.addItem(self.legend, row=1, col=0, colspan=2)
+        # ---- the table -----------------------------------------------------------------------
+        self.table_model = HeadTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.table_model)
+        self.proxy.setSortRole(HeadTableModel.SORT_ROLE)
+        self.table = QTableView()
+        self.table.setObjectName("model_table")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # model order until clicked
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(line + 6)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAlternatingRowColors(True)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_row)
+        outer.removeWidget(self.graphics)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.graphics)
+        self.splitter.addWidget(self.table)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        outer.addWidget(self.splitter, 1)
+        self.retranslate_ui()
+
+    # ---- language ------------------------------------------------------------------------
+    def retranslate_ui(self) -> None:
+        self.metric_label.setText(self.tr("colour by"))
+        for i, key in enumerate(GRID_METRICS):
+            self.metric_combo.setItemText(i, _tr(GRID_METRICS[key][0]))
+        self.metric_combo.setToolTip(self.tr("The metric that colours each thumbnail's frame"))
+        for i, text in enumerate((self.tr("model order"), self.tr("sorted ↑"), self.tr("sorted ↓"))):
+            self.order.setItemText(i, text)
+        self.order.setToolTip(self.tr("Order the heads of each layer by the metric"))
+        self.text.setPlaceholderText(self.tr("Type or paste a text to run through the model"))
+        self.text.setToolTip(self.tr("The model runs on this text (longer texts are cut at the "
+                                     "model's maximum length)"))
+        self._fill_samples()
+        self.table.setToolTip(self.tr("Click a column title to sort, a row to select the head"))
+        self.table_model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(TABLE_COLUMNS) - 1)
+        self._redraw()
+
+    def _fill_samples(self) -> None:
+        self.samples.blockSignals(True)
+        self.samples.clear()
+        self.samples.addItem(self.tr("Samples…"), None)
+        try:
+            from assets import sample_texts
+
+            texts = sample_texts()
+        except Exception:  # a damaged install must not break the panel
+            texts = {}
+        for lang, sentences in texts.items():
+            for s in sentences:
+                short = s if len(s) <= 48 else s[:47] + "…"
+                self.samples.addItem(f"{lang}: {short}", s)
+        self.samples.setCurrentIndex(0)
+        self.samples.blockSignals(False)
+
+    # ---- the model ---------------------------------------------------------------------------
+    def set_model(self, controller) -> None:
+        """Follow `controller` (a ModelController): its trace, selection and busy state."""
+        if self.controller is controller:
+            return
+        self.controller = controller
+        if self.selection is not controller.selection:
+            self.selection.changed.disconnect(self._on_selection_changed)
+            self.selection = controller.selection
+            self.selection.changed.connect(self._on_selection_changed)
+        controller.trace_changed.connect(self._on_trace)
+        controller.model_changed.connect(lambda _m: self._show_info())
+        controller.busy_changed.connect(lambda _t: self._show_info())
+        controller.notice.connect(lambda _t: self._show_notice())
+        self._set_text_box(controller.text)
+        if controller.trace is not None:
+            self._on_trace(controller.trace)
+        self._show_info()
+
+    def show_frame(self, frame) -> None:
+        """The attention layer's frames are not this panel's business."""
+
+    def _on_selection_changed(self) -> None:
+        self.draw_selection()
+
+    def heatmaps(self):
+        return []  # nothing to link with the attention layer's heatmaps
+
+    def _set_text_box(self, text: str) -> None:
+        if self.text.toPlainText() != text:
+            self.text.blockSignals(True)
+            self.text.setPlainText(text)
+            self.text.blockSignals(False)
+
+    def _on_text_edited(self) -> None:
+        self._debounce.start()
+
+    def _send_text(self) -> None:
+        if self.controller is not None:
+            self.controller.set_text(self.text.toPlainText())
+
+    def _on_sample(self, index: int) -> None:
+        text = self.samples.itemData(index)
+        self.samples.setCurrentIndex(0)
+        if text:
+            self.text.setPlainText(text)
+            self._debounce.stop()
+            self._send_text()
+
+    def _on_trace(self, trace) -> None:
+        self.trace = trace
+        self._set_text_box(self.controller.text if self.controller else trace.text)
+        self.table_model.set_rows(trace.head_table())
+        self._redraw()
+        self._show_info()
+        self._show_notice()
+
+    def _show_info(self) -> None:
+        c = self.controller
+        if c is None or c.loaded is None:
+            self.info.setText(c.busy_text if c is not None else "")
+            return
+        s = c.loaded.summary
+        kv = (self.tr(" · {kv} KV heads (GQA)").format(kv=s.n_kv_heads)
+              if s.n_kv_heads != s.n_heads else "")
+        kind = self.tr("causal") if s.causal else self.tr("bidirectional")
+        text = self.tr("{name} · {type} · {layers} layers × {heads} heads{kv} · {kind}").format(
+            name=c.loaded.name, type=s.model_type, layers=s.n_layers, heads=s.n_heads, kv=kv,
+            kind=kind)
+        if self.trace is not None:
+            text += self.tr(" · {n} tokens").format(n=self.trace.seq_len)
+        if c.busy_text:
+            text += f" · {c.busy_text}"
+        self.info.setText(text)
+        self.info.setToolTip(text)
+
+    def _show_notice(self) -> None:
+        c = self.controller
+        notes = list(c.loaded.notices) if c is not None and c.loaded is not None else []
+        if self.trace is not None and self.trace.notice:
+            notes.insert(0, self.trace.notice)
+        self.notice.setText("  ".join(f"ℹ {n}" for n in notes))
+        self.notice.setVisible(bool(notes))
+        self.notice.setStyleSheet(f"color: {self.theme.warning};")
+
+    # ---- drawing ----------------------------------------------------------------------------------
+    def metric_key(self) -> str:
+        return self.metric_combo.currentData() or "entropy"
+
+    def _metric_values(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
+        """(values for ordering (L, H), frame colours (L, H, 4), levels or None for pattern)."""
+        m = self.trace.metrics
+        key = self.metric_key()
+        if key == "pattern":
+            from engine.models import PATTERN_LABELS
+
+            labels = m["pattern"]
+            values = np.vectorize(lambda s: PATTERN_LABELS.index(s) if s in PATTERN_LABELS
+                                  else len(PATTERN_LABELS))(labels).astype(float)
+            colors = np.zeros((*labels.shape, 4), np.uint8)
+            for idx in np.ndindex(labels.shape):
+                c = QColor(pattern_color(str(labels[idx])))
+                colors[idx] = (c.red(), c.green(), c.blue(), 255)
+            return values, colors, None
+        values = np.asarray(m[key], dtype=float)
+        finite = values[np.isfinite(values)]
+        top = float(finite.max()) if finite.size else 1.0
+        if key in ("sink", "prev_token", "diagonal"):
+            levels = (0.0, 1.0)
+        elif key == "entropy":
+            levels = (0.0, nice_ceil(max(math.log(max(2, self.trace.seq_len)), 1e-6)))
+        else:
+            levels = (0.0, nice_ceil(max(top, 1e-6)))
+        colors, _ = colorize(np.nan_to_num(values, nan=0.0), self.metric_lut, levels)
+        return values, colors, levels
+
+    def _redraw(self) -> None:
+        if self.trace is None:
+            return
+        self.draw_trace()
+        self.draw_selection()
+
+    def draw_trace(self) -> None:
+        tr_ = self.trace
+        values, colors, levels = self._metric_values()
+        L, H = values.shape
+        mode = self.order.currentIndex()
+        if mode == 0:
+            order = np.tile(np.arange(H), (L, 1))
+        else:
+            key = np.where(np.isfinite(values), values, np.inf)
+            order = np.argsort(key if mode == 1 else -key, axis=1, kind="stable")
+        self._order = order
+        self._position = np.argsort(order, axis=1)  # head → position
+        self._values = values
+        img, cell = mosaic(tr_.attentions.numpy(), colors, order, self.lut)
+        self.image.cell_px = cell
+        self.image.setImage(img, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, H, L))
+        self.vb.setRange(QRectF(0, 0, H, L), padding=0.01)
+        left, bottom = self.plot.getAxis("left"), self.plot.getAxis("bottom")
+        left.setTicks([[(li + 0.5, str(layer)) for li, layer in enumerate(tr_.layers)]])
+        self.plot.setLabel("left", self.tr("layer"))
+        key = self.metric_key()
+        name = _tr(GRID_METRICS[key][0])
+        if mode == 0:
+            bottom.setTicks([[(h + 0.5, str(h)) for h in range(H)]])
+            self.plot.setLabel("bottom", self.tr("head"))
+        else:
+            bottom.setTicks([[(p + 0.5, str(p + 1)) for p in range(H)]])
+            self.plot.setLabel("bottom", self.tr("heads of each layer ordered by {metric} "
+                                                 "({direction})").format(
+                metric=name, direction="↑" if mode == 1 else "↓"))
+        self._draw_head_numbers(mode != 0)
+        title = self.tr("<b>{name}</b> · {n} tokens · frame: {metric}").format(
+            name=html.escape(tr_.model_name), n=tr_.seq_len, metric=name)
+        set_plot_title(self.plot, title, self.theme)
+        if levels is None:
+            self.cbar.hide()
+            from engine.models import PATTERN_LABELS
+
+            items = " &nbsp; ".join(f"<span style='color:{pattern_color(p)}'>■</span> {p}"
+                                    for p in PATTERN_LABELS)
+            self.legend.setText(items, color=self.theme.foreground, size="9pt")
+            self.legend.show()
+        else:
+            self.cbar.show()
+            set_bar_levels(self.cbar, levels)
+            self.cbar.axis.setLabel(name)
+            self.legend.setText(self.tr("frame: {metric} ({meaning}) · each thumbnail is scaled to "
+                                        "its own maximum").format(
+                metric=name, meaning=_tr(GRID_METRICS[key][1])), color=self.theme.muted, size="8pt")
+        cache_static_items(self.graphics.scene())
+
+    def _draw_head_numbers(self, show: bool) -> None:
+        """When sorted, each thumbnail carries its head number (the axis gives ranks)."""
+        L, H = self._order.shape
+        want = L * H if show and L * H <= 1024 else 0
+        while len(self.head_texts) < want:
+            t = pg.TextItem(anchor=(0, 0))
+            t.setZValue(25)
+            self.vb.addItem(t, ignoreBounds=True)
+            self.head_texts.append(t)
+        for i, t in enumerate(self.head_texts):
+            if i >= want:
+                t.hide()
+                continue
+            layer, pos = divmod(i, H)
+            bg = QColor(self.theme.background)
+            bg.setAlpha(170)
+            t.fill = pg.mkBrush(bg)  # readable over any thumbnail, in either theme
+            t.setText(str(int(self._order[layer, pos])), color=self.theme.foreground)
+            t.setPos(pos + 0.02, layer + 0.0)
+            t.show()
+
+    def draw_selection(self) -> None:
+        if self.trace is None or self._order is None:
+            return
+        sel = self.selection
+        layer = min(getattr(sel, "layer", 0), self._order.shape[0] - 1)
+        head = min(sel.head, self._order.shape[1] - 1)
+        pos = int(self._position[layer, head])
+        inset = 0.02
+        self.outline.setRect(QRectF(pos + inset, layer + inset, 1 - 2 * inset, 1 - 2 * inset))
+        self.outline.show()
+        self._select_table_row(layer, head)
+
+    def _select_table_row(self, layer: int, head: int) -> None:
+        H = self.trace.n_heads
+        src = self.table_model.index(layer * H + head, 0)
+        idx = self.proxy.mapFromSource(src)
+        if not idx.isValid() or self.table.currentIndex().row() == idx.row():
+            return
+        sm = self.table.selectionModel()
+        sm.blockSignals(True)
+        sm.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                           | QItemSelectionModel.SelectionFlag.Rows)
+        sm.blockSignals(False)
+        self.table.viewport().update()
+        self.table.scrollTo(idx)
+
+    # ---- interaction ----------------------------------------------------------------------------------
+    def _head_at(self, row: int, pos: int) -> tuple[int, int] | None:
+        if self._order is None:
+            return None
+        L, H = self._order.shape
+        if not (0 <= row < L and 0 <= pos < H):
+            return None
+        return row, int(self._order[row, pos])
+
+    def _click(self, row: int, pos: int) -> None:
+        hit = self._head_at(row, pos)
+        if hit is not None:
+            self.select_head(*hit)
+
+    def select_head(self, layer: int, head: int) -> None:
+        """Select `layer` (index into the trace's layers) and `head` in the model selection."""
+        self.selection.set(head=head, layer=layer)
+
+    def _hover(self, row: int, pos: int) -> None:
+        hit = self._head_at(row, pos)
+        if hit is None:
+            self.hover_box.hide()
+            self.hover.describe("")
+            return
+        layer, head = hit
+        self.hover_box.setRect(QRectF(pos + 0.04, row + 0.04, 0.92, 0.92))
+        self.hover_box.show()
+        self.hover.describe(self.describe_head(layer, head))
+
+    def describe_head(self, layer: int, head: int) -> str:
+        tr_ = self.trace
+        m = tr_.metrics
+        kv = tr_.kv_head_of[head]
+        gqa = tr_.n_kv_heads != tr_.n_heads
+        return self.tr("layer {layer} · head {head}{kv} · {pattern} · entropy {entropy:.3f} · "
+                       "sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag "
+                       "{diag:.3f}").format(
+            layer=tr_.layers[layer], head=head, kv=f" (kv {kv})" if gqa else "",
+            pattern=m["pattern"][layer, head], entropy=m["entropy"][layer, head],
+            sink=m["sink"][layer, head], distance=m["distance"][layer, head],
+            prev=m["prev_token"][layer, head], diag=m["diagonal"][layer, head])
+
+    def _on_table_row(self, current, _previous) -> None:
+        if not current.isValid() or self.trace is None:
+            return
+        src = self.proxy.mapToSource(current)
+        row = self.table_model.rows[src.row()]
+        self.select_head(self.trace.layers.index(row["layer"]), row["head"])
+
+    # ---- look -------------------------------------------------------------------------------------------
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.graphics.setBackground(theme.background)
+        style_plot(self.plot, theme)
+        # the theme's text colour: the frames already use plasma's reds and oranges
+        self.outline.setPen(pg.mkPen(theme.foreground, width=3))
+        self.hover_box.setPen(pg.mkPen(theme.foreground, width=1, style=Qt.PenStyle.DashLine))
+        self.cbar.axis.setPen(pg.mkPen(theme.muted))
+        self.cbar.axis.setTextPen(pg.mkPen(theme.foreground))
+        if self.cbar.axis.label is not None:
+            self.cbar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+        self.notice.setStyleSheet(f"color: {theme.warning};")
+        # the text and the table follow the panel's theme (a light figure of a dark window too)
+        pal = qt_palette(theme)
+        header = self.table.horizontalHeader()
+        for w in (self.text, self.text.viewport(), self.table, self.table.viewport(), header,
+                  header.viewport(), self.notice):
+            w.setPalette(pal)  # viewports keep a palette of their own: set it too
+        cache_static_items(self.graphics.scene())
+        self._redraw()
