@@ -1,11 +1,12 @@
 # make run: open the explorer; make test: the whole suite, headless.
 # On first use both create .venv and install the pinned environment.
+# Both build the translations (assets/translations/*.qm) from the committed .ts sources.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench selftest clean
+.PHONY: run test lint bench selftest clean translations translations-update
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,10 +15,23 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
-run: $(STAMP)
+# ---- translations: .ts (committed, edited in Qt Linguist) -> .qm (built, loaded by the app) -------
+TS := $(wildcard assets/translations/*.ts)
+QM := $(TS:.ts=.qm)
+
+translations: $(QM)
+
+assets/translations/%.qm: assets/translations/%.ts | $(STAMP)
+	$(BIN)/pyside6-lrelease -silent $< -qm $@
+
+# re-extract the strings of explorer/ (new ones arrive untranslated: the tests say which)
+translations-update: $(STAMP)
+	LUPDATE=$(BIN)/pyside6-lupdate sh packaging/update_translations.sh
+
+run: $(STAMP) $(QM)
 	$(BIN)/python main.py
 
-test: $(STAMP)
+test: $(STAMP) $(QM)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m ruff check .
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
@@ -28,7 +42,7 @@ selftest: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python main.py selftest
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info $(QM)
 
 # --- installers (packaging/; see docs/teachers-guide.md and packaging/README.md) ---------------
 # make bundle: PyInstaller one-folder bundle in dist/attention-explorer/ and, on Debian/Ubuntu,
@@ -45,7 +59,7 @@ $(BUILD_STAMP): $(STAMP) packaging/requirements-build.txt
 	$(BIN)/python -m pip install -q -r packaging/requirements-build.txt
 	touch $(BUILD_STAMP)
 
-$(BUNDLE_EXE): $(BUILD_STAMP) $(BUNDLE_SRC)
+$(BUNDLE_EXE): $(BUILD_STAMP) $(BUNDLE_SRC) $(QM)
 	$(BIN)/python packaging/build.py bundle
 
 dist/.deb-stamp: $(BUNDLE_EXE) $(wildcard packaging/linux/*) docs/teachers-guide.md

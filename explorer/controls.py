@@ -286,67 +286,66 @@ class ConfigControls(QWidget):
     # ---- language -------------------------------------------------------------------
     def retranslate_ui(self) -> None:
         """Every label, tooltip and item text in the current language."""
-        tr = self.tr
-        for box, title in zip(self._groups, (tr("Shape"), tr("Sequence"), tr("Mask"),
-                                             tr("Scaling and precision"), tr("Run"))):
+        for box, title in zip(self._groups, (self.tr("Shape"), self.tr("Sequence"), self.tr("Mask"),
+                                             self.tr("Scaling and precision"), self.tr("Run"))):
             box.setTitle(title)
         labels = {
-            "d_model": tr("d_model"), "heads": tr("heads"), "kv_heads": tr("KV heads"),
-            "head_dim": tr("head_dim"), "batch": tr("batch"), "tokens": tr("tokens"),
-            "seq_len": tr("query length"), "kv_len": tr("key length"), "pad": tr("padding"),
-            "mask_value": tr("mask value"), "scale_mode": tr("scaling"), "scale": tr("multiplier"),
-            "dtype": tr("dtype"), "positional": tr("positions"), "backend": tr("backend"),
-            "device": tr("device"), "seed": tr("seed"), "init_std": tr("init std"),
+            "d_model": self.tr("d_model"), "heads": self.tr("heads"), "kv_heads": self.tr("KV heads"),
+            "head_dim": self.tr("head_dim"), "batch": self.tr("batch"), "tokens": self.tr("tokens"),
+            "seq_len": self.tr("query length"), "kv_len": self.tr("key length"), "pad": self.tr("padding"),
+            "mask_value": self.tr("mask value"), "scale_mode": self.tr("scaling"), "scale": self.tr("multiplier"),
+            "dtype": self.tr("dtype"), "positional": self.tr("positions"), "backend": self.tr("backend"),
+            "device": self.tr("device"), "seed": self.tr("seed"), "init_std": self.tr("init std"),
         }
         for key, label in self._labels.items():
             label.setText(labels[key])
         tips = (
-            (self.d_model, tr("Model width d_model; only multiples of the head count are offered")),
-            (self.heads, tr("Query heads: the divisors of d_model (head_dim = d_model / heads)")),
-            (self.kv_heads, tr("KV heads: divisors of the head count. MHA = one per query head, "
+            (self.d_model, self.tr("Model width d_model; only multiples of the head count are offered")),
+            (self.heads, self.tr("Query heads: the divisors of d_model (head_dim = d_model / heads)")),
+            (self.kv_heads, self.tr("KV heads: divisors of the head count. MHA = one per query head, "
                                "GQA n:1 = n query heads share one, MQA = all share one")),
-            (self.group_map, tr("Which query heads read which KV head")),
-            (self.batch, tr("Batch size; the panels show batch row 0")),
-            (self.tokens, tr("Space-separated words become the tokens (and the axis labels); "
+            (self.group_map, self.tr("Which query heads read which KV head")),
+            (self.batch, self.tr("Batch size; the panels show batch row 0")),
+            (self.tokens, self.tr("Space-separated words become the tokens (and the axis labels); "
                              "equal words get equal embeddings. Empty = random inputs.")),
-            (self.seq_len, tr("Query length S (clears the typed tokens)")),
-            (self.cross, tr("Keys and values come from a separate memory of its own length")),
-            (self.kv_len, tr("Key length Skv")),
-            (self.causal, tr("Query i sits at position i + (Skv − S) and sees keys j ≤ that position")),
-            (self.window, tr("Keys within this distance of the query are visible")),
-            (self.pad, tr("The last `pad` keys are padding, hidden from every query")),
-            (self.mask_value, tr("What masked scores become before the softmax")),
-            (self.scale_mode, tr("The multiplier of QKᵀ")),
-            (self.scale, tr("Custom multiplier of QKᵀ")),
-            (self.prescale_q, tr("Multiply Q by the scale before Q·Kᵀ so the product stays in range")),
-            (self.dtype, tr("The computation really runs in this dtype")),
-            (self.positional, tr("Positional encoding: without one, attention cannot see order")),
-            (self.backend, tr("Which kernel computes the output (the pictures always come from eager)")),
-            (self.seed, tr("Seeds inputs and weights: the same config gives the same numbers")),
-            (self.init_xavier, tr("Weight init std: Xavier √(2/(fan_in+fan_out)), or a fixed std")),
-            (self.reset, tr("Back to the default configuration (Ctrl+R)")),
+            (self.seq_len, self.tr("Query length S (clears the typed tokens)")),
+            (self.cross, self.tr("Keys and values come from a separate memory of its own length")),
+            (self.kv_len, self.tr("Key length Skv")),
+            (self.causal, self.tr("Query i sits at position i + (Skv − S) and sees keys j ≤ that position")),
+            (self.window, self.tr("Keys within this distance of the query are visible")),
+            (self.pad, self.tr("The last `pad` keys are padding, hidden from every query")),
+            (self.mask_value, self.tr("What masked scores become before the softmax")),
+            (self.scale_mode, self.tr("The multiplier of QKᵀ")),
+            (self.scale, self.tr("Custom multiplier of QKᵀ")),
+            (self.prescale_q, self.tr("Multiply Q by the scale before Q·Kᵀ so the product stays in range")),
+            (self.dtype, self.tr("The computation really runs in this dtype")),
+            (self.positional, self.tr("Positional encoding: without one, attention cannot see order")),
+            (self.backend, self.tr("Which kernel computes the output (the pictures always come from eager)")),
+            (self.seed, self.tr("Seeds inputs and weights: the same config gives the same numbers")),
+            (self.init_xavier, self.tr("Weight init std: Xavier √(2/(fan_in+fan_out)), or a fixed std")),
+            (self.reset, self.tr("Back to the default configuration (Ctrl+R)")),
         )
         for widget, tip in tips:
             widget.setToolTip(tip)
-        self.tokens.setPlaceholderText(tr("type words: they become the tokens"))
-        self.cross.setText(tr("separate keys (cross-attention)"))
-        self.causal.setText(tr("causal (bottom-right aligned)"))
-        self.window_on.setText(tr("sliding window"))
-        self.prescale_q.setText(tr("pre-scale Q (fp16 overflow fix)"))
-        self.init_xavier.setText(tr("Xavier"))
-        self.reset.setText(tr("Reset to defaults"))
+        self.tokens.setPlaceholderText(self.tr("type words: they become the tokens"))
+        self.cross.setText(self.tr("separate keys (cross-attention)"))
+        self.causal.setText(self.tr("causal (bottom-right aligned)"))
+        self.window_on.setText(self.tr("sliding window"))
+        self.prescale_q.setText(self.tr("pre-scale Q (fp16 overflow fix)"))
+        self.init_xavier.setText(self.tr("Xavier"))
+        self.reset.setText(self.tr("Reset to defaults"))
         mask_tips = {
-            "-inf": tr("masked_fill(-inf): a fully masked row becomes NaN"),
-            "min": tr("the dtype's finfo.min: a fully masked row becomes uniform garbage"),
-            "-1e9": tr("-1e9: uniform garbage for a fully masked row; -inf in float16"),
+            "-inf": self.tr("masked_fill(-inf): a fully masked row becomes NaN"),
+            "min": self.tr("the dtype's finfo.min: a fully masked row becomes uniform garbage"),
+            "-1e9": self.tr("-1e9: uniform garbage for a fully masked row; -inf in float16"),
         }
         for i, value in enumerate(MASK_VALUES):
             self.mask_value.setItemData(i, mask_tips[value], Qt.ItemDataRole.ToolTipRole)
-        scale_texts = {"default": tr("1/√d_k"), "none": tr("none (×1)"), "custom": tr("custom")}
+        scale_texts = {"default": self.tr("1/√d_k"), "none": self.tr("none (×1)"), "custom": self.tr("custom")}
         for i, mode in enumerate(SCALE_MODES):
             self.scale_mode.setItemText(i, scale_texts[mode])
-        pos_texts = {"none": tr("none"), "sinusoidal": tr("sinusoidal"), "learned": tr("learned"),
-                     "rope": tr("RoPE"), "alibi": tr("ALiBi")}
+        pos_texts = {"none": self.tr("none"), "sinusoidal": self.tr("sinusoidal"), "learned": self.tr("learned"),
+                     "rope": self.tr("RoPE"), "alibi": self.tr("ALiBi")}
         for i, p in enumerate(POSITIONALS):
             self.positional.setItemText(i, pos_texts[p])
         self.set_config(self._config)  # the texts that carry values (head_dim, group map)

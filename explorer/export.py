@@ -92,7 +92,9 @@ def caption_text(config) -> str | None:
     """The one-line config summary for a caption (None without a config)."""
     if config is None:
         return None
-    return f"Attention Explorer · {config.summary()}"
+    from PySide6.QtCore import QCoreApplication  # the caption follows the interface language
+
+    return QCoreApplication.translate("Export", "Attention Explorer · {summary}").format(summary=config.summary())
 
 
 def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, title: str = "") -> bytes:
@@ -393,7 +395,7 @@ def export_panels(window, out_dir: str | os.PathLike, names: Iterable[str] | Non
     written = []
     for n in names:
         widget = window.panel(n)
-        title = str(getattr(widget, "title", "") or n)
+        title = str(widget.display_title() if hasattr(widget, "display_title") else getattr(widget, "title", "") or n)
         if size is None:
             if not is_shown(widget):
                 raise ExportError(f"panel {n!r} is hidden: show it in the window first")

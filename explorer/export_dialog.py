@@ -397,11 +397,11 @@ def install_export_actions(window) -> dict[str, QAction]:
         try:
             copy_panel(window)
         except ExportError as exc:
-            QMessageBox.warning(window, _tr("Copy panel"), str(exc))
+            QMessageBox.warning(window, QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
             return
         bar = getattr(window, "statusBar", None)
         if callable(bar):
-            bar().showMessage(_tr("panel copied to the clipboard"), 4000)
+            bar().showMessage(QCoreApplication.translate("ExportDialog", "panel copied to the clipboard"), 4000)
 
     export = QAction(window)
     export.setShortcut(QKeySequence("Ctrl+E"))
@@ -434,7 +434,7 @@ def retranslate_export_actions(window) -> None:
     acts = getattr(window, "_export_actions", None)
     if not acts:
         return
-    acts["export"].setText(_tr("&Export figure…"))
-    acts["export"].setStatusTip(_tr("Save a panel, all panels or the window as PNG, SVG or PDF"))
-    acts["copy"].setText(_tr("&Copy panel as image"))
-    acts["copy"].setStatusTip(_tr("Copy the current panel to the clipboard (PNG, with SVG alongside)"))
+    acts["export"].setText(QCoreApplication.translate("ExportDialog", "&Export figure…"))
+    acts["export"].setStatusTip(QCoreApplication.translate("ExportDialog", "Save a panel, all panels or the window as PNG, SVG or PDF"))
+    acts["copy"].setText(QCoreApplication.translate("ExportDialog", "&Copy panel as image"))
+    acts["copy"].setStatusTip(QCoreApplication.translate("ExportDialog", "Copy the current panel to the clipboard (PNG, with SVG alongside)"))

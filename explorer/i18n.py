@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 
 from assets import asset_path
 
@@ -168,7 +168,9 @@ def install_fonts() -> list[str]:
     _font_families = families
     if families and app is not None and hasattr(app, "setFont"):
         base = app.font()
-        first = base.family()
+        # the family the platform really uses ("Sans Serif" is only an alias): Latin text keeps
+        # its usual look, and only characters it lacks come from the CJK font
+        first = QFontInfo(base).family() or base.family()
         chain = [first, *[f for f in families if f != first]]
         base.setFamilies(chain)
         app.setFont(base)

@@ -54,7 +54,7 @@ SETTINGS_ENV = "ATTN_EXPLORER_SETTINGS"
 
 
 def make_settings() -> QSettings:
-    """QSettings for geometry and recent files only."""
+    """QSettings for geometry, recent files and the interface language only."""
     path = os.environ.get(SETTINGS_ENV)
     if path:
         return QSettings(path, QSettings.Format.IniFormat)
@@ -87,7 +87,7 @@ class Banner(QFrame):
         self.retranslate_ui()
 
     def show_message(self, text: str | Callable[[], str], kind: str = "error") -> None:
-        """Show `text`; a callable (returning tr()-ed text) is asked again when the language changes."""
+        """Show `text`; a callable (returning self.tr()-ed text) is asked again when the language changes."""
         self.kind = kind
         self._make_text = text if callable(text) else None
         self.icon.setText("⚠" if kind == "error" else "ℹ")
@@ -325,24 +325,23 @@ class MainWindow(QMainWindow):
             self.act_languages[code] = a
 
     def _retranslate_actions(self) -> None:
-        tr = self.tr
         for a, text, tip in (
-            (self.act_open, tr("&Open session…"), tr("Open a session file (.json)")),
-            (self.act_save, tr("&Save session"), tr("Save the configuration and selection")),
-            (self.act_save_as, tr("Save session &as…"), ""),
-            (self.act_reset, tr("&Reset to defaults"), tr("Back to the default configuration")),
-            (self.act_quit, tr("&Quit"), ""),
-            (self.act_dark, tr("&Dark theme"), tr("Switch between the dark and the light theme")),
-            (self.act_next_head, tr("Next head"), ""),
-            (self.act_prev_head, tr("Previous head"), ""),
-            (self.act_query_down, tr("Next query"), ""),
-            (self.act_query_up, tr("Previous query"), ""),
-            (self.act_key_right, tr("Next key"), ""),
-            (self.act_key_left, tr("Previous key"), ""),
-            (self.act_shortcuts, tr("&Keyboard shortcuts"), ""),
-            (self.act_about, tr("&About"), ""),
-            (self.act_lessons, tr("Show &lessons"),
-             tr("Step-by-step lessons: presets, explanations and a task to try in each chapter")),
+            (self.act_open, self.tr("&Open session…"), self.tr("Open a session file (.json)")),
+            (self.act_save, self.tr("&Save session"), self.tr("Save the configuration and selection")),
+            (self.act_save_as, self.tr("Save session &as…"), ""),
+            (self.act_reset, self.tr("&Reset to defaults"), self.tr("Back to the default configuration")),
+            (self.act_quit, self.tr("&Quit"), ""),
+            (self.act_dark, self.tr("&Dark theme"), self.tr("Switch between the dark and the light theme")),
+            (self.act_next_head, self.tr("Next head"), ""),
+            (self.act_prev_head, self.tr("Previous head"), ""),
+            (self.act_query_down, self.tr("Next query"), ""),
+            (self.act_query_up, self.tr("Previous query"), ""),
+            (self.act_key_right, self.tr("Next key"), ""),
+            (self.act_key_left, self.tr("Previous key"), ""),
+            (self.act_shortcuts, self.tr("&Keyboard shortcuts"), ""),
+            (self.act_about, self.tr("&About"), ""),
+            (self.act_lessons, self.tr("Show &lessons"),
+             self.tr("Step-by-step lessons: presets, explanations and a task to try in each chapter")),
         ):
             a.setText(text)
             a.setStatusTip(tip)
@@ -438,29 +437,29 @@ class MainWindow(QMainWindow):
     # ---- language -------------------------------------------------------------------
     def retranslate_ui(self) -> None:
         """Every text the window itself owns, in the current language (children do their own)."""
-        tr = self.tr
-        self.banner_bar.setWindowTitle(tr("Messages"))
-        self.controls_dock.setWindowTitle(tr("Configuration"))
+        self.banner_bar.setWindowTitle(self.tr("Messages"))
+        self.controls_dock.setWindowTitle(self.tr("Configuration"))
         for name in self._docks:
             self._docks[name].setWindowTitle(self._dock_title(name))
         self._retranslate_actions()
-        self.menu_file.setTitle(tr("&File"))
-        self.recent_menu.setTitle(tr("Open &recent"))
-        self.menu_view.setTitle(tr("&View"))
-        self.language_menu.setTitle(tr("&Language"))
-        self.menu_selection.setTitle(tr("&Selection"))
-        self.menu_lessons.setTitle(tr("&Lessons"))
-        self.menu_help.setTitle(tr("&Help"))
+        self.menu_file.setTitle(self.tr("&File"))
+        self.recent_menu.setTitle(self.tr("Open &recent"))
+        self.menu_view.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        self.menu_selection.setTitle(self.tr("&Selection"))
+        self.menu_lessons.setTitle(self.tr("&Lessons"))
+        self.menu_help.setTitle(self.tr("&Help"))
         edit = self.menuBar().findChild(QMenu, "menu_edit")
         if edit is not None:
-            edit.setTitle(tr("&Edit"))
+            edit.setTitle(self.tr("&Edit"))
         from .export_dialog import retranslate_export_actions
 
         retranslate_export_actions(self)
-        self.lessons_button.setText(tr("📖 Lessons"))
-        self.lessons_button.setToolTip(tr("Open the lessons (Ctrl+L)"))
+        self.lessons_button.setText(self.tr("Lessons"))
+        self.lessons_button.setToolTip(self.tr("Open the lessons (Ctrl+L)"))
         self._update_chapter_menu()
         self._update_recent_menu()
+        self.statusBar().clearMessage()  # a transient message in the old language
         self._retranslate_status_bar()
         self._sync_language_actions()
         self._update_title()
@@ -487,8 +486,12 @@ class MainWindow(QMainWindow):
         """
         ok = i18n.set_language(lang)
         self.settings.setValue(i18n.SETTINGS_KEY, i18n.current_language())
-        for _ in range(2):  # the application posts to the windows, which pass it to their children
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
+        # deliver now: the application posts LanguageChange to the windows, which pass it to their
+        # children; the relabelled plots then post their layout requests. All of it is handled
+        # before returning, so nothing of the switch is left pending (a window deleted with
+        # such events queued crashed PySide's clean-up at exit)
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents()
         self._sync_language_actions()
         if not ok:
             self.banner.show_message(lambda: self.tr(
@@ -543,8 +546,11 @@ class MainWindow(QMainWindow):
     def set_state(self, config: AttentionConfig, selection: Mapping[str, int] | None = None) -> None:
         """set_config, then select (head, query, key) once the new shape is shown (lesson presets)."""
         if selection:
-            self._pending_selection = (int(selection.get("head", 0)), int(selection.get("query", 0)),
-                                       int(selection.get("key", 0)))
+            sel = (int(selection.get("head", 0)), int(selection.get("query", 0)), int(selection.get("key", 0)))
+            if self._frame is not None and self._frame.config == config:
+                self.selection.set(*sel)  # this shape is on screen already
+            else:
+                self._pending_selection = sel
         self.set_config(config)
 
     # ---- the contract ---------------------------------------------------------------
@@ -809,7 +815,7 @@ class MainWindow(QMainWindow):
         base = Path(recent[0]).parent if recent else Path.home()
         return str(base / name) if name else str(base)
 
-    # ---- settings: geometry and recent files only ------------------------------------------
+    # ---- settings: geometry and recent files (and the language, see set_language) -----------
     def recent_files(self) -> list[str]:
         v = self.settings.value("recent_files", [])
         if isinstance(v, str):

@@ -4,7 +4,13 @@ Kept minimal and Qt-free at import, so the engine's tests run without Qt.
 """
 
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
+
+import pytest
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 # the explorer reads QSettings from this INI file when set (geometry, recent files)
@@ -12,3 +18,25 @@ os.environ.setdefault(
     "ATTN_EXPLORER_SETTINGS",
     os.path.join(tempfile.mkdtemp(prefix="attn-explorer-tests-"), "settings.ini"),
 )
+# English whatever the machine's locale: the tests that need Chinese switch to it themselves
+os.environ.setdefault("ATTN_EXPLORER_LANGUAGE", "en")
+
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "assets" / "translations"
+
+
+def lrelease() -> str | None:
+    """pyside6-lrelease of this environment (next to the interpreter), else on PATH."""
+    tool = Path(sys.executable).with_name("pyside6-lrelease")
+    return str(tool) if tool.exists() else shutil.which("pyside6-lrelease")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def translations_built():
+    """Build assets/translations/*.qm from the .ts (as `make translations` does) when missing
+    or older than the .ts, so `pytest` alone tests the Chinese interface too."""
+    exe = lrelease()
+    for ts in sorted(TRANSLATIONS.glob("*.ts")):
+        qm = ts.with_suffix(".qm")
+        if exe is not None and (not qm.exists() or qm.stat().st_mtime < ts.stat().st_mtime):
+            subprocess.run([exe, "-silent", str(ts), "-qm", str(qm)], check=True)
+    return TRANSLATIONS

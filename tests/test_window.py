@@ -470,7 +470,7 @@ def test_a_malformed_session_is_refused_in_place(qtbot, w, tmp_path):
 
 def test_settings_hold_geometry_and_recent_files_only(qtbot, w):
     w._save_settings()
-    assert set(w.settings.allKeys()) <= {"geometry", "window_state", "recent_files"}
+    assert set(w.settings.allKeys()) <= {"geometry", "window_state", "recent_files", "language"}
 
 
 def test_theme_switch_restyles_the_panels(qtbot, w):

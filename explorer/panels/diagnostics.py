@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+import torch
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QFrame,
@@ -33,7 +34,7 @@ from ..constraints import LLAMA3_8B
 from ..frame import Frame
 from ..themes import Theme
 from .base import Panel, register_panel
-from .plotting import HighlightBars, set_plot_title, sticky_max, style_plot
+from .plotting import HighlightBars, set_axis_label, set_plot_title, sticky_max, style_plot
 
 
 def human_bytes(n: float) -> str:
@@ -49,6 +50,54 @@ def human_count(n: float) -> str:
         if abs(n) >= div:
             return f"{n / div:.3g} {unit}"
     return f"{n:.0f}"
+
+
+#: engine.stage_costs names, translated where shown
+_STAGES = {
+    "QKV projection": QT_TRANSLATE_NOOP("DiagnosticsPanel", "QKV projection"),
+    "scores QKᵀ": QT_TRANSLATE_NOOP("DiagnosticsPanel", "scores QKᵀ"),
+    "softmax": QT_TRANSLATE_NOOP("DiagnosticsPanel", "softmax"),
+    "weights·V": QT_TRANSLATE_NOOP("DiagnosticsPanel", "weights·V"),
+    "output projection": QT_TRANSLATE_NOOP("DiagnosticsPanel", "output projection"),
+}
+
+
+def numerics_messages(frame: Frame) -> list[str]:
+    """engine.overflow_report's messages in the interface language (same cases, same numbers).
+
+    Falls back to the engine's English when it reports a case this list does not know.
+    Literal QCoreApplication.translate calls (not an alias): lupdate reads them.
+    """
+    rep, cfg = frame.overflow, frame.config
+    msgs = []
+    limit = f"{torch.finfo(getattr(torch, cfg.dtype)).max:.6g}"
+    if rep.inf_scores_raw:
+        if cfg.prescale_q and not rep.inf_scores:
+            fix = QCoreApplication.translate("DiagnosticsPanel", "pre-scaling Q kept the softmax input finite.")
+        else:
+            fix = QCoreApplication.translate("DiagnosticsPanel", "pre-scale Q (or use bfloat16) to stay in range.")
+        text = QCoreApplication.translate("DiagnosticsPanel", "Q·Kᵀ overflowed {dtype} (max {limit}) in {n} entries: {fix}")
+        msgs.append(text.format(dtype=cfg.dtype, limit=limit, n=rep.inf_scores_raw, fix=fix))
+    if rep.inf_scores:
+        text = QCoreApplication.translate("DiagnosticsPanel", "{n} visible scores are ±inf: softmax turns those rows into NaN.")
+        msgs.append(text.format(n=rep.inf_scores))
+    if rep.fully_masked_rows:
+        if cfg.mask_value == "-1e9" and cfg.dtype == "float16":
+            what = QCoreApplication.translate("DiagnosticsPanel", "−1e9 does not fit float16 and became −inf: those rows are NaN")
+        elif cfg.mask_value == "-inf":
+            what = QCoreApplication.translate("DiagnosticsPanel", "softmax of all −inf is 0/0 = NaN")
+        elif cfg.mask_value == "min":
+            what = QCoreApplication.translate(
+                "DiagnosticsPanel", "finfo.min gives a uniform row over masked keys (silent garbage, not NaN)")
+        else:
+            what = QCoreApplication.translate(
+                "DiagnosticsPanel", "−1e9 gives a uniform row over masked keys (silent garbage, not NaN)")
+        n = rep.fully_masked_rows // (cfg.batch * cfg.n_heads)
+        text = QCoreApplication.translate("DiagnosticsPanel", "{n} query rows see no key at all: {what}.")
+        msgs.append(text.format(n=n, what=what))
+    if rep.nan_rows and not rep.fully_masked_rows:
+        msgs.append(QCoreApplication.translate("DiagnosticsPanel", "{n} weight rows are NaN.").format(n=rep.nan_rows))
+    return msgs if len(msgs) == len(rep.messages) else list(rep.messages)
 
 
 def llama3_8b_cache(tokens: int) -> tuple[int, int]:
@@ -84,22 +133,19 @@ class _Card(QFrame):
 @register_panel
 class DiagnosticsPanel(Panel):
     name = "diagnostics"
-    title = "Diagnostics: heads, numerics, memory, backends"
+    title = QT_TRANSLATE_NOOP("Panel", "Diagnostics: heads, numerics, memory, backends")
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
-        self.toolbar.addWidget(QLabel("KV cache at"))
+        self.cache_label = QLabel()
+        self.toolbar.addWidget(self.cache_label)
         self.layers = QSpinBox()
         self.layers.setRange(1, 256)
         self.layers.setValue(LLAMA3_8B["n_layers"])
-        self.layers.setSuffix(" layers")
-        self.layers.setToolTip("Number of layers for the KV-cache estimate")
         self.context = QSpinBox()
         self.context.setRange(1, 1 << 20)
         self.context.setSingleStep(1024)
         self.context.setValue(8192)
-        self.context.setSuffix(" tokens")
-        self.context.setToolTip("Context length (cached tokens) for the KV-cache estimate")
         for w in (self.layers, self.context):
             w.valueChanged.connect(lambda _v: self._draw_cache() if self.frame else None)
             self.toolbar.addWidget(w)
@@ -107,11 +153,11 @@ class DiagnosticsPanel(Panel):
 
         lay = self.graphics.ci
         self.metric_plots = []
-        for i, (key, label) in enumerate((("head_entropy", "entropy (nats)"),
-                                          ("sink_mass", "sink mass (key 0)"),
-                                          ("mean_distance", "mean distance (tokens)"))):
+        for i, (key, label) in enumerate((
+                ("head_entropy", QT_TRANSLATE_NOOP("DiagnosticsPanel", "entropy (nats)")),
+                ("sink_mass", QT_TRANSLATE_NOOP("DiagnosticsPanel", "sink mass (key 0)")),
+                ("mean_distance", QT_TRANSLATE_NOOP("DiagnosticsPanel", "mean distance (tokens)")))):
             plot = lay.addPlot(row=i // 2, col=i % 2)
-            plot.setLabel("bottom", "head")
             plot.hideButtons()
             plot.setMenuEnabled(False)
             plot.showGrid(y=True, alpha=0.15)
@@ -120,8 +166,7 @@ class DiagnosticsPanel(Panel):
             bars = HighlightBars(plot, width=0.7)
             self.metric_plots.append((key, label, plot, bars))
         ent_plot = self.metric_plots[0][2]
-        self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="uniform log Skv",
-                                            labelOpts={"position": 0.8})
+        self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.8})
         ent_plot.addItem(self.uniform_line, ignoreBounds=True)
         self.cache_plot = lay.addPlot(row=1, col=1)
         self.cache_axis = self.cache_plot.getAxis("bottom")
@@ -144,15 +189,34 @@ class DiagnosticsPanel(Panel):
         grid = QGridLayout(cards)
         grid.setContentsMargins(6, 0, 6, 6)
         grid.setSpacing(6)
-        self.warn_card = _Card("Numerics")
-        self.cost_card = _Card("Cost per stage (batch · all heads)")
-        self.backend_card = _Card("Backends: output vs eager")
+        self.warn_card = _Card("")
+        self.cost_card = _Card("")
+        self.backend_card = _Card("")
         grid.addWidget(self.warn_card, 0, 0, 1, 2)
         grid.addWidget(self.cost_card, 1, 0)
         grid.addWidget(self.backend_card, 1, 1)
         self.layout().addWidget(cards)
         self.layout().setStretch(1, 1)
         self.graphics.setMinimumHeight(230)
+        self._retranslate_labels()
+
+    def _retranslate_labels(self) -> None:
+        self.cache_label.setText(self.tr("KV cache at"))
+        self.layers.setSuffix(self.tr(" layers"))
+        self.layers.setToolTip(self.tr("Number of layers for the KV-cache estimate"))
+        self.context.setSuffix(self.tr(" tokens"))
+        self.context.setToolTip(self.tr("Context length (cached tokens) for the KV-cache estimate"))
+        for _key, _label, plot, _bars in self.metric_plots:
+            set_axis_label(plot, "bottom", self.tr("head"))
+        self.uniform_line.label.setFormat(self.tr("uniform log Skv"))
+        self.warn_card.title = self.tr("Numerics")
+        self.cost_card.title = self.tr("Cost per stage (batch · all heads)")
+        self.backend_card.title = self.tr("Backends: output vs eager")
+
+    def retranslate_ui(self) -> None:
+        self._retranslate_labels()
+        self._cache_key = None  # the bar names are translated too
+        super().retranslate_ui()
 
     # ---- interaction -----------------------------------------------------------
     def _on_click(self, ev) -> None:
@@ -200,7 +264,8 @@ class DiagnosticsPanel(Panel):
         for key, label, plot, bars in self.metric_plots:
             vals = np.nan_to_num(getattr(f, key))
             bars.set(vals, selected=h)
-            set_plot_title(plot, f"<b>{label}</b> · head {h}: {vals[h]:.3g}", th, size="9pt")
+            head = self.tr("head {h}").format(h=h)
+            set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {vals[h]:.3g}", th, size="9pt")
 
     def set_backends(self, result: dict) -> None:
         """Redraw the backend table; the window has stored `result` in frame.backends."""
@@ -211,48 +276,54 @@ class DiagnosticsPanel(Panel):
         f, th = self.frame, self.theme
         rep = f.overflow
         items = []
-        for msg in rep.messages:
+        for msg in numerics_messages(f):
             items.append(f"<div style='color:{th.error}; margin:2px 0'>⚠ {html.escape(msg)}</div>")
         if not items:
-            items.append(f"<div style='color:{th.ok}'>✓ no overflow, no NaN, every query sees a key</div>")
+            ok = self.tr("✓ no overflow, no NaN, every query sees a key")
+            items.append(f"<div style='color:{th.ok}'>{ok}</div>")
         limit = {"float16": 65504.0, "bfloat16": 3.39e38, "float32": 3.40e38}[f.config.dtype]
         peak = rep.max_abs_score_raw
         if math.isfinite(peak):
-            items.append(f"<div style='color:{th.muted}'>largest |Q·Kᵀ| = {peak:.4g} "
-                         f"({f.config.dtype} max {limit:.4g})</div>")
+            text = self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
+                peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")
+            items.append(f"<div style='color:{th.muted}'>{text}</div>")
         ent = f.head_entropy
         if f.config.key_len > 1 and ent.size:
             low = [g for g in range(len(ent)) if ent[g] < 0.1 * math.log(f.config.key_len)]
             if low:
-                items.append(f"<div style='color:{th.warning}'>heads {', '.join(map(str, low))} have "
-                             "collapsed (entropy &lt; 10% of uniform): almost one-hot rows, tiny gradients</div>")
+                text = self.tr("heads {heads} have collapsed (entropy &lt; 10% of uniform): "
+                               "almost one-hot rows, tiny gradients").format(heads=", ".join(map(str, low)))
+                items.append(f"<div style='color:{th.warning}'>{text}</div>")
         self.warn_card.set_html("".join(items), th)
 
     def _draw_costs(self) -> None:
         f, th = self.frame, self.theme
         rows = "".join(
-            f"<tr><td>{html.escape(c['stage'])}</td><td align='right'>{human_count(c['flops'])}FLOP</td>"
+            f"<tr><td>{html.escape(self.tr(_STAGES.get(c['stage'], c['stage'])))}</td>"
+            f"<td align='right'>{human_count(c['flops'])}FLOP</td>"
             f"<td align='right'>{human_bytes(c['bytes'])}</td></tr>"
             for c in f.stage_costs
         )
+        grid_text = self.tr("the S×Skv score grid alone: {bytes} (O(n²): what FlashAttention never writes out)")
+        stage, nbytes, total = self.tr("stage"), self.tr("bytes"), self.tr("total")
         tot_f = sum(c["flops"] for c in f.stage_costs)
         tot_b = sum(c["bytes"] for c in f.stage_costs)
         grid = f.config.batch * f.config.n_heads * f.config.seq_len * f.config.key_len
         item = {"float32": 4, "float16": 2, "bfloat16": 2}[f.config.dtype]
         self.cost_card.set_html(
             f"<table cellspacing='0' cellpadding='1' width='100%'>"
-            f"<tr style='color:{th.muted}'><td>stage</td><td align='right'>FLOPs</td><td align='right'>bytes</td></tr>"
-            f"{rows}<tr style='font-weight:600'><td>total</td><td align='right'>{human_count(tot_f)}FLOP</td>"
+            f"<tr style='color:{th.muted}'><td>{stage}</td><td align='right'>FLOPs</td>"
+            f"<td align='right'>{nbytes}</td></tr>"
+            f"{rows}<tr style='font-weight:600'><td>{total}</td><td align='right'>{human_count(tot_f)}FLOP</td>"
             f"<td align='right'>{human_bytes(tot_b)}</td></tr></table>"
-            f"<div style='color:{th.muted}'>the S×Skv score grid alone: {human_bytes(grid * item)} "
-            "(O(n²): what FlashAttention never writes out)</div>", th)
+            f"<div style='color:{th.muted}'>{grid_text.format(bytes=human_bytes(grid * item))}</div>", th)
 
     def _draw_cache(self) -> None:
         f, th = self.frame, self.theme
         cfg = f.config
         n_layers, tokens = self.layers.value(), self.context.value()
         comp = engine.kv_cache_comparison(cfg, n_layers, tokens)
-        names = [f"this ({cfg.attention_kind})", f"MHA ({cfg.n_heads} kv)", "MQA (1 kv)"]
+        names = [self.tr("this ({kind})").format(kind=cfg.attention_kind), f"MHA ({cfg.n_heads} kv)", "MQA (1 kv)"]
         vals = [comp["this"], comp["MHA"], comp["MQA"]]
         key = (tuple(names), tuple(vals), n_layers, tokens, cfg.dtype, th.name)
         if key == self._cache_key:
@@ -267,16 +338,16 @@ class DiagnosticsPanel(Panel):
         self.cache_axis.setTicks([[(i, n) for i, n in enumerate(names)]])
         self.cache_plot.setXRange(-0.6, 2.6, padding=0)
         self.cache_plot.setYRange(0, max(heights) * 1.45 or 1, padding=0)
-        self.cache_plot.setLabel("left", unit)
+        set_axis_label(self.cache_plot, "left", unit)
         for t, x, v in zip(self.cache_texts, range(3), vals):
             t.setText(human_bytes(v), color=th.foreground)
             t.setPos(x, v / div)
         llama, llama_mha = llama3_8b_cache(tokens)
-        set_plot_title(
-            self.cache_plot,
-            f"<b>KV cache</b> · {n_layers} layers × {tokens} tokens · {cfg.dtype}<br>"
-            f"<span style='color:{th.muted}'>Llama-3-8B (32 layers, 32 q / 8 kv heads, bf16): "
-            f"{human_bytes(llama)} vs {human_bytes(llama_mha)} as MHA</span>", th, size="9pt")
+        head = self.tr("<b>KV cache</b> · {layers} layers × {tokens} tokens · {dtype}").format(
+            layers=n_layers, tokens=tokens, dtype=cfg.dtype)
+        ref = self.tr("Llama-3-8B (32 layers, 32 q / 8 kv heads, bf16): {gqa} vs {mha} as MHA").format(
+            gqa=human_bytes(llama), mha=human_bytes(llama_mha))
+        set_plot_title(self.cache_plot, f"{head}<br><span style='color:{th.muted}'>{ref}</span>", th, size="9pt")
 
     def _draw_backends(self) -> None:
         f, th = self.frame, self.theme
@@ -297,14 +368,17 @@ class DiagnosticsPanel(Panel):
                 impl, diff = f.trace.backend_impl, f.trace.backend_max_abs_diff
                 ms = f.timings_ms.get("backend", f.timings_ms.get("eager", float("nan")))
             else:
-                rows.append(f"<tr><td>{name}</td><td colspan='3' style='color:{th.muted}'>measuring…</td></tr>")
+                measuring = self.tr("measuring…")
+                rows.append(f"<tr><td>{name}</td><td colspan='3' style='color:{th.muted}'>{measuring}</td></tr>")
                 continue
-            dtxt = "reference" if diff is None else f"{diff:.2g}"
+            dtxt = self.tr("reference") if diff is None else f"{diff:.2g}"
             rows.append(f"<tr><td>{name}{mark}</td><td>{html.escape(impl)}</td>"
                         f"<td align='right'>{dtxt}</td><td align='right'>{ms:.2f} ms</td></tr>")
+        backend, ran_as, time = self.tr("backend"), self.tr("ran as"), self.tr("time")
         self.backend_card.set_html(
             f"<table cellspacing='0' cellpadding='1' width='100%'><tr style='color:{th.muted}'>"
-            "<td>backend</td><td>ran as</td><td align='right'>max |Δ|</td><td align='right'>time</td></tr>"
+            f"<td>{backend}</td><td>{ran_as}</td><td align='right'>max |Δ|</td>"
+            f"<td align='right'>{time}</td></tr>"
             + "".join(rows) + "</table>", th)
 
     def apply_theme(self, theme: Theme) -> None:

@@ -6,14 +6,21 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF
 from PySide6.QtGui import QColor
 
 from ..frame import Frame
 from ..themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from .base import Panel, register_panel
 from .heatmap import Heatmap
-from .plotting import cache_static_items, set_bar_levels, set_label_text, shrinkable, sticky_max
+from .plotting import (
+    cache_static_items,
+    set_axis_label,
+    set_bar_levels,
+    set_label_text,
+    shrinkable,
+    sticky_max,
+)
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
@@ -22,28 +29,29 @@ def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
     w = frame.weights[head, row, col]
     s = frame.scores[head, row, col]
     masked = not frame.mask[row, col]
-    return (
-        f"head {head} (kv {cfg.kv_head_of(head)}) · query {row} ‘{frame.query_labels[row]}’ → "
-        f"key {col} ‘{frame.key_labels[col]}’ · weight {w:.4g} · score {s:.4g}"
-        + (" · masked" if masked else "")
-    )
+    text = QCoreApplication.translate(
+        "HeadsPanel", "head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}").format(
+        head=head, kv=cfg.kv_head_of(head), row=row, q=frame.query_labels[row], col=col, k=frame.key_labels[col],
+        w=f"{w:.4g}", s=f"{s:.4g}")
+    return text + (QCoreApplication.translate("HeadsPanel", " · masked") if masked else "")
 
 
 @register_panel
 class HeadsPanel(Panel):
     name = "heads"
-    title = "Heads: attention weights"
+    title = QT_TRANSLATE_NOOP("Panel", "Heads: attention weights")
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
         self.big = Heatmap(
-            hover, WEIGHTS_CMAP, title="head 0", row_title="query", col_title="key",
+            hover, WEIGHTS_CMAP, title=self.tr("head {h}").format(h=0), row_title=self.tr("query"),
+            col_title=self.tr("key"),
             on_click=lambda r, c: self.selection.set(query=r, key=c),
             describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c),
         )
         self.graphics.addItem(self.big.item, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
-                                    width=12, label="weight")
+                                    width=12, label=self.tr("weight"))
         # the bar is a legend for levels the heatmaps share (they colour themselves)
         self.big.item.layout.addItem(self.cbar, 2, 5)
         self.grid = self.graphics.addLayout(row=0, col=1)
@@ -57,6 +65,14 @@ class HeadsPanel(Panel):
         self.nan_overlay = pg.ImageItem()
         self.nan_overlay.setZValue(5)
         self.big.vb.addItem(self.nan_overlay, ignoreBounds=True)
+
+    def retranslate_ui(self) -> None:
+        set_axis_label(self.big.item, "left", self.tr("query"))
+        set_axis_label(self.big.item, "bottom", self.tr("key"))
+        set_axis_label(self.cbar, "left", self.tr("weight"))
+        if self.cbar.axis.label is not None:
+            self.cbar.axis.label.setDefaultTextColor(QColor(self.theme.foreground))
+        super().retranslate_ui()
 
     def resizeEvent(self, event) -> None:
         # the large map gets ~60% of the width; the grid of small maps shares the rest
@@ -121,9 +137,10 @@ class HeadsPanel(Panel):
         self.big.set_data(frame.weights_shown[h])
         self.big.set_marker("cell", sel.query, sel.key)
         kv = cfg.kv_head_of(h)
-        share = f" (shared by {cfg.group_size})" if cfg.group_size > 1 else ""
+        share = self.tr(" (shared by {n})").format(n=cfg.group_size) if cfg.group_size > 1 else ""
+        head = self.tr("head {h}").format(h=h)
         self.big.set_title(
-            f"<b>head {h}</b> · kv {kv}{share} · softmax(QKᵀ·{cfg.effective_scale:.3g}) "
+            f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{cfg.effective_scale:.3g}) "
             f"<span style='color:{self.theme.muted}'>{cfg.seq_len}×{cfg.key_len}</span>"
         )
         for g, (hm, label) in enumerate(zip(self.small, self.small_titles)):

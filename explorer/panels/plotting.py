@@ -181,6 +181,17 @@ def shrinkable(label: pg.LabelItem) -> None:
     label.updateMin()
 
 
+def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
+    """plot.setLabel(side, text) that keeps the plain-number ticks style_plot chose (setLabel
+    would reset the SI-prefix ranges and bring back "(x0.001)"); skipped when unchanged."""
+    ax = plot.getAxis(side)
+    if ax.labelText == text and ax.label.isVisible():
+        return
+    plot.setLabel(side, text)
+    if not getattr(ax, "token_axis", False) and getattr(ax, "_styled", False):
+        ax.setSIPrefixEnableRanges(((math.inf, math.inf),))
+
+
 def style_plot(plot: pg.PlotItem, theme: Theme, title_size: str = "10pt") -> None:
     """Axis pens, fonts and title colour of a PlotItem for `theme`."""
     for name in ("left", "bottom", "right", "top"):
@@ -190,6 +201,7 @@ def style_plot(plot: pg.PlotItem, theme: Theme, title_size: str = "10pt") -> Non
         if not getattr(ax, "token_axis", False):
             ax.setStyle(tickFont=plot_font(8.0))
             ax.setSIPrefixEnableRanges(((math.inf, math.inf),))  # plain numbers, no "(x0.001)"
+            ax._styled = True
         if ax.label is not None:
             ax.label.setDefaultTextColor(QColor(theme.foreground))
     title = plot.titleLabel

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor
 
 from ..frame import Frame
@@ -34,7 +35,7 @@ def _absmax(*arrays: np.ndarray) -> float:
 @register_panel
 class QKVPanel(Panel):
     name = "qkv"
-    title = "Q, K, V: the projections of the selected head"
+    title = QT_TRANSLATE_NOOP("Panel", "Q, K, V: the projections of the selected head")
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
@@ -88,11 +89,11 @@ class QKVPanel(Panel):
             return ""
         f = self.frame
         if name in ("X", "Q", "context"):
-            where = f"query {r} ‘{f.query_labels[r]}’, dim {c}"
+            where = self.tr("query {row} ‘{label}’, dim {col}").format(row=r, label=f.query_labels[r], col=c)
         elif name in ("K", "V"):
-            where = f"key {r} ‘{f.key_labels[r]}’, dim {c}"
+            where = self.tr("key {row} ‘{label}’, dim {col}").format(row=r, label=f.key_labels[r], col=c)
         else:
-            where = f"model dim {r} → head dim {c}"
+            where = self.tr("model dim {row} → head dim {col}").format(row=r, col=c)
         return f"{name}[{r}, {c}] = {a[r, c]:.4g} · {where}"
 
     def draw_frame(self, frame: Frame) -> None:
@@ -107,7 +108,8 @@ class QKVPanel(Panel):
         x = frame.x
         self.x.set_data(x, self._sym("X", x))
         cfg = frame.config
-        pos = "" if cfg.positional in ("none", "rope", "alibi") else f" + {cfg.positional} positions"
+        pos = "" if cfg.positional in ("none", "rope", "alibi") else self.tr(" + {positional} positions").format(
+            positional=cfg.positional)
         self.x.set_title(f"<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]}")
         self._names["X"] = x
 
@@ -136,15 +138,17 @@ class QKVPanel(Panel):
         shared = ""
         if cfg.kv_heads != cfg.n_heads:
             mates = [j for j in range(cfg.n_heads) if cfg.kv_head_of(j) == g]
-            shared = f" <span style='color:{muted}'>(q heads {mates[0]}–{mates[-1]})</span>"
-        rope = " after RoPE" if cfg.positional == "rope" else ""
+            mates_text = self.tr("(q heads {first}–{last})").format(first=mates[0], last=mates[-1])
+            shared = f" <span style='color:{muted}'>{mates_text}</span>"
+        rope = self.tr(" after RoPE") if cfg.positional == "rope" else ""
+        head = self.tr("head {h}").format(h=h)
         self.wq.set_title(f"<b>W_Q</b>[:, h{h}] · {wq.shape[0]}×{dh}")
         self.wk.set_title(f"<b>W_K</b>[:, kv {g}]{shared}")
         self.wv.set_title(f"<b>W_V</b>[:, kv {g}]{shared}")
-        self.q.set_title(f"<b>Q</b> head {h}{rope} · {q.shape[0]}×{dh}")
+        self.q.set_title(f"<b>Q</b> {head}{rope} · {q.shape[0]}×{dh}")
         self.k.set_title(f"<b>K</b> kv {g}{rope} · {k.shape[0]}×{dh}")
         self.v.set_title(f"<b>V</b> kv {g} · {v.shape[0]}×{dh}")
-        self.ctx.set_title(f"<b>weights·V</b> head {h} · {ctx.shape[0]}×{dh}")
+        self.ctx.set_title(f"<b>weights·V</b> {head} · {ctx.shape[0]}×{dh}")
         for hm in (self.x, self.q, self.ctx):
             hm.set_marker("row", sel.query)
         for hm in (self.k, self.v):

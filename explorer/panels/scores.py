@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QLabel
 
@@ -21,6 +21,7 @@ from ..frame import Frame, finite_std, gaussian_pdf, histogram
 from ..themes import Theme
 from .base import Panel, register_panel
 from .plotting import (
+    set_axis_label,
     set_label_text,
     set_plot_title,
     shrinkable,
@@ -37,8 +38,7 @@ class _HistPlot:
 
     def __init__(self, layout, row: int, col: int, xlabel: str) -> None:
         self.plot: pg.PlotItem = layout.addPlot(row=row, col=col)
-        self.plot.setLabel("bottom", xlabel)
-        self.plot.setLabel("left", "density")
+        self.xlabel = xlabel  # English, marked for translation; see retranslate_ui
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
@@ -57,19 +57,26 @@ class _HistPlot:
                                         labelOpts={"position": 0.84, "anchors": [(0, 1), (0, 1)]})
         self.plot.addItem(self.selected, ignoreBounds=True)
         self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False,
-                                       label="fp16 max" if s > 0 else "",
-                                       labelOpts={"position": 0.75}) for s in (1, -1)]
+                                       label="", labelOpts={"position": 0.75}) for s in (1, -1)]
         for line in self.limits:
             self.plot.addItem(line, ignoreBounds=True)
             line.hide()
         # legend and readout share one line under the plot, so the bars keep the height
         self.readout = layout.addLabel("", row=row + 1, col=col, justify="left", size="8.5pt")
         shrinkable(self.readout)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        set_axis_label(self.plot, "bottom", QCoreApplication.translate("ScoresPanel", self.xlabel))
+        set_axis_label(self.plot, "left", QCoreApplication.translate("ScoresPanel", "density"))
+        self.limits[0].label.setFormat(QCoreApplication.translate("ScoresPanel", "fp16 max"))
 
     def legend_html(self, theme: Theme, theory_name: str) -> str:
-        return (f"<span style='color:{theme.bar}'>█</span> measured  "
+        measured = QCoreApplication.translate("ScoresPanel", "measured")
+        selected = QCoreApplication.translate("ScoresPanel", "selected cell")
+        return (f"<span style='color:{theme.bar}'>█</span> {measured}  "
                 f"<span style='color:{theme.foreground}'>╌╌</span> {theory_name}  "
-                f"<span style='color:{theme.accent}'>┃</span> selected cell")
+                f"<span style='color:{theme.accent}'>┃</span> {selected}")
 
     def set(self, values: np.ndarray, theory_std: float, xrange: tuple[float, float] | None = None,
             bins: int = 60) -> tuple[float, int]:
@@ -117,20 +124,33 @@ class _HistPlot:
 @register_panel
 class ScoresPanel(Panel):
     name = "scores"
-    title = "Scores: QKᵀ before and after √d_k"
+    title = QT_TRANSLATE_NOOP("Panel", "Scores: QKᵀ before and after √d_k")
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
-        self.toolbar.addWidget(QLabel("Show"))
+        self.show_label = QLabel()
+        self.toolbar.addWidget(self.show_label)
         self.scope = QComboBox()
-        self.scope.addItems(["selected head", "all heads"])
-        self.scope.setToolTip("Histogram the selected head's scores or every head's")
+        self.scope.addItems(["", ""])
         self.scope.currentIndexChanged.connect(lambda _i: self.draw_selection() if self.frame else None)
         self.toolbar.addWidget(self.scope)
         self.toolbar.addStretch(1)
         lay = self.graphics.ci
-        self.raw = _HistPlot(lay, 0, 0, "Q·Kᵀ (unscaled)")
-        self.scaled = _HistPlot(lay, 0, 1, "softmax input (masked cells left out)")
+        self.raw = _HistPlot(lay, 0, 0, QT_TRANSLATE_NOOP("ScoresPanel", "Q·Kᵀ (unscaled)"))
+        self.scaled = _HistPlot(lay, 0, 1, QT_TRANSLATE_NOOP("ScoresPanel", "softmax input (masked cells left out)"))
+        self._retranslate_labels()
+
+    def _retranslate_labels(self) -> None:
+        self.show_label.setText(self.tr("Show"))
+        self.scope.setItemText(0, self.tr("selected head"))
+        self.scope.setItemText(1, self.tr("all heads"))
+        self.scope.setToolTip(self.tr("Histogram the selected head's scores or every head's"))
+        self.raw.retranslate_ui()
+        self.scaled.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self._retranslate_labels()
+        super().retranslate_ui()
 
     def all_heads(self) -> bool:
         return self.scope.currentIndex() == 1
@@ -146,10 +166,10 @@ class ScoresPanel(Panel):
         scale = cfg.effective_scale
         if self.all_heads():
             raw, after = f.scores_raw, f.scores[:, f.mask]
-            who = f"all {cfg.n_heads} heads"
+            who = self.tr("all {n} heads").format(n=cfg.n_heads)
         else:
             raw, after = f.scores_raw[h], f.scores[h][f.mask]
-            who = f"head {h}"
+            who = self.tr("head {h}").format(h=h)
         muted, th = self.theme.muted, self.theme
         # ---- before scaling -----------------------------------------------------
         fp16 = cfg.dtype == "float16"
@@ -158,16 +178,22 @@ class ScoresPanel(Panel):
         near = fp16 and (f.overflow.inf_scores_raw or (math.isfinite(peak) and peak > 0.25 * FLOAT16_MAX))
         std_raw, bad_raw = self.raw.set(raw, math.sqrt(dk),
                                         (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None)
-        set_plot_title(self.raw.plot, f"<b>Q·Kᵀ</b> before scaling · {who}", th)
-        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  std <b>{std_raw:.3g}</b> "
-                 f"<span style='color:{muted}'>(theory √d_k = {math.sqrt(dk):.3g})</span>"]
+        std = self.tr("std")
+        set_plot_title(self.raw.plot, self.tr("<b>Q·Kᵀ</b> before scaling · {who}").format(who=who), th)
+        theory = self.tr("(theory √d_k = {value})").format(value=f"{math.sqrt(dk):.3g}")
+        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  {std} <b>{std_raw:.3g}</b> "
+                 f"<span style='color:{muted}'>{theory}</span>"]
         if bad_raw:
-            lines.append(f"<span style='color:{th.error}'>{bad_raw} entries overflowed to ±inf (not drawn)</span>")
+            text = self.tr("{n} entries overflowed to ±inf (not drawn)").format(n=bad_raw)
+            lines.append(f"<span style='color:{th.error}'>{text}</span>")
         for line in self.raw.limits:
             line.setVisible(fp16)
         if fp16:
-            lines.append(f"float16 max 65504 · largest |QKᵀ| {peak:.4g}"
-                         + (f" ({peak / FLOAT16_MAX:.1%} of it)" if math.isfinite(peak) else ""))
+            if math.isfinite(peak):
+                lines.append(self.tr("float16 max 65504 · largest |QKᵀ| {peak} ({share} of it)").format(
+                    peak=f"{peak:.4g}", share=f"{peak / FLOAT16_MAX:.1%}"))
+            else:
+                lines.append(self.tr("float16 max 65504 · largest |QKᵀ| {peak}").format(peak=f"{peak:.4g}"))
 
         set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
         v_raw = float(f.scores_raw[h, i, j])
@@ -177,13 +203,16 @@ class ScoresPanel(Panel):
         theory = scale * math.sqrt(dk)
         name = "N(0, 1)" if cfg.scale is None else f"N(0, ({scale:.3g}·√d_k)²)"
         std_after, bad_after = self.scaled.set(after, theory)
-        how = "pre-scaled Q" if cfg.prescale_q else f"×{scale:.3g}"
+        how = self.tr("pre-scaled Q") if cfg.prescale_q else f"×{scale:.3g}"
         extra = " + ALiBi" if cfg.positional == "alibi" else ""
-        set_plot_title(self.scaled.plot, f"<b>softmax input</b> ({how}{extra}) · {who}", th)
-        lines = [self.scaled.legend_html(th, name) + f"  ·  std <b>{std_after:.3g}</b> "
-                 f"<span style='color:{muted}'>(theory {theory:.3g})</span>"]
+        set_plot_title(self.scaled.plot, self.tr("<b>softmax input</b> ({how}) · {who}").format(
+            how=how + extra, who=who), th)
+        theory_text = self.tr("(theory {value})").format(value=f"{theory:.3g}")
+        lines = [self.scaled.legend_html(th, name) + f"  ·  {std} <b>{std_after:.3g}</b> "
+                 f"<span style='color:{muted}'>{theory_text}</span>"]
         if bad_after:
-            lines.append(f"<span style='color:{th.error}'>{bad_after} visible entries are ±inf</span>")
+            text = self.tr("{n} visible entries are ±inf").format(n=bad_after)
+            lines.append(f"<span style='color:{th.error}'>{text}</span>")
         set_label_text(self.scaled.readout, "<br>".join(lines), color=th.foreground)
         v = float(f.scores[h, i, j])
         visible = bool(f.mask[i, j])

@@ -12,21 +12,19 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor
 
 from ..frame import Frame, scaling_sweep
 from ..themes import Theme
 from .base import Panel, register_panel
 from .heatmap import TokenAxis
-from .plotting import HighlightBars, set_plot_title, sticky_max, style_plot
+from .plotting import HighlightBars, set_axis_label, set_plot_title, sticky_max, style_plot
 
 
-def _bar_plot(layout, row: int, col: int, xlabel: str, ylabel: str) -> tuple[pg.PlotItem, TokenAxis]:
+def _bar_plot(layout, row: int, col: int) -> tuple[pg.PlotItem, TokenAxis]:
     axis = TokenAxis("bottom")
     plot = layout.addPlot(row=row, col=col, axisItems={"bottom": axis})
-    plot.setLabel("bottom", xlabel)
-    plot.setLabel("left", ylabel)
     plot.hideButtons()
     plot.setMenuEnabled(False)
     plot.showGrid(y=True, alpha=0.15)
@@ -36,12 +34,12 @@ def _bar_plot(layout, row: int, col: int, xlabel: str, ylabel: str) -> tuple[pg.
 @register_panel
 class SoftmaxGradPanel(Panel):
     name = "softmax_grad"
-    title = "Softmax gradient and the √d_k sweep"
+    title = QT_TRANSLATE_NOOP("Panel", "Softmax gradient and the √d_k sweep")
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
         lay = self.graphics.ci
-        self.jac_plot, self.jac_axis = _bar_plot(lay, 0, 0, "query", "‖∂softmax/∂s‖_F")
+        self.jac_plot, self.jac_axis = _bar_plot(lay, 0, 0)
         self.jac_others = pg.PlotDataItem()
         self.jac_plot.addItem(self.jac_others)
         self.jac_bars = HighlightBars(self.jac_plot)
@@ -49,20 +47,17 @@ class SoftmaxGradPanel(Panel):
         self.jac_plot.setYRange(0, 0.75, padding=0)  # 1/√2 (two equal keys) is the largest norm
         self.jac_plot.setMouseEnabled(y=False)
 
-        self.row_plot, self.row_axis = _bar_plot(lay, 0, 1, "key", "weight")
+        self.row_plot, self.row_axis = _bar_plot(lay, 0, 1)
         self.row_bars = HighlightBars(self.row_plot)
         self.masked_marks = pg.ScatterPlotItem(symbol="x", size=8)
         self.row_plot.addItem(self.masked_marks)
-        self.uniform = pg.InfiniteLine(angle=0, movable=False, label="uniform",
-                                       labelOpts={"position": 0.95})
+        self.uniform = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.95})
         self.row_plot.addItem(self.uniform, ignoreBounds=True)
         self.row_plot.setMouseEnabled(y=False)
         self.row_plot.disableAutoRange()
 
         self.sweep_plot = lay.addPlot(row=0, col=2)
         self.sweep_plot.setLogMode(x=True, y=False)
-        self.sweep_plot.setLabel("bottom", "d_k (head dim)")
-        self.sweep_plot.setLabel("left", "mean ‖∂softmax/∂s‖_F")
         self.sweep_plot.hideButtons()
         self.sweep_plot.setMenuEnabled(False)
         self.sweep_plot.showGrid(x=True, y=True, alpha=0.15)
@@ -86,6 +81,26 @@ class SoftmaxGradPanel(Panel):
         self.graphics.scene().sigMouseClicked.connect(self._on_click)
         self._shape: tuple[int, int] | None = None
         self._row_ymax: float | None = None
+        self._retranslate_labels()
+
+    def _retranslate_labels(self) -> None:
+        set_axis_label(self.jac_plot, "bottom", self.tr("query"))
+        set_axis_label(self.jac_plot, "left", "‖∂softmax/∂s‖_F")
+        set_axis_label(self.row_plot, "bottom", self.tr("key"))
+        set_axis_label(self.row_plot, "left", self.tr("weight"))
+        self.uniform.label.setFormat(self.tr("uniform"))
+        set_axis_label(self.sweep_plot, "bottom", self.tr("d_k (head dim)"))
+        set_axis_label(self.sweep_plot, "left", self.tr("mean ‖∂softmax/∂s‖_F"))
+        names = {self.sweep_scaled: "÷√d_k", self.sweep_unscaled: self.tr("unscaled"),
+                 self.sweep_here: self.tr("this config")}
+        for sample, label in self.sweep_legend.items:
+            item = sample.item
+            if item in names:
+                label.setText(names[item], size=self.sweep_legend.opts["labelTextSize"])
+
+    def retranslate_ui(self) -> None:
+        self._retranslate_labels()
+        super().retranslate_ui()
 
     def _on_click(self, ev) -> None:
         if self.frame is None or ev.button() != Qt.MouseButton.LeftButton:
@@ -115,8 +130,10 @@ class SoftmaxGradPanel(Panel):
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else 0.0
         self.sweep_here.setData([dk], [here])
-        scaled = "scaled" if cfg.scale is None else f"scale {cfg.effective_scale:.3g}"
-        set_plot_title(self.sweep_plot, f"<b>why √d_k</b> · here ({scaled}): {here:.3f}", self.theme)
+        scaled = (self.tr("scaled") if cfg.scale is None
+                  else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
+        set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
+            scaled=scaled, value=f"{here:.3f}"), self.theme)
 
     def draw_selection(self) -> None:
         f, sel, th = self.frame, self.selection, self.theme
@@ -134,8 +151,9 @@ class SoftmaxGradPanel(Panel):
             self.jac_others.show()
         else:
             self.jac_others.hide()
-        set_plot_title(self.jac_plot, f"<b>‖∂softmax/∂s‖</b> per query · head {h} "
-                       f"<span style='color:{th.muted}'>(lines: other heads)</span>", th)
+        others = self.tr("(lines: other heads)")
+        set_plot_title(self.jac_plot, self.tr("<b>‖∂softmax/∂s‖</b> per query · head {h}").format(h=h)
+                       + f" <span style='color:{th.muted}'>{others}</span>", th)
         # ---- the selected query's weights ----------------------------------------
         row = f.weights[h, i]
         vis = f.mask[i]
@@ -155,12 +173,13 @@ class SoftmaxGradPanel(Panel):
         if ymax != self._row_ymax:
             self._row_ymax = ymax
             self.row_plot.setYRange(0, ymax, padding=0)
-        uniform = f"log {n_vis} = {math.log(n_vis):.2f}" if n_vis else "no visible key"
-        nan = f" · <span style='color:{th.error}'>NaN row</span>" if np.isnan(row).any() else ""
-        set_plot_title(
-            self.row_plot,
-            f"<b>row {i}</b> ‘{f.query_labels[i]}’ · H = {ent:.3g} nats "
-            f"<span style='color:{th.muted}'>(uniform {uniform})</span>{nan}", th)
+        uniform = f"log {n_vis} = {math.log(n_vis):.2f}" if n_vis else self.tr("no visible key")
+        nan_text = self.tr("NaN row")
+        nan = f" · <span style='color:{th.error}'>{nan_text}</span>" if np.isnan(row).any() else ""
+        head = self.tr("<b>row {i}</b> ‘{label}’ · H = {entropy} nats").format(
+            i=i, label=f.query_labels[i], entropy=f"{ent:.3g}")
+        uniform_text = self.tr("(uniform {value})").format(value=uniform)
+        set_plot_title(self.row_plot, f"{head} <span style='color:{th.muted}'>{uniform_text}</span>{nan}", th)
 
     def apply_theme(self, theme: Theme) -> None:
         for plot in (self.jac_plot, self.row_plot, self.sweep_plot):

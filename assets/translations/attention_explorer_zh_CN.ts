@@ -1,0 +1,2134 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>Banner</name>
+    <message>
+        <location filename="../../explorer/window.py" line="+106"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ConfigControls</name>
+    <message>
+        <location filename="../../explorer/controls.py" line="+289"/>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Sequence</source>
+        <translation>序列</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scaling and precision</source>
+        <translation>缩放与精度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>d_model</source>
+        <translation>d_model（模型宽度）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>heads</source>
+        <translation>注意力头数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>KV heads</source>
+        <translation>KV 头数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>head_dim</source>
+        <translation>head_dim（头维度）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query length</source>
+        <translation>查询长度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>key length</source>
+        <translation>键长度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>padding</source>
+        <translation>填充</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mask value</source>
+        <translation>掩码值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>scaling</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>multiplier</source>
+        <translation>倍数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>positions</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>init std</source>
+        <translation>初始化标准差</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Model width d_model; only multiples of the head count are offered</source>
+        <translation>模型宽度 d_model；只提供注意力头数的整数倍</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Query heads: the divisors of d_model (head_dim = d_model / heads)</source>
+        <translation>查询头数：d_model 的约数（head_dim = d_model / 头数）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV heads: divisors of the head count. MHA = one per query head, GQA n:1 = n query heads share one, MQA = all share one</source>
+        <translation>KV 头数：查询头数的约数。MHA = 每个查询头一个，GQA n:1 = n 个查询头共享一个，MQA = 全部共享一个</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Which query heads read which KV head</source>
+        <translation>哪些查询头读取哪个 KV 头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Batch size; the panels show batch row 0</source>
+        <translation>批大小；各面板显示第 0 个样本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Space-separated words become the tokens (and the axis labels); equal words get equal embeddings. Empty = random inputs.</source>
+        <translation>用空格分隔的单词成为词元（也是坐标轴标签）；相同的单词得到相同的嵌入。留空 = 随机输入。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Query length S (clears the typed tokens)</source>
+        <translation>查询长度 S（会清除已输入的词元）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keys and values come from a separate memory of its own length</source>
+        <translation>键和值来自一段单独的记忆，长度可以不同</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Key length Skv</source>
+        <translation>键长度 Skv</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Query i sits at position i + (Skv − S) and sees keys j ≤ that position</source>
+        <translation>查询 i 位于位置 i + (Skv − S)，能看到位置不超过它的键 j</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keys within this distance of the query are visible</source>
+        <translation>与查询距离在此范围内的键可见</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The last `pad` keys are padding, hidden from every query</source>
+        <translation>最后 `pad` 个键是填充，对所有查询隐藏</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What masked scores become before the softmax</source>
+        <translation>被掩码的分数在 softmax 之前变成什么值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The multiplier of QKᵀ</source>
+        <translation>QKᵀ 的缩放倍数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Custom multiplier of QKᵀ</source>
+        <translation>自定义的 QKᵀ 倍数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Multiply Q by the scale before Q·Kᵀ so the product stays in range</source>
+        <translation>在计算 Q·Kᵀ 之前先把 Q 乘以缩放因子，使乘积不越界</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The computation really runs in this dtype</source>
+        <translation>计算确实以此数据类型进行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Positional encoding: without one, attention cannot see order</source>
+        <translation>位置编码：没有它，注意力看不到顺序</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Which kernel computes the output (the pictures always come from eager)</source>
+        <translation>由哪个内核计算输出（图始终来自 eager 计算）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seeds inputs and weights: the same config gives the same numbers</source>
+        <translation>输入和权重的随机种子：相同配置得到相同数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weight init std: Xavier √(2/(fan_in+fan_out)), or a fixed std</source>
+        <translation>权重初始化标准差：Xavier √(2/(fan_in+fan_out))，或固定值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Back to the default configuration (Ctrl+R)</source>
+        <translation>恢复默认配置（Ctrl+R）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>type words: they become the tokens</source>
+        <translation>输入单词：它们会成为词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>separate keys (cross-attention)</source>
+        <translation>独立的键（交叉注意力）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>causal (bottom-right aligned)</source>
+        <translation>因果（右下对齐）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pre-scale Q (fp16 overflow fix)</source>
+        <translation>预先缩放 Q（修复 fp16 溢出）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Xavier</source>
+        <translation>Xavier</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reset to defaults</source>
+        <translation>恢复默认设置</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>masked_fill(-inf): a fully masked row becomes NaN</source>
+        <translation>masked_fill(-inf)：完全被掩码的行变成 NaN</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the dtype&apos;s finfo.min: a fully masked row becomes uniform garbage</source>
+        <translation>该数据类型的 finfo.min：完全被掩码的行变成均匀的无效值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>-1e9: uniform garbage for a fully masked row; -inf in float16</source>
+        <translation>-1e9：完全被掩码的行得到均匀的无效值；在 float16 中变成 -inf</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>1/√d_k</source>
+        <translation>1/√d_k</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>none (×1)</source>
+        <translation>不缩放（×1）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>learned</source>
+        <translation>可学习</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RoPE</source>
+        <translation>RoPE（旋转）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>ALiBi</source>
+        <translation>ALiBi（线性偏置）</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>RoPE needs an even head_dim; d_model/heads = {d_model}/{heads} = {head_dim}</source>
+        <translation>RoPE 需要偶数的 head_dim；d_model/头数 = {d_model}/{heads} = {head_dim}</translation>
+    </message>
+    <message>
+        <location line="+84"/>
+        <source>{head_dim}  (scale 1/√{head_dim} = {scale})</source>
+        <translation>{head_dim}（缩放 1/√{head_dim} = {scale}）</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>… ({n} groups)</source>
+        <translation>…（共 {n} 组）</translation>
+    </message>
+</context>
+<context>
+    <name>DiagnosticsPanel</name>
+    <message>
+        <location filename="../../explorer/panels/diagnostics.py" line="+57"/>
+        <source>QKV projection</source>
+        <translation>QKV 投影</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>scores QKᵀ</source>
+        <translation>分数 QKᵀ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>softmax</source>
+        <translation>softmax</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weights·V</source>
+        <translation>权重·V</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output projection</source>
+        <translation>输出投影</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>pre-scaling Q kept the softmax input finite.</source>
+        <translation>预先缩放 Q 使 softmax 的输入保持有限。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>pre-scale Q (or use bfloat16) to stay in range.</source>
+        <translation>请预先缩放 Q（或改用 bfloat16）以保持在范围内。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Q·Kᵀ overflowed {dtype} (max {limit}) in {n} entries: {fix}</source>
+        <translation>Q·Kᵀ 有 {n} 个元素超出 {dtype} 的范围（最大 {limit}）：{fix}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{n} visible scores are ±inf: softmax turns those rows into NaN.</source>
+        <translation>{n} 个可见分数为 ±inf：softmax 会把这些行变成 NaN。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>−1e9 does not fit float16 and became −inf: those rows are NaN</source>
+        <translation>−1e9 超出 float16 的范围，变成了 −inf：这些行为 NaN</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>softmax of all −inf is 0/0 = NaN</source>
+        <translation>全为 −inf 的 softmax 是 0/0 = NaN</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>finfo.min gives a uniform row over masked keys (silent garbage, not NaN)</source>
+        <translation>finfo.min 会在被掩码的键上得到均匀的一行（悄无声息的无效值，而不是 NaN）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>−1e9 gives a uniform row over masked keys (silent garbage, not NaN)</source>
+        <translation>−1e9 会在被掩码的键上得到均匀的一行（悄无声息的无效值，而不是 NaN）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{n} query rows see no key at all: {what}.</source>
+        <translation>{n} 个查询行看不到任何键：{what}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{n} weight rows are NaN.</source>
+        <translation>{n} 个权重行为 NaN。</translation>
+    </message>
+    <message>
+        <location line="+58"/>
+        <source>entropy (nats)</source>
+        <translation>熵（奈特）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sink mass (key 0)</source>
+        <translation>汇聚质量（键 0）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean distance (tokens)</source>
+        <translation>平均距离（词元）</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>KV cache at</source>
+        <translation>KV 缓存：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> layers</source>
+        <translation> 层</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Number of layers for the KV-cache estimate</source>
+        <translation>估算 KV 缓存所用的层数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Context length (cached tokens) for the KV-cache estimate</source>
+        <translation>估算 KV 缓存所用的上下文长度（缓存的词元数）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>head</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>uniform log Skv</source>
+        <translation>均匀分布 log Skv</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Numerics</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cost per stage (batch · all heads)</source>
+        <translation>各阶段开销（批 · 全部注意力头）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Backends: output vs eager</source>
+        <translation>后端：输出与 eager 的差异</translation>
+    </message>
+    <message>
+        <location line="+53"/>
+        <source>head {h}</source>
+        <translation>头 {h}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>✓ no overflow, no NaN, every query sees a key</source>
+        <translation>✓ 无溢出，无 NaN，每个查询都能看到键</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>largest |Q·Kᵀ| = {peak} ({dtype} max {limit})</source>
+        <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>heads {heads} have collapsed (entropy &amp;lt; 10% of uniform): almost one-hot rows, tiny gradients</source>
+        <translation>注意力头 {heads} 已坍缩（熵 &amp;lt; 均匀分布的 10%）：几乎是独热的行，梯度极小</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>the S×Skv score grid alone: {bytes} (O(n²): what FlashAttention never writes out)</source>
+        <translation>仅 S×Skv 分数矩阵就占 {bytes}（O(n²)：FlashAttention 从不把它写出）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>this ({kind})</source>
+        <translation>当前（{kind}）</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>&lt;b&gt;KV cache&lt;/b&gt; · {layers} layers × {tokens} tokens · {dtype}</source>
+        <translation>&lt;b&gt;KV 缓存&lt;/b&gt; · {layers} 层 × {tokens} 个词元 · {dtype}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Llama-3-8B (32 layers, 32 q / 8 kv heads, bf16): {gqa} vs {mha} as MHA</source>
+        <translation>Llama-3-8B（32 层，32 个查询头 / 8 个 KV 头，bf16）：{gqa}，若为 MHA 则需 {mha}</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>measuring…</source>
+        <translation>测量中…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>reference</source>
+        <translation>基准</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>ran as</source>
+        <translation>实际实现</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>time</source>
+        <translation>耗时</translation>
+    </message>
+</context>
+<context>
+    <name>Export</name>
+    <message>
+        <location filename="../../explorer/export.py" line="+97"/>
+        <source>Attention Explorer · {summary}</source>
+        <translation>注意力探索器 · {summary}</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <location filename="../../explorer/export_dialog.py" line="+58"/>
+        <source>PNG image</source>
+        <translation>PNG 图像</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SVG (vector)</source>
+        <translation>SVG（矢量）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PDF (vector)</source>
+        <translation>PDF（矢量）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Slides: light, large text, thick lines</source>
+        <translation>幻灯片：浅色、大字、粗线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Screen: as the window shows it</source>
+        <translation>屏幕：与窗口显示一致</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Attention Explorer</source>
+        <translation>注意力探索器</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>no panel is shown in the window</source>
+        <translation>窗口中没有显示任何面板</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{path} already exists; nothing was written</source>
+        <translation>{path} 已存在；未写入任何文件</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>no panel to copy</source>
+        <translation>没有可复制的面板</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>panel {name} is hidden: show it in the window first</source>
+        <translation>面板 {name} 已隐藏：请先在窗口中显示它</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <location line="+157"/>
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <location line="-152"/>
+        <source>Panel</source>
+        <translation>面板</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>All panels shown (one file each, into a folder)</source>
+        <translation>所有显示的面板（每个一个文件，存入一个文件夹）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The whole window</source>
+        <translation>整个窗口</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>DPI</source>
+        <translation>DPI</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Relative to the panel&apos;s size on screen at 96 dpi: 192 = twice as many pixels</source>
+        <translation>相对于面板在 96 dpi 屏幕上的大小：192 = 两倍像素</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>SVG and PDF are vectors: the size sets only PNG pixels.</source>
+        <translation>SVG 和 PDF 是矢量格式：尺寸只决定 PNG 的像素。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add a caption with the configuration (d_model, heads, masks, scale, dtype)</source>
+        <translation>添加配置说明（d_model、注意力头、掩码、缩放、数据类型）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+11"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location line="-8"/>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Size</source>
+        <translation>尺寸</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Save to</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>choose where to save</source>
+        <translation>请选择保存位置</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Export into folder</source>
+        <translation>导出到文件夹</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>These files already exist:
+{names}
+
+Replace them?</source>
+        <translation>以下文件已存在：
+{names}
+
+要替换它们吗？</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>exported 1 figure to {folder}</source>
+        <translation>已导出 1 张图片到 {folder}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>exported {n} figures to {folder}</source>
+        <translation>已导出 {n} 张图片到 {folder}</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>Copy panel</source>
+        <translation>复制面板</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>panel copied to the clipboard</source>
+        <translation>面板已复制到剪贴板</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>&amp;Export figure…</source>
+        <translation>导出图片(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save a panel, all panels or the window as PNG, SVG or PDF</source>
+        <translation>将一个面板、所有面板或整个窗口保存为 PNG、SVG 或 PDF</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Copy panel as image</source>
+        <translation>复制面板为图片(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Copy the current panel to the clipboard (PNG, with SVG alongside)</source>
+        <translation>将当前面板复制到剪贴板（PNG，同时附带 SVG）</translation>
+    </message>
+</context>
+<context>
+    <name>HeadsPanel</name>
+    <message>
+        <location filename="../../explorer/panels/heads.py" line="+32"/>
+        <source>head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}</source>
+        <translation>头 {head}（KV {kv}）· 查询 {row}「{q}」→ 键 {col}「{k}」· 权重 {w} · 分数 {s}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> · masked</source>
+        <translation> · 已掩码</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <location line="+94"/>
+        <source>head {h}</source>
+        <translation>头 {h}</translation>
+    </message>
+    <message>
+        <location line="-94"/>
+        <location line="+23"/>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="-22"/>
+        <location line="+23"/>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="-17"/>
+        <location line="+18"/>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+68"/>
+        <source> (shared by {n})</source>
+        <translation>（{n} 个头共享）</translation>
+    </message>
+</context>
+<context>
+    <name>LessonPanel</name>
+    <message>
+        <location filename="../../explorer/panels/lesson.py" line="+318"/>
+        <source>{metric}: {value} at the preset. Apply the preset, then make the change.</source>
+        <translation>{metric}：预设下为 {value}。先应用预设，再做出改动。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{metric}: {value} at the preset</source>
+        <translation>{metric}：预设下为 {value}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{metric}: {before} at the preset → {now} now</source>
+        <translation>{metric}：预设下 {before} → 现在 {now}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>The change happened as the text says</source>
+        <translation>变化与文中所说一致</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>mean entropy (nats)</source>
+        <translation>平均熵（奈特）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean softmax gradient</source>
+        <translation>softmax 平均梯度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>std of Q·Kᵀ</source>
+        <translation>Q·Kᵀ 的标准差</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NaN weight rows</source>
+        <translation>NaN 权重行数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Q·Kᵀ entries overflowed to ±inf</source>
+        <translation>溢出为 ±inf 的 Q·Kᵀ 元素数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight on future keys</source>
+        <translation>落在未来键上的权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pairs of identical weight rows</source>
+        <translation>完全相同的权重行对数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>spread of the entropy across heads</source>
+        <translation>各注意力头之间熵的离散程度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV cache (32 layers, 8192 tokens)</source>
+        <translation>KV 缓存（32 层，8192 个词元）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>S×Skv score grid</source>
+        <translation>S×Skv 分数矩阵</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max |Δ| vs eager</source>
+        <translation>与 eager 的最大 |Δ|</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>expected: {ratio}× the preset value</source>
+        <translation>预期：变为预设值的 {ratio} 倍</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>expected: it increases</source>
+        <translation>预期：增大</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expected: it decreases</source>
+        <translation>预期：减小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expected: it drops to 0</source>
+        <translation>预期：降为 0</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expected: it rises above 0</source>
+        <translation>预期：升到 0 以上</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>No lessons</source>
+        <translation>没有课程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>assets/lessons/ has no chapters.</source>
+        <translation>assets/lessons/ 中没有章节。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{i} of {n}</source>
+        <translation>第 {i} / {n} 章</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>This chapter needs the model panels (model grid and model head), which this build does not include yet. Once they are installed, open a model, e.g. with &lt;code&gt;attention-explorer gui --model all-MiniLM-L6-v2&lt;/code&gt;, and come back here.</source>
+        <translation>本章需要模型面板（模型网格和模型注意力头），当前版本尚未包含。安装后请打开一个模型，例如运行 &lt;code&gt;attention-explorer gui --model all-MiniLM-L6-v2&lt;/code&gt;，再回到这里。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Open a model first: start the explorer with &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt; (the bundled demo model) or open one from the File menu; the model panels then appear and this chapter marks them.</source>
+        <translation>请先打开一个模型：用 &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt;（自带的演示模型）启动探索器，或从“文件”菜单打开；随后会出现模型面板，本章会把它们标出来。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Applies the preset with: {changes}</source>
+        <translation>应用预设并改动：{changes}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>◀ Previous</source>
+        <translation>◀ 上一章</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Next ▶</source>
+        <translation>下一章 ▶</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Apply preset</source>
+        <translation>应用预设</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Set the chapter&apos;s configuration and selection in the window</source>
+        <translation>在窗口中设置本章的配置和选中项</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Do it for me</source>
+        <translation>替我完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Try this</source>
+        <translation>试一试</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chapters: click one to read it</source>
+        <translation>章节：点击阅读</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../explorer/window.py" line="+223"/>
+        <source>&amp;Open session…</source>
+        <translation>打开会话(&amp;O)…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Open a session file (.json)</source>
+        <translation>打开会话文件（.json）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Save session</source>
+        <translation>保存会话(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Save the configuration and selection</source>
+        <translation>保存配置和选中项</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save session &amp;as…</source>
+        <translation>会话另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Reset to defaults</source>
+        <translation>恢复默认设置(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Back to the default configuration</source>
+        <translation>恢复默认配置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Dark theme</source>
+        <translation>深色主题(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Switch between the dark and the light theme</source>
+        <translation>在深色和浅色主题之间切换</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Next head</source>
+        <translation>下一个注意力头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Previous head</source>
+        <translation>上一个注意力头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Next query</source>
+        <translation>下一个查询</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Previous query</source>
+        <translation>上一个查询</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Next key</source>
+        <translation>下一个键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Previous key</source>
+        <translation>上一个键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show &amp;lessons</source>
+        <translation>显示课程(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step-by-step lessons: presets, explanations and a task to try in each chapter</source>
+        <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
+    </message>
+    <message>
+        <location line="+82"/>
+        <source>Engine time in the worker thread (run + derived panel data)</source>
+        <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>UI-thread time to update and repaint the visible panels; latency = set_config → repainted</source>
+        <translation>界面线程更新并重绘可见面板的耗时；延迟 = 从 set_config 到重绘完成</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The implementation that actually produced the output</source>
+        <translation>实际产生输出的实现</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>compute –</source>
+        <translation>计算 –</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>render –</source>
+        <translation>绘制 –</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>backend –</source>
+        <translation>后端 –</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Messages</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Configuration</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Selection</source>
+        <translation>选择(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Lessons</source>
+        <translation>课程(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the lessons (Ctrl+L)</source>
+        <translation>打开课程（Ctrl+L）</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>The Chinese translation is not built: run `make translations` (needs pyside6-lrelease).</source>
+        <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
+    </message>
+    <message>
+        <location line="+95"/>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <location line="+104"/>
+        <source>The engine refused this configuration: {message}</source>
+        <translation>引擎拒绝了此配置：{message}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>selected: head {head} · query {query} ‘{q}’ · key {key} ‘{k}’</source>
+        <translation>已选：头 {head} · 查询 {query}「{q}」· 键 {key}「{k}」</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>compute {ms} ms</source>
+        <translation>计算 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>render {ms} ms</source>
+        <translation>绘制 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>render {ms} ms · latency {latency} ms</source>
+        <translation>绘制 {ms} 毫秒 · 延迟 {latency} 毫秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>backend {impl}</source>
+        <translation>后端 {impl}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>backend {impl} (max |Δ| vs eager {diff})</source>
+        <translation>后端 {impl}（与 eager 的最大 |Δ| 为 {diff}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>untitled</source>
+        <translation>未命名</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Attention Explorer — {name}</source>
+        <translation>注意力探索器 — {name}</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sessions (*.json);;All files (*)</source>
+        <translation>会话文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Could not open {name}: {reason}</source>
+        <translation>无法打开 {name}：{reason}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Save session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sessions (*.json)</source>
+        <translation>会话文件 (*.json)</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Could not save {name}: {reason}</source>
+        <translation>无法保存 {name}：{reason}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Clear list</source>
+        <translation>清空列表</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Attention Explorer</source>
+        <translation>注意力探索器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Change the architecture of an attention layer and watch it recompute.&lt;br&gt;Click any cell to select a head, query and key in every panel.</source>
+        <translation>改变注意力层的结构，看着它实时重新计算。&lt;br&gt;点击任意单元格，即可在所有面板中选中对应的注意力头、查询和键。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelActions</name>
+    <message>
+        <location filename="../../explorer/model_loading.py" line="+908"/>
+        <source>Open &amp;model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open a Hugging Face model folder (offline by default)</source>
+        <translation>打开 Hugging Face 模型文件夹（默认离线）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open &amp;demo model (MiniLM)</source>
+        <translation>打开演示模型 (MiniLM)(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the bundled all-MiniLM-L6-v2 (6 layers × 12 heads)</source>
+        <translation>打开自带的 all-MiniLM-L6-v2（6 层 × 12 个注意力头）</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>No model given: type a folder or a hub id.</source>
+        <translation>未指定模型：请输入文件夹或 Hub ID。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>loaded {name}: {layers} layers × {heads} heads</source>
+        <translation>已加载 {name}：{layers} 层 × {heads} 个注意力头</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>model: layer {layer} · head {head}</source>
+        <translation>模型：第 {layer} 层 · 头 {head}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelGridPanel</name>
+    <message>
+        <location filename="../../explorer/panels/model_grid.py" line="+55"/>
+        <location line="+28"/>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <location line="-27"/>
+        <source>nats; 0 = all weight on one key</source>
+        <translation>单位：奈特；0 = 全部权重落在一个键上</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+30"/>
+        <source>sink</source>
+        <translation>汇聚</translation>
+    </message>
+    <message>
+        <location line="-29"/>
+        <location line="+30"/>
+        <source>weight on the first token</source>
+        <translation>落在第一个词元上的权重</translation>
+    </message>
+    <message>
+        <location line="-29"/>
+        <location line="+30"/>
+        <source>distance</source>
+        <translation>距离</translation>
+    </message>
+    <message>
+        <location line="-29"/>
+        <source>mean distance to the keys, in tokens</source>
+        <translation>到各个键的平均距离（以词元计）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>previous token</source>
+        <translation>前一个词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight on the token before</source>
+        <translation>落在前一个词元上的权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>diagonal</source>
+        <translation>对角线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+30"/>
+        <source>weight on the token itself</source>
+        <translation>落在词元自身上的权重</translation>
+    </message>
+    <message>
+        <location line="-29"/>
+        <location line="+15"/>
+        <source>pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location line="-14"/>
+        <source>the pattern label of engine.models.metrics</source>
+        <translation>engine.models.metrics 给出的模式标签</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <location line="+457"/>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="-456"/>
+        <location line="+461"/>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <location line="-460"/>
+        <source>kv</source>
+        <translation>KV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the KV head this query head reads (GQA)</source>
+        <translation>此查询头读取的 KV 头（GQA）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the first rule that holds: vertical/sink, diagonal, previous-token, broad, block, else mixed</source>
+        <translation>第一条成立的规则：竖直/汇聚、对角线、前一词元、宽泛、块状，否则为混合</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>mean row entropy in nats (0 = one key)</source>
+        <translation>每行熵的平均值，单位奈特（0 = 只看一个键）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ent/max</source>
+        <translation>熵/最大值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>entropy / its maximum (1 = uniform)</source>
+        <translation>熵 / 其最大值（1 = 均匀分布）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>mean |query − key| in tokens</source>
+        <translation>平均 |查询 − 键|，以词元计</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>prev</source>
+        <translation>前一</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight on the previous token</source>
+        <translation>落在前一个词元上的权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>diag</source>
+        <translation>对角</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>max w</source>
+        <translation>最大权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean of each row&apos;s largest weight</source>
+        <translation>每行最大权重的平均值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>vert</source>
+        <translation>竖直</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the largest share of attention one key collects</source>
+        <translation>单个键获得的最大注意力份额</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>block</source>
+        <translation>块状</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>how alike neighbouring rows are (1 = identical)</source>
+        <translation>相邻行的相似程度（1 = 完全相同）</translation>
+    </message>
+    <message>
+        <location line="+258"/>
+        <source>colour by</source>
+        <translation>着色依据</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The metric that colours each thumbnail&apos;s frame</source>
+        <translation>为每个缩略图边框着色的指标</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model order</source>
+        <translation>模型顺序</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>sorted ↑</source>
+        <translation>升序 ↑</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>sorted ↓</source>
+        <translation>降序 ↓</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Order the heads of each layer by the metric</source>
+        <translation>按指标对每层的注意力头排序</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Type or paste a text to run through the model</source>
+        <translation>输入或粘贴一段要送入模型的文本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model runs on this text (longer texts are cut at the model&apos;s maximum length)</source>
+        <translation>模型将处理这段文本（过长的文本会在模型的最大长度处截断）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Click a column title to sort, a row to select the head</source>
+        <translation>点击列标题排序，点击一行选中该注意力头</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Samples…</source>
+        <translation>示例…</translation>
+    </message>
+    <message>
+        <location line="+77"/>
+        <source> · {kv} KV heads (GQA)</source>
+        <translation> · {kv} 个 KV 头（GQA）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>bidirectional</source>
+        <translation>双向</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{name} · {type} · {layers} layers × {heads} heads{kv} · {kind}</source>
+        <translation>{name} · {type} · {layers} 层 × {heads} 个头{kv} · {kind}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> · {n} tokens</source>
+        <translation> · {n} 个词元</translation>
+    </message>
+    <message>
+        <location line="+80"/>
+        <source>heads of each layer ordered by {metric} ({direction})</source>
+        <translation>每层的注意力头按 {metric} 排序（{direction}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;b&gt;{name}&lt;/b&gt; · {n} tokens · frame: {metric}</source>
+        <translation>&lt;b&gt;{name}&lt;/b&gt; · {n} 个词元 · 边框：{metric}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>frame: {metric} ({meaning}) · each thumbnail is scaled to its own maximum</source>
+        <translation>边框：{metric}（{meaning}）· 每个缩略图按自身最大值缩放颜色</translation>
+    </message>
+    <message>
+        <location line="+83"/>
+        <source>layer {layer} · head {head}{kv} · {pattern} · entropy {entropy:.3f} · sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag {diag:.3f}</source>
+        <translation>第 {layer} 层 · 头 {head}{kv} · {pattern} · 熵 {entropy:.3f} · 汇聚 {sink:.3f} · 距离 {distance:.2f} · 前一 {prev:.3f} · 对角 {diag:.3f}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelHeadPanel</name>
+    <message>
+        <location filename="../../explorer/panels/model_head.py" line="+213"/>
+        <location line="+17"/>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="-16"/>
+        <location line="+17"/>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <location line="-16"/>
+        <source>show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>after deletion</source>
+        <translation>删除之后</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The head as it attends now, or after the token was dropped (run the deletion test first)</source>
+        <translation>此注意力头现在的注意力，或删除词元之后的注意力（请先运行删除测试）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>deletion</source>
+        <translation>删除方式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>remove the token</source>
+        <translation>移除词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mask the token</source>
+        <translation>掩码词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>remove: the token leaves the input (later tokens move left); mask: it stays but no query may attend to it</source>
+        <translation>移除：词元离开输入（后面的词元前移）；掩码：词元保留，但任何查询都不能关注它</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Forget the deletion test</source>
+        <translation>清除删除测试的结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokens (click one to drop it):</source>
+        <translation>词元（点击一个将其删除）：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean TV (0 = same)</source>
+        <translation>平均总变差（0 = 不变）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>‖Δh‖ / ‖h‖</source>
+        <translation>‖Δh‖ / ‖h‖</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>How far each remaining token&apos;s final hidden state moved: ‖h_after − h_before‖ / ‖h_before‖</source>
+        <translation>其余每个词元的最终隐藏状态移动了多少：‖h_after − h_before‖ / ‖h_before‖</translation>
+    </message>
+    <message>
+        <location line="+83"/>
+        <source>token {i} ‘{token}’: drop it and see how every head and the output change</source>
+        <translation>词元 {i}「{token}」：删除它，看看每个注意力头和输出如何变化</translation>
+    </message>
+    <message>
+        <location line="+57"/>
+        <source>&lt;b&gt;layer {layer} · head {head}&lt;/b&gt;</source>
+        <translation>&lt;b&gt;第 {layer} 层 · 头 {head}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>kv head {kv} (shared by {n} query heads)</source>
+        <translation>KV 头 {kv}（{n} 个查询头共享）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>entropy {e:.2f}</source>
+        <translation>熵 {e:.2f}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+44"/>
+        <source>without</source>
+        <translation>去掉</translation>
+    </message>
+    <message>
+        <location line="-44"/>
+        <location line="+44"/>
+        <source>masking</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <location line="-42"/>
+        <source>{verb} ‘{token}’</source>
+        <translation>{verb}「{token}」</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>&lt;b&gt;The deletion test&lt;/b&gt;&lt;br&gt;Click a token above to drop it and run the model again.&lt;br&gt;Here you will see how much each head&apos;s attention changes&lt;br&gt;(layers × heads) and how much each token&apos;s final hidden state moves.</source>
+        <translation>&lt;b&gt;删除测试&lt;/b&gt;&lt;br&gt;点击上方的一个词元，将其删除并重新运行模型。&lt;br&gt;这里会显示每个注意力头的注意力变化了多少&lt;br&gt;（层 × 头），以及每个词元的最终隐藏状态移动了多少。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Δ attention, {what} &lt;b&gt;‘{token}’&lt;/b&gt;</source>
+        <translation>Δ 注意力，{what} &lt;b&gt;「{token}」&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Δ output per token · all &lt;b&gt;{v:.3f}&lt;/b&gt;</source>
+        <translation>每个词元的 Δ 输出 · 全部 &lt;b&gt;{v:.3f}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>layer {layer} · head {head}{kv} · query {q} ‘{qt}’ → key {k} ‘{kt}’ · weight {w:.4f}</source>
+        <translation>第 {layer} 层 · 头 {head}{kv} · 查询 {q}「{qt}」→ 键 {k}「{kt}」· 权重 {w:.4f}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>after the deletion</source>
+        <translation>删除之后</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>layer {layer} · head {head} · attention change {c:.3f} (largest row {m:.3f})</source>
+        <translation>第 {layer} 层 · 头 {head} · 注意力变化 {c:.3f}（最大行 {m:.3f}）</translation>
+    </message>
+</context>
+<context>
+    <name>ModelStatus</name>
+    <message>
+        <location filename="../../explorer/model_loading.py" line="-124"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop loading the model</source>
+        <translation>停止加载模型</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Downloading… %p%</source>
+        <translation>下载中… %p%</translation>
+    </message>
+</context>
+<context>
+    <name>OpenModelDialog</name>
+    <message>
+        <location line="-90"/>
+        <source>Open a Hugging Face model</source>
+        <translation>打开 Hugging Face 模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a model folder, or a hub id such as sentence-transformers/all-MiniLM-L6-v2</source>
+        <translation>模型文件夹，或 Hub ID，例如 sentence-transformers/all-MiniLM-L6-v2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Demo model</source>
+        <translation>演示模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Allow downloading from the Hugging Face Hub</source>
+        <translation>允许从 Hugging Face Hub 下载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Off: only folders and models already in the local cache open, and nothing goes to the internet.</source>
+        <translation>关闭时：只打开文件夹和本地缓存中已有的模型，不访问互联网。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Load only the first N layers (less memory for a large model)</source>
+        <translation>只加载前 N 层（大模型可节省内存）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Run on</source>
+        <translation>运行设备</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The model&apos;s own Python code never runs unless you allow it in a second dialog that names the files.</source>
+        <translation>除非你在列出相关文件的第二个对话框中明确允许，否则模型自带的 Python 代码绝不会运行。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Choose a model folder</source>
+        <translation>选择模型文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>Panel</name>
+    <message>
+        <location filename="../../explorer/panels/diagnostics.py" line="-241"/>
+        <source>Diagnostics: heads, numerics, memory, backends</source>
+        <translation>诊断：注意力头、数值、内存、后端</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/heads.py" line="-98"/>
+        <source>Heads: attention weights</source>
+        <translation>注意力头：注意力权重</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/lesson.py" line="-340"/>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/model_grid.py" line="-401"/>
+        <source>Model: every layer × head</source>
+        <translation>模型：所有层 × 注意力头</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/model_head.py" line="-351"/>
+        <source>Model: one head and the deletion test</source>
+        <translation>模型：单个注意力头与删除测试</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/qkv.py" line="+38"/>
+        <source>Q, K, V: the projections of the selected head</source>
+        <translation>Q、K、V：所选注意力头的投影</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/scores.py" line="+127"/>
+        <source>Scores: QKᵀ before and after √d_k</source>
+        <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+37"/>
+        <source>Softmax gradient and the √d_k sweep</source>
+        <translation>Softmax 梯度与 √d_k 扫描</translation>
+    </message>
+</context>
+<context>
+    <name>QKVPanel</name>
+    <message>
+        <location filename="../../explorer/panels/qkv.py" line="+54"/>
+        <source>query {row} ‘{label}’, dim {col}</source>
+        <translation>查询 {row}「{label}」，维度 {col}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>key {row} ‘{label}’, dim {col}</source>
+        <translation>键 {row}「{label}」，维度 {col}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>model dim {row} → head dim {col}</source>
+        <translation>模型维度 {row} → 头维度 {col}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source> + {positional} positions</source>
+        <translation> + {positional} 位置编码</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>(q heads {first}–{last})</source>
+        <translation>（查询头 {first}–{last}）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> after RoPE</source>
+        <translation>（RoPE 之后）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>head {h}</source>
+        <translation>头 {h}</translation>
+    </message>
+</context>
+<context>
+    <name>ScoresPanel</name>
+    <message>
+        <location filename="../../explorer/panels/scores.py" line="-56"/>
+        <source>density</source>
+        <translation>概率密度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fp16 max</source>
+        <translation>fp16 最大值</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>selected cell</source>
+        <translation>所选单元格</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>Q·Kᵀ (unscaled)</source>
+        <translation>Q·Kᵀ（未缩放）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>softmax input (masked cells left out)</source>
+        <translation>softmax 输入（不含被掩码的单元格）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>selected head</source>
+        <translation>所选注意力头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>all heads</source>
+        <translation>全部注意力头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Histogram the selected head&apos;s scores or every head&apos;s</source>
+        <translation>统计所选注意力头或全部注意力头的分数直方图</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>all {n} heads</source>
+        <translation>全部 {n} 个头</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>head {h}</source>
+        <translation>头 {h}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;Q·Kᵀ&lt;/b&gt; before scaling · {who}</source>
+        <translation>&lt;b&gt;Q·Kᵀ&lt;/b&gt; 缩放前 · {who}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(theory √d_k = {value})</source>
+        <translation>（理论值 √d_k = {value}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{n} entries overflowed to ±inf (not drawn)</source>
+        <translation>{n} 个元素溢出为 ±inf（未绘制）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>float16 max 65504 · largest |QKᵀ| {peak} ({share} of it)</source>
+        <translation>float16 最大值 65504 · 最大 |QKᵀ| {peak}（为其 {share}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>float16 max 65504 · largest |QKᵀ| {peak}</source>
+        <translation>float16 最大值 65504 · 最大 |QKᵀ| {peak}</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>pre-scaled Q</source>
+        <translation>预先缩放 Q</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;softmax input&lt;/b&gt; ({how}) · {who}</source>
+        <translation>&lt;b&gt;softmax 输入&lt;/b&gt;（{how}）· {who}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(theory {value})</source>
+        <translation>（理论值 {value}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{n} visible entries are ±inf</source>
+        <translation>{n} 个可见元素为 ±inf</translation>
+    </message>
+</context>
+<context>
+    <name>SoftmaxGradPanel</name>
+    <message>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+50"/>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>uniform</source>
+        <translation>均匀</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>d_k (head dim)</source>
+        <translation>d_k（头维度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean ‖∂softmax/∂s‖_F</source>
+        <translation>平均 ‖∂softmax/∂s‖_F</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unscaled</source>
+        <translation>未缩放</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this config</source>
+        <translation>当前配置</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>scaled</source>
+        <translation>已缩放</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>scale {scale}</source>
+        <translation>缩放 {scale}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;why √d_k&lt;/b&gt; · here ({scaled}): {value}</source>
+        <translation>&lt;b&gt;为什么要 √d_k&lt;/b&gt; · 当前（{scaled}）：{value}</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>(lines: other heads)</source>
+        <translation>（折线：其他注意力头）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;‖∂softmax/∂s‖&lt;/b&gt; per query · head {h}</source>
+        <translation>&lt;b&gt;‖∂softmax/∂s‖&lt;/b&gt; 每个查询 · 头 {h}</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>no visible key</source>
+        <translation>没有可见的键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NaN row</source>
+        <translation>NaN 行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;row {i}&lt;/b&gt; ‘{label}’ · H = {entropy} nats</source>
+        <translation>&lt;b&gt;第 {i} 行&lt;/b&gt;「{label}」· H = {entropy} 奈特</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(uniform {value})</source>
+        <translation>（均匀分布 {value}）</translation>
+    </message>
+</context>
+</TS>
