@@ -15,9 +15,11 @@ from pathlib import Path
 import torch
 
 import engine
+from assets import asset_path
 from engine import AttentionConfig
 
-LESSON_DIR = Path(__file__).resolve().parent.parent / "assets" / "lessons"
+#: found like every asset: a checkout, an installed wheel or a PyInstaller bundle
+LESSON_DIR = asset_path("lessons")
 LANGUAGES = ("en", "zh")
 TRY_HEADINGS = {"en": "## Try this", "zh": "## 试一试"}
 

