@@ -293,7 +293,6 @@ class LessonPanel(Panel):
         key = (config, metric)
         if key in self._cache:
             return self._cache[key]
-        self._wanted.add(key)
         if key not in self._pending:
             self._pending.add(key)
             self.pool.start(_MetricJob(key, self._sink, lambda k: k in self._wanted))
@@ -302,6 +301,8 @@ class LessonPanel(Panel):
     def _on_metric(self, key, value: float, error: str) -> None:
         self._pending.discard(key)
         if error == "superseded":
+            if key in self._wanted:  # wanted again since the job looked: ask once more
+                self._update_try()
             return
         if len(self._cache) >= _CACHE_MAX:
             self._cache.clear()
@@ -311,8 +312,8 @@ class LessonPanel(Panel):
     def _update_try(self) -> None:
         ch, w = self.chapter(), self.main_window()
         exp = ch.expect if ch is not None else None
-        self._wanted.clear()
         if ch is None or not exp or w is None or self.needs_model(ch):
+            self._wanted = set()
             self._set_holds(None)
             self.metric_label.setText("")
             self.metric_label.setVisible(False)
@@ -323,6 +324,8 @@ class LessonPanel(Panel):
         # the task's own fields must have moved (not, say, only the seed)
         changed = any(getattr(w.config, k) != getattr(ch.config, k) for k in ch.try_changes)
         tracking = self._from_preset and changed
+        # one rebinding, never a cleared set in between: the pool thread reads it
+        self._wanted = {(ch.config, metric), (w.config, metric)} if tracking else {(ch.config, metric)}
         before = self._value(ch.config, metric)
         now = self._value(w.config, metric) if tracking else None
         self.metric_label.setVisible(True)
