@@ -43,6 +43,10 @@ def _load(qtbot, window, source, **kw):
 
 @pytest.fixture(scope="module")
 def window(qapp):
+    # a dock layout saved by an earlier test module would shrink or hide the model docks
+    from explorer.window import make_settings
+
+    make_settings().clear()
     w = explorer.create_window()
     w.resize(1600, 1000)
     w.show()
