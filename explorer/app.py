@@ -21,6 +21,11 @@ def main_gui(session: str | None = None, model: str | None = None) -> int:
     loaded = load_session(session) if session is not None else None
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = ensure_app()
+    from PySide6.QtGui import QIcon
+
+    import assets
+
+    app.setWindowIcon(QIcon(str(assets.icon_path(256))))
     window = create_window(loaded)
     if session is not None:
         window.set_session_path(session)
