@@ -20,13 +20,11 @@ window's banner. A session can name a model but never trusts its code.
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import os
 import threading
 import time
 import traceback
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +60,7 @@ from PySide6.QtWidgets import (
 )
 
 from .selection import HoverLink, Selection
+from .worker import stop_at_exit
 
 #: The bundled demo model's name: what sessions store (its folder differs per machine) and
 #: what `gui --model` accepts, like the aliases below.
@@ -71,18 +70,6 @@ DEMO_ALIASES = ("demo", DEMO_SOURCE.lower(), "sentence-transformers/all-minilm-l
 FALLBACK_TEXT = "The animal didn't cross the street because it was too tired."
 #: Keys of a session's "model" object (explorer.session validates them).
 SESSION_KEYS = ("source", "text", "layer", "head", "query", "key")
-
-_LIVE: weakref.WeakSet = weakref.WeakSet()
-
-
-@atexit.register
-def _stop_all() -> None:
-    """A QThread destroyed while running aborts the process: stop any left at exit."""
-    for w in list(_LIVE):
-        try:
-            w.stop()
-        except RuntimeError:  # its C++ side is already gone
-            pass
 
 
 def demo_model_path() -> Path | None:
@@ -227,7 +214,7 @@ class ModelWorker(QThread):
         self._running: int | None = None
         self._next = 0
         self._stop = False
-        _LIVE.add(self)
+        stop_at_exit(self)
 
     def submit(self, kind: str, fn: Callable[[JobContext], Any]) -> int:
         if kind not in self.ORDER:

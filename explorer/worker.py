@@ -30,7 +30,13 @@ from .frame import Frame, build_frame, measure_backends
 #: Idle time after a frame before the backend comparison runs.
 EXTRAS_DELAY_S = 0.25
 
+#: Every live worker thread (this one and the model loader's), stopped at exit.
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def stop_at_exit(thread) -> None:
+    """Stop `thread` (anything with .stop()) at interpreter exit if it still runs."""
+    _LIVE.add(thread)
 
 
 @atexit.register
@@ -65,7 +71,7 @@ class ComputeWorker(QThread):
         self._stop = False
         self.computed = 0  # frames computed (including dropped ones)
         self.dropped = 0  # frames computed but superseded before emission
-        _LIVE.add(self)
+        stop_at_exit(self)
 
     @property
     def latest_id(self) -> int:
