@@ -11,6 +11,8 @@ caption; an existing file is replaced only after the user agrees.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -150,7 +152,25 @@ def copy_panel(window, name: str | None = None, options: ExportOptions | None = 
     mime.setImageData(img)
     mime.setData("image/svg+xml", render_figure(widget, "svg", options, config=window.config, title=name))
     QApplication.clipboard().setMimeData(mime)
+    _clear_clipboard_at_exit()
     return mime
+
+
+@functools.cache
+def _clear_clipboard_at_exit() -> None:
+    """Empty our clipboard while Python still runs.
+
+    The clipboard owns the QMimeData we made; left there, Qt deletes it from a
+    static destructor after the interpreter is gone and shiboken crashes the
+    process on its way out (seen: exit status 139 after the tests passed).
+    """
+
+    def clear() -> None:
+        app = QApplication.instance()
+        if app is not None:
+            app.clipboard().clear()
+
+    atexit.register(clear)
 
 
 class ExportDialog(QDialog):
