@@ -3,6 +3,7 @@
 Kept minimal and Qt-free at import, so the engine's tests run without Qt.
 """
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -40,3 +41,33 @@ def translations_built():
         if exe is not None and (not qm.exists() or qm.stat().st_mtime < ts.stat().st_mtime):
             subprocess.run([exe, "-silent", str(ts), "-qm", str(qm)], check=True)
     return TRANSLATIONS
+
+
+@contextlib.contextmanager
+def shown_window(qapp, **kwargs):
+    """A full explorer window, 1600×1000, shown offscreen from empty settings; closed after.
+
+    Empty settings: a dock layout saved by an earlier test module must not move panels.
+    """
+    import explorer
+    from explorer.window import make_settings
+
+    make_settings().clear()
+    w = explorer.create_window(**kwargs)
+    w.resize(1600, 1000)
+    w.show()
+    qapp.processEvents()
+    try:
+        yield w
+    finally:
+        w.close()
+        w.shutdown()
+        w.deleteLater()
+        qapp.processEvents()
+
+
+@pytest.fixture(scope="module")
+def window(qapp):
+    """One shown window per test module (modules that need more define their own)."""
+    with shown_window(qapp) as w:
+        yield w

@@ -9,26 +9,12 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 
-import explorer
 from engine import AttentionConfig
 from explorer.lessons import load_chapters
 from explorer.panels import CORE_PANELS, PANELS
 
 CHAPTERS = load_chapters()
 TIMEOUT = 30_000
-
-
-@pytest.fixture(scope="module")
-def window(qapp):
-    w = explorer.create_window()
-    w.resize(1600, 1000)
-    w.show()
-    qapp.processEvents()
-    yield w
-    w.close()
-    w.shutdown()
-    w.deleteLater()
-    qapp.processEvents()
 
 
 @pytest.fixture

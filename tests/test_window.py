@@ -24,19 +24,6 @@ from explorer.window import MainWindow
 TIMEOUT = 20_000
 
 
-@pytest.fixture(scope="module")
-def window(qapp):
-    w = explorer.create_window()
-    w.resize(1600, 1000)
-    w.show()
-    qapp.processEvents()
-    yield w
-    w.close()
-    w.shutdown()
-    w.deleteLater()
-    qapp.processEvents()
-
-
 def show(qtbot, window: MainWindow, cfg: AttentionConfig) -> None:
     """set_config and wait until the panels show it."""
     if window.frame is not None and window.frame.config == cfg and window.config == cfg:

@@ -26,8 +26,10 @@ from explorer.export import export_command
 from explorer.model_loading import DEMO_SOURCE, ModelSelection
 
 try:
+    from conftest import shown_window
     from models_fixtures import build_llama, minilm_folder
 except ImportError:  # tests/ imported as a package
+    from tests.conftest import shown_window
     from tests.models_fixtures import build_llama, minilm_folder
 
 TIMEOUT_S = 120
@@ -43,22 +45,11 @@ def _load(qtbot, window, source, **kw):
 
 @pytest.fixture(scope="module")
 def window(qapp):
-    # a dock layout saved by an earlier test module would shrink or hide the model docks
-    from explorer.window import make_settings
-
-    make_settings().clear()
-    w = explorer.create_window()
-    w.resize(1600, 1000)
-    w.show()
-    qapp.processEvents()
-    w.model_controller.text = TEXT
-    assert _load(None, w, minilm_folder()) is None
-    qapp.processEvents()
-    yield w
-    w.close()
-    w.shutdown()
-    w.deleteLater()
-    qapp.processEvents()
+    with shown_window(qapp) as w:
+        w.model_controller.text = TEXT
+        assert _load(None, w, minilm_folder()) is None
+        qapp.processEvents()
+        yield w
 
 
 @pytest.fixture
