@@ -328,12 +328,18 @@ def test_hover_draws_crosshair_on_same_shape_heatmaps(qtbot, w):
     assert not heads.small[0].vline.isVisible()
 
 
-def test_zoom_is_linked_between_same_shape_heatmaps(qtbot, w):
+def test_thumbnails_show_every_row_and_zoom_is_linked(qtbot, w):
     heads = w.panel("heads")
+    rows = w.config.seq_len
+    for hm in heads.small:  # beside the large heatmap, yet not aligned to it on screen
+        y0, y1 = hm.vb.viewRange()[1]
+        assert y0 <= -0.4 and y1 >= rows - 0.6, (y0, y1, rows)
     heads.big.vb.setRange(xRange=(1.5, 4.5), yRange=(0.5, 3.5), padding=0)
+    heads.big.vb.sigRangeChangedManually.emit([True, True])  # what a mouse zoom emits
     qtbot.wait(10)
-    xr = heads.small[2].vb.viewRange()[0]
+    xr, yr = heads.small[2].vb.viewRange()
     assert xr[0] == pytest.approx(1.5, abs=0.05) and xr[1] == pytest.approx(4.5, abs=0.05)
+    assert yr[0] == pytest.approx(0.5, abs=0.05) and yr[1] == pytest.approx(3.5, abs=0.05)
 
 
 def test_keyboard_shortcuts_move_the_selection(qtbot, w):

@@ -315,12 +315,26 @@ class Heatmap:
 
 
 def link_views(heatmaps: Sequence[Heatmap]) -> None:
-    """Link zoom and pan between heatmaps of the same shape (the first of each group leads)."""
-    leaders: dict[tuple[int, int], Heatmap] = {}
+    """Link zoom and pan between heatmaps of the same shape: zoom one, all show that range.
+
+    The range is copied, not linked with pyqtgraph's setXLink/setYLink: those
+    line views up by their position on screen when they overlap (meant for
+    stacked plots), which showed the thumbnails beside the large heads heatmap
+    a shifted slice of rows.
+    """
+    groups: dict[tuple[int, int], list[Heatmap]] = {}
     for hm in heatmaps:
-        lead = leaders.setdefault(hm.shape, hm)
-        target = None if lead is hm else lead.vb
-        if getattr(hm, "_linked_to", None) is not target:
-            hm.vb.setXLink(target)
-            hm.vb.setYLink(target)
-            hm._linked_to = target
+        groups.setdefault(hm.shape, []).append(hm)
+    for members in groups.values():
+        for hm in members:
+            if getattr(hm, "_range_group", None) is None:
+                hm.vb.sigRangeChangedManually.connect(lambda *_, h=hm: _copy_range(h))
+            hm._range_group = members
+
+
+def _copy_range(source: Heatmap) -> None:
+    """Give every heatmap of `source`'s group the range the user just zoomed or panned to."""
+    rect = source.vb.viewRect()
+    for hm in getattr(source, "_range_group", ()):
+        if hm is not source and hm.shape == source.shape:
+            hm.vb.setRange(rect, padding=0)
