@@ -647,33 +647,34 @@ class ModelController(QObject):
 
     # ---- questions (dialogs) ------------------------------------------------------------------
     def _ask_download(self, source: str) -> bool:
-        box = QMessageBox(self.dialog_parent)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Download the model?"))
-        box.setText(self.tr("“{source}” is not on this computer.").format(source=source))
-        box.setInformativeText(self.tr("Download it from the Hugging Face Hub? This needs the internet "
-                                   "and may take a while for a large model."))
-        yes = box.addButton(self.tr("Download"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        return box.clickedButton() is yes
+        return self._confirm(
+            QMessageBox.Icon.Question, self.tr("Download the model?"),
+            self.tr("“{source}” is not on this computer.").format(source=source),
+            self.tr("Download it from the Hugging Face Hub? This needs the internet "
+                    "and may take a while for a large model."),
+            self.tr("Download"), QMessageBox.ButtonRole.AcceptRole)
 
     def _ask_remote_code(self, source: str, files: list[str]) -> bool:
+        listing = "\n".join(f"    {f}" for f in files) or self.tr("    (the files named in its config.json)")
+        return self._confirm(
+            QMessageBox.Icon.Warning, self.tr("Run the model's own code?"),
+            self.tr("“{source}” needs its own Python code to run:").format(source=source) + "\n\n" + listing,
+            self.tr("This code would run on your computer with your permissions. "
+                    "Only continue if you have read these files or trust their authors."),
+            self.tr("Run this code"), QMessageBox.ButtonRole.DestructiveRole)
+
+    def _confirm(self, icon, title: str, text: str, info: str, accept: str, role) -> bool:
+        """A modal question whose default answer is Cancel; True when `accept` was clicked."""
         box = QMessageBox(self.dialog_parent)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(self.tr("Run the model's own code?"))
-        box.setText(self.tr("“{source}” needs its own Python code to run:").format(source=source)
-                    + "\n\n" + ("\n".join(f"    {f}" for f in files) or self.tr("    (the files named in "
-                                                                              "its config.json)")))
-        box.setInformativeText(self.tr("This code would run on your computer with your permissions. "
-                                   "Only continue if you have read these files or trust their "
-                                   "authors."))
-        run = box.addButton(self.tr("Run this code"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setIcon(icon)
+        box.setWindowTitle(title)
+        box.setText(text)
+        box.setInformativeText(info)
+        ok = box.addButton(accept, role)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.exec()
-        return box.clickedButton() is run
+        return box.clickedButton() is ok
 
     # ---- for scripts, export and tests ------------------------------------------------------
     def wait_ready(self, timeout_s: float = 120.0) -> str | None:

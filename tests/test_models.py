@@ -12,29 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
-try:
-    from models_fixtures import (
-        build_mistral,
-        copy_model,
-        gpt2_path,
-        llama,
-        llama_path,
-        minilm,
-        minilm_path,
-        qwen2_path,
-    )
-except ImportError:  # tests/ imported as a package
-    from tests.models_fixtures import (
-        build_mistral,
-        copy_model,
-        gpt2_path,
-        llama,
-        llama_path,
-        minilm,
-        minilm_path,
-        qwen2_path,
-    )
+from models_fixtures import (
+    build_mistral,
+    copy_model,
+    gpt2_path,
+    llama,
+    llama_path,
+    minilm,
+    minilm_path,
+    qwen2_path,
+)
 
 from engine.models import (
     PATTERN_LABELS,
