@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -506,7 +507,7 @@ def test_diagnostics_show_kv_cache_and_backends(qtbot, w):
         with qtbot.waitSignal(w.backends_measured, timeout=TIMEOUT):
             pass
     assert set(w.frame.backends) == {"eager", "sdpa", "flash"}
-    text = diag.backend_card.label.text()
+    text = diag.backend_card.text()
     for name in ("eager", "sdpa", "flash"):
         assert name in text
     assert "measuring" not in text
@@ -550,3 +551,40 @@ def test_a_registered_panel_can_be_added_later(qtbot, w):
         w.removeDockWidget(w.dock("echo_test"))
         w._panels.pop("echo_test")
         w._docks.pop("echo_test")
+
+
+def _axis_specs(axis, spec_fn):
+    """Tick lines and label rectangles (rounded) an axis would draw, via `spec_fn`."""
+    from PySide6.QtGui import QImage, QPainter
+
+    img = QImage(8, 8, QImage.Format.Format_ARGB32_Premultiplied)
+    p = QPainter(img)
+    try:
+        specs = spec_fn(axis, p)
+    finally:
+        p.end()
+    if specs is None:
+        return None
+    (_pen, a0, a1), ticks, texts = specs
+    r = lambda v: round(v, 2)  # noqa: E731
+    return ((r(a0.x()), r(a0.y()), r(a1.x()), r(a1.y())),
+            [(r(p0.x()), r(p0.y()), r(p1.x()), r(p1.y())) for _pen, p0, p1 in ticks],
+            [(r(t.x()), r(t.y()), r(t.width()), r(t.height()), s) for t, _flags, s in texts])
+
+
+def test_lean_axes_draw_what_pyqtgraph_draws(qtbot, w):
+    """LeanAxis only computes the axis faster: every visible axis of the window gives the
+    same axis line, ticks and labels as pyqtgraph's own AxisItem.generateDrawSpecs."""
+    from explorer.panels.plotting import LeanAxis
+
+    show(qtbot, w, AttentionConfig(seq_len=9, tokens=tuple("the cat sat on a mat because it rained".split())))
+    axes = [it for name in ("qkv", "heads", "scores", "softmax_grad", "diagnostics")
+            for it in w.panel(name).scene().items() if isinstance(it, LeanAxis) and it.isVisible()]
+    assert len(axes) > 15
+    compared = 0
+    for axis in axes:
+        lean = _axis_specs(axis, LeanAxis.generateDrawSpecs)
+        stock = _axis_specs(axis, pg.AxisItem.generateDrawSpecs)
+        assert lean == stock, (type(axis).__name__, axis.orientation)
+        compared += lean is not None and len(lean[2]) > 0
+    assert compared > 10  # labels were actually compared

@@ -10,20 +10,17 @@ difference from eager and its time.
 
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
 import pyqtgraph as pg
 import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
-    QHBoxLayout,
     QLabel,
-    QSizePolicy,
     QSpinBox,
     QWidget,
 )
@@ -32,9 +29,16 @@ import engine
 
 from ..constraints import LLAMA3_8B
 from ..frame import Frame
-from ..themes import Theme
+from ..themes import Theme, plot_font
 from .base import Panel, register_panel
-from .plotting import HighlightBars, set_axis_label, set_plot_title, sticky_max, style_plot
+from .plotting import (
+    HighlightBars,
+    lean_axes,
+    set_axis_label,
+    set_plot_title,
+    sticky_max,
+    style_plot,
+)
 
 
 def human_bytes(n: float) -> str:
@@ -108,26 +112,120 @@ def llama3_8b_cache(tokens: int) -> tuple[int, int]:
             engine.kv_cache_bytes(ref.replace(n_kv_heads=None), LLAMA3_8B["n_layers"], tokens))
 
 
-class _Card(QFrame):
-    """A titled rich-text box."""
+_MAX_ROWS = 64  # more rows than any card shows
 
-    def __init__(self, title: str) -> None:
+
+class _Card(QFrame):
+    """A titled box of plain-text rows laid out on a grid of QLabels.
+
+    Plain labels, not one rich-text label: a rich-text table is re-parsed and
+    re-laid out as a whole whenever one number in it changes (the backend time
+    changes every frame), which cost 2–7 ms per frame. Here a label is only
+    touched, and repainted, when its own text or style changes.
+
+    A row is (cells, style): style is one of "head", "body", "total", "note",
+    "ok", "warning", "error"; a row with fewer cells than columns lets its last
+    cell span the rest; the first column is left-aligned, the others right.
+    """
+
+    def __init__(self, title: str = "", columns: int = 1, align_right: tuple[int, ...] = ()) -> None:
         super().__init__()
         self.setObjectName("card")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(8, 6, 8, 6)
-        self.label = QLabel()
-        self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.label.setWordWrap(True)
-        self.label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.label)
+        self.columns = columns
+        self.align_right = set(align_right)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(8, 6, 8, 6)
+        self.grid.setHorizontalSpacing(10)
+        self.grid.setVerticalSpacing(1)
+        for c in range(columns):
+            self.grid.setColumnStretch(c, 1 if c == 0 else 0)
+        self.grid.setRowStretch(_MAX_ROWS + 1, 1)  # spare height goes below the rows, not between them
+        self.title_label = QLabel(title)
+        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.grid.addWidget(self.title_label, 0, 0, 1, columns)
+        self._cells: list[list[QLabel]] = []  # [row][column], created on demand
+        self._shown: list[tuple] = []  # what each row shows: (cells, style)
+        self._colours: dict[str, QColor] = {}
+        self._font = QFont()
         self.title = title
 
-    def set_html(self, body: str, theme: Theme) -> None:
-        self.label.setText(f"<div style='font-weight:600; margin-bottom:3px'>{self.title}</div>{body}")
+    @property
+    def title(self) -> str:
+        return self.title_label.text()
+
+    @title.setter
+    def title(self, text: str) -> None:
+        self.title_label.setText(text)
+
+    def set_theme(self, theme: Theme) -> None:
+        self._colours = {"head": QColor(theme.muted), "note": QColor(theme.muted), "ok": QColor(theme.ok),
+                         "warning": QColor(theme.warning), "error": QColor(theme.error),
+                         "body": QColor(theme.foreground), "total": QColor(theme.foreground)}
+        bg = QColor(theme.background).name()
+        self.setStyleSheet(f"QFrame#card {{ background: {bg}; border: 1px solid {theme.hatch}; border-radius: 5px; }}")
+        self._font = plot_font(8.0)
+        bold = plot_font(8.0, bold=True)
+        self.title_label.setFont(bold)
+        self._paint_label(self.title_label, QColor(theme.foreground))
+        shown, self._shown = self._shown, []
+        self.set_rows([(cells, style) for cells, style in shown])
+
+    def _paint_label(self, label: QLabel, colour: QColor) -> None:
+        pal = label.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, colour)
+        label.setPalette(pal)
+
+    def _row_labels(self, r: int) -> list[QLabel]:
+        while len(self._cells) <= r:
+            row = []
+            for c in range(self.columns):
+                label = QLabel()
+                label.setTextFormat(Qt.TextFormat.PlainText)
+                label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                right = c in self.align_right
+                label.setAlignment((Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
+                                   | Qt.AlignmentFlag.AlignTop)
+                row.append(label)
+            self._cells.append(row)
+        return self._cells[r]
+
+    def set_rows(self, rows: list[tuple[list[str], str]]) -> None:
+        """Show `rows` (see the class docstring); unchanged rows are left alone."""
+        rows = [(tuple(cells), style) for cells, style in rows]
+        for r, (cells, style) in enumerate(rows):
+            if r < len(self._shown) and self._shown[r] == (cells, style):
+                continue
+            labels = self._row_labels(r)
+            old = self._shown[r] if r < len(self._shown) else None
+            if old is None or len(old[0]) != len(cells):  # (re)place the cells: spans changed
+                for label in labels:
+                    self.grid.removeWidget(label)
+                    label.hide()
+                for c, _text in enumerate(cells):
+                    span = self.columns - c if c == len(cells) - 1 else 1
+                    self.grid.addWidget(labels[c], r + 1, c, 1, span)
+                    labels[c].setWordWrap(span > 1)
+                    labels[c].show()
+            colour = self._colours.get(style, QColor())
+            font = QFont(self._font)
+            font.setBold(style in ("total",))
+            for c, text in enumerate(cells):
+                label = labels[c]
+                label.setText(text)
+                if old is None or old[1] != style or len(old[0]) != len(cells):
+                    label.setFont(font)
+                    if colour.isValid():
+                        self._paint_label(label, colour)
+        for r in range(len(rows), len(self._shown)):
+            for label in self._cells[r]:
+                self.grid.removeWidget(label)
+                label.hide()
+        self._shown = rows
+
+    def text(self) -> str:
+        """Everything the card shows, as plain text (a line per row, cells tab-separated)."""
+        return "\n".join([self.title] + ["\t".join(cells) for cells, _style in self._shown])
 
 
 @register_panel
@@ -157,7 +255,7 @@ class DiagnosticsPanel(Panel):
                 ("head_entropy", QT_TRANSLATE_NOOP("DiagnosticsPanel", "entropy (nats)")),
                 ("sink_mass", QT_TRANSLATE_NOOP("DiagnosticsPanel", "sink mass (key 0)")),
                 ("mean_distance", QT_TRANSLATE_NOOP("DiagnosticsPanel", "mean distance (tokens)")))):
-            plot = lay.addPlot(row=i // 2, col=i % 2)
+            plot = lay.addPlot(row=i // 2, col=i % 2, axisItems=lean_axes())
             plot.hideButtons()
             plot.setMenuEnabled(False)
             plot.showGrid(y=True, alpha=0.15)
@@ -168,7 +266,7 @@ class DiagnosticsPanel(Panel):
         ent_plot = self.metric_plots[0][2]
         self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.8})
         ent_plot.addItem(self.uniform_line, ignoreBounds=True)
-        self.cache_plot = lay.addPlot(row=1, col=1)
+        self.cache_plot = lay.addPlot(row=1, col=1, axisItems=lean_axes())
         self.cache_axis = self.cache_plot.getAxis("bottom")
         self.cache_plot.hideButtons()
         self.cache_plot.setMenuEnabled(False)
@@ -189,9 +287,9 @@ class DiagnosticsPanel(Panel):
         grid = QGridLayout(cards)
         grid.setContentsMargins(6, 0, 6, 6)
         grid.setSpacing(6)
-        self.warn_card = _Card("")
-        self.cost_card = _Card("")
-        self.backend_card = _Card("")
+        self.warn_card = _Card()
+        self.cost_card = _Card(columns=3, align_right=(1, 2))
+        self.backend_card = _Card(columns=4, align_right=(2, 3))
         grid.addWidget(self.warn_card, 0, 0, 1, 2)
         grid.addWidget(self.cost_card, 1, 0)
         grid.addWidget(self.backend_card, 1, 1)
@@ -273,50 +371,38 @@ class DiagnosticsPanel(Panel):
             self._draw_backends()
 
     def _draw_warnings(self) -> None:
-        f, th = self.frame, self.theme
+        f = self.frame
         rep = f.overflow
-        items = []
-        for msg in numerics_messages(f):
-            items.append(f"<div style='color:{th.error}; margin:2px 0'>⚠ {html.escape(msg)}</div>")
-        if not items:
-            ok = self.tr("✓ no overflow, no NaN, every query sees a key")
-            items.append(f"<div style='color:{th.ok}'>{ok}</div>")
+        rows = [([f"⚠ {msg}"], "error") for msg in numerics_messages(f)]
+        if not rows:
+            rows.append(([self.tr("✓ no overflow, no NaN, every query sees a key")], "ok"))
         limit = {"float16": 65504.0, "bfloat16": 3.39e38, "float32": 3.40e38}[f.config.dtype]
         peak = rep.max_abs_score_raw
         if math.isfinite(peak):
-            text = self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
-                peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")
-            items.append(f"<div style='color:{th.muted}'>{text}</div>")
+            rows.append(([self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
+                peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")], "note"))
         ent = f.head_entropy
         if f.config.key_len > 1 and ent.size:
             low = [g for g in range(len(ent)) if ent[g] < 0.1 * math.log(f.config.key_len)]
             if low:
                 text = self.tr("heads {heads} have collapsed (entropy &lt; 10% of uniform): "
-                               "almost one-hot rows, tiny gradients").format(heads=", ".join(map(str, low)))
-                items.append(f"<div style='color:{th.warning}'>{text}</div>")
-        self.warn_card.set_html("".join(items), th)
+                               "almost one-hot rows, tiny gradients")  # (the source string was HTML)
+                rows.append(([text.replace("&lt;", "<").format(heads=", ".join(map(str, low)))], "warning"))
+        self.warn_card.set_rows(rows)
 
     def _draw_costs(self) -> None:
-        f, th = self.frame, self.theme
-        rows = "".join(
-            f"<tr><td>{html.escape(self.tr(_STAGES.get(c['stage'], c['stage'])))}</td>"
-            f"<td align='right'>{human_count(c['flops'])}FLOP</td>"
-            f"<td align='right'>{human_bytes(c['bytes'])}</td></tr>"
-            for c in f.stage_costs
-        )
-        grid_text = self.tr("the S×Skv score grid alone: {bytes} (O(n²): what FlashAttention never writes out)")
-        stage, nbytes, total = self.tr("stage"), self.tr("bytes"), self.tr("total")
+        f = self.frame
+        rows = [([self.tr("stage"), "FLOPs", self.tr("bytes")], "head")]
+        rows += [([self.tr(_STAGES.get(c["stage"], c["stage"])), f"{human_count(c['flops'])}FLOP",
+                   human_bytes(c["bytes"])], "body") for c in f.stage_costs]
         tot_f = sum(c["flops"] for c in f.stage_costs)
         tot_b = sum(c["bytes"] for c in f.stage_costs)
+        rows.append(([self.tr("total"), f"{human_count(tot_f)}FLOP", human_bytes(tot_b)], "total"))
         grid = f.config.batch * f.config.n_heads * f.config.seq_len * f.config.key_len
         item = {"float32": 4, "float16": 2, "bfloat16": 2}[f.config.dtype]
-        self.cost_card.set_html(
-            f"<table cellspacing='0' cellpadding='1' width='100%'>"
-            f"<tr style='color:{th.muted}'><td>{stage}</td><td align='right'>FLOPs</td>"
-            f"<td align='right'>{nbytes}</td></tr>"
-            f"{rows}<tr style='font-weight:600'><td>{total}</td><td align='right'>{human_count(tot_f)}FLOP</td>"
-            f"<td align='right'>{human_bytes(tot_b)}</td></tr></table>"
-            f"<div style='color:{th.muted}'>{grid_text.format(bytes=human_bytes(grid * item))}</div>", th)
+        grid_text = self.tr("the S×Skv score grid alone: {bytes} (O(n²): what FlashAttention never writes out)")
+        rows.append(([grid_text.format(bytes=human_bytes(grid * item))], "note"))
+        self.cost_card.set_rows(rows)
 
     def _draw_cache(self) -> None:
         f, th = self.frame, self.theme
@@ -350,36 +436,27 @@ class DiagnosticsPanel(Panel):
         set_plot_title(self.cache_plot, f"{head}<br><span style='color:{th.muted}'>{ref}</span>", th, size="9pt")
 
     def _draw_backends(self) -> None:
-        f, th = self.frame, self.theme
+        f = self.frame
         cfg = f.config
-        rows = []
+        rows = [([self.tr("backend"), self.tr("ran as"), "max |Δ|", self.tr("time")], "head")]
         res = f.backends
-        names = list(engine.available_backends(cfg.device, cfg.dtype))
-        for name in names:
+        for name in engine.available_backends(cfg.device, cfg.dtype):
             mark = " ◀" if name == cfg.backend else ""
             if res is not None and name in res:
                 r = res[name]
                 if "error" in r:
-                    rows.append(f"<tr><td>{name}{mark}</td><td colspan='3' style='color:{th.muted}'>"
-                                f"{html.escape(r['error'])}</td></tr>")
+                    rows.append(([f"{name}{mark}", r["error"]], "note"))
                     continue
                 impl, diff, ms = r["impl"], r["max_abs_diff"], r["ms"]
             elif name == cfg.backend:
                 impl, diff = f.trace.backend_impl, f.trace.backend_max_abs_diff
                 ms = f.timings_ms.get("backend", f.timings_ms.get("eager", float("nan")))
             else:
-                measuring = self.tr("measuring…")
-                rows.append(f"<tr><td>{name}</td><td colspan='3' style='color:{th.muted}'>{measuring}</td></tr>")
+                rows.append(([name, self.tr("measuring…")], "note"))
                 continue
             dtxt = self.tr("reference") if diff is None else f"{diff:.2g}"
-            rows.append(f"<tr><td>{name}{mark}</td><td>{html.escape(impl)}</td>"
-                        f"<td align='right'>{dtxt}</td><td align='right'>{ms:.2f} ms</td></tr>")
-        backend, ran_as, time = self.tr("backend"), self.tr("ran as"), self.tr("time")
-        self.backend_card.set_html(
-            f"<table cellspacing='0' cellpadding='1' width='100%'><tr style='color:{th.muted}'>"
-            f"<td>{backend}</td><td>{ran_as}</td><td align='right'>max |Δ|</td>"
-            f"<td align='right'>{time}</td></tr>"
-            + "".join(rows) + "</table>", th)
+            rows.append(([f"{name}{mark}", impl, dtxt, f"{ms:.2f} ms"], "body"))
+        self.backend_card.set_rows(rows)
 
     def apply_theme(self, theme: Theme) -> None:
         for _key, _label, plot, bars in self.metric_plots:
@@ -388,8 +465,6 @@ class DiagnosticsPanel(Panel):
         style_plot(self.cache_plot, theme)
         self.uniform_line.setPen(pg.mkPen(theme.muted, width=1, style=Qt.PenStyle.DashLine))
         self.uniform_line.label.setColor(theme.muted)
-        card_bg = QColor(theme.background)
         for card in (self.warn_card, self.cost_card, self.backend_card):
-            card.setStyleSheet(f"QFrame#card {{ background: {card_bg.name()}; border: 1px solid {theme.hatch};"
-                               f" border-radius: 5px; }} QLabel {{ color: {theme.foreground}; font-size: 8pt; }}")
+            card.set_theme(theme)
         super().apply_theme(theme)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
 from ..themes import Theme, plot_font
-from .plotting import set_plot_title, style_plot
+from .plotting import LeanAxis, lean_axes, set_plot_title, style_plot
 
 pg.setConfigOptions(imageAxisOrder="row-major")
 
@@ -55,7 +55,7 @@ def colorize(data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> 
     return rgba, has_nan
 
 
-class TokenAxis(pg.AxisItem):
+class TokenAxis(LeanAxis):
     """Integer ticks labelled with tokens, thinned to what fits at the current zoom."""
 
     token_axis = True  # plotting.style_plot keeps its own font
@@ -155,7 +155,7 @@ class Heatmap:
         if axes is not False:
             self.left_axis = TokenAxis("left")
             self.bottom_axis = TokenAxis("bottom")
-            self.item = pg.PlotItem(axisItems={"left": self.left_axis, "bottom": self.bottom_axis})
+            self.item = pg.PlotItem(axisItems=lean_axes(left=self.left_axis, bottom=self.bottom_axis))
             self.item.setTitle(title)
             self.vb = self.item.getViewBox()
             if row_title:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 import types
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from ..themes import Theme, plot_font
@@ -115,6 +116,191 @@ class HighlightBars:
         self._key = None  # redraw on the next set
         for item, color in zip(self.items, (base, other, highlight)):
             item.setOpts(brush=pg.mkBrush(color), pen=pg.mkPen(None))
+
+
+_CENTER = Qt.AlignmentFlag.AlignCenter
+_ALIGN = {
+    "left": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+    "right": Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+    "top": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
+    "bottom": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+}
+
+
+class LeanAxis(pg.AxisItem):
+    """pyqtgraph's AxisItem with a leaner `generateDrawSpecs` (same ticks, text and layout).
+
+    The stock method re-measures every tick label through the painter and asks
+    the item for its bounding rectangle once per label; both are Python→C++
+    round trips that made one axis cost ~0.6 ms whenever its range or labels
+    changed. Here the labels are measured with the tick font's metrics (cached
+    per font and string) and the bounds are computed once. pyqtgraph's own
+    docstring names this method as the one to override in subclasses.
+    """
+
+    _text_sizes: ClassVar[dict[tuple[str, str], tuple[float, float]]] = {}
+
+    def _text_size(self, metrics: QFontMetricsF, font_key: str, s: str) -> tuple[float, float]:
+        key = (font_key, s)
+        size = self._text_sizes.get(key)
+        if size is None:
+            br = metrics.boundingRect(QRectF(0, 0, 100, 100), _CENTER, s)
+            size = (br.width(), br.height() * 0.8)  # pyqtgraph: "boundingRect is usually a bit too large"
+            if len(self._text_sizes) > 20000:
+                self._text_sizes.clear()
+            self._text_sizes[key] = size
+        return size
+
+    def generateDrawSpecs(self, p):
+        style = self.style
+        font = style["tickFont"] if style["tickFont"] is not None else p.font()
+        p.setFont(font)
+        bounds = self.mapRectFromParent(self.geometry())
+        view = self.linkedView()
+        tick_bounds = bounds if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect())
+        orient = self.orientation
+        if orient == "left":
+            span = (QPointF(bounds.right() - 1, bounds.top() - 1), QPointF(bounds.right() - 1, bounds.bottom() + 1))
+            tick_start, tick_stop, tick_dir, axis = tick_bounds.right(), bounds.right(), -1, 0
+        elif orient == "right":
+            span = (QPointF(bounds.left() + 1, bounds.top() - 1), QPointF(bounds.left() + 1, bounds.bottom() + 1))
+            tick_start, tick_stop, tick_dir, axis = tick_bounds.left(), bounds.left(), 1, 0
+        elif orient == "top":
+            span = (QPointF(bounds.left() - 1, bounds.bottom() - 1), QPointF(bounds.right() + 1, bounds.bottom() - 1))
+            tick_start, tick_stop, tick_dir, axis = tick_bounds.bottom(), bounds.bottom(), -1, 1
+        else:
+            span = (QPointF(bounds.left() - 1, bounds.top() + 1), QPointF(bounds.right() + 1, bounds.top() + 1))
+            tick_start, tick_stop, tick_dir, axis = tick_bounds.top(), bounds.top(), 1, 1
+        d0, d1 = self.mapToDevice(span[0]), self.mapToDevice(span[1])
+        if d0 is None or d1 is None:
+            return None
+        length_px = math.hypot(d1.x() - d0.x(), d1.y() - d0.y())
+        if length_px == 0:
+            return None
+
+        lo, hi = self.range
+        if self._tickLevels is None:
+            levels = self.tickValues(lo, hi, length_px)
+            strings_given = None
+        else:
+            levels = [(None, [v for v, _ in level]) for level in self._tickLevels]
+            strings_given = [[s for _, s in level] for level in self._tickLevels]
+
+        dif = hi - lo
+        if dif == 0:
+            scale, offset = 1.0, 0.0
+        elif axis == 0:
+            scale = -bounds.height() / dif
+            offset = lo * scale - bounds.height()
+        else:
+            scale = bounds.width() / dif
+            offset = lo * scale
+        x_lo, x_hi = sorted((lo * scale - offset, hi * scale - offset))
+
+        tick_specs, positions = [], []
+        base_pen = self.tickPen()
+        solid = base_pen.brush().style() == Qt.BrushStyle.SolidPattern
+        for i, (_spacing, values) in enumerate(levels):
+            tick_len = style["tickLength"] / (i * 0.5 + 1.0)
+            alpha = style["tickAlpha"]
+            if alpha is None:
+                alpha = 255 / (i + 1)
+                if self.grid is not False:
+                    alpha *= self.grid / 255.0 * min(max(0.05 * length_px / (len(values) + 1), 0.0), 1.0)
+            elif isinstance(alpha, float):
+                alpha = min(255, max(0, round(alpha * 255)))
+            pen = base_pen
+            if solid:
+                pen = QPen(base_pen)
+                color = QColor(pen.color())
+                color.setAlpha(int(alpha))
+                pen.setColor(color)
+            pos = []
+            for v in values:
+                x = v * scale - offset
+                if x < x_lo or x > x_hi:
+                    pos.append(None)
+                    continue
+                pos.append(x)
+                end = tick_stop + (tick_len * tick_dir if self.grid is False else 0.0)
+                if axis == 0:
+                    tick_specs.append((pen, QPointF(tick_start, x), QPointF(end, x)))
+                else:
+                    tick_specs.append((pen, QPointF(x, tick_start), QPointF(x, end)))
+            positions.append(pos)
+
+        stop_lo, stop_hi = style["stopAxisAtTick"]
+        if stop_lo or stop_hi:
+            flat = [x for pos in positions for x in pos if x is not None]
+            if flat and stop_lo:
+                if axis == 0:
+                    span[0].setY(max(span[0].y(), min(flat)))
+                else:
+                    span[0].setX(max(span[0].x(), min(flat)))
+            if flat and stop_hi:
+                if axis == 0:
+                    span[1].setY(min(span[1].y(), max(flat)))
+                else:
+                    span[1].setX(min(span[1].x(), max(flat)))
+        axis_spec = (self.pen(), span[0], span[1])
+        if not style["showValues"]:
+            return axis_spec, tick_specs, []
+
+        metrics, font_key = QFontMetricsF(font), font.key()
+        text_offset = style["tickTextOffset"][axis]
+        gap = max(0, style["tickLength"]) + text_offset
+        item_rect = self.boundingRect()
+        align = _ALIGN[orient] | Qt.TextFlag.TextDontClip
+        text_specs, sizes_so_far = [], []
+        last_size2 = 0
+        for i in range(min(len(levels), style["maxTextLevel"] + 1)):
+            if strings_given is None:
+                spacing, values = levels[i]
+                strings = self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing)
+            else:
+                strings = list(strings_given[i])
+            if not strings:
+                continue
+            pos = positions[i]
+            sizes = []
+            for j, s in enumerate(strings):
+                if pos[j] is None or s is None:
+                    sizes.append(None)
+                else:
+                    sizes.append(self._text_size(metrics, font_key, s))
+            sizes_so_far.extend(sz for sz in sizes if sz is not None)
+            if sizes_so_far:
+                along = sum(h if axis == 0 else w for w, h in sizes_so_far)
+                size2 = max(w if axis == 0 else h for w, h in sizes_so_far)
+            else:
+                along = size2 = 0
+            if i > 0:  # finer levels only while the text does not crowd the axis
+                fill = along / length_px
+                if any(len(text_specs) >= n and fill >= limit for n, limit in style["textFillLimits"]):
+                    break
+            last_size2 = size2
+            for j, s in enumerate(strings):
+                if sizes[j] is None:
+                    continue
+                x, (w, h) = pos[j], sizes[j]
+                if orient == "left":
+                    rect = QRectF(tick_stop - gap - w, x - h / 2, w, h)
+                elif orient == "right":
+                    rect = QRectF(tick_stop + gap, x - h / 2, w, h)
+                elif orient == "top":
+                    rect = QRectF(x - w / 2, tick_stop - gap - h, w, h)
+                else:
+                    rect = QRectF(x - w / 2, tick_stop + gap, w, h)
+                if item_rect.intersected(rect) != rect:
+                    continue
+                text_specs.append((rect, align, s))
+        self._updateMaxTextSize(last_size2)
+        return axis_spec, tick_specs, text_specs
+
+
+def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
+    """axisItems for a PlotItem: LeanAxis on every side not given."""
+    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom", "right", "top")}
 
 
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:

@@ -21,6 +21,7 @@ from ..frame import Frame, finite_std, gaussian_pdf, histogram
 from ..themes import Theme
 from .base import Panel, register_panel
 from .plotting import (
+    lean_axes,
     set_axis_label,
     set_label_text,
     set_plot_title,
@@ -37,7 +38,7 @@ class _HistPlot:
     """One histogram with a theory curve, a selected-value line and a readout."""
 
     def __init__(self, layout, row: int, col: int, xlabel: str) -> None:
-        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col)
+        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, axisItems=lean_axes())
         self.xlabel = xlabel  # English, marked for translation; see retranslate_ui
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)

@@ -19,12 +19,19 @@ from ..frame import Frame, scaling_sweep
 from ..themes import Theme
 from .base import Panel, register_panel
 from .heatmap import TokenAxis
-from .plotting import HighlightBars, set_axis_label, set_plot_title, sticky_max, style_plot
+from .plotting import (
+    HighlightBars,
+    lean_axes,
+    set_axis_label,
+    set_plot_title,
+    sticky_max,
+    style_plot,
+)
 
 
 def _bar_plot(layout, row: int, col: int) -> tuple[pg.PlotItem, TokenAxis]:
     axis = TokenAxis("bottom")
-    plot = layout.addPlot(row=row, col=col, axisItems={"bottom": axis})
+    plot = layout.addPlot(row=row, col=col, axisItems=lean_axes(bottom=axis))
     plot.hideButtons()
     plot.setMenuEnabled(False)
     plot.showGrid(y=True, alpha=0.15)
@@ -56,7 +63,7 @@ class SoftmaxGradPanel(Panel):
         self.row_plot.setMouseEnabled(y=False)
         self.row_plot.disableAutoRange()
 
-        self.sweep_plot = lay.addPlot(row=0, col=2)
+        self.sweep_plot = lay.addPlot(row=0, col=2, axisItems=lean_axes())
         self.sweep_plot.setLogMode(x=True, y=False)
         self.sweep_plot.hideButtons()
         self.sweep_plot.setMenuEnabled(False)
