@@ -14,11 +14,11 @@ from ..themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from .base import Panel, register_panel
 from .heatmap import Heatmap
 from .plotting import (
+    RunsLabel,
     cache_static_items,
     set_axis_label,
     set_bar_levels,
     set_label_text,
-    shrinkable,
     sticky_max,
 )
 
@@ -101,8 +101,7 @@ class HeadsPanel(Panel):
             hm.vb.setMouseEnabled(True, True)
             sub = self.grid.addLayout(row=h // ncols, col=h % ncols)
             sub.setSpacing(0)
-            label = pg.LabelItem("", size="8pt")
-            shrinkable(label)
+            label = RunsLabel("", size="8pt")
             sub.addItem(label, row=0, col=0)
             sub.addItem(hm.vb, row=1, col=0)
             hm.apply_theme(self.theme)

@@ -9,14 +9,16 @@ cached as pixmaps (DeviceCoordinateCache) between changes.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 import types
 from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from ..themes import Theme, plot_font
@@ -299,8 +301,190 @@ class LeanAxis(pg.AxisItem):
 
 
 def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
-    """axisItems for a PlotItem: LeanAxis on every side not given."""
-    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom", "right", "top")}
+    """axisItems for a PlotItem: LeanAxis on the left and bottom unless given (the PlotItem
+    makes its hidden right and top axes itself)."""
+    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom")}
+
+
+_TAG = re.compile(r"<(/?)(b|span|div|br)\b([^>]*)>", re.IGNORECASE)
+_CSS_COLOUR = re.compile(r"(?<![-\w])color\s*:\s*([^;'\"]+)")
+_CSS_BOLD = re.compile(r"font-weight\s*:\s*(bold|[6-9]00)")
+
+#: one line of a title: runs of (text, bold, colour or None for the label's colour)
+Runs = list[tuple[str, bool, str | None]]
+
+
+def parse_runs(text: str) -> list[Runs]:
+    """The small HTML subset of the panels' titles as lines of styled runs.
+
+    <b>, <span style='color: …; font-weight: …'> (nested), <br> and entities;
+    any other markup is kept as text. Lines are split at <br>.
+    """
+    lines: list[Runs] = [[]]
+    stack = [(False, None)]
+    pos = 0
+
+    def add(chunk: str) -> None:
+        if chunk:
+            bold, colour = stack[-1]
+            lines[-1].append((html.unescape(chunk), bold, colour))
+
+    for m in _TAG.finditer(text):
+        add(text[pos:m.start()])
+        pos = m.end()
+        closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
+        if tag == "br":
+            lines.append([])
+        elif closing:
+            if len(stack) > 1:
+                stack.pop()
+        else:
+            bold, colour = stack[-1]
+            if tag == "b" or _CSS_BOLD.search(attrs):
+                bold = True
+            c = _CSS_COLOUR.search(attrs)
+            if c:
+                colour = c.group(1).strip()
+            stack.append((bold, colour))
+    add(text[pos:])
+    return lines
+
+
+def _font_of(opts: dict) -> QFont:
+    font = QFont()
+    size = str(opts.get("size") or "")
+    try:
+        if size.endswith("pt"):
+            font.setPointSizeF(float(size[:-2]))
+        elif size.endswith("px"):
+            font.setPixelSize(max(1, round(float(size[:-2]))))
+    except ValueError:
+        pass
+    if opts.get("bold") is True:
+        font.setBold(True)
+    if opts.get("italic") is True:
+        font.setItalic(True)
+    if opts.get("family"):
+        font.setFamily(opts["family"])
+    return font
+
+
+class _RunsItem(QGraphicsItem):
+    """Paints lines of styled runs with QPainter.drawText; measured with the font metrics.
+
+    What a QGraphicsTextItem with HTML would show for the titles' markup, without
+    building and laying out a QTextDocument on every change (~0.3 ms a title).
+    """
+
+    MARGIN = 4.0  # QTextDocument's default documentMargin: titles keep their place
+
+    def __init__(self, parent: QGraphicsItem) -> None:
+        super().__init__(parent)
+        self._lines: list[list[tuple[float, str, QFont, QColor]]] = []  # (x, text, font, colour)
+        self._rect = QRectF(0, 0, 2 * self.MARGIN, 2 * self.MARGIN)
+        self._ascent = 0.0
+        self._line_h = 0.0
+
+    def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
+        bold_font = QFont(font)
+        bold_font.setBold(True)
+        fonts = {False: font, True: bold_font}
+        metrics = {False: QFontMetricsF(font), True: QFontMetricsF(bold_font)}
+        self._ascent = max(m.ascent() for m in metrics.values())
+        self._line_h = max(m.height() for m in metrics.values())
+        laid, width = [], 0.0
+        for runs in lines:
+            x, out = self.MARGIN, []
+            for text, bold, c in runs:
+                bold = bold or font.bold()
+                out.append((x, text, fonts[bold], QColor(c) if c else colour))
+                x += metrics[bold].horizontalAdvance(text)
+            laid.append(out)
+            width = max(width, x - self.MARGIN)
+        self.prepareGeometryChange()
+        self._lines = laid
+        self._rect = QRectF(0, 0, width + 2 * self.MARGIN, len(laid) * self._line_h + 2 * self.MARGIN)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    def paint(self, p, opt, widget=None) -> None:
+        y = self.MARGIN + self._ascent
+        for runs in self._lines:
+            for x, text, font, colour in runs:
+                p.setFont(font)
+                p.setPen(colour)
+                p.drawText(QPointF(x, y), text)
+            y += self._line_h
+
+
+class RunsLabel(pg.LabelItem):
+    """A pg.LabelItem (same setText(text, color=, size=, bold=) API) for titles.
+
+    Draws the titles' HTML subset (see parse_runs) with a _RunsItem, so a title
+    that changes every frame costs a few font-metric lookups, not a rich-text
+    document. Like `shrinkable` labels it may be narrower than its text (the
+    end is clipped), so a new title never re-lays out the plot grid.
+    """
+
+    _height = -1.0  # the row height last asked of the layout
+
+    def __init__(self, text: str = "", parent=None, **args) -> None:
+        super().__init__(" ", parent, **args)  # makes a QGraphicsTextItem: replaced below
+        old = self.item
+        old.setParentItem(None)
+        self.item = _RunsItem(self)
+        self._shrinkable = True
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+        self.setText(text)
+
+    def setText(self, text: str, **args) -> None:
+        if not isinstance(getattr(self, "item", None), _RunsItem):  # during LabelItem.__init__
+            pg.LabelItem.setText(self, text, **args)
+            return
+        self.text = text
+        self.opts.update(args)
+        colour = self.opts.get("color")
+        colour = pg.mkColor(colour if colour is not None else pg.getConfigOption("foreground"))
+        self.item.set_runs(parse_runs(text), _font_of(self.opts), colour)
+        self.resizeEvent(None)
+
+    def updateMin(self) -> None:
+        height = self.itemRect().height()
+        if height == self._height:
+            return  # the same row height: nothing for the layout to redo
+        self._height = height
+        self.setMinimumWidth(0)
+        self.setMinimumHeight(height)
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (0, height),
+            Qt.SizeHint.PreferredSize: (0, height),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
+
+    def resizeEvent(self, ev) -> None:
+        _shrinkable_resize(self, ev)
+
+
+def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
+    """Give `plot` a RunsLabel title in place of pyqtgraph's rich-text LabelItem."""
+    old = plot.titleLabel
+    if isinstance(old, RunsLabel):
+        return old
+    new = RunsLabel(old.text if old.text.strip() else "", **old.opts)
+    new.setParentItem(plot)
+    plot.layout.removeItem(old)
+    old.setParentItem(None)
+    if old.scene() is not None:
+        old.scene().removeItem(old)
+    plot.layout.addItem(new, 0, 1)
+    new.setVisible(old.isVisible())
+    new.setMaximumHeight(old.maximumHeight())
+    plot.titleLabel = new
+    return new
 
 
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
@@ -327,11 +511,11 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str 
     if getattr(plot, "_last_title", None) == key:
         return
     plot._last_title = key
+    use_runs_title(plot)
     if color is None:
         plot.setTitle(text, size=size)
     else:
         plot.setTitle(text, color=color, size=size)
-    shrinkable(plot.titleLabel)
 
 
 def _shrinkable_update_min(self: pg.LabelItem) -> None:
