@@ -588,3 +588,25 @@ def test_lean_axes_draw_what_pyqtgraph_draws(qtbot, w):
         assert lean == stock, (type(axis).__name__, axis.orientation)
         compared += lean is not None and len(lean[2]) > 0
     assert compared > 10  # labels were actually compared
+
+
+def test_titles_keep_their_markup_as_runs():
+    """The panels' title markup (bold, coloured spans, line breaks, entities) becomes styled
+    runs: what RunsLabel draws instead of a rich-text document."""
+    from explorer.panels.plotting import parse_runs
+
+    lines = parse_runs("<b>head 1</b> · kv 0 <span style='color:#8b949e'>8×8 &lt;x&gt;</span><br>"
+                       "<span style='font-weight:600'>total</span>")
+    assert lines == [[("head 1", True, None), (" · kv 0 ", False, None), ("8×8 <x>", False, "#8b949e")],
+                     [("total", True, None)]]
+
+
+def test_title_label_draws_its_text(qtbot, w):
+    """A panel title is a RunsLabel that lays out its whole text (not clipped to nothing)."""
+    from explorer.panels.plotting import RunsLabel
+
+    show(qtbot, w, AttentionConfig(seq_len=7))
+    label = w.panel("qkv").x.item.titleLabel
+    assert isinstance(label, RunsLabel)
+    assert "7×64" in label.text
+    assert label.item.boundingRect().width() > 30 and label.item.boundingRect().height() > 10
