@@ -176,6 +176,14 @@ class _Card(QFrame):
         pal.setColor(QPalette.ColorRole.WindowText, colour)
         label.setPalette(pal)
 
+    def _style_label(self, label: QLabel, style: str) -> None:
+        font = QFont(self._font)
+        font.setBold(style == "total")
+        label.setFont(font)
+        colour = self._colours.get(style)
+        if colour is not None:
+            self._paint_label(label, colour)
+
     def _row_labels(self, r: int) -> list[QLabel]:
         while len(self._cells) <= r:
             row = []
@@ -198,25 +206,21 @@ class _Card(QFrame):
                 continue
             labels = self._row_labels(r)
             old = self._shown[r] if r < len(self._shown) else None
-            if old is None or len(old[0]) != len(cells):  # (re)place the cells: spans changed
+            placed = old is not None and len(old[0]) == len(cells)
+            if not placed:  # (re)place the cells: the spans changed
                 for label in labels:
                     self.grid.removeWidget(label)
                     label.hide()
-                for c, _text in enumerate(cells):
+                for c in range(len(cells)):
                     span = self.columns - c if c == len(cells) - 1 else 1
                     self.grid.addWidget(labels[c], r + 1, c, 1, span)
                     labels[c].setWordWrap(span > 1)
                     labels[c].show()
-            colour = self._colours.get(style, QColor())
-            font = QFont(self._font)
-            font.setBold(style in ("total",))
-            for c, text in enumerate(cells):
-                label = labels[c]
+            restyle = not placed or old[1] != style
+            for label, text in zip(labels, cells):
                 label.setText(text)
-                if old is None or old[1] != style or len(old[0]) != len(cells):
-                    label.setFont(font)
-                    if colour.isValid():
-                        self._paint_label(label, colour)
+                if restyle:
+                    self._style_label(label, style)
         for r in range(len(rows), len(self._shown)):
             for label in self._cells[r]:
                 self.grid.removeWidget(label)

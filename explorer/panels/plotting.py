@@ -435,8 +435,6 @@ class RunsLabel(pg.LabelItem):
     end is clipped), so a new title never re-lays out the plot grid.
     """
 
-    _height = -1.0  # the row height last asked of the layout
-
     def __init__(self, text: str = "", parent=None, **args) -> None:
         super().__init__(" ", parent, **args)  # makes a QGraphicsTextItem: replaced below
         old = self.item
@@ -458,19 +456,7 @@ class RunsLabel(pg.LabelItem):
         self.resizeEvent(None)
 
     def updateMin(self) -> None:
-        height = self.itemRect().height()
-        if height == self._height:
-            return  # the same row height: nothing for the layout to redo
-        self._height = height
-        self.setMinimumWidth(0)
-        self.setMinimumHeight(height)
-        self._sizeHint = {
-            Qt.SizeHint.MinimumSize: (0, height),
-            Qt.SizeHint.PreferredSize: (0, height),
-            Qt.SizeHint.MaximumSize: (-1, -1),
-            Qt.SizeHint.MinimumDescent: (0, 0),
-        }
-        self.updateGeometry()
+        _shrinkable_update_min(self)
 
     def resizeEvent(self, ev) -> None:
         _shrinkable_resize(self, ev)
@@ -527,13 +513,17 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str 
 
 def _shrinkable_update_min(self: pg.LabelItem) -> None:
     # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a new
-    # title text would re-lay out the whole grid (and repaint every axis): keep the height only
-    bounds = self.itemRect()
+    # title text would re-lay out the whole grid (and repaint every axis): keep the height only,
+    # and ask the layout again only when that height changes
+    height = self.itemRect().height()
+    if getattr(self, "_shrunk_height", None) == height:
+        return
+    self._shrunk_height = height
     self.setMinimumWidth(0)
-    self.setMinimumHeight(bounds.height())
+    self.setMinimumHeight(height)
     self._sizeHint = {
-        Qt.SizeHint.MinimumSize: (0, bounds.height()),
-        Qt.SizeHint.PreferredSize: (0, bounds.height()),
+        Qt.SizeHint.MinimumSize: (0, height),
+        Qt.SizeHint.PreferredSize: (0, height),
         Qt.SizeHint.MaximumSize: (-1, -1),
         Qt.SizeHint.MinimumDescent: (0, 0),
     }
