@@ -83,6 +83,9 @@ class ValueSlider(QWidget):
         return int(min(max(round((value - self._lo) / self._step), 0), self._n))
 
     def set_range(self, lo: float, hi: float, step: float = 1) -> None:
+        n = max(0, round((hi - lo) / step))
+        if self._n and (lo, step, n) == (self._lo, self._step, self._n):
+            return  # unchanged: a spin box re-formats (and repaints) its text on every setRange
         with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
             value = self.value() if self._n else lo
             self._lo, self._step = lo, step

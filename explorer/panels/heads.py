@@ -20,6 +20,7 @@ from .plotting import (
     set_bar_levels,
     set_label_text,
     sticky_max,
+    unchanged,
 )
 
 
@@ -151,8 +152,9 @@ class HeadsPanel(Panel):
                 color=self.theme.accent if g == h else self.theme.foreground, size="8pt",
                 bold=g == h,
             )
-            hm.vb.setBorder(pg.mkPen(self.theme.accent, width=2) if g == h else
-                            pg.mkPen(self.theme.hatch, width=1))
+            if not unchanged(hm.vb, "border", g == h, self.theme.name):
+                hm.vb.setBorder(pg.mkPen(self.theme.accent, width=2) if g == h else
+                                pg.mkPen(self.theme.hatch, width=1))
         if self._nan_rows is not None and self._nan_rows[h].any():
             rgba = np.zeros((cfg.seq_len, 1, 4), np.uint8)
             rgba[self._nan_rows[h]] = (220, 40, 40, 110)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 import math
 import re
-import types
 from typing import ClassVar
 
 import numpy as np
@@ -66,6 +65,33 @@ def symmetric_levels(m: float) -> tuple[float, float]:
     """(−M, M) with M a nice value ≥ m: stable colour levels for signed matrices."""
     v = nice_ceil(m)
     return (-v, v)
+
+
+def _key_part(v):
+    if isinstance(v, np.ndarray):
+        return (v.shape, v.dtype.str, v.tobytes())
+    return v
+
+
+def unchanged(owner, slot: str, *values) -> bool:
+    """True when `values` are what `owner` last drew under `slot` (arrays by content).
+
+    Otherwise remembers them and returns False. pyqtgraph items repaint (and
+    re-measure) on every setData / setFormat even when nothing changed; this
+    is the panels' "emit only when a value really changed".
+    """
+    key = tuple(_key_part(v) for v in values)
+    attr = f"_drawn_{slot}"
+    if getattr(owner, attr, None) == key:
+        return True
+    setattr(owner, attr, key)
+    return False
+
+
+def set_line_label(line: pg.InfiniteLine, text: str) -> None:
+    """An InfiniteLine's label text, re-set only when it changes (each set re-lays out the text)."""
+    if line.label.format != text:
+        line.label.setFormat(text)
 
 
 def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
@@ -152,6 +178,30 @@ class LeanAxis(pg.AxisItem):
                 self._text_sizes.clear()
             self._text_sizes[key] = size
         return size
+
+    def setRange(self, mn: float, mx: float) -> None:
+        """AxisItem.setRange without re-setting the axis label's HTML when nothing in it changes.
+
+        The stock method calls updateAutoSIPrefix on every range change, which re-sets the
+        label text (a rich-text layout) and re-sizes the axis even when the SI prefix stays
+        the same: ~0.1 ms per axis per frame. Only the ticks need redrawing then.
+        """
+        if not (math.isfinite(mn) and math.isfinite(mx)):
+            raise ValueError(f"Not setting range to [{mn}, {mx}]")
+        self.range = [mn, mx]
+        if self.autoSIPrefix:
+            before = (self.autoSIPrefixScale, self.labelUnitPrefix)
+            after = (1.0, "")
+            if self.label.isVisible():
+                span = 10 ** np.array(self.range) if self.logMode else self.range
+                value = max(abs(span[0]), abs(span[1])) * self.scale
+                if any(low <= value <= high for low, high in self.getSIPrefixEnableRanges()):
+                    after = pg.siScale(value, power=self.unitPower)
+            if after != before:
+                self.updateAutoSIPrefix()
+                return
+        self.picture = None
+        self.update()
 
     def generateDrawSpecs(self, p):
         style = self.style
@@ -535,17 +585,6 @@ def _shrinkable_resize(self: pg.LabelItem, ev) -> None:
     over = self.itemRect().left() - self.rect().left()
     if self.itemRect().width() > self.rect().width() and over != 0:
         self.item.moveBy(-over, 0)  # too long: show the start, clip the end
-
-
-def shrinkable(label: pg.LabelItem) -> None:
-    """Let a LabelItem be narrower than its text (clipped), instead of widening the layout."""
-    if getattr(label, "_shrinkable", False):
-        return
-    label._shrinkable = True
-    label.updateMin = types.MethodType(_shrinkable_update_min, label)
-    label.resizeEvent = types.MethodType(_shrinkable_resize, label)
-    label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
-    label.updateMin()
 
 
 def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:

@@ -21,11 +21,12 @@ from ..frame import Frame, finite_std, gaussian_pdf, histogram
 from ..themes import Theme
 from .base import Panel, register_panel
 from .plotting import (
+    RunsLabel,
     lean_axes,
     set_axis_label,
     set_label_text,
+    set_line_label,
     set_plot_title,
-    shrinkable,
     sticky_max,
     sticky_range,
     style_plot,
@@ -63,8 +64,8 @@ class _HistPlot:
             self.plot.addItem(line, ignoreBounds=True)
             line.hide()
         # legend and readout share one line under the plot, so the bars keep the height
-        self.readout = layout.addLabel("", row=row + 1, col=col, justify="left", size="8.5pt")
-        shrinkable(self.readout)
+        self.readout = RunsLabel("", justify="left", size="8.5pt")
+        layout.addItem(self.readout, row=row + 1, col=col)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -199,7 +200,7 @@ class ScoresPanel(Panel):
         set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
         v_raw = float(f.scores_raw[h, i, j])
         self.raw.selected.setValue(v_raw if math.isfinite(v_raw) else 0.0)
-        self.raw.selected.label.setFormat(f"q{i}·k{j} = {v_raw:.3g}")
+        set_line_label(self.raw.selected, f"q{i}·k{j} = {v_raw:.3g}")
         # ---- after scaling ------------------------------------------------------
         theory = scale * math.sqrt(dk)
         name = "N(0, 1)" if cfg.scale is None else f"N(0, ({scale:.3g}·√d_k)²)"
@@ -220,7 +221,7 @@ class ScoresPanel(Panel):
         self.scaled.selected.setVisible(visible and math.isfinite(v))
         if visible and math.isfinite(v):
             self.scaled.selected.setValue(v)
-            self.scaled.selected.label.setFormat(f"q{i}·k{j} = {v:.3g}")
+            set_line_label(self.scaled.selected, f"q{i}·k{j} = {v:.3g}")
 
     def apply_theme(self, theme: Theme) -> None:
         self.raw.apply_theme(theme)

@@ -23,9 +23,11 @@ from .plotting import (
     HighlightBars,
     lean_axes,
     set_axis_label,
+    set_line_label,
     set_plot_title,
     sticky_max,
     style_plot,
+    unchanged,
 )
 
 
@@ -133,10 +135,11 @@ class SoftmaxGradPanel(Panel):
             self.row_plot.setXRange(-0.6, cfg.key_len - 0.4, padding=0)
         dk = cfg.head_dim
         self.sweep_now.setValue(math.log10(dk))
-        self.sweep_now.label.setFormat(f"d_k = {dk}")
+        set_line_label(self.sweep_now, f"d_k = {dk}")
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else 0.0
-        self.sweep_here.setData([dk], [here])
+        if not unchanged(self.sweep_here, "point", dk, here):
+            self.sweep_here.setData([dk], [here])
         scaled = (self.tr("scaled") if cfg.scale is None
                   else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
@@ -152,9 +155,10 @@ class SoftmaxGradPanel(Panel):
         xs = np.arange(S)
         self.jac_bars.set(jac, selected=i)
         if cfg.n_heads > 1:
-            others = [np.append(np.nan_to_num(f.jac_norm[g]), np.nan) for g in range(cfg.n_heads) if g != h]
-            xs_all = np.tile(np.append(xs, np.nan), len(others))
-            self.jac_others.setData(xs_all, np.concatenate(others), connect="finite")
+            if not unchanged(self.jac_others, "rows", h, f.jac_norm):
+                others = [np.append(np.nan_to_num(f.jac_norm[g]), np.nan) for g in range(cfg.n_heads) if g != h]
+                xs_all = np.tile(np.append(xs, np.nan), len(others))
+                self.jac_others.setData(xs_all, np.concatenate(others), connect="finite")
             self.jac_others.show()
         else:
             self.jac_others.hide()
@@ -167,7 +171,8 @@ class SoftmaxGradPanel(Panel):
         heights = np.nan_to_num(row)
         self.row_bars.set(heights, selected=j, other=~vis)
         hidden = np.nonzero(~vis)[0]
-        self.masked_marks.setData(hidden, np.zeros(len(hidden)))
+        if not unchanged(self.masked_marks, "keys", hidden):
+            self.masked_marks.setData(hidden, np.zeros(len(hidden)))
         n_vis = int(vis.sum())
         if n_vis:
             self.uniform.setValue(1.0 / n_vis)
