@@ -203,6 +203,20 @@ class LeanAxis(pg.AxisItem):
         self.picture = None
         self.update()
 
+    def paint(self, p, opt, widget=None) -> None:
+        if self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
+            super().paint(p, opt, widget)  # pyqtgraph's own QPicture cache
+            return
+        # cached as a pixmap (cache_static_items): Qt only calls paint when the axis changed,
+        # so recording pyqtgraph's QPicture and replaying it once would be pure overhead
+        p.save()
+        try:
+            specs = self.generateDrawSpecs(p)
+            if specs is not None:
+                self.drawPicture(p, *specs)
+        finally:
+            p.restore()
+
     def generateDrawSpecs(self, p):
         style = self.style
         font = style["tickFont"] if style["tickFont"] is not None else p.font()
