@@ -389,6 +389,8 @@ class Restyler:
                 it.setText(it.text)
 
             self._undo.append(restore)
+        elif hasattr(it, "scale_font") and not isinstance(it.parentItem(), pg.LabelItem):
+            self._undo.append(it.scale_font(k))  # plotting._RunsItem outside a RunsLabel (tile labels)
         elif isinstance(it, QGraphicsTextItem):
             parent = it.parentItem()
             if isinstance(parent, (pg.AxisItem, pg.LabelItem)):

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QWidget
 
 import explorer
 from engine import AttentionConfig
+from explorer.panels.heatmap import colorize
 from explorer.window import MainWindow
 
 TIMEOUT = 20_000
@@ -84,7 +85,11 @@ def test_frame_rendered_carries_the_config_the_panels_show(qtbot, w):
     show(qtbot, w, cfg)
     heads = w.panel("heads")
     assert heads.frame.config == cfg
-    assert len(heads.small) == 8
+    assert heads.thumbs.n_heads == 8
+    for h in (0, 7):  # every head's tile shows that head's weights
+        expected, _ = colorize(heads.frame.weights_shown[h], heads.thumbs.lut, heads.thumbs.levels)
+        assert np.array_equal(heads.thumbs.tile_rgba(h), expected)
+    assert not heads.thumbs.hatch.path().isEmpty()  # causal: the masked cells are hatched
     assert heads.big.shape == (11, 11)
     assert w.panel("qkv").x.shape == (11, 64)
     assert "compute" in w.status_compute.text() and "ms" in w.status_render.text()
@@ -118,7 +123,7 @@ def test_control_d_model(qtbot, w):
 def test_control_heads_and_kv_heads(qtbot, w):
     _pick(w.controls.heads, 8)
     wait_for(qtbot, w, lambda c: c.n_heads == 8)
-    assert len(w.panel("heads").small) == 8
+    assert w.panel("heads").thumbs.n_heads == 8
     assert [w.controls.kv_heads.itemData(i) for i in range(w.controls.kv_heads.count())] == [8, 4, 2, 1]
     assert w.controls.kv_heads.itemText(2) == "2 · GQA 4:1"
     assert w.controls.kv_heads.itemText(3) == "1 · MQA"
@@ -296,8 +301,11 @@ def _click_cell(qtbot, panel, heatmap, row: int, col: int) -> None:
 def test_click_on_a_cell_selects_everywhere(qtbot, w):
     show(qtbot, w, AttentionConfig(seq_len=10, n_heads=4, n_kv_heads=2))
     heads = w.panel("heads")
-    _click_cell(qtbot, heads, heads.small[3], 6, 2)
+    scene_pt = heads.thumbs.vb.mapViewToScene(heads.thumbs.cell_center(3, 6, 2))
+    pt = heads.graphics.mapFromScene(scene_pt)
+    qtbot.mouseClick(heads.graphics.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pt.x(), pt.y()))
     assert (w.selection.head, w.selection.query, w.selection.key) == (3, 6, 2)
+    assert heads.thumbs.current.rect().topLeft() == QPointF(*heads.thumbs.tile_origin(3))  # outlined
     f = w.frame
     assert np.array_equal(heads.big.data, f.weights_shown[3], equal_nan=True)
     assert heads.big._marker_spec == ("cell", 6, 2)
@@ -321,26 +329,37 @@ def test_click_on_a_cell_selects_everywhere(qtbot, w):
 def test_hover_draws_crosshair_on_same_shape_heatmaps(qtbot, w):
     heads, qkv = w.panel("heads"), w.panel("qkv")
     heads.big._hover(2, 5)
-    for hm in heads.small:
-        assert hm.vline.isVisible() and hm.vline.value() == 5 and hm.hline.value() == 2
+    assert heads.thumbs.hovered() == (2, 5)
+    lines = heads.thumbs.crosshair.path()  # a vertical and a horizontal line through the cell, per tile
+    assert lines.elementCount() == 4 * heads.thumbs.n_heads
+    centre = heads.thumbs.cell_center(3, 2, 5)
+    assert any(abs(lines.elementAt(i).x - centre.x()) < 1e-9 for i in range(lines.elementCount()))
+    assert any(abs(lines.elementAt(i).y - centre.y()) < 1e-9 for i in range(lines.elementCount()))
     assert not qkv.x.vline.isVisible()  # X has another shape
     assert "query 2" in w.statusBar().currentMessage() and "key 5" in w.statusBar().currentMessage()
     heads.big._hover(-1, -1)
-    assert not heads.small[0].vline.isVisible()
+    assert heads.thumbs.hovered() is None
 
 
-def test_thumbnails_show_every_row_and_zoom_is_linked(qtbot, w):
+def test_thumbnails_show_every_cell_and_follow_the_zoom(qtbot, w):
     heads = w.panel("heads")
-    rows = w.config.seq_len
-    for hm in heads.small:  # beside the large heatmap, yet not aligned to it on screen
-        y0, y1 = hm.vb.viewRange()[1]
-        assert y0 <= -0.4 and y1 >= rows - 0.6, (y0, y1, rows)
+    rows, cols = w.config.seq_len, w.config.key_len
+    assert heads.thumbs.window == (0, rows, 0, cols)
+    vb = heads.thumbs.vb  # every tile is inside the thumbnails' view
+    (x0, x1), (y0, y1) = vb.viewRange()
+    for h in range(heads.thumbs.n_heads):
+        x, y = heads.thumbs.tile_origin(h)
+        assert x0 <= x and x + cols <= x1 + 1e-9 and y0 <= y and y + rows <= y1 + 1e-9
     heads.big.vb.setRange(xRange=(1.5, 4.5), yRange=(0.5, 3.5), padding=0)
-    heads.big.vb.sigRangeChangedManually.emit([True, True])  # what a mouse zoom emits
     qtbot.wait(10)
-    xr, yr = heads.small[2].vb.viewRange()
-    assert xr[0] == pytest.approx(1.5, abs=0.05) and xr[1] == pytest.approx(4.5, abs=0.05)
-    assert yr[0] == pytest.approx(0.5, abs=0.05) and yr[1] == pytest.approx(3.5, abs=0.05)
+    assert heads.thumbs.window == (1, 4, 2, 5)  # rows 1–3, keys 2–4 of every head
+    expected, _ = colorize(heads.frame.weights_shown[2][1:4, 2:5], heads.thumbs.lut, heads.thumbs.levels)
+    assert np.array_equal(heads.thumbs.tile_rgba(2), expected)
+    # a click on a zoomed tile selects that cell of the head
+    scene_pt = vb.mapViewToScene(heads.thumbs.cell_center(2, 3, 4))
+    pt = heads.graphics.mapFromScene(scene_pt)
+    qtbot.mouseClick(heads.graphics.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pt.x(), pt.y()))
+    assert (w.selection.head, w.selection.query, w.selection.key) == (2, 3, 4)
 
 
 def test_keyboard_shortcuts_move_the_selection(qtbot, w):

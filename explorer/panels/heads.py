@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF
 from PySide6.QtGui import QColor
 
 from ..frame import Frame
-from ..themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
+from ..themes import WEIGHTS_CMAP, Theme
 from .base import Panel, register_panel
 from .heatmap import Heatmap
 from .plotting import (
-    RunsLabel,
-    cache_static_items,
     set_axis_label,
     set_bar_levels,
-    set_label_text,
     sticky_max,
-    unchanged,
 )
+from .thumbnails import HeadThumbnails
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
@@ -55,13 +50,17 @@ class HeadsPanel(Panel):
                                     width=12, label=self.tr("weight"))
         # the bar is a legend for levels the heatmaps share (they colour themselves)
         self.big.item.layout.addItem(self.cbar, 2, 5)
-        self.grid = self.graphics.addLayout(row=0, col=1)
-        self.grid.setSpacing(3)
+        self.thumbs = HeadThumbnails(
+            hover, WEIGHTS_CMAP,
+            on_click=lambda h, r, c: self.selection.set(head=h, query=r, key=c),
+            describe=lambda h, r, c: describe_cell(self.frame, h, r, c),
+        )
+        self.graphics.addItem(self.thumbs.vb, row=0, col=1)
+        self.thumbs.vb.setPreferredWidth(10)  # the large map takes the width the stretch gives it
         self.graphics.ci.layout.setColumnStretchFactor(0, 5)
         self.graphics.ci.layout.setColumnStretchFactor(1, 3)
-        self.grid.setPreferredWidth(10)  # the large map takes the width the stretch gives it
-        self.small: list[Heatmap] = []
-        self.small_titles: list[pg.LabelItem] = []
+        # the thumbnails show the cells the large map is zoomed to
+        self.big.vb.sigRangeChanged.connect(lambda vb, _r, *_a: self.thumbs.follow_range(vb.viewRange()))
         # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
         self.nan_overlay = pg.ImageItem()
         self.nan_overlay.setZValue(5)
@@ -83,43 +82,14 @@ class HeadsPanel(Panel):
         super().resizeEvent(event)
 
     def heatmaps(self) -> list[Heatmap]:
-        return [self.big, *self.small]
-
-    def _ensure_heads(self, n_heads: int) -> None:
-        if len(self.small) == n_heads:
-            return
-        for hm in self.small:
-            hm.dispose()
-        self.grid.clear()
-        self.small, self.small_titles = [], []
-        ncols = max(1, math.ceil(math.sqrt(n_heads)))
-        for h in range(n_heads):
-            hm = Heatmap(
-                self.hover, WEIGHTS_CMAP, axes=False,
-                on_click=lambda r, c, h=h: self.selection.set(head=h, query=r, key=c),
-                describe=lambda r, c, h=h: describe_cell(self.frame, h, r, c),
-            )
-            hm.vb.setMouseEnabled(True, True)
-            sub = self.grid.addLayout(row=h // ncols, col=h % ncols)
-            sub.setSpacing(0)
-            label = RunsLabel("", size="8pt")
-            sub.addItem(label, row=0, col=0)
-            sub.addItem(hm.vb, row=1, col=0)
-            hm.apply_theme(self.theme)
-            self.small.append(hm)
-            self.small_titles.append(label)
-        for c in range(ncols):
-            self.grid.layout.setColumnStretchFactor(c, 1)
-        cache_static_items(self.graphics.scene())
+        return [self.big]
 
     def draw_frame(self, frame: Frame) -> None:
         cfg = frame.config
-        self._ensure_heads(cfg.n_heads)
         ws = frame.weights_shown
         self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
         levels = (0.0, self._vmax)
-        for h, hm in enumerate(self.small):
-            hm.set_data(ws[h], levels)
+        self.thumbs.set_data(ws, levels, [cfg.kv_head_of(g) for g in range(cfg.n_heads)])
         self.big.set_levels(levels)
         set_bar_levels(self.cbar, levels)
         self.big.set_labels(frame.query_labels, frame.key_labels)
@@ -143,18 +113,7 @@ class HeadsPanel(Panel):
             f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{cfg.effective_scale:.3g}) "
             f"<span style='color:{self.theme.muted}'>{cfg.seq_len}×{cfg.key_len}</span>"
         )
-        for g, (hm, label) in enumerate(zip(self.small, self.small_titles)):
-            hm.set_marker("cell", sel.query, sel.key)
-            color = CATEGORY_COLORS[cfg.kv_head_of(g) % len(CATEGORY_COLORS)]
-            mark = "▶ " if g == h else ""
-            set_label_text(
-                label, f"{mark}h{g}<span style='color:{color}'> ●kv{cfg.kv_head_of(g)}</span>",
-                color=self.theme.accent if g == h else self.theme.foreground, size="8pt",
-                bold=g == h,
-            )
-            if not unchanged(hm.vb, "border", g == h, self.theme.name):
-                hm.vb.setBorder(pg.mkPen(self.theme.accent, width=2) if g == h else
-                                pg.mkPen(self.theme.hatch, width=1))
+        self.thumbs.set_selection(h, sel.query, sel.key)
         if self._nan_rows is not None and self._nan_rows[h].any():
             rgba = np.zeros((cfg.seq_len, 1, 4), np.uint8)
             rgba[self._nan_rows[h]] = (220, 40, 40, 110)
@@ -169,6 +128,7 @@ class HeadsPanel(Panel):
         self.cbar.axis.setTextPen(pg.mkPen(theme.foreground))
         if self.cbar.axis.label is not None:
             self.cbar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+        self.thumbs.apply_theme(theme)
         super().apply_theme(theme)
 
     _nan_rows: np.ndarray | None = None

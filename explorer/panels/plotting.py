@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -448,8 +449,10 @@ class _RunsItem(QGraphicsItem):
         super().__init__(parent)
         self._layouts: list[QTextLayout] = []
         self._rect = QRectF(0, 0, 2 * self.MARGIN, 2 * self.MARGIN)
+        self._runs: tuple[list[Runs], QFont, QColor] = ([], QFont(), QColor())
 
     def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
+        self._runs = (lines, QFont(font), QColor(colour))
         layouts, y, width = [], self.MARGIN, 0.0
         for runs in lines:
             text = "".join(t for t, _b, _c in runs)
@@ -481,6 +484,14 @@ class _RunsItem(QGraphicsItem):
         self._layouts = layouts
         self._rect = QRectF(0, 0, width + 2 * self.MARGIN, y + self.MARGIN)
         self.update()
+
+    def scale_font(self, k: float) -> Callable[[], None]:
+        """Lay the text out again with its font k times larger (exports); returns the undo."""
+        lines, font, colour = self._runs
+        bigger = QFont(font)
+        bigger.setPointSizeF(font.pointSizeF() * k)
+        self.set_runs(lines, bigger, colour)
+        return lambda: self.set_runs(lines, font, colour)
 
     def boundingRect(self) -> QRectF:
         return QRectF(self._rect)
