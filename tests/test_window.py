@@ -132,7 +132,7 @@ def test_control_heads_and_kv_heads(qtbot, w):
     assert cfg.attention_kind == "GQA 4:1"
     assert "kv0←q0,1,2,3" in w.controls.group_map.text() and "kv1←q4,5,6,7" in w.controls.group_map.text()
     w.selection.set(head=5)
-    assert w.panel("qkv").k.item.titleLabel.text.count("kv 1") == 1  # head 5 reads KV head 1
+    assert w.panel("qkv").k.title.count("kv 1") == 1  # head 5 reads KV head 1
     assert np.array_equal(w.panel("qkv").k.data, w.frame.k[1])
 
 
@@ -154,7 +154,7 @@ def test_control_tokens_label_the_axes(qtbot, w):
     heads = w.panel("heads")
     assert heads.big.left_axis._labels == list(cfg.tokens)
     assert heads.big.bottom_axis._labels == list(cfg.tokens)
-    assert w.panel("qkv").q.left_axis._labels == list(cfg.tokens)
+    assert w.panel("qkv").queries.left_axis._labels == list(cfg.tokens)
     # equal tokens, equal embeddings (no positions): rows 0 and 4 of X are identical
     assert np.array_equal(w.frame.x[0], w.frame.x[4])
     w.controls.tokens.setText("")
@@ -216,7 +216,7 @@ def test_control_scaling_and_precision(qtbot, w):
 def test_control_positional_backend_device(qtbot, w):
     _pick(w.controls.positional, "rope")
     wait_for(qtbot, w, lambda c: c.positional == "rope")
-    assert "RoPE" in w.panel("qkv").q.item.titleLabel.text
+    assert "RoPE" in w.panel("qkv").q.title
     _pick(w.controls.backend, "sdpa")
     wait_for(qtbot, w, lambda c: c.backend == "sdpa")
     assert "sdpa" in w.status_backend.text()
@@ -293,7 +293,7 @@ def test_unavailable_backend_is_disabled_with_reason(qtbot, w, monkeypatch):
 
 def _click_cell(qtbot, panel, heatmap, row: int, col: int) -> None:
     view = panel.graphics
-    scene_pt = heatmap.vb.mapViewToScene(QPointF(col, row))
+    scene_pt = heatmap.vb.mapViewToScene(heatmap.cell_center(row, col))
     pt = view.mapFromScene(scene_pt)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pt.x(), pt.y()))
 
@@ -335,10 +335,15 @@ def test_hover_draws_crosshair_on_same_shape_heatmaps(qtbot, w):
     centre = heads.thumbs.cell_center(3, 2, 5)
     assert any(abs(lines.elementAt(i).x - centre.x()) < 1e-9 for i in range(lines.elementCount()))
     assert any(abs(lines.elementAt(i).y - centre.y()) < 1e-9 for i in range(lines.elementCount()))
-    assert not qkv.x.vline.isVisible()  # X has another shape
+    assert qkv.queries.crosshair_tiles() == []  # no query-row matrix has the weights' shape
     assert "query 2" in w.statusBar().currentMessage() and "key 5" in w.statusBar().currentMessage()
     heads.big._hover(-1, -1)
     assert heads.thumbs.hovered() is None
+    qkv.q._hover((3, 1))  # Q and weights·V are both S × d_head: both show the cell
+    assert qkv.queries.crosshair_tiles() == ["Q", "context"]
+    assert "Q[3, 1]" in w.statusBar().currentMessage()
+    qkv.q._hover(None)
+    assert qkv.queries.crosshair_tiles() == []
 
 
 def test_thumbnails_show_every_cell_and_follow_the_zoom(qtbot, w):
@@ -625,7 +630,7 @@ def test_title_label_draws_its_text(qtbot, w):
     from explorer.panels.plotting import RunsLabel
 
     show(qtbot, w, AttentionConfig(seq_len=7))
-    label = w.panel("qkv").x.item.titleLabel
+    label = w.panel("heads").big.item.titleLabel
     assert isinstance(label, RunsLabel)
-    assert "7×64" in label.text
+    assert "7×7" in label.text
     assert label.item.boundingRect().width() > 30 and label.item.boundingRect().height() > 10

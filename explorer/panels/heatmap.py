@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
@@ -274,6 +274,10 @@ class Heatmap:
         self.marker.show()
 
     # ---- hover and click -----------------------------------------------------
+    def cell_center(self, row: int, col: int) -> QPointF:
+        """The centre of cell (row, col) in view units."""
+        return QPointF(col, row)
+
     def _inside(self, row: int, col: int) -> bool:
         return 0 <= row < self.shape[0] and 0 <= col < self.shape[1]
 

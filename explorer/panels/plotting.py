@@ -18,7 +18,15 @@ from typing import ClassVar
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen, QTextCharFormat, QTextLayout
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPen,
+    QTextCharFormat,
+    QTextLayout,
+    QTransform,
+)
 from PySide6.QtWidgets import QGraphicsItem
 
 from ..themes import Theme, plot_font
@@ -453,6 +461,9 @@ class _RunsItem(QGraphicsItem):
 
     def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
         self._runs = (lines, QFont(font), QColor(colour))
+        self._lay_out(lines, font, colour)
+
+    def _lay_out(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
         layouts, y, width = [], self.MARGIN, 0.0
         for runs in lines:
             text = "".join(t for t, _b, _c in runs)
@@ -499,6 +510,85 @@ class _RunsItem(QGraphicsItem):
     def paint(self, p, opt, widget=None) -> None:
         for layout in self._layouts:
             layout.draw(p, QPointF(0, 0))
+
+
+def _truncated(runs: Runs, n: int) -> Runs:
+    """The first n characters of a line of runs, then "…"."""
+    out: Runs = []
+    for text, bold, colour in runs:
+        if n <= 0:
+            break
+        out.append((text[:n], bold, colour))
+        n -= len(text)
+    if out:
+        text, bold, colour = out[-1]
+        out[-1] = (text.rstrip() + "…", bold, colour)
+    return out
+
+
+class TileLabel(_RunsItem):
+    """A tile's title: its bottom-left corner at the item's position, drawn at a fixed pixel size,
+    shortened with "…" to `max_width` pixels (the tile's width on screen) when set.
+
+    Like pg.TextItem it undoes the view's scaling with its own transform (see `upright`),
+    rather than ItemIgnoresTransformations, so an export that scales the painter scales the
+    labels with everything else. `on_band_changed()` is called when the room the label
+    needs above its tile changes (a larger font in an export).
+    """
+
+    max_width: float | None = None
+    on_band_changed: Callable[[], None] | None = None
+
+    def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
+        band = self.band()
+        self._runs = (lines, QFont(font), QColor(colour))
+        self._fit()
+        if self.band() != band and self.on_band_changed is not None:
+            self.on_band_changed()
+
+    def set_max_width(self, px: float | None) -> None:
+        if px != self.max_width:
+            self.max_width = px
+            self._fit()
+
+    def _fit(self) -> None:
+        lines, font, colour = self._runs
+        self._lay_out(lines, font, colour)
+        if self.max_width is None or not lines or self._rect.width() - 2 * self.MARGIN <= self.max_width:
+            return
+        lo, hi = 0, sum(len(t) for t, _b, _c in lines[0])  # the most characters of line 1 that fit
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            self._lay_out([_truncated(lines[0], mid)], font, colour)
+            if self._rect.width() - 2 * self.MARGIN <= self.max_width:
+                lo = mid
+            else:
+                hi = mid - 1
+        self._lay_out([_truncated(lines[0], lo)] if lo else [[]], font, colour)
+
+    def band(self) -> float:
+        """Pixels the label needs above its anchor."""
+        return self._rect.height() - self.MARGIN + 2
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._rect).translated(-self.MARGIN, 1 - self._rect.height())
+
+    def paint(self, p, opt, widget=None) -> None:
+        p.translate(-self.MARGIN, 1 - self._rect.height())
+        super().paint(p, opt, widget)
+
+
+def upright(vb: pg.ViewBox, items) -> None:
+    """Give items in `vb` the inverse of the view's scaling and flip: they draw in pixels, upright
+    (what pg.TextItem does for itself; call it on vb.sigTransformChanged)."""
+    view = vb.childGroup.sceneTransform()
+    inv, ok = view.inverted()
+    if not ok:
+        return
+    inv = QTransform(inv.m11(), inv.m12(), inv.m21(), inv.m22(), 0.0, 0.0)
+    for item in items:
+        if item.transform() != inv:
+            item.setTransform(inv)
 
 
 class RunsLabel(pg.LabelItem):

@@ -6,7 +6,9 @@
     softmax(Q_h K_gᵀ·scale) · V_g = context_h (S×Dh)
 
 Signed matrices use the diverging map centred on zero; the W slices share one
-colour bar, Q, K, V and the context share another.
+colour bar, Q, K and V another (X and the context have their own levels). The
+matrices sit in three strips (tiles.py) by what their rows are: query tokens
+(X | Q | weights·V), model dims (W_Q | W_K | W_V) and key tokens (K | V).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from PySide6.QtGui import QColor
 from ..frame import Frame
 from ..themes import SIGNED_CMAP, Theme
 from .base import Panel, register_panel
-from .heatmap import Heatmap
 from .plotting import set_bar_levels, sticky_max
+from .tiles import TileStrip
 
 
 def _absmax(*arrays: np.ndarray) -> float:
@@ -40,37 +42,37 @@ class QKVPanel(Panel):
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
         sel = self.selection
-
-        def make(title, row_title, col_title, on_click=None, describe=None):
-            # shapes are in the plot titles and token labels on the rows: the space goes
-            # to the matrices (W rows are model dims, no labels needed)
-            axes = ("left",) if row_title != "model dim" else ()
-            return Heatmap(hover, SIGNED_CMAP, axes=axes, title=title, on_click=on_click, describe=describe)
-
         pick_q = lambda r, c: sel.set(query=r)  # noqa: E731
         pick_k = lambda r, c: sel.set(key=r)  # noqa: E731
-        self.x = make("X", "query token", "model dim", pick_q, lambda r, c: self._describe("X", r, c))
-        self.wq = make("W_Q", "model dim", "head dim", None, lambda r, c: self._describe("W_Q", r, c))
-        self.wk = make("W_K", "model dim", "head dim", None, lambda r, c: self._describe("W_K", r, c))
-        self.wv = make("W_V", "model dim", "head dim", None, lambda r, c: self._describe("W_V", r, c))
-        self.ctx = make("context", "query token", "head dim", pick_q, lambda r, c: self._describe("context", r, c))
-        self.q = make("Q", "query token", "head dim", pick_q, lambda r, c: self._describe("Q", r, c))
-        self.k = make("K", "key token", "head dim", pick_k, lambda r, c: self._describe("K", r, c))
-        self.v = make("V", "key token", "head dim", pick_k, lambda r, c: self._describe("V", r, c))
+
+        def describe(name):
+            return lambda r, c: self._describe(name, r, c)
+
+        # three strips: the matrices with query-token rows, the W slices (model-dim rows),
+        # the matrices with key-token rows
+        self.queries = TileStrip(hover, SIGNED_CMAP)
+        self.x = self.queries.add("X", 2.0, pick_q, describe("X"))
+        self.q = self.queries.add("Q", 1.0, pick_q, describe("Q"))
+        self.ctx = self.queries.add("context", 1.0, pick_q, describe("context"))
+        self.weights = TileStrip(hover, SIGNED_CMAP, axis=False)
+        self.wq = self.weights.add("W_Q", 1.0, None, describe("W_Q"))
+        self.wk = self.weights.add("W_K", 1.0, None, describe("W_K"))
+        self.wv = self.weights.add("W_V", 1.0, None, describe("W_V"))
+        self.keys = TileStrip(hover, SIGNED_CMAP)
+        self.k = self.keys.add("K", 1.0, pick_k, describe("K"))
+        self.v = self.keys.add("V", 1.0, pick_k, describe("V"))
         g = self.graphics
-        for col, hm in enumerate((self.x, self.wq, self.wk, self.wv)):
-            g.addItem(hm.item, row=0, col=col)
-        for col, hm in enumerate((self.ctx, self.q, self.k, self.v)):
-            g.addItem(hm.item, row=1, col=col)
-        lay = g.ci.layout
-        lay.setColumnStretchFactor(0, 4)
-        for c in (1, 2, 3):
-            lay.setColumnStretchFactor(c, 2)
-        # colour bars: legends for the levels the W slices (row 0) and Q, K, V (row 1) share
+        # colour bars: legends for the levels the W slices and Q, K, V share
         self.w_bar = pg.ColorBarItem(values=(-1, 1), colorMap=SIGNED_CMAP, interactive=False, width=10)
-        self.wv.item.layout.addItem(self.w_bar, 2, 5)
         self.qkv_bar = pg.ColorBarItem(values=(-1, 1), colorMap=SIGNED_CMAP, interactive=False, width=10)
-        self.v.item.layout.addItem(self.qkv_bar, 2, 5)
+        g.addItem(self.queries.item, row=0, col=0, colspan=3)
+        g.addItem(self.keys.item, row=1, col=0)
+        g.addItem(self.weights.item, row=1, col=1)
+        g.addItem(self.w_bar, row=1, col=2)
+        g.addItem(self.qkv_bar, row=0, col=3, rowspan=2)
+        lay = g.ci.layout
+        lay.setColumnStretchFactor(0, 1)
+        lay.setColumnStretchFactor(1, 1)
         self._names: dict[str, np.ndarray] = {}
         self._levels: dict[str, float] = {}
 
@@ -80,8 +82,8 @@ class QKVPanel(Panel):
         self._levels[name] = m
         return (-m, m)
 
-    def heatmaps(self) -> list[Heatmap]:
-        return [self.x, self.wq, self.wk, self.wv, self.ctx, self.q, self.k, self.v]
+    def strips(self) -> list[TileStrip]:
+        return [self.queries, self.weights, self.keys]
 
     def _describe(self, name: str, r: int, c: int) -> str:
         a = self._names.get(name)
@@ -97,14 +99,8 @@ class QKVPanel(Panel):
         return f"{name}[{r}, {c}] = {a[r, c]:.4g} · {where}"
 
     def draw_frame(self, frame: Frame) -> None:
-        ql, kl = frame.query_labels, frame.key_labels
-        self.x.set_labels(ql, None)
-        self.ctx.set_labels(ql, None)
-        self.q.set_labels(ql, None)
-        self.k.set_labels(kl, None)
-        self.v.set_labels(kl, None)
-        for hm in (self.wq, self.wk, self.wv):
-            hm.set_labels(None, None)
+        self.queries.set_labels(frame.query_labels)
+        self.keys.set_labels(frame.key_labels)
         x = frame.x
         self.x.set_data(x, self._sym("X", x))
         cfg = frame.config
@@ -149,10 +145,10 @@ class QKVPanel(Panel):
         self.k.set_title(f"<b>K</b> kv {g}{rope} · {k.shape[0]}×{dh}")
         self.v.set_title(f"<b>V</b> kv {g} · {v.shape[0]}×{dh}")
         self.ctx.set_title(f"<b>weights·V</b> {head} · {ctx.shape[0]}×{dh}")
-        for hm in (self.x, self.q, self.ctx):
-            hm.set_marker("row", sel.query)
-        for hm in (self.k, self.v):
-            hm.set_marker("row", sel.key)
+        for tile in (self.x, self.q, self.ctx):
+            tile.set_marker("row", sel.query)
+        for tile in (self.k, self.v):
+            tile.set_marker("row", sel.key)
 
     def apply_theme(self, theme: Theme) -> None:
         for bar in (self.w_bar, self.qkv_bar):
@@ -160,4 +156,6 @@ class QKVPanel(Panel):
             bar.axis.setTextPen(pg.mkPen(theme.foreground))
             if bar.axis.label is not None:
                 bar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+        for strip in self.strips():
+            strip.apply_theme(theme)
         super().apply_theme(theme)

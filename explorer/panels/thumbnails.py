@@ -27,15 +27,14 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QTransform
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from ..selection import HoverLink
 from ..themes import CATEGORY_COLORS, Theme, plot_font
 from .heatmap import colorize
-from .plotting import _RunsItem
+from .plotting import TileLabel, upright
 
-LABEL_PX = 14.0  # room above a tile row for its labels
 GAP_PX = 6.0  # room between tiles
 
 
@@ -56,22 +55,6 @@ class _TilesImage(pg.ImageItem):
             if cell is not None:
                 ev.accept()
                 self._owner._click(*cell)
-
-
-class _TileLabel(_RunsItem):
-    """A tile's label: its bottom-left corner at the item's position, drawn at a fixed pixel size.
-
-    Like pg.TextItem it undoes the view's scaling with its own transform (kept in step by
-    HeadThumbnails), rather than ItemIgnoresTransformations, so an export that scales the
-    painter scales the labels with everything else.
-    """
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._rect).translated(-self.MARGIN, 1 - self._rect.height())
-
-    def paint(self, p, opt, widget=None) -> None:
-        p.translate(-self.MARGIN, 1 - self._rect.height())
-        super().paint(p, opt, widget)
 
 
 def _path_item(z: float) -> QGraphicsPathItem:
@@ -111,7 +94,7 @@ class HeadThumbnails:
         self.crosshair.hide()
         for item in (self.hatch, self.image, self.outlines, self.current, self.markers, self.crosshair):
             self.vb.addItem(item, ignoreBounds=True)
-        self.labels: list[_TileLabel] = []
+        self.labels: list[TileLabel] = []
         self.data: np.ndarray | None = None  # (H, S, Skv), NaN = masked
         self.levels: tuple[float, float] = (0.0, 1.0)
         self.shape: tuple[int, int] = (0, 0)  # (S, Skv) of one head
@@ -123,6 +106,8 @@ class HeadThumbnails:
         self._hovered: tuple[int, int] | None = None
         self._theme: Theme | None = None
         self._label_key = None
+        self._in_relayout = False
+        self._band_moved = False
         hover.hovered.connect(self._on_link_hover)
         self.vb.sigResized.connect(lambda _vb: self._relayout())
         self.vb.sigTransformChanged.connect(lambda _vb: self._orient_labels())
@@ -195,16 +180,27 @@ class HeadThumbnails:
 
     def _relayout(self, force: bool = False) -> None:
         """Size the gaps from the view's pixels, then redraw everything."""
-        if self.data is None:
+        if self.data is None or self._in_relayout:
             return
+        self._in_relayout = True
+        try:
+            self._relayout_now(force)
+        finally:
+            self._in_relayout = False
+        if self._band_moved:  # a label grew or shrank while drawing: size the gaps again
+            self._band_moved = False
+            self._relayout(force=True)
+
+    def _relayout_now(self, force: bool) -> None:
         h, w = self._tile_size()
         H = self.n_heads
         nc = self.n_cols
         nr = math.ceil(H / nc)
         size = self.vb.size()
         width, height = size.width(), size.height()
-        if height > LABEL_PX * nr * 2 and width > GAP_PX * nc * 2:
-            ky = math.ceil(LABEL_PX * nr * h / (height - LABEL_PX * nr))
+        band = max((label.band() for label in self.labels[:H]), default=14.0)  # pixels above a tile row
+        if height > band * nr * 2 and width > GAP_PX * nc * 2:
+            ky = math.ceil(band * nr * h / (height - band * nr))
             kx = math.ceil(GAP_PX * nc * w / (width - GAP_PX * (nc - 1)))
         else:
             ky, kx = max(1, h // 4), max(1, w // 8)
@@ -288,6 +284,12 @@ class HeadThumbnails:
             runs.append((f" ●kv{kv}", sel, CATEGORY_COLORS[kv % len(CATEGORY_COLORS)]))
         return runs
 
+    def _on_band_changed(self) -> None:
+        if self._in_relayout:
+            self._band_moved = True
+        else:
+            self._relayout(force=True)
+
     def _draw_labels(self, force: bool = False) -> None:
         _rows, w = self._tile_size()
         scale_x = self.vb.size().width() / max(self.n_cols * (w + self.gaps[1]) - self.gaps[1], 1)
@@ -297,7 +299,8 @@ class HeadThumbnails:
             return
         self._label_key = key
         while len(self.labels) < self.n_heads:
-            item = _TileLabel(None)
+            item = TileLabel(None)
+            item.on_band_changed = self._on_band_changed
             item.setZValue(30)
             item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.vb.addItem(item, ignoreBounds=True)
@@ -314,15 +317,7 @@ class HeadThumbnails:
         self._orient_labels()
 
     def _orient_labels(self) -> None:
-        """Give the labels the inverse of the view's scaling (and flip): text stays upright, in pixels."""
-        view = self.vb.childGroup.sceneTransform()
-        inv, ok = view.inverted()
-        if not ok:
-            return
-        inv = QTransform(inv.m11(), inv.m12(), inv.m21(), inv.m22(), 0.0, 0.0)
-        for item in self.labels:
-            if item.transform() != inv:
-                item.setTransform(inv)
+        upright(self.vb, self.labels)
 
     def _draw_crosshair(self) -> None:
         if self._hovered is None:
