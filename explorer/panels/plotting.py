@@ -19,6 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
+    QBrush,
     QColor,
     QFont,
     QFontMetricsF,
@@ -109,20 +110,55 @@ def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
         bar.setLevels(levels)
 
 
-class HighlightBars:
-    """A bar chart with one highlighted bar and an optional set drawn in a second colour.
+class _BarsItem(pg.GraphicsObject):
+    """Outline-free bars in a few colours, one drawRects call per colour.
 
-    Three single-brush BarGraphItems: pyqtgraph draws a single-brush item with
-    one drawRects call, while per-bar brushes go through a QPicture rebuilt
-    bar by bar (slow at S=256).
+    pyqtgraph's BarGraphItem re-derives its bounds with a pixel-sized pen margin
+    on every boundingRect call (Qt asks several times per frame), and a chart
+    with a highlighted bar needed three of them; here the bounds are the bars'
+    own, computed once per change.
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._groups: list[tuple[QBrush, list[QRectF]]] = []
+        self._bounds = QRectF()
+
+    def set_groups(self, groups: list[tuple[QBrush, list[QRectF]]]) -> None:
+        self.prepareGeometryChange()
+        self._groups = groups
+        bounds = QRectF()
+        for _brush, rects in groups:
+            for r in rects:
+                bounds = bounds.united(r)
+        self._bounds = bounds
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._bounds)
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
+        if self._bounds.isNull():
+            return None, None
+        b = self._bounds
+        return (b.left(), b.right()) if ax == 0 else (b.top(), b.bottom())
+
+    def paint(self, p, *args) -> None:
+        p.setPen(Qt.PenStyle.NoPen)
+        for brush, rects in self._groups:
+            p.setBrush(brush)
+            p.drawRects(rects)
+
+
+class HighlightBars:
+    """A bar chart with one highlighted bar and an optional set drawn in a second colour."""
 
     def __init__(self, plot: pg.PlotItem, width: float = 0.75) -> None:
         self.width = width
-        self.items = [pg.BarGraphItem(x=[0], height=[0], width=width, pen=None) for _ in range(3)]
-        for it in self.items:
-            plot.addItem(it)
+        self.item = _BarsItem()
+        plot.addItem(self.item)
         self.heights = np.zeros(0)
+        self._brushes = [QBrush(QColor("#888888"))] * 3
         self._key = None
 
     def set(self, heights: np.ndarray, selected: int | None = None, other: np.ndarray | None = None) -> None:
@@ -133,26 +169,22 @@ class HighlightBars:
             return  # unchanged: keep the painted bars
         self._key = key
         self.heights = heights
-        n = len(self.heights)
-        x = np.arange(n)
-        base = np.ones(n, bool)
-        alt = np.zeros(n, bool) if other is None else np.asarray(other, bool).copy()
-        hi = np.zeros(n, bool)
+        n = len(heights)
+        alt = np.zeros(n, bool) if other is None else np.asarray(other, bool)
+        group = np.where(alt, 1, 0)
         if selected is not None and 0 <= selected < n:
-            hi[selected] = True
-        base &= ~alt & ~hi
-        alt &= ~hi
-        for item, m in zip(self.items, (base, alt, hi)):
-            if m.any():
-                item.setOpts(x=x[m], height=self.heights[m], width=self.width)
-                item.show()
-            else:
-                item.hide()
+            group[selected] = 2
+        half = self.width / 2
+        rects: list[list[QRectF]] = [[], [], []]
+        for i, (h, g) in enumerate(zip(heights.tolist(), group.tolist())):
+            rects[g].append(QRectF(i - half, min(h, 0.0), self.width, abs(h)))
+        self.item.set_groups([(b, r) for b, r in zip(self._brushes, rects) if r])
 
     def set_colors(self, base: str, other: str, highlight: str) -> None:
+        self._brushes = [QBrush(QColor(c)) for c in (base, other, highlight)]
         self._key = None  # redraw on the next set
-        for item, color in zip(self.items, (base, other, highlight)):
-            item.setOpts(brush=pg.mkBrush(color), pen=pg.mkPen(None))
+        if self.heights.size:
+            self.set(self.heights)
 
 
 _CENTER = Qt.AlignmentFlag.AlignCenter

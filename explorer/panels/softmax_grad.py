@@ -179,7 +179,7 @@ class SoftmaxGradPanel(Panel):
             self.uniform.show()
         else:
             self.uniform.hide()
-        ent = float(f.entropy[h, i])
+        ent = float(f.entropy[h, i])  # (+ 0.0 below: a one-hot row prints "0", not "-0")
         top = max(float(np.nanmax(heights)) if heights.size else 1.0, 1.0 / max(n_vis, 1))
         ymax = sticky_max(self._row_ymax, min(1.0, top * 1.08), shrink=0.25)
         if ymax != self._row_ymax:
@@ -189,7 +189,7 @@ class SoftmaxGradPanel(Panel):
         nan_text = self.tr("NaN row")
         nan = f" · <span style='color:{th.error}'>{nan_text}</span>" if np.isnan(row).any() else ""
         head = self.tr("<b>row {i}</b> ‘{label}’ · H = {entropy} nats").format(
-            i=i, label=f.query_labels[i], entropy=f"{ent:.3g}")
+            i=i, label=f.query_labels[i], entropy=f"{ent + 0.0:.3g}")
         uniform_text = self.tr("(uniform {value})").format(value=uniform)
         set_plot_title(self.row_plot, f"{head} <span style='color:{th.muted}'>{uniform_text}</span>{nan}", th)
 
