@@ -98,10 +98,10 @@ class ValueSlider(QWidget):
 
     def set_value(self, value: float) -> None:
         """Mirror a value (no signal)."""
+        i = self._to_index(value)
         with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
-            i = self._to_index(value)
             self.slider.setValue(i)
-            self.spin.setValue(self._to_value(i))
+            _set_spin(self.spin, self._to_value(i))
 
     def value(self) -> float | int:
         return self._to_value(self.slider.value())
@@ -126,6 +126,13 @@ class ValueSlider(QWidget):
     def flush(self) -> None:
         """Send a throttled pending value now."""
         self._send.flush()
+
+
+def _set_spin(spin: QSpinBox | QDoubleSpinBox, value: float) -> None:
+    """spin.setValue, skipped when unchanged (a spin box re-formats and repaints its text,
+    and the panel under it, on every setValue)."""
+    if spin.value() != value:
+        spin.setValue(value)
 
 
 def _set_items(combo: QComboBox, items: list[tuple[str, Any]], current: Any) -> None:
@@ -448,7 +455,7 @@ class ConfigControls(QWidget):
         self.group_map.setText(self._group_map_html(cfg))
         self.head_dim.setText(self.tr("{head_dim}  (scale 1/√{head_dim} = {scale})").format(
             head_dim=cfg.head_dim, scale=f"{1 / math.sqrt(cfg.head_dim):.3g}"))
-        self.batch.setValue(cfg.batch)
+        _set_spin(self.batch, cfg.batch)
         text = " ".join(cfg.tokens) if cfg.tokens else ""
         if self.tokens.text().split() != text.split():
             self.tokens.setText(text)
@@ -479,10 +486,10 @@ class ConfigControls(QWidget):
         self.device.setCurrentIndex(self.device.findData(cfg.device))
         cuda = engine.available_backends("cuda", cfg.dtype).get("eager")
         _set_enabled_items(self.device, {"cpu": None, "cuda": cuda})
-        self.seed.setValue(cfg.seed)
+        _set_spin(self.seed, cfg.seed)
         self.init_xavier.setChecked(cfg.init_std is None)
         if cfg.init_std is not None:
-            self.init_std.setValue(cfg.init_std)
+            _set_spin(self.init_std, cfg.init_std)
         self.init_std.setEnabled(cfg.init_std is not None)
         del blockers
 

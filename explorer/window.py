@@ -49,6 +49,8 @@ from .themes import DARK, LIGHT, Theme, apply_app_theme
 from .worker import ComputeWorker
 
 MAX_RECENT = 8
+#: A compute taking longer than this shows "computing…" in the status bar.
+BUSY_AFTER_MS = 120
 #: Environment variable naming an INI file to use instead of the platform settings (tests).
 SETTINGS_ENV = "ATTN_EXPLORER_SETTINGS"
 
@@ -421,6 +423,12 @@ class MainWindow(QMainWindow):
         self.status_backend = QLabel()
         for w in (self.status_config, self.status_compute, self.status_render, self.status_backend):
             sb.addPermanentWidget(w)
+        # "computing…" only for a compute the user would notice: a quick frame replaces the
+        # summary directly (no flicker, no status-bar relayout twice a frame)
+        self._busy = QTimer(self)
+        self._busy.setSingleShot(True)
+        self._busy.setInterval(BUSY_AFTER_MS)
+        self._busy.timeout.connect(lambda: self.status_config.setText(self.tr("computing…")))
 
     def _retranslate_status_bar(self) -> None:
         self.status_compute.setToolTip(self.tr("Engine time in the worker thread (run + derived panel data)"))
@@ -590,7 +598,7 @@ class MainWindow(QMainWindow):
         self.controls.set_config(config)
         rid = self.worker.request(config)
         self._requested_at = {rid: time.perf_counter()}
-        self.status_config.setText(self.tr("computing…"))
+        self._busy.start()
         if changed:
             self.config_changed.emit(config)
 
@@ -637,6 +645,7 @@ class MainWindow(QMainWindow):
 
     def _render(self, frame: Frame, force_all: bool = False) -> None:
         t0 = time.perf_counter()
+        self._busy.stop()
         self._frame = frame
         cfg = frame.config
         if self.banner.kind == "error":
@@ -695,6 +704,7 @@ class MainWindow(QMainWindow):
             return
         self.banner.show_message(
             lambda: self.tr("The engine refused this configuration: {message}").format(message=message))
+        self._busy.stop()
         self.status_config.setText(self.tr("error"))
         self.compute_failed.emit(config, message)
 

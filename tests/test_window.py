@@ -7,6 +7,7 @@ from the default configuration.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pyqtgraph as pg
@@ -365,6 +366,22 @@ def test_thumbnails_show_every_cell_and_follow_the_zoom(qtbot, w):
     pt = heads.graphics.mapFromScene(scene_pt)
     qtbot.mouseClick(heads.graphics.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pt.x(), pt.y()))
     assert (w.selection.head, w.selection.query, w.selection.key) == (2, 3, 4)
+
+
+def test_status_says_computing_only_while_a_slow_frame_is_awaited(qtbot, w, monkeypatch):
+    real = w.worker._compute
+
+    def slow(cfg, rid):
+        time.sleep(0.5)
+        return real(cfg, rid)
+
+    monkeypatch.setattr(w.worker, "_compute", slow)
+    cfg = w.config.replace(seed=5)
+    with qtbot.waitSignal(w.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == cfg):
+        w.set_config(cfg)
+        qtbot.waitUntil(lambda: "computing" in w.status_config.text(), timeout=2000)
+    assert "computing" not in w.status_config.text()  # the summary is back
+    assert "S=8" in w.status_config.text()
 
 
 def test_keyboard_shortcuts_move_the_selection(qtbot, w):
