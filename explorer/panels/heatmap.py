@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
@@ -86,9 +86,12 @@ class TokenAxis(LeanAxis):
             need = 11.0  # one text line
         elif self._labels is not None and hi - lo < 400:
             # greedy: keep each label that does not collide with the previous one kept
+            font = self.style["tickFont"] or QFont()
+            metrics, key = QFontMetricsF(font), font.key()
             kept, right = [], -math.inf
             for i in range(lo, hi + 1):
-                half = (5.6 * min(len(self._labels[i]), 10) + 8) / 2
+                text = self.tickStrings([float(i)], 1.0, 1.0)[0]
+                half = (self._text_size(metrics, key, text)[0] + 8) / 2
                 centre = (i - minVal) * px_per_cell
                 if centre - half >= right:
                     kept.append(float(i))

@@ -49,7 +49,7 @@ class SoftmaxGradPanel(Panel):
         super().__init__(selection, hover, parent)
         lay = self.graphics.ci
         self.jac_plot, self.jac_axis = _bar_plot(lay, 0, 0)
-        self.jac_others = pg.PlotDataItem()
+        self.jac_others = pg.PlotCurveItem()
         self.jac_plot.addItem(self.jac_others)
         self.jac_bars = HighlightBars(self.jac_plot)
         self.jac_plot.disableAutoRange()
