@@ -79,8 +79,11 @@ class SoftmaxGradPanel(Panel):
         self.sweep_now = pg.InfiniteLine(angle=90, movable=False, label="",
                                          labelOpts={"position": 0.9})
         self.sweep_plot.addItem(self.sweep_now, ignoreBounds=True)
-        self.sweep_here = self.sweep_plot.plot([1], [0], pen=None, symbol="star", symbolSize=16,
-                                               name="this config")
+        # a bare scatter item (x given as log10 d_k: it is not a PlotDataItem, which would
+        # apply the log axis itself but re-derive its whole dataset on every move)
+        self.sweep_here = pg.ScatterPlotItem(x=[0.0], y=[0.0], symbol="star", size=16)
+        self.sweep_plot.addItem(self.sweep_here)
+        self.sweep_legend.addItem(self.sweep_here, "this config")
         # fixed ranges: no autorange pass (and no second repaint) when the star moves
         self.sweep_plot.disableAutoRange()
         self.sweep_plot.setRange(xRange=(math.log10(1.4), math.log10(3000)), yRange=(0, 0.75), padding=0)
@@ -139,7 +142,7 @@ class SoftmaxGradPanel(Panel):
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else 0.0
         if not unchanged(self.sweep_here, "point", dk, here):
-            self.sweep_here.setData([dk], [here])
+            self.sweep_here.setData(x=[math.log10(dk)], y=[here])
         scaled = (self.tr("scaled") if cfg.scale is None
                   else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
@@ -211,8 +214,8 @@ class SoftmaxGradPanel(Panel):
         self.sweep_unscaled.setPen(pg.mkPen(theme.warning, width=2))
         self.sweep_unscaled.setSymbolBrush(theme.warning)
         self.sweep_unscaled.setSymbolPen(None)
-        self.sweep_here.setSymbolBrush(theme.accent)
-        self.sweep_here.setSymbolPen(pg.mkPen(theme.foreground, width=1))
+        self.sweep_here.setBrush(pg.mkBrush(theme.accent))
+        self.sweep_here.setPen(pg.mkPen(theme.foreground, width=1))
         self.sweep_now.setPen(pg.mkPen(theme.accent, width=1.5, style=Qt.PenStyle.DashLine))
         self.sweep_now.label.setColor(theme.accent)
         self.sweep_legend.setLabelTextColor(theme.foreground)
