@@ -347,6 +347,11 @@ class Restyler:
         labels = [(p.widget, QFont(p.widget.font()), p.widget.testAttribute(Qt.WidgetAttribute.WA_SetFont))
                   for p in parts if isinstance(p.widget, QLabel)]
         for w, old, had in labels:
+            if w.minimumSize() == w.maximumSize():  # a fixed-size cell (diagnostics cards): let it grow
+                size = w.minimumSize()
+                w.setMinimumSize(0, 0)
+                w.setMaximumSize(16777215, 16777215)
+                self._undo.append(lambda w=w, size=size: w.setFixedSize(size))
             w.setFont(_scaled_font(old, k))
             self._undo.append(lambda w=w, f=old, had=had: w.setFont(f if had else QFont()))
         for part in parts:

@@ -55,6 +55,23 @@ BUSY_AFTER_MS = 120
 SETTINGS_ENV = "ATTN_EXPLORER_SETTINGS"
 
 
+def _set_status_text(label: QLabel, text: str) -> None:
+    """A status-bar label's text, its width fixed and only ever grown to fit.
+
+    These texts change every frame; a label whose size hint changes makes the
+    status bar, and with it the whole main window, lay itself out again (a
+    sixth of a frame). A fixed size stops that; growing it only when a text
+    needs more room keeps the layouts to a handful per session.
+    """
+    if text == label.text():
+        return
+    label.setText(text)
+    hint = label.sizeHint()  # the text's own size, whatever the fixed size is
+    fixed = label.minimumSize() == label.maximumSize()
+    if not fixed or hint.width() > label.maximumWidth() or hint.height() != label.maximumHeight():
+        label.setFixedSize(max(hint.width(), label.minimumWidth() if fixed else 0), hint.height())
+
+
 def make_settings() -> QSettings:
     """QSettings for geometry, recent files and the interface language only."""
     path = os.environ.get(SETTINGS_ENV)
@@ -428,9 +445,12 @@ class MainWindow(QMainWindow):
         self._busy = QTimer(self)
         self._busy.setSingleShot(True)
         self._busy.setInterval(BUSY_AFTER_MS)
-        self._busy.timeout.connect(lambda: self.status_config.setText(self.tr("computing…")))
+        self._busy.timeout.connect(lambda: _set_status_text(self.status_config, self.tr("computing…")))
 
     def _retranslate_status_bar(self) -> None:
+        for label in (self.status_config, self.status_compute, self.status_render, self.status_backend):
+            label.setMinimumWidth(0)  # the texts of another language size the labels afresh
+            label.setMaximumWidth(16777215)
         self.status_compute.setToolTip(self.tr("Engine time in the worker thread (run + derived panel data)"))
         self.status_render.setToolTip(self.tr("UI-thread time to update and repaint the visible panels; "
                                               "latency = set_config → repainted"))
@@ -438,9 +458,9 @@ class MainWindow(QMainWindow):
         if self._frame is not None:
             self._update_status(self._frame)
         else:
-            self.status_compute.setText(self.tr("compute –"))
-            self.status_render.setText(self.tr("render –"))
-            self.status_backend.setText(self.tr("backend –"))
+            _set_status_text(self.status_compute, self.tr("compute –"))
+            _set_status_text(self.status_render, self.tr("render –"))
+            _set_status_text(self.status_backend, self.tr("backend –"))
 
     # ---- language -------------------------------------------------------------------
     def retranslate_ui(self) -> None:
@@ -705,7 +725,7 @@ class MainWindow(QMainWindow):
         self.banner.show_message(
             lambda: self.tr("The engine refused this configuration: {message}").format(message=message))
         self._busy.stop()
-        self.status_config.setText(self.tr("error"))
+        _set_status_text(self.status_config, self.tr("error"))
         self.compute_failed.emit(config, message)
 
     def _on_backends(self, rid: int, result: dict) -> None:
@@ -745,18 +765,19 @@ class MainWindow(QMainWindow):
             self.statusBar().clearMessage()
 
     def _update_status(self, frame: Frame) -> None:
-        self.status_config.setText(frame.config.summary().replace("  ", " · "))
-        self.status_compute.setText(self.tr("compute {ms} ms").format(ms=f"{frame.compute_ms:.1f}"))
+        set_status = _set_status_text
+        set_status(self.status_config, frame.config.summary().replace("  ", " · "))
+        set_status(self.status_compute, self.tr("compute {ms} ms").format(ms=f"{frame.compute_ms:.1f}"))
         if math.isnan(self.latency_ms):
-            self.status_render.setText(self.tr("render {ms} ms").format(ms=f"{self.render_ms:.1f}"))
+            set_status(self.status_render, self.tr("render {ms} ms").format(ms=f"{self.render_ms:.1f}"))
         else:
-            self.status_render.setText(self.tr("render {ms} ms · latency {latency} ms").format(
+            set_status(self.status_render, self.tr("render {ms} ms · latency {latency} ms").format(
                 ms=f"{self.render_ms:.1f}", latency=f"{self.latency_ms:.1f}"))
         diff = frame.trace.backend_max_abs_diff
         if diff is None:
-            self.status_backend.setText(self.tr("backend {impl}").format(impl=frame.backend_impl))
+            set_status(self.status_backend, self.tr("backend {impl}").format(impl=frame.backend_impl))
         else:
-            self.status_backend.setText(self.tr("backend {impl} (max |Δ| vs eager {diff})").format(
+            set_status(self.status_backend, self.tr("backend {impl} (max |Δ| vs eager {diff})").format(
                 impl=frame.backend_impl, diff=f"{diff:.1e}"))
 
     def _update_title(self) -> None:

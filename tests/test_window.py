@@ -95,6 +95,10 @@ def test_frame_rendered_carries_the_config_the_panels_show(qtbot, w):
     assert w.panel("qkv").x.shape == (11, 64)
     assert "compute" in w.status_compute.text() and "ms" in w.status_render.text()
     assert "eager" in w.status_backend.text()
+    for label in (w.status_config, w.status_compute, w.status_render, w.status_backend):
+        # a fixed size (new texts do not re-lay out the window) that fits the whole text
+        assert label.minimumWidth() == label.maximumWidth()
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()
 
 
 # ---- each control changes the config and the panels ------------------------------------------

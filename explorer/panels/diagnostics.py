@@ -115,6 +115,21 @@ def llama3_8b_cache(tokens: int) -> tuple[int, int]:
 _MAX_ROWS = 64  # more rows than any card shows
 
 
+def _fix_width(label: QLabel, text: str) -> None:
+    """Give a one-line cell a fixed size that fits `text`, only ever grown.
+
+    A label whose size hint changes re-lays out its card, and Qt then asks every
+    layout above it to do the same, up to the main window: a third of a frame
+    for the backend time that changes every frame. A fixed-size label does not
+    ask.
+    """
+    label.setText(text)
+    hint = label.sizeHint()  # the text's own size, whatever the fixed size is
+    fixed = label.minimumSize() == label.maximumSize()
+    if not fixed or hint.width() > label.maximumWidth() or hint.height() != label.maximumHeight():
+        label.setFixedSize(max(hint.width(), label.minimumWidth() if fixed else 0), hint.height())
+
+
 class _Card(QFrame):
     """A titled box of plain-text rows laid out on a grid of QLabels.
 
@@ -213,14 +228,28 @@ class _Card(QFrame):
                     label.hide()
                 for c in range(len(cells)):
                     span = self.columns - c if c == len(cells) - 1 else 1
-                    self.grid.addWidget(labels[c], r + 1, c, 1, span)
-                    labels[c].setWordWrap(span > 1)
-                    labels[c].show()
+                    label = labels[c]
+                    if span > 1 or self.columns == 1:  # a wrapped note: its height follows its width
+                        label.setMinimumSize(0, 0)
+                        label.setMaximumSize(16777215, 16777215)
+                        self.grid.addWidget(label, r + 1, c, 1, span)
+                    else:
+                        right = c in self.align_right
+                        self.grid.addWidget(label, r + 1, c, 1, 1,
+                                            Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
+                    label.setWordWrap(span > 1)
+                    label.setProperty("fixed_cell", span == 1 and self.columns > 1)
+                    label.show()
             restyle = not placed or old[1] != style
             for label, text in zip(labels, cells):
-                label.setText(text)
+                if label.text() == text and not restyle:
+                    continue
                 if restyle:
                     self._style_label(label, style)
+                if label.property("fixed_cell"):
+                    _fix_width(label, text)
+                else:
+                    label.setText(text)
         for r in range(len(rows), len(self._shown)):
             for label in self._cells[r]:
                 self.grid.removeWidget(label)
