@@ -8,6 +8,7 @@ Qt-free and can be imported without a display.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -63,7 +64,27 @@ def create_window(session: str | os.PathLike | Mapping | None = None) -> MainWin
     ensure_app()
     from .window import MainWindow
 
-    return MainWindow(session)
+    window = MainWindow(session)
+    _freeze_startup_objects()
+    return window
+
+
+_frozen = False
+
+
+def _freeze_startup_objects() -> None:
+    """Move everything allocated so far (torch, Qt, pyqtgraph, the first window) out of the
+    garbage collector's reach, once per process.
+
+    Those objects live as long as the app; without this every full collection walks all
+    of them again, ~10 ms every few frames while a slider is dragged (gc.freeze is meant
+    for exactly this: long-lived objects made at start-up).
+    """
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.collect()
+        gc.freeze()
 
 
 __all__ = ["create_window", "ensure_app"]
