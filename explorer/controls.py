@@ -38,6 +38,7 @@ import engine
 from engine import AttentionConfig, ConfigError
 
 from . import constraints as C
+from .sizing import hold_size
 from .themes import CATEGORY_COLORS
 
 #: Slider drags send at most one change per this many ms (the trailing value always goes).
@@ -94,6 +95,7 @@ class ValueSlider(QWidget):
             self.slider.setPageStep(max(1, self._n // 16))
             self.spin.setRange(lo, lo + self._n * step)
             self.spin.setSingleStep(step)
+            hold_size(self.spin)  # a new range must not re-lay out the whole dock
             self.set_value(value)
 
     def set_value(self, value: float) -> None:

@@ -44,6 +44,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .sizing import release_size
+
 #: Widgets that are controls, not content: left out of panel figures.
 CONTROL_TYPES = (QAbstractButton, QComboBox, QAbstractSpinBox, QAbstractSlider, QLineEdit)
 
@@ -347,10 +349,9 @@ class Restyler:
         labels = [(p.widget, QFont(p.widget.font()), p.widget.testAttribute(Qt.WidgetAttribute.WA_SetFont))
                   for p in parts if isinstance(p.widget, QLabel)]
         for w, old, had in labels:
-            if w.minimumSize() == w.maximumSize():  # a fixed-size cell (diagnostics cards): let it grow
+            if w.minimumSize() == w.maximumSize():  # held (sizing.hold_size): let it grow
                 size = w.minimumSize()
-                w.setMinimumSize(0, 0)
-                w.setMaximumSize(16777215, 16777215)
+                release_size(w)
                 self._undo.append(lambda w=w, size=size: w.setFixedSize(size))
             w.setFont(_scaled_font(old, k))
             self._undo.append(lambda w=w, f=old, had=had: w.setFont(f if had else QFont()))

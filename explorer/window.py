@@ -45,6 +45,7 @@ from .panels import CORE_PANELS, PANELS, Panel
 from .panels.heatmap import link_views
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
+from .sizing import hold_size, release_size
 from .themes import DARK, LIGHT, Theme, apply_app_theme
 from .worker import ComputeWorker
 
@@ -56,20 +57,10 @@ SETTINGS_ENV = "ATTN_EXPLORER_SETTINGS"
 
 
 def _set_status_text(label: QLabel, text: str) -> None:
-    """A status-bar label's text, its width fixed and only ever grown to fit.
-
-    These texts change every frame; a label whose size hint changes makes the
-    status bar, and with it the whole main window, lay itself out again (a
-    sixth of a frame). A fixed size stops that; growing it only when a text
-    needs more room keeps the layouts to a handful per session.
-    """
-    if text == label.text():
-        return
-    label.setText(text)
-    hint = label.sizeHint()  # the text's own size, whatever the fixed size is
-    fixed = label.minimumSize() == label.maximumSize()
-    if not fixed or hint.width() > label.maximumWidth() or hint.height() != label.maximumHeight():
-        label.setFixedSize(max(hint.width(), label.minimumWidth() if fixed else 0), hint.height())
+    """A status-bar label's text; its size is held (see sizing.py): these change every frame."""
+    if text != label.text():
+        label.setText(text)
+        hold_size(label)
 
 
 def make_settings() -> QSettings:
@@ -449,8 +440,7 @@ class MainWindow(QMainWindow):
 
     def _retranslate_status_bar(self) -> None:
         for label in (self.status_config, self.status_compute, self.status_render, self.status_backend):
-            label.setMinimumWidth(0)  # the texts of another language size the labels afresh
-            label.setMaximumWidth(16777215)
+            release_size(label)  # the texts of another language size the labels afresh
         self.status_compute.setToolTip(self.tr("Engine time in the worker thread (run + derived panel data)"))
         self.status_render.setToolTip(self.tr("UI-thread time to update and repaint the visible panels; "
                                               "latency = set_config → repainted"))

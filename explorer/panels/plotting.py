@@ -628,8 +628,8 @@ class RunsLabel(pg.LabelItem):
 
     Draws the titles' HTML subset (see parse_runs) with a _RunsItem, so a title
     that changes every frame costs a few font-metric lookups, not a rich-text
-    document. Like `shrinkable` labels it may be narrower than its text (the
-    end is clipped), so a new title never re-lays out the plot grid.
+    document. It may be narrower than its text (the end is clipped), so a new
+    title never re-lays out the plot grid.
     """
 
     def __init__(self, text: str = "", parent=None, **args) -> None:
@@ -637,7 +637,6 @@ class RunsLabel(pg.LabelItem):
         old = self.item
         old.setParentItem(None)
         self.item = _RunsItem(self)
-        self._shrinkable = True
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
         self.setText(text)
 
@@ -653,10 +652,28 @@ class RunsLabel(pg.LabelItem):
         self.resizeEvent(None)
 
     def updateMin(self) -> None:
-        _shrinkable_update_min(self)
+        # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a
+        # new title would re-lay out the whole grid (and repaint every axis): keep the height
+        # only, and ask the layout again only when that height changes
+        height = self.itemRect().height()
+        if getattr(self, "_shrunk_height", None) == height:
+            return
+        self._shrunk_height = height
+        self.setMinimumWidth(0)
+        self.setMinimumHeight(height)
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (0, height),
+            Qt.SizeHint.PreferredSize: (0, height),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
 
     def resizeEvent(self, ev) -> None:
-        _shrinkable_resize(self, ev)
+        pg.LabelItem.resizeEvent(self, ev)
+        over = self.itemRect().left() - self.rect().left()
+        if self.itemRect().width() > self.rect().width() and over != 0:
+            self.item.moveBy(-over, 0)  # too long: show the start, clip the end
 
 
 def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
@@ -706,32 +723,6 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str 
         plot.setTitle(text, size=size)
     else:
         plot.setTitle(text, color=color, size=size)
-
-
-def _shrinkable_update_min(self: pg.LabelItem) -> None:
-    # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a new
-    # title text would re-lay out the whole grid (and repaint every axis): keep the height only,
-    # and ask the layout again only when that height changes
-    height = self.itemRect().height()
-    if getattr(self, "_shrunk_height", None) == height:
-        return
-    self._shrunk_height = height
-    self.setMinimumWidth(0)
-    self.setMinimumHeight(height)
-    self._sizeHint = {
-        Qt.SizeHint.MinimumSize: (0, height),
-        Qt.SizeHint.PreferredSize: (0, height),
-        Qt.SizeHint.MaximumSize: (-1, -1),
-        Qt.SizeHint.MinimumDescent: (0, 0),
-    }
-    self.updateGeometry()
-
-
-def _shrinkable_resize(self: pg.LabelItem, ev) -> None:
-    pg.LabelItem.resizeEvent(self, ev)
-    over = self.itemRect().left() - self.rect().left()
-    if self.itemRect().width() > self.rect().width() and over != 0:
-        self.item.moveBy(-over, 0)  # too long: show the start, clip the end
 
 
 def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:

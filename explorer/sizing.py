@@ -1,0 +1,29 @@
+"""Widgets whose text changes every frame, kept from re-laying out the window.
+
+Qt asks every layout from a widget up to the main window to lay itself out
+again whenever the widget's size hint may have changed (QLabel.setText,
+QSpinBox.setRange): for the status bar, the diagnostics cards and the sliders'
+spin boxes that was a third of a frame while a slider was dragged. A widget
+with a fixed size does not ask, so these get one, grown (never shrunk) when a
+new text needs more room.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+QWIDGETSIZE_MAX = (1 << 24) - 1
+
+
+def hold_size(widget: QWidget) -> None:
+    """Fix the widget's size to fit its size hint, at least its current (minimum) width."""
+    hint = widget.sizeHint()
+    fixed = widget.minimumSize() == widget.maximumSize()
+    if not fixed or hint.width() > widget.maximumWidth() or hint.height() != widget.maximumHeight():
+        widget.setFixedSize(max(hint.width(), widget.minimumWidth()), hint.height())
+
+
+def release_size(widget: QWidget) -> None:
+    """Undo hold_size: the widget sizes itself again (a new language, a larger export font)."""
+    widget.setMinimumSize(0, 0)
+    widget.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
