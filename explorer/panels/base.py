@@ -16,13 +16,29 @@ from typing import ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QVBoxLayout, QWidget
 
 from ..frame import Frame
 from ..selection import HoverLink, Selection
 from ..themes import DARK, Theme
 from .heatmap import Heatmap
 from .plotting import cache_static_items
+
+
+class PanelGraphics(pg.GraphicsLayoutWidget):
+    """The panels' GraphicsLayoutWidget; `prepared` skips pyqtgraph's own scene preparation
+    in the next paint, when the window has just done it (window._paint_now): each pass walks
+    every ViewBox and text item of the scene again."""
+
+    prepared = False
+
+    def paintEvent(self, ev) -> None:
+        if self.prepared:
+            self.prepared = False
+            QGraphicsView.paintEvent(self, ev)
+        else:
+            super().paintEvent(ev)
+
 
 #: name → Panel subclass, in registration order (the default dock order).
 PANELS: dict[str, type[Panel]] = {}
@@ -63,7 +79,7 @@ class Panel(QWidget):
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(6, 2, 6, 0)
         layout.addLayout(self.toolbar)
-        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics = PanelGraphics()
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         self.graphics.ci.setSpacing(6)
         layout.addWidget(self.graphics, 1)

@@ -30,6 +30,7 @@ from .plotting import (
     sticky_max,
     sticky_range,
     style_plot,
+    unchanged,
 )
 
 FLOAT16_MAX = 65504.0
@@ -105,7 +106,8 @@ class _HistPlot:
         self.theory.setData(xs, pdf)
         peak = max(float(density.max()) if density.size else 0.0, float(pdf.max()))
         self.ymax = sticky_max(self.ymax, 1.08 * peak, shrink=0.5)
-        self.plot.setRange(xRange=self.xrange, yRange=(0, self.ymax), padding=0)
+        if not unchanged(self.plot, "range", self.xrange, self.ymax):
+            self.plot.setRange(xRange=self.xrange, yRange=(0, self.ymax), padding=0)
         self._last_result = (finite_std(values), n_bad)
         return self._last_result
 
