@@ -117,27 +117,28 @@ class TokenAxis(LeanAxis):
         return out
 
 
-class _CellImage(pg.ImageItem):
-    """ImageItem that reports the hovered and clicked cell to its Heatmap."""
+class CellImage(pg.ImageItem):
+    """An ImageItem that reports the cell under the mouse.
 
-    def __init__(self, owner: Heatmap) -> None:
+    locate(pos) maps a point in the image's own coordinates to a cell (or None
+    off the cells); on_hover(cell or None) follows the mouse, on_click(cell)
+    gets a left click on a cell.
+    """
+
+    def __init__(self, locate: Callable, on_hover: Callable, on_click: Callable) -> None:
         super().__init__()
-        self._owner = owner
+        self._locate, self._on_hover, self._on_click = locate, on_hover, on_click
         self.setAcceptHoverEvents(True)
 
-    def _cell(self, pos) -> tuple[int, int]:
-        return math.floor(pos.y()), math.floor(pos.x())
-
     def hoverEvent(self, ev):
-        if ev.isExit():
-            self._owner._hover(-1, -1)
-        else:
-            self._owner._hover(*self._cell(ev.pos()))
+        self._on_hover(None if ev.isExit() else self._locate(ev.pos()))
 
     def mouseClickEvent(self, ev):
         if ev.button() == Qt.MouseButton.LeftButton:
-            ev.accept()
-            self._owner._click(*self._cell(ev.pos()))
+            cell = self._locate(ev.pos())
+            if cell is not None:
+                ev.accept()
+                self._on_click(cell)
 
 
 class Heatmap:
@@ -176,7 +177,10 @@ class Heatmap:
         self.vb.invertY(True)
         self.vb.setMenuEnabled(False)
         self.vb.setDefaultPadding(0.0)
-        self.image = _CellImage(self)
+        self.image = CellImage(  # image pixel (col, row) is cell (row, col)
+            lambda pos: (math.floor(pos.y()), math.floor(pos.x())),
+            lambda cell: self._hover(*(cell if cell is not None else (-1, -1))),
+            lambda cell: self._click(*cell))
         self.image.setPos(-0.5, -0.5)
         self.cmap = pg.colormap.get(cmap)
         self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8

@@ -32,29 +32,10 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from ..selection import HoverLink
 from ..themes import CATEGORY_COLORS, Theme, plot_font
-from .heatmap import colorize
+from .heatmap import CellImage, colorize
 from .plotting import TileLabel, upright
 
 GAP_PX = 6.0  # room between tiles
-
-
-class _TilesImage(pg.ImageItem):
-    """The mosaic; reports the hovered and clicked (head, row, col) to its owner."""
-
-    def __init__(self, owner: HeadThumbnails) -> None:
-        super().__init__()
-        self._owner = owner
-        self.setAcceptHoverEvents(True)
-
-    def hoverEvent(self, ev):
-        self._owner._hover(None if ev.isExit() else self._owner.cell_at(ev.pos()))
-
-    def mouseClickEvent(self, ev):
-        if ev.button() == Qt.MouseButton.LeftButton:
-            cell = self._owner.cell_at(ev.pos())
-            if cell is not None:
-                ev.accept()
-                self._owner._click(*cell)
 
 
 def _path_item(z: float) -> QGraphicsPathItem:
@@ -82,7 +63,7 @@ class HeadThumbnails:
         self.vb.setMouseEnabled(False, False)  # zoom the large map: the tiles follow it
         self.vb.disableAutoRange()
         self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
-        self.image = _TilesImage(self)
+        self.image = CellImage(self.cell_at, self._hover, lambda cell: self._click(*cell))  # pixel = view unit
         self.hatch = _path_item(-10)
         self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
         self.outlines = _path_item(10)

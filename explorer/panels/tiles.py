@@ -29,32 +29,10 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from ..selection import HoverLink
 from ..themes import Theme, plot_font
-from .heatmap import TokenAxis, colorize
+from .heatmap import CellImage, TokenAxis, colorize
 from .plotting import TileLabel, lean_axes, parse_runs, style_plot, upright
 
 GAP = 0.12  # between tiles, in units of one tile width
-
-
-class _TileImage(pg.ImageItem):
-    """A tile's image; reports the hovered and clicked cell to its tile."""
-
-    def __init__(self, tile: Tile) -> None:
-        super().__init__()
-        self._tile = tile
-        self.setAcceptHoverEvents(True)
-
-    def _cell(self, ev) -> tuple[int, int]:
-        return self._tile.cell_at(self.mapToParent(ev.pos()))
-
-    def hoverEvent(self, ev):
-        self._tile._hover(None if ev.isExit() else self._cell(ev))
-
-    def mouseClickEvent(self, ev):
-        if ev.button() == Qt.MouseButton.LeftButton:
-            cell = self._cell(ev)
-            if cell is not None:
-                ev.accept()
-                self._tile._click(*cell)
 
 
 class Tile:
@@ -71,7 +49,8 @@ class Tile:
         self._drawn_levels: tuple[float, float] | None = None
         self._marker_spec: tuple[str, int, int] | None = None
         self.title = ""
-        self.image = _TileImage(self)
+        self.image = CellImage(lambda pos: self.cell_at(self.image.mapToParent(pos)), self._hover,
+                               lambda cell: self._click(*cell))
         self.marker = QGraphicsRectItem()
         self.marker.setZValue(20)
         self.marker.setBrush(QBrush(Qt.BrushStyle.NoBrush))
