@@ -10,15 +10,22 @@ new text needs more room.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 QWIDGETSIZE_MAX = (1 << 24) - 1
+_LABEL_SLACK = 8  # pixels: a plain label's size hint beyond its text (margins, indent)
 
 
 def hold_size(widget: QWidget) -> None:
     """Fix the widget's size to fit its size hint, at least its current (minimum) width."""
-    hint = widget.sizeHint()
     fixed = widget.minimumSize() == widget.maximumSize()
+    if fixed and isinstance(widget, QLabel):
+        # the common case, a held label whose new text still fits: a font-metrics lookup,
+        # not a size hint (which lays the text out: ~10× dearer)
+        need = widget.fontMetrics().horizontalAdvance(widget.text()) + _LABEL_SLACK
+        if need <= widget.maximumWidth():
+            return
+    hint = widget.sizeHint()
     if not fixed or hint.width() > widget.maximumWidth() or hint.height() != widget.maximumHeight():
         widget.setFixedSize(max(hint.width(), widget.minimumWidth()), hint.height())
 
