@@ -22,6 +22,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+import pyqtgraph as pg
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
@@ -218,7 +219,7 @@ def test_width_dpi_theme_caption_options(tmp_path, window):
 
 def test_export_restores_the_panel(window, qapp):
     panel = window.panel("scores")
-    axis = next(it for it in panel.scene().items() if type(it).__name__.endswith("AxisItem"))
+    axis = next(it for it in panel.scene().items() if isinstance(it, pg.AxisItem) and it.isVisible())
     font_before = axis.style.get("tickFont")
     size_before = None if font_before is None else font_before.pointSizeF()
     theme_before = panel.theme

@@ -406,9 +406,9 @@ class LeanAxis(pg.AxisItem):
 
 
 def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
-    """axisItems for a PlotItem: LeanAxis on the left and bottom unless given (the PlotItem
-    makes its hidden right and top axes itself)."""
-    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom")}
+    """axisItems for a PlotItem: a LeanAxis on every side unless given (the hidden right and
+    top ones too: a stock axis re-sets its label's HTML on every range change, shown or not)."""
+    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom", "right", "top")}
 
 
 _TAG = re.compile(r"<(/?)(b|span|div|br)\b([^>]*)>", re.IGNORECASE)

@@ -149,6 +149,8 @@ class QKVPanel(Panel):
             tile.set_marker("row", sel.query)
         for tile in (self.k, self.v):
             tile.set_marker("row", sel.key)
+        for strip in self.strips():
+            strip.settle()
 
     def apply_theme(self, theme: Theme) -> None:
         for bar in (self.w_bar, self.qkv_bar):

@@ -82,7 +82,7 @@ class Tile:
         self.image.setImage(rgba, autoLevels=False)
         if shape != self.shape:
             self.shape = shape
-            self.strip.relayout()
+            self.strip.needs_layout = True  # laid out once, in settle(), after all its tiles
         else:
             self._place()
 
@@ -172,6 +172,7 @@ class TileStrip:
         self.crosshair.hide()
         self.vb.addItem(self.crosshair, ignoreBounds=True)
         self.theme: Theme | None = None
+        self.needs_layout = False
         self._extent: tuple[float, float, float] | None = None
         self._hovered: tuple[tuple[int, int], int, int] | None = None
         hover.hovered.connect(self._on_link_hover)
@@ -187,8 +188,14 @@ class TileStrip:
         if self.left_axis is not None:
             self.left_axis.set_labels(rows)
 
+    def settle(self) -> None:
+        """Lay the strip out if a tile's shape changed since the last time."""
+        if self.needs_layout:
+            self.relayout()
+
     def relayout(self) -> None:
         """Place the tiles side by side; reset the view when the strip's extent changed."""
+        self.needs_layout = False
         x = 0.0
         for tile in self.tiles:
             tile.x0 = x
