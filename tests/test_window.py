@@ -623,6 +623,11 @@ def test_lean_axes_draw_what_pyqtgraph_draws(qtbot, w):
     from explorer.panels.plotting import LeanAxis
 
     show(qtbot, w, AttentionConfig(seq_len=9, tokens=tuple("the cat sat on a mat because it rained".split())))
+    # plots show their left and bottom axes only (colour bars: their scale on the right)
+    extra = [(name, it.orientation) for name in w.panel_names() for it in w.panel(name).scene().items()
+             if isinstance(it, pg.AxisItem) and it.orientation in ("top", "right") and it.isVisible()
+             and not isinstance(it.parentItem(), pg.ColorBarItem)]
+    assert extra == []
     axes = [it for name in ("qkv", "heads", "scores", "softmax_grad", "diagnostics")
             for it in w.panel(name).scene().items() if isinstance(it, LeanAxis) and it.isVisible()]
     assert len(axes) > 15

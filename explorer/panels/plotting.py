@@ -406,9 +406,9 @@ class LeanAxis(pg.AxisItem):
 
 
 def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
-    """axisItems for a PlotItem: a LeanAxis on every side unless given (the hidden right and
-    top ones too: a stock axis re-sets its label's HTML on every range change, shown or not)."""
-    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom", "right", "top")}
+    """axisItems for a PlotItem: LeanAxis on the left and bottom unless given (PlotItem shows
+    every axis it is given; it makes its hidden right and top ones itself, see style_plot)."""
+    return {side: given.get(side) or LeanAxis(side) for side in ("left", "bottom")}
 
 
 _TAG = re.compile(r"<(/?)(b|span|div|br)\b([^>]*)>", re.IGNORECASE)
@@ -740,6 +740,9 @@ def style_plot(plot: pg.PlotItem, theme: Theme, title_size: str = "10pt") -> Non
     """Axis pens, fonts and title colour of a PlotItem for `theme`."""
     for name in ("left", "bottom", "right", "top"):
         ax = plot.getAxis(name)
+        if name in ("right", "top") and not ax.isVisible() and ax.linkedView() is not None:
+            # a hidden stock axis still re-sets its label's HTML on every range change
+            ax.unlinkFromView()
         ax.setPen(pg.mkPen(theme.muted))
         ax.setTextPen(pg.mkPen(theme.foreground))
         if not getattr(ax, "token_axis", False):
