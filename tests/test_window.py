@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
@@ -370,6 +370,27 @@ def test_thumbnails_show_every_cell_and_follow_the_zoom(qtbot, w):
     pt = heads.graphics.mapFromScene(scene_pt)
     qtbot.mouseClick(heads.graphics.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pt.x(), pt.y()))
     assert (w.selection.head, w.selection.query, w.selection.key) == (2, 3, 4)
+
+
+@pytest.mark.parametrize("heads", [4, 32])
+def test_thumbnail_labels_never_cover_a_tile(qtbot, w, heads):
+    size = w.size()
+    if heads == 32:
+        w.resize(1000, 620)  # a small window: no room above 6 rows of tiles for their labels
+    try:
+        show(qtbot, w, AttentionConfig(n_heads=heads, d_model=256, seq_len=6))
+        qtbot.wait(50)
+        thumbs = w.panel("heads").thumbs
+        tiles = [thumbs.vb.mapViewToScene(QRectF(*thumbs.tile_origin(h), 6, 6)).boundingRect()
+                 for h in range(heads)]
+        shown = [label for label in thumbs.labels if label.isVisible()]
+        if heads == 4:
+            assert len(shown) == 4  # room for them: every head is named
+        for label in shown:
+            box = label.sceneBoundingRect().adjusted(2, 2, -2, -2)
+            assert not any(box.intersects(t) for t in tiles)
+    finally:
+        w.resize(size)
 
 
 def test_status_says_computing_only_while_a_slow_frame_is_awaited(qtbot, w, monkeypatch):

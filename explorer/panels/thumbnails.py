@@ -89,6 +89,7 @@ class HeadThumbnails:
         self._label_key = None
         self._in_relayout = False
         self._band_moved = False
+        self.labels_fit = True
         hover.hovered.connect(self._on_link_hover)
         self.vb.sigResized.connect(lambda _vb: self._relayout())
         self.vb.sigTransformChanged.connect(lambda _vb: self._orient_labels())
@@ -180,11 +181,17 @@ class HeadThumbnails:
         size = self.vb.size()
         width, height = size.width(), size.height()
         band = max((label.band() for label in self.labels[:H]), default=14.0)  # pixels above a tile row
-        if height > band * nr * 2 and width > GAP_PX * nc * 2:
+        # labels only where they leave the tiles at least half the height (else the selected
+        # tile's outline and the hover readout say which head is which)
+        self.labels_fit = height == 0 or height > band * nr * 2
+        if self.labels_fit and height > 0:
             ky = math.ceil(band * nr * h / (height - band * nr))
+        else:
+            ky = max(1, h // 8)
+        if width > GAP_PX * nc * 2:
             kx = math.ceil(GAP_PX * nc * w / (width - GAP_PX * (nc - 1)))
         else:
-            ky, kx = max(1, h // 4), max(1, w // 8)
+            kx = max(1, w // 8)
         gaps = (max(ky, 1), max(kx, 1))
         if gaps == self.gaps and not force:
             self._draw_labels()  # the short or the long label may fit now
@@ -275,7 +282,8 @@ class HeadThumbnails:
         _rows, w = self._tile_size()
         scale_x = self.vb.size().width() / max(self.n_cols * (w + self.gaps[1]) - self.gaps[1], 1)
         wide = w * scale_x >= 58 or self.vb.size().width() == 0  # room for "h12 ●kv3"
-        key = (self.n_heads, self.selected[0], tuple(self.kv_of), wide, self._theme and self._theme.name)
+        key = (self.n_heads, self.selected[0], tuple(self.kv_of), wide, self.labels_fit,
+               self._theme and self._theme.name)
         if key == self._label_key and not force:
             return
         self._label_key = key
@@ -289,7 +297,7 @@ class HeadThumbnails:
         font = plot_font(8.0)
         colour = QColor(self._theme.foreground if self._theme else "#888888")
         for g, item in enumerate(self.labels):
-            if g >= self.n_heads:
+            if g >= self.n_heads or not self.labels_fit:
                 item.hide()
                 continue
             item.set_runs([self._label_runs(g, wide)], font, colour)
