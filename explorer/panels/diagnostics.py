@@ -223,7 +223,6 @@ class _Card(QFrame):
                         self.grid.addWidget(label, r + 1, c, 1, 1,
                                             Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
                     label.setWordWrap(span > 1)
-                    label.setProperty("fixed_cell", span == 1 and self.columns > 1)
                     label.show()
             restyle = not placed or old[1] != style
             for label, text in zip(labels, cells):
@@ -232,7 +231,7 @@ class _Card(QFrame):
                 if restyle:
                     self._style_label(label, style)
                 label.setText(text)
-                if label.property("fixed_cell"):
+                if self.columns > 1 and not label.wordWrap():  # a one-line cell of a table
                     hold_size(label)  # the backend time changes every frame: no relayout for it
         for r in range(len(rows), len(self._shown)):
             for label in self._cells[r]:

@@ -55,6 +55,20 @@ def colorize(data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> 
     return rgba, has_nan
 
 
+def crosshair_pen(theme: Theme) -> QPen:
+    """The dashed hover crosshair of every matrix view, readable on the theme's background."""
+    return pg.mkPen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150),
+                    width=1, style=Qt.PenStyle.DashLine)
+
+
+def usable_levels(levels: tuple[float, float]) -> tuple[float, float]:
+    """Colour levels (lo, hi) as floats with lo < hi, both finite (an empty range gets a width of 1)."""
+    lo, hi = float(levels[0]), float(levels[1])
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
+    return lo, hi
+
+
 class TokenAxis(LeanAxis):
     """Integer ticks labelled with tokens, thinned to what fits at the current zoom."""
 
@@ -207,24 +221,11 @@ class Heatmap:
         self._theme: Theme | None = None
         hover.hovered.connect(self._on_link_hover)
 
-    def dispose(self) -> None:
-        """Stop following the hover link (before the items are deleted)."""
-        try:
-            self.hover.hovered.disconnect(self._on_link_hover)
-        except (RuntimeError, TypeError):
-            pass
-
     # ---- data ------------------------------------------------------------
     def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None) -> None:
         """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them."""
         shape = (int(data.shape[0]), int(data.shape[1]))
-        if levels is not None:
-            lo, hi = levels
-            if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-                lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
-            levels = (float(lo), float(hi))
-        else:
-            levels = self.levels
+        levels = self.levels if levels is None else usable_levels(levels)
         if (self.data is not None and shape == self.shape and levels == self._drawn_levels
                 and np.array_equal(data, self.data, equal_nan=True)):
             return  # unchanged (e.g. Q, K, V when only the mask moved): nothing to repaint
@@ -317,8 +318,7 @@ class Heatmap:
         self._theme = theme
         self.hatch.setBrush(QBrush(QColor(theme.hatch), Qt.BrushStyle.BDiagPattern))
         self.marker.setPen(pg.mkPen(theme.accent, width=2.5))
-        cross = pg.mkPen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150),
-                         width=1, style=Qt.PenStyle.DashLine)
+        cross = crosshair_pen(theme)
         self.vline.setPen(cross)
         self.hline.setPen(cross)
         if isinstance(self.item, pg.PlotItem):

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from ..selection import HoverLink
 from ..themes import CATEGORY_COLORS, Theme, plot_font
-from .heatmap import CellImage, colorize
+from .heatmap import CellImage, colorize, crosshair_pen
 from .plotting import TileLabel, upright
 
 GAP_PX = 6.0  # room between tiles
@@ -360,13 +360,6 @@ class HeadThumbnails:
         self.outlines.setPen(pg.mkPen(theme.hatch, width=1))
         self.current.setPen(pg.mkPen(theme.accent, width=2))
         self.markers.setPen(pg.mkPen(theme.accent, width=2.5))
-        self.crosshair.setPen(pg.mkPen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150),
-                                       width=1, style=Qt.PenStyle.DashLine))
+        self.crosshair.setPen(crosshair_pen(theme))
         if self.data is not None:
             self._draw_labels(force=True)
-
-    def dispose(self) -> None:
-        try:
-            self.hover.hovered.disconnect(self._on_link_hover)
-        except (RuntimeError, TypeError):
-            pass

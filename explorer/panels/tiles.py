@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from ..selection import HoverLink
 from ..themes import Theme, plot_font
-from .heatmap import CellImage, TokenAxis, colorize
+from .heatmap import CellImage, TokenAxis, colorize, crosshair_pen, usable_levels
 from .plotting import TileLabel, lean_axes, parse_runs, style_plot, upright
 
 GAP = 0.12  # between tiles, in units of one tile width
@@ -46,7 +46,6 @@ class Tile:
         self.data: np.ndarray | None = None
         self.shape: tuple[int, int] = (0, 0)
         self.levels: tuple[float, float] = (0.0, 1.0)
-        self._drawn_levels: tuple[float, float] | None = None
         self._marker_spec: tuple[str, int, int] | None = None
         self.title = ""
         self.image = CellImage(lambda pos: self.cell_at(self.image.mapToParent(pos)), self._hover,
@@ -69,22 +68,18 @@ class Tile:
     # ---- data ----------------------------------------------------------------------
     def set_data(self, data: np.ndarray, levels: tuple[float, float]) -> None:
         """Show a (rows, cols) float array with fixed colour levels (skipped when unchanged)."""
-        lo, hi = float(levels[0]), float(levels[1])
-        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-            lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
+        levels = usable_levels(levels)
         shape = (int(data.shape[0]), int(data.shape[1]))
-        if (self.data is not None and shape == self.shape and (lo, hi) == self._drawn_levels
+        if (self.data is not None and shape == self.shape and levels == self.levels
                 and np.array_equal(data, self.data, equal_nan=True)):
             return
-        self.levels = self._drawn_levels = (lo, hi)
+        self.levels = levels
         self.data = data
         rgba, _ = colorize(data, self.strip.lut, self.levels)
-        self.image.setImage(rgba, autoLevels=False)
+        self.image.setImage(rgba, autoLevels=False)  # same shape: keeps the rect it was placed in
         if shape != self.shape:
             self.shape = shape
             self.strip.needs_layout = True  # laid out once, in settle(), after all its tiles
-        else:
-            self._place()
 
     def set_title(self, text: str) -> None:
         """The title above the tile (the titles' HTML subset, see plotting.parse_runs)."""
@@ -258,8 +253,7 @@ class TileStrip:
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.item, theme)
-        self.crosshair.setPen(pg.mkPen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150),
-                                       width=1, style=Qt.PenStyle.DashLine))
+        self.crosshair.setPen(crosshair_pen(theme))
         for tile in self.tiles:
             tile.marker.setPen(pg.mkPen(theme.accent, width=2.5))
             tile._draw_title()
