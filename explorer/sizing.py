@@ -13,7 +13,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QWidget
 
 QWIDGETSIZE_MAX = (1 << 24) - 1
-_LABEL_SLACK = 8  # pixels: a plain label's size hint beyond its text (margins, indent)
+_LABEL_SLACK = 8  # pixels: a plain label's size hint beyond its text (margins, indent), until measured
+_SLACK = "held_slack"  # the measured slack, kept on the label (a Qt property: survives its Python wrapper)
 
 
 def hold_size(widget: QWidget) -> None:
@@ -22,10 +23,13 @@ def hold_size(widget: QWidget) -> None:
     if fixed and isinstance(widget, QLabel):
         # the common case, a held label whose new text still fits: a font-metrics lookup,
         # not a size hint (which lays the text out: ~10× dearer)
-        need = widget.fontMetrics().horizontalAdvance(widget.text()) + _LABEL_SLACK
+        slack = widget.property(_SLACK)
+        need = widget.fontMetrics().horizontalAdvance(widget.text()) + (_LABEL_SLACK if slack is None else slack)
         if need <= widget.maximumWidth():
             return
     hint = widget.sizeHint()
+    if isinstance(widget, QLabel):  # what this label's hint adds to its text (style margins, indent)
+        widget.setProperty(_SLACK, max(0, hint.width() - widget.fontMetrics().horizontalAdvance(widget.text())))
     if not fixed or hint.width() > widget.maximumWidth() or hint.height() != widget.maximumHeight():
         widget.setFixedSize(max(hint.width(), widget.minimumWidth()), hint.height())
 

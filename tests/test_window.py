@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
@@ -580,6 +580,33 @@ def test_diagnostics_show_kv_cache_and_backends(qtbot, w):
     assert math.isclose(diag.cache_bars.opts["height"][0] * 4, diag.cache_bars.opts["height"][1])
 
 
+def test_diagnostics_card_copies_its_table(qtbot, w):
+    """The cards' numbers are not selectable labels; their context menu copies the table as
+    tab-separated text (what pastes into a spreadsheet), the same text the card shows."""
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    show(qtbot, w, AttentionConfig(seq_len=12))
+    card = w.panel("diagnostics").cost_card
+    QApplication.clipboard().clear()
+    menus = []
+
+    def pick_copy():
+        menu = next(m for m in QApplication.topLevelWidgets() if isinstance(m, QMenu) and m.isVisible())
+        menus.append([a.text() for a in menu.actions()])
+        menu.actions()[0].trigger()
+        menu.close()
+
+    QTimer.singleShot(50, pick_copy)
+    card.customContextMenuRequested.emit(QPoint(10, 10))
+    assert menus == [["Copy table"]]
+    copied = QApplication.clipboard().text()
+    assert copied == card.text()
+    rows = [line.split("\t") for line in copied.splitlines()[1:]]
+    assert any(r[0] == "QKV projection" and len(r) == 3 for r in rows)
+    assert all(not lab.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
+               for row in card._cells for lab in row)
+
+
 def test_hidden_panels_catch_up_when_shown(qtbot, w):
     dock = w.dock("qkv")
     dock.hide()
@@ -681,3 +708,38 @@ def test_title_label_draws_its_text(qtbot, w):
     assert isinstance(label, RunsLabel)
     assert "7×7" in label.text
     assert label.item.boundingRect().width() > 30 and label.item.boundingRect().height() > 10
+
+
+def test_tile_title_is_shortened_to_its_tile(qtbot):
+    """A tile's title longer than the tile ends in "…" and fits; one that fits is left whole;
+    with no room at all nothing is drawn."""
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QGraphicsRectItem
+
+    from explorer.panels.plotting import TileLabel, _truncated, parse_runs
+
+    def drawn(label):
+        return "".join(t for layout in label._layouts for t in [layout.text()])
+
+    parent = QGraphicsRectItem()  # keeps the labels alive
+    label = TileLabel(parent)
+    runs = parse_runs("<b>weights·V</b> head 1 · 10×16")
+    label.set_runs(runs, QFont(), QColor("white"))
+    full = label.boundingRect().width() - 2 * label.MARGIN
+    assert drawn(label) == "weights·V head 1 · 10×16"
+    for room in (full * 0.7, full * 0.4, 30.0):
+        label.set_max_width(room)
+        text = drawn(label)
+        assert text.endswith("…") and len(text) < len("weights·V head 1 · 10×16")
+        assert label.boundingRect().width() - 2 * label.MARGIN <= room
+        fitting = []  # every shortening that fits: the label shows the longest
+        for n in range(1, len("weights·V head 1 · 10×16")):
+            probe = TileLabel(parent)
+            probe.set_runs([_truncated(runs[0], n)], QFont(), QColor("white"))
+            if probe.boundingRect().width() - 2 * probe.MARGIN <= room:
+                fitting.append(drawn(probe))
+        assert text == fitting[-1]
+    label.set_max_width(full + 1)
+    assert drawn(label) == "weights·V head 1 · 10×16"
+    label.set_max_width(2.0)
+    assert drawn(label) == ""

@@ -18,9 +18,11 @@ import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QGridLayout,
     QLabel,
+    QMenu,
     QSpinBox,
     QWidget,
 )
@@ -127,6 +129,11 @@ class _Card(QFrame):
     A row is (cells, style): style is one of "head", "body", "total", "note",
     "ok", "warning", "error"; a row with fewer cells than columns lets its last
     cell span the rest; the first column is left-aligned, the others right.
+
+    The cells are not mouse-selectable (a selectable QLabel lays its text out as
+    a QTextDocument on every change and paint); the card's context menu copies
+    the whole table as tab-separated text instead. They paint their own
+    background, so a changed number repaints that cell and not the dock under it.
     """
 
     def __init__(self, title: str = "", columns: int = 1, align_right: tuple[int, ...] = ()) -> None:
@@ -148,8 +155,20 @@ class _Card(QFrame):
         self._cells: list[list[QLabel]] = []  # [row][column], created on demand
         self._shown: list[tuple] = []  # what each row shows: (cells, style)
         self._colours: dict[str, QColor] = {}
+        self._background: QColor | None = None
         self._font = QFont()
         self.title = title
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._on_context_menu)
+
+    def _on_context_menu(self, pos) -> None:
+        menu = QMenu(self)
+        menu.addAction(QCoreApplication.translate("DiagnosticsPanel", "Copy table"), self.copy_text)
+        menu.exec(self.mapToGlobal(pos))
+
+    def copy_text(self) -> None:
+        """Put text() on the clipboard (tab-separated: pastes into a spreadsheet)."""
+        QApplication.clipboard().setText(self.text())
 
     @property
     def title(self) -> str:
@@ -163,7 +182,8 @@ class _Card(QFrame):
         self._colours = {"head": QColor(theme.muted), "note": QColor(theme.muted), "ok": QColor(theme.ok),
                          "warning": QColor(theme.warning), "error": QColor(theme.error),
                          "body": QColor(theme.foreground), "total": QColor(theme.foreground)}
-        bg = QColor(theme.background).name()
+        self._background = QColor(theme.background)
+        bg = self._background.name()
         self.setStyleSheet(f"QFrame#card {{ background: {bg}; border: 1px solid {theme.hatch}; border-radius: 5px; }}")
         self._font = plot_font(8.0)
         bold = plot_font(8.0, bold=True)
@@ -172,9 +192,13 @@ class _Card(QFrame):
         shown, self._shown = self._shown, []
         self.set_rows([(cells, style) for cells, style in shown])
 
-    def _paint_label(self, label: QLabel, colour: QColor) -> None:
+    def _paint_label(self, label: QLabel, colour: QColor | None) -> None:
+        """The label's text colour (None: keep it) on the card's background."""
         pal = label.palette()
-        pal.setColor(QPalette.ColorRole.WindowText, colour)
+        if colour is not None:
+            pal.setColor(QPalette.ColorRole.WindowText, colour)
+        if self._background is not None:
+            pal.setColor(QPalette.ColorRole.Window, self._background)
         label.setPalette(pal)
 
     def _style_label(self, label: QLabel, style: str) -> None:
@@ -191,7 +215,9 @@ class _Card(QFrame):
             for c in range(self.columns):
                 label = QLabel()
                 label.setTextFormat(Qt.TextFormat.PlainText)
-                label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                label.setAutoFillBackground(True)  # opaque: Qt need not repaint the card and dock below
+                if self._background is not None:
+                    self._paint_label(label, None)
                 right = c in self.align_right
                 label.setAlignment((Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
                                    | Qt.AlignmentFlag.AlignTop)

@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor
 from ..frame import Frame
 from ..themes import WEIGHTS_CMAP, Theme
 from .base import Panel, register_panel
-from .heatmap import Heatmap
+from .heatmap import Heatmap, RgbaImage
 from .plotting import (
     set_axis_label,
     set_bar_levels,
@@ -62,7 +62,7 @@ class HeadsPanel(Panel):
         # the thumbnails show the cells the large map is zoomed to
         self.big.vb.sigRangeChanged.connect(lambda vb, _r, *_a: self.thumbs.follow_range(vb.viewRange()))
         # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
-        self.nan_overlay = pg.ImageItem()
+        self.nan_overlay = RgbaImage()
         self.nan_overlay.setZValue(5)
         self.big.vb.addItem(self.nan_overlay, ignoreBounds=True)
 

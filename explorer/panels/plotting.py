@@ -588,15 +588,16 @@ class TileLabel(_RunsItem):
         self._lay_out(lines, font, colour)
         if self.max_width is None or not lines or self._rect.width() - 2 * self.MARGIN <= self.max_width:
             return
-        lo, hi = 0, sum(len(t) for t, _b, _c in lines[0])  # the most characters of line 1 that fit
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            self._lay_out([_truncated(lines[0], mid)], font, colour)
+        # the most characters of line 1 that fit with "…": read off the full line's layout, then
+        # checked (a bold "…" or kerning may need one character less)
+        room = self.max_width - QFontMetricsF(font).horizontalAdvance("…")
+        n = self._layouts[0].lineAt(0).xToCursor(max(room, 0.0) + self.MARGIN) if room > 0 else 0
+        while n > 0:
+            self._lay_out([_truncated(lines[0], n)], font, colour)
             if self._rect.width() - 2 * self.MARGIN <= self.max_width:
-                lo = mid
-            else:
-                hi = mid - 1
-        self._lay_out([_truncated(lines[0], lo)] if lo else [[]], font, colour)
+                return
+            n -= 1
+        self._lay_out([[]], font, colour)
 
     def band(self) -> float:
         """Pixels the label needs above its anchor."""

@@ -113,11 +113,13 @@ class _HistPlot:
 
     def apply_theme(self, theme: Theme) -> None:
         style_plot(self.plot, theme)
-        self.hist.setPen(pg.mkPen(theme.bar, width=1.2))
+        # one-pixel pens: Qt draws those directly; a wider (or fractional) pen is stroked as a
+        # polygon first, which cost as much as the rest of the panel's repaint
+        self.hist.setPen(pg.mkPen(theme.bar, width=1))
         fill = QColor(theme.bar)
         fill.setAlpha(110)
         self.hist.setBrush(fill)
-        self.theory.setPen(pg.mkPen(theme.foreground, width=1.6, style=Qt.PenStyle.DashLine))
+        self.theory.setPen(pg.mkPen(theme.foreground, width=1, style=Qt.PenStyle.DashLine))
         self.selected.setPen(pg.mkPen(theme.accent, width=2))
         self.selected.label.setColor(theme.accent)
         for line in self.limits:

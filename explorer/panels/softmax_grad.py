@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from ..frame import Frame, scaling_sweep
 from ..themes import Theme
@@ -76,6 +77,9 @@ class SoftmaxGradPanel(Panel):
                                                  symbol="o", symbolSize=6, antialias=True)
         self.sweep_unscaled = self.sweep_plot.plot(sw["d_k"], sw["grad_unscaled"], name="unscaled",
                                                    symbol="s", symbolSize=6, antialias=True)
+        for item in (self.sweep_scaled, self.sweep_unscaled):  # fixed curves: drawn once, kept as pixmaps,
+            for part in (item.curve, item.scatter):  # so the moving star does not repaint their symbols
+                part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.sweep_now = pg.InfiniteLine(angle=90, movable=False, label="",
                                          labelOpts={"position": 0.9})
         self.sweep_plot.addItem(self.sweep_now, ignoreBounds=True)
