@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QHBoxLayout, QVBoxLayout, QWidget
 
 from ..frame import Frame
 from ..selection import HoverLink, Selection
@@ -82,6 +82,9 @@ class Panel(QWidget):
         self.graphics = PanelGraphics()
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         self.graphics.ci.setSpacing(6)
+        # items move, resize and change every frame: a BSP index would be rebuilt for each of
+        # those; a linear walk over a panel's ~100 items is cheaper (Qt's advice for dynamic scenes)
+        self.graphics.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         layout.addWidget(self.graphics, 1)
         self._selection_stale = False
         selection.changed.connect(self._on_selection_changed)

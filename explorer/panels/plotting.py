@@ -28,7 +28,7 @@ from PySide6.QtGui import (
     QTextLayout,
     QTransform,
 )
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
 from ..themes import Theme, plot_font
 
@@ -492,8 +492,14 @@ class _RunsItem(QGraphicsItem):
         self._runs: tuple[list[Runs], QFont, QColor] = ([], QFont(), QColor())
 
     def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
+        if self._same_runs(lines, font, colour):
+            return  # laid out already (a relayout that re-sets every label)
         self._runs = (lines, QFont(font), QColor(colour))
         self._lay_out(lines, font, colour)
+
+    def _same_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> bool:
+        old_lines, old_font, old_colour = self._runs
+        return bool(self._layouts) and old_lines == lines and old_font == font and old_colour == colour
 
     def _lay_out(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
         layouts, y, width = [], self.MARGIN, 0.0
@@ -572,6 +578,8 @@ class TileLabel(_RunsItem):
     on_band_changed: Callable[[], None] | None = None
 
     def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
+        if self._same_runs(lines, font, colour):
+            return
         band = self.band()
         self._runs = (lines, QFont(font), QColor(colour))
         self._fit()
@@ -705,9 +713,11 @@ def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
 
 
 def cache_static_items(scene) -> None:
-    """Cache axes, labels and legends as pixmaps; they repaint only when they change."""
+    """Cache axes, labels, legends and text items (axis titles, line labels) as pixmaps: they
+    repaint only when they change, not whenever a neighbour's repaint overlaps them, and a
+    text item that only moves (a line's label) keeps its pixmap."""
     for it in scene.items():
-        if isinstance(it, pg.AxisItem | pg.LabelItem | pg.LegendItem):
+        if isinstance(it, pg.AxisItem | pg.LabelItem | pg.LegendItem | QGraphicsTextItem):
             if it.cacheMode() != QGraphicsItem.CacheMode.DeviceCoordinateCache:
                 it.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 

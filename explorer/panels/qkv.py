@@ -13,6 +13,8 @@ matrices sit in three strips (tiles.py) by what their rows are: query tokens
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP
@@ -26,10 +28,13 @@ from .tiles import TileStrip
 
 
 def _absmax(*arrays: np.ndarray) -> float:
+    """The largest finite |value| of the arrays (1 when there is none)."""
     m = 0.0
     for a in arrays:
         if a.size:
-            v = float(np.nanmax(np.abs(np.nan_to_num(a, posinf=0.0, neginf=0.0))))
+            v = float(np.abs(a).max())  # NaN and ±inf show up here: then the slow, careful way
+            if not math.isfinite(v):
+                v = float(np.nanmax(np.abs(np.nan_to_num(a, posinf=0.0, neginf=0.0))))
             m = max(m, v)
     return m if m > 0 else 1.0
 

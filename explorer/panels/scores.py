@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QLabel
+from PySide6.QtWidgets import QComboBox, QGraphicsItem, QLabel
 
 from ..frame import Frame, finite_std, gaussian_pdf, histogram
 from ..themes import Theme
@@ -55,6 +55,10 @@ class _HistPlot:
         # plain curve items: PlotDataItem's dataset bookkeeping costs more than drawing these
         self.hist = pg.PlotCurveItem(fillLevel=0)  # stepMode comes with the first data
         self.theory = pg.PlotCurveItem(antialias=True)
+        # it changes only with the range or d_k: kept as a pixmap, so the histogram's repaint
+        # (which overlaps it) blits it instead of stroking an antialiased dashed path again
+        self.theory.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._pdf = np.zeros(1)
         self.plot.addItem(self.hist)
         self.plot.addItem(self.theory)
         self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
@@ -101,9 +105,11 @@ class _HistPlot:
             self.xrange = sticky_range(None if self._forced else self.xrange, lo, hi)
         self._forced = xrange
         x0, x1 = self.xrange
-        xs = np.linspace(x0, x1, 240)
-        pdf = gaussian_pdf(xs, theory_std)
-        self.theory.setData(xs, pdf)
+        if not unchanged(self.theory, "curve", x0, x1, theory_std):  # the same curve: keep its pixmap
+            xs = np.linspace(x0, x1, 240)
+            self._pdf = gaussian_pdf(xs, theory_std)
+            self.theory.setData(xs, self._pdf)
+        pdf = self._pdf
         peak = max(float(density.max()) if density.size else 0.0, float(pdf.max()))
         self.ymax = sticky_max(self.ymax, 1.08 * peak, shrink=0.5)
         if not unchanged(self.plot, "range", self.xrange, self.ymax):

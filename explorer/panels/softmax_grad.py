@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ScatterPlotItem import Symbols
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtGui import QColor, QTransform
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from ..frame import Frame, scaling_sweep
 from ..themes import Theme
@@ -29,6 +30,7 @@ from .plotting import (
     sticky_max,
     style_plot,
     unchanged,
+    upright,
 )
 
 
@@ -83,10 +85,14 @@ class SoftmaxGradPanel(Panel):
         self.sweep_now = pg.InfiniteLine(angle=90, movable=False, label="",
                                          labelOpts={"position": 0.9})
         self.sweep_plot.addItem(self.sweep_now, ignoreBounds=True)
-        # a bare scatter item (x given as log10 d_k: it is not a PlotDataItem, which would
-        # apply the log axis itself but re-derive its whole dataset on every move)
-        self.sweep_here = pg.ScatterPlotItem(x=[0.0], y=[0.0], symbol="star", size=16)
-        self.sweep_plot.addItem(self.sweep_here)
+        # today's point: a star path drawn by Qt (x given as log10 d_k), kept at 16 px by undoing
+        # the view's scaling; a one-point ScatterPlotItem cost as much to repaint as the bars.
+        # sweep_here is the star's legend sample (it is not in the plot)
+        self.sweep_here = pg.ScatterPlotItem(symbol="star", size=16)
+        self.here_mark = QGraphicsPathItem(QTransform.fromScale(16, 16).map(Symbols["star"]))
+        self.here_mark.setZValue(10)
+        self.sweep_plot.addItem(self.here_mark, ignoreBounds=True)
+        self.sweep_plot.vb.sigTransformChanged.connect(lambda *_: upright(self.sweep_plot.vb, [self.here_mark]))
         self.sweep_legend.addItem(self.sweep_here, "this config")
         # fixed ranges: no autorange pass (and no second repaint) when the star moves
         self.sweep_plot.disableAutoRange()
@@ -145,8 +151,7 @@ class SoftmaxGradPanel(Panel):
         set_line_label(self.sweep_now, f"d_k = {dk}")
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else 0.0
-        if not unchanged(self.sweep_here, "point", dk, here):
-            self.sweep_here.setData(x=[math.log10(dk)], y=[here])
+        self.here_mark.setPos(math.log10(dk), here)
         scaled = (self.tr("scaled") if cfg.scale is None
                   else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
@@ -180,6 +185,7 @@ class SoftmaxGradPanel(Panel):
         hidden = np.nonzero(~vis)[0]
         if not unchanged(self.masked_marks, "keys", hidden):
             self.masked_marks.setData(hidden, np.zeros(len(hidden)))
+            self.masked_marks.setVisible(len(hidden) > 0)  # an empty scatter still repaints with the bars
         n_vis = int(vis.sum())
         if n_vis:
             self.uniform.setValue(1.0 / n_vis)
@@ -220,6 +226,8 @@ class SoftmaxGradPanel(Panel):
         self.sweep_unscaled.setSymbolPen(None)
         self.sweep_here.setBrush(pg.mkBrush(theme.accent))
         self.sweep_here.setPen(pg.mkPen(theme.foreground, width=1))
+        self.here_mark.setBrush(pg.mkBrush(theme.accent))
+        self.here_mark.setPen(pg.mkPen(theme.foreground, width=1))
         self.sweep_now.setPen(pg.mkPen(theme.accent, width=1.5, style=Qt.PenStyle.DashLine))
         self.sweep_now.label.setColor(theme.accent)
         self.sweep_legend.setLabelTextColor(theme.foreground)
