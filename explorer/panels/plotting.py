@@ -110,7 +110,7 @@ def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
         bar.setLevels(levels)
 
 
-class _BarsItem(pg.GraphicsObject):
+class BarsItem(pg.GraphicsObject):
     """Outline-free bars in a few colours, one drawRects call per colour.
 
     pyqtgraph's BarGraphItem re-derives its bounds with a pixel-sized pen margin
@@ -124,13 +124,15 @@ class _BarsItem(pg.GraphicsObject):
         self._groups: list[tuple[QBrush, list[QRectF]]] = []
         self._bounds = QRectF()
 
-    def set_groups(self, groups: list[tuple[QBrush, list[QRectF]]]) -> None:
+    def set_groups(self, groups: list[tuple[QBrush, list[QRectF]]], bounds: QRectF | None = None) -> None:
+        """groups: (brush, rectangles in data units); bounds: their union, if the caller knows it."""
         self.prepareGeometryChange()
         self._groups = groups
-        bounds = QRectF()
-        for _brush, rects in groups:
-            for r in rects:
-                bounds = bounds.united(r)
+        if bounds is None:
+            bounds = QRectF()
+            for _brush, rects in groups:
+                for r in rects:
+                    bounds = bounds.united(r)
         self._bounds = bounds
         self.update()
 
@@ -155,7 +157,7 @@ class HighlightBars:
 
     def __init__(self, plot: pg.PlotItem, width: float = 0.75) -> None:
         self.width = width
-        self.item = _BarsItem()
+        self.item = BarsItem()
         plot.addItem(self.item)
         self.heights = np.zeros(0)
         self._brushes = [QBrush(QColor("#888888"))] * 3
