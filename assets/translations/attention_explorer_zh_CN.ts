@@ -345,7 +345,7 @@
 <context>
     <name>DiagnosticsPanel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+62"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+64"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
     </message>
@@ -420,7 +420,12 @@
         <translation>{n} 个权重行为 NaN。</translation>
     </message>
     <message>
-        <location line="+168"/>
+        <location line="+60"/>
+        <source>Copy table</source>
+        <translation>复制表格</translation>
+    </message>
+    <message>
+        <location line="+131"/>
         <source>entropy (nats)</source>
         <translation>熵（奈特）</translation>
     </message>
@@ -1198,7 +1203,7 @@ Replace them?</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="+277"/>
+        <location line="+281"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
@@ -1995,17 +2000,17 @@ Replace them?</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+40"/>
+        <location filename="../../explorer/panels/qkv.py" line="+45"/>
         <source>Q, K, V: the projections of the selected head</source>
         <translation>Q、K、V：所选注意力头的投影</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="+130"/>
+        <location filename="../../explorer/panels/scores.py" line="+156"/>
         <source>Scores: QKᵀ before and after √d_k</source>
         <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+46"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+49"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
@@ -2051,7 +2056,7 @@ Replace them?</source>
 <context>
     <name>ScoresPanel</name>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="-56"/>
+        <location filename="../../explorer/panels/scores.py" line="-72"/>
         <source>density</source>
         <translation>概率密度</translation>
     </message>
@@ -2071,7 +2076,7 @@ Replace them?</source>
         <translation>所选单元格</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+79"/>
         <source>Q·Kᵀ (unscaled)</source>
         <translation>Q·Kᵀ（未缩放）</translation>
     </message>
@@ -2164,7 +2169,7 @@ Replace them?</source>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+53"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+60"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -2204,7 +2209,7 @@ Replace them?</source>
         <translation>当前配置</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+38"/>
         <source>scaled</source>
         <translation>已缩放</translation>
     </message>
@@ -2229,7 +2234,7 @@ Replace them?</source>
         <translation>&lt;b&gt;‖∂softmax/∂s‖&lt;/b&gt; 每个查询 · 头 {h}</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>no visible key</source>
         <translation>没有可见的键</translation>
     </message>

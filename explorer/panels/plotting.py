@@ -26,6 +26,7 @@ from PySide6.QtGui import (
     QPen,
     QTextCharFormat,
     QTextLayout,
+    QTextLine,
     QTransform,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
@@ -601,7 +602,8 @@ class TileLabel(_RunsItem):
         # the most characters of line 1 that fit with "…": read off the full line's layout, then
         # checked (a bold "…" or kerning may need one character less)
         room = self.max_width - QFontMetricsF(font).horizontalAdvance("…")
-        n = self._layouts[0].lineAt(0).xToCursor(max(room, 0.0) + self.MARGIN) if room > 0 else 0
+        n = (self._layouts[0].lineAt(0).xToCursor(room + self.MARGIN, QTextLine.CursorPosition.CursorOnCharacter)
+             if room > 0 else 0)
         while n > 0:
             self._lay_out([_truncated(lines[0], n)], font, colour)
             if self._rect.width() - 2 * self.MARGIN <= self.max_width:
