@@ -9,6 +9,7 @@ cached as pixmaps (DeviceCoordinateCache) between changes.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -422,11 +423,13 @@ _CSS_BOLD = re.compile(r"font-weight\s*:\s*(bold|[6-9]00)")
 Runs = list[tuple[str, bool, str | None]]
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_runs(text: str) -> list[Runs]:
     """The small HTML subset of the panels' titles as lines of styled runs.
 
     <b>, <span style='color: …; font-weight: …'> (nested), <br> and entities;
-    any other markup is kept as text. Lines are split at <br>.
+    any other markup is kept as text. Lines are split at <br>. Cached (titles
+    come back as a slider goes to and fro): callers must not change the lists.
     """
     lines: list[Runs] = [[]]
     stack = [(False, None)]
@@ -477,6 +480,16 @@ def _font_of(opts: dict) -> QFont:
     return font
 
 
+@functools.lru_cache(maxsize=256)
+def _char_format(colour: str | None, bold: bool, default_rgba: int) -> QTextCharFormat:
+    """A run's character format: its colour (None: the label's, given as QColor.rgba()), bold."""
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(colour) if colour else QColor.fromRgba(default_rgba))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    return fmt
+
+
 class _RunsItem(QGraphicsItem):
     """Paints lines of styled runs with one QTextLayout per line.
 
@@ -513,11 +526,7 @@ class _RunsItem(QGraphicsItem):
             for t, bold, c in runs:
                 fr = QTextLayout.FormatRange()
                 fr.start, fr.length = start, len(t)
-                fmt = QTextCharFormat()
-                fmt.setForeground(QColor(c) if c else colour)
-                if bold:
-                    fmt.setFontWeight(QFont.Weight.Bold)
-                fr.format = fmt
+                fr.format = _char_format(c, bold, colour.rgba())
                 formats.append(fr)
                 start += len(t)
             layout.setFormats(formats)
