@@ -56,6 +56,9 @@ class ValueSlider(QWidget):
     def __init__(self, lo: float, hi: float, step: float = 1, decimals: int = 0,
                  tooltip: str = "") -> None:
         super().__init__()
+        # opaque: a slider that moves with every frame of a drag repaints itself, not the
+        # group box and the dock behind it
+        self.setAutoFillBackground(True)
         self.decimals = decimals
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.spin = QDoubleSpinBox() if decimals else QSpinBox()
