@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
@@ -102,8 +102,7 @@ class TokenAxis(LeanAxis):
             need = 11.0  # one text line
         elif self._labels is not None and hi - lo < 400:
             # greedy: keep each label that does not collide with the previous one kept
-            font = self.style["tickFont"] or QFont()
-            metrics, key = QFontMetricsF(font), font.key()
+            metrics, key = self.font_metrics(self.style["tickFont"] or QFont())
             kept, right = [], -math.inf
             for i in range(lo, hi + 1):
                 text = self.tickStrings([float(i)], 1.0, 1.0)[0]

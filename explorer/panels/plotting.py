@@ -192,6 +192,7 @@ class HighlightBars:
 
 
 _CENTER = Qt.AlignmentFlag.AlignCenter
+_EPS = 1e-9  # pixels: how far a label may poke out of its axis and still count as inside
 _ALIGN = {
     "left": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
     "right": Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
@@ -212,6 +213,15 @@ class LeanAxis(pg.AxisItem):
     """
 
     _text_sizes: ClassVar[dict[tuple[str, str], tuple[float, float]]] = {}
+    _metrics: tuple[QFont, QFontMetricsF, str] | None = None
+
+    def font_metrics(self, font: QFont) -> tuple[QFontMetricsF, str]:
+        """(metrics, key) of the tick font, kept while the font stays the same (font.key()
+        builds a string each call)."""
+        cached = self._metrics
+        if cached is None or cached[0] is not font:
+            cached = self._metrics = (font, QFontMetricsF(font), font.key())
+        return cached[1], cached[2]
 
     def _text_size(self, metrics: QFontMetricsF, font_key: str, s: str) -> tuple[float, float]:
         key = (font_key, s)
@@ -282,9 +292,10 @@ class LeanAxis(pg.AxisItem):
         else:
             span = (QPointF(bounds.left() - 1, bounds.top() + 1), QPointF(bounds.right() + 1, bounds.top() + 1))
             tick_start, tick_stop, tick_dir, axis = tick_bounds.top(), bounds.top(), 1, 1
-        d0, d1 = self.mapToDevice(span[0]), self.mapToDevice(span[1])
-        if d0 is None or d1 is None:
+        device = self.deviceTransform_()  # once, not once per end (mapToDevice)
+        if device is None:
             return None
+        d0, d1 = device.map(span[0]), device.map(span[1])
         length_px = math.hypot(d1.x() - d0.x(), d1.y() - d0.y())
         if length_px == 0:
             return None
@@ -357,10 +368,13 @@ class LeanAxis(pg.AxisItem):
         if not style["showValues"]:
             return axis_spec, tick_specs, []
 
-        metrics, font_key = QFontMetricsF(font), font.key()
+        metrics, font_key = self.font_metrics(font)
         text_offset = style["tickTextOffset"][axis]
         gap = max(0, style["tickLength"]) + text_offset
         item_rect = self.boundingRect()
+        # a label is drawn when it lies inside the item (pyqtgraph: rect.intersected == rect)
+        in_x0, in_y0 = item_rect.left() - _EPS, item_rect.top() - _EPS
+        in_x1, in_y1 = item_rect.right() + _EPS, item_rect.bottom() + _EPS
         align = _ALIGN[orient] | Qt.TextFlag.TextDontClip
         text_specs, sizes_so_far = [], []
         last_size2 = 0
@@ -395,16 +409,16 @@ class LeanAxis(pg.AxisItem):
                     continue
                 x, (w, h) = pos[j], sizes[j]
                 if orient == "left":
-                    rect = QRectF(tick_stop - gap - w, x - h / 2, w, h)
+                    rx, ry = tick_stop - gap - w, x - h / 2
                 elif orient == "right":
-                    rect = QRectF(tick_stop + gap, x - h / 2, w, h)
+                    rx, ry = tick_stop + gap, x - h / 2
                 elif orient == "top":
-                    rect = QRectF(x - w / 2, tick_stop - gap - h, w, h)
+                    rx, ry = x - w / 2, tick_stop - gap - h
                 else:
-                    rect = QRectF(x - w / 2, tick_stop + gap, w, h)
-                if item_rect.intersected(rect) != rect:
+                    rx, ry = x - w / 2, tick_stop + gap
+                if rx < in_x0 or ry < in_y0 or rx + w > in_x1 or ry + h > in_y1:
                     continue
-                text_specs.append((rect, align, s))
+                text_specs.append((QRectF(rx, ry, w, h), align, s))
         self._updateMaxTextSize(last_size2)
         return axis_spec, tick_specs, text_specs
 
