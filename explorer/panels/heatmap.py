@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
 from ..themes import Theme, plot_font
-from .plotting import LeanAxis, lean_axes, set_plot_title, style_plot
+from .plotting import LeanAxis, LeanViewBox, lean_axes, set_plot_title, style_plot
 
 pg.setConfigOptions(imageAxisOrder="row-major")
 
@@ -197,7 +197,8 @@ class Heatmap:
         if axes is not False:
             self.left_axis = TokenAxis("left")
             self.bottom_axis = TokenAxis("bottom")
-            self.item = pg.PlotItem(axisItems=lean_axes(left=self.left_axis, bottom=self.bottom_axis))
+            self.item = pg.PlotItem(axisItems=lean_axes(left=self.left_axis, bottom=self.bottom_axis),
+                                   viewBox=LeanViewBox())
             self.item.setTitle(title)
             self.vb = self.item.getViewBox()
             if row_title:
@@ -211,7 +212,7 @@ class Heatmap:
                         self.item.hideAxis(name)
         else:
             self.left_axis = self.bottom_axis = None
-            self.item = self.vb = pg.ViewBox()
+            self.item = self.vb = LeanViewBox()
         self.vb.invertY(True)
         self.vb.setMenuEnabled(False)
         self.vb.setDefaultPadding(0.0)

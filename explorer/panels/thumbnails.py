@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 from ..selection import HoverLink
 from ..themes import CATEGORY_COLORS, Theme, plot_font
 from .heatmap import CellImage, colorize, crosshair_pen
-from .plotting import TileLabel, upright
+from .plotting import LeanViewBox, TileLabel, upright
 
 GAP_PX = 6.0  # room between tiles
 
@@ -59,7 +59,7 @@ class HeadThumbnails:
         self.hover = hover
         self.on_click = on_click
         self.describe = describe
-        self.vb = pg.ViewBox(invertY=True, enableMenu=False, defaultPadding=0.0)
+        self.vb = LeanViewBox(invertY=True, enableMenu=False, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)  # zoom the large map: the tiles follow it
         self.vb.disableAutoRange()
         self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
