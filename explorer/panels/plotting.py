@@ -435,6 +435,21 @@ class LeanViewBox(pg.ViewBox):
     boundingRect = QGraphicsWidget.boundingRect
     shape = QGraphicsWidget.shape
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync_contents()
+
+    def setBorder(self, *args, **kwargs) -> None:
+        super().setBorder(*args, **kwargs)
+        self._sync_contents()
+
+    def _sync_contents(self) -> None:
+        # without a border the view draws nothing itself: Qt then skips its paint (a Python
+        # call per repaint that strokes an empty pen); its children are drawn as before
+        border = self.border
+        empty = border is None or border.style() == Qt.PenStyle.NoPen
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, empty)
+
 
 def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
     """axisItems for a PlotItem: LeanAxis on the left and bottom unless given (PlotItem shows
