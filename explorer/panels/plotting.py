@@ -30,7 +30,7 @@ from PySide6.QtGui import (
     QTextLine,
     QTransform,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem, QGraphicsWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem, QGraphicsWidget
 
 from ..themes import Theme, plot_font
 
@@ -532,22 +532,29 @@ def _char_format(colour: str | None, bold: bool, default_rgba: int) -> QTextChar
     return fmt
 
 
-class _RunsItem(QGraphicsItem):
+class _RunsItem(QGraphicsRectItem):
     """Paints lines of styled runs with one QTextLayout per line.
 
     What a QGraphicsTextItem with HTML would show for the titles' markup, without
     parsing HTML into a QTextDocument on every change. The layout measures and
     draws the runs together, so glyphs from fallback fonts (‖, ∂, ᵀ) keep their
-    place.
+    place. A rectangle item without pen or brush: its bounds are the rectangle,
+    which Qt reads itself (it asks on every repaint) instead of calling Python.
     """
 
     MARGIN = 4.0  # QTextDocument's default documentMargin: titles keep their place
 
-    def __init__(self, parent: QGraphicsItem) -> None:
+    def __init__(self, parent: QGraphicsItem | None) -> None:
         super().__init__(parent)
+        self.setPen(QPen(Qt.PenStyle.NoPen))
         self._layouts: list[QTextLayout] = []
         self._rect = QRectF(0, 0, 2 * self.MARGIN, 2 * self.MARGIN)
         self._runs: tuple[list[Runs], QFont, QColor] = ([], QFont(), QColor())
+        self.setRect(self._bounds())
+
+    def _bounds(self) -> QRectF:
+        """The item's rectangle for the laid-out text (self._rect)."""
+        return QRectF(self._rect)
 
     def set_runs(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
         if self._same_runs(lines, font, colour):
@@ -583,10 +590,13 @@ class _RunsItem(QGraphicsItem):
             else:
                 y += QFontMetricsF(font).height()
             layouts.append(layout)
-        self.prepareGeometryChange()
         self._layouts = layouts
         self._rect = QRectF(0, 0, width + 2 * self.MARGIN, y + self.MARGIN)
-        self.update()
+        bounds = self._bounds()
+        if bounds == self.rect():
+            self.update()  # same size, new text
+        else:
+            self.setRect(bounds)
 
     def scale_font(self, k: float) -> Callable[[], None]:
         """Lay the text out again with its font k times larger (exports); returns the undo."""
@@ -595,9 +605,6 @@ class _RunsItem(QGraphicsItem):
         bigger.setPointSizeF(font.pointSizeF() * k)
         self.set_runs(lines, bigger, colour)
         return lambda: self.set_runs(lines, font, colour)
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._rect)
 
     def paint(self, p, opt, widget=None) -> None:
         for layout in self._layouts:
@@ -666,7 +673,7 @@ class TileLabel(_RunsItem):
         """Pixels the label needs above its anchor."""
         return self._rect.height() - self.MARGIN + 2
 
-    def boundingRect(self) -> QRectF:
+    def _bounds(self) -> QRectF:
         return QRectF(self._rect).translated(-self.MARGIN, 1 - self._rect.height())
 
     def paint(self, p, opt, widget=None) -> None:
