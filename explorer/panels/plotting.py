@@ -112,23 +112,24 @@ def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
         bar.setLevels(levels)
 
 
-class BarsItem(pg.GraphicsObject):
+class BarsItem(QGraphicsRectItem):
     """Outline-free bars in a few colours, one drawRects call per colour.
 
     pyqtgraph's BarGraphItem re-derives its bounds with a pixel-sized pen margin
     on every boundingRect call (Qt asks several times per frame), and a chart
     with a highlighted bar needed three of them; here the bounds are the bars'
-    own, computed once per change.
+    own, computed once per change, and kept as the rectangle of a pen-less
+    rectangle item, which Qt reads itself.
     """
 
     def __init__(self) -> None:
         super().__init__()
+        self.setPen(QPen(Qt.PenStyle.NoPen))
         self._groups: list[tuple[QBrush, list[QRectF]]] = []
         self._bounds = QRectF()
 
     def set_groups(self, groups: list[tuple[QBrush, list[QRectF]]], bounds: QRectF | None = None) -> None:
         """groups: (brush, rectangles in data units); bounds: their union, if the caller knows it."""
-        self.prepareGeometryChange()
         self._groups = groups
         if bounds is None:
             bounds = QRectF()
@@ -136,10 +137,10 @@ class BarsItem(pg.GraphicsObject):
                 for r in rects:
                     bounds = bounds.united(r)
         self._bounds = bounds
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._bounds)
+        if bounds == self.rect():
+            self.update()  # same extent, new bars
+        else:
+            self.setRect(bounds)
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         if self._bounds.isNull():
