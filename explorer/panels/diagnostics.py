@@ -36,7 +36,7 @@ from ..themes import Theme, plot_font
 from .base import Panel, register_panel
 from .plotting import (
     HighlightBars,
-    LeanViewBox,
+    add_plot,
     lean_axes,
     set_axis_label,
     set_plot_title,
@@ -298,7 +298,7 @@ class DiagnosticsPanel(Panel):
                 ("head_entropy", QT_TRANSLATE_NOOP("DiagnosticsPanel", "entropy (nats)")),
                 ("sink_mass", QT_TRANSLATE_NOOP("DiagnosticsPanel", "sink mass (key 0)")),
                 ("mean_distance", QT_TRANSLATE_NOOP("DiagnosticsPanel", "mean distance (tokens)")))):
-            plot = lay.addPlot(row=i // 2, col=i % 2, axisItems=lean_axes(), viewBox=LeanViewBox())
+            plot = add_plot(lay, i // 2, i % 2, axisItems=lean_axes())
             plot.hideButtons()
             plot.setMenuEnabled(False)
             plot.showGrid(y=True, alpha=0.15)
@@ -309,7 +309,7 @@ class DiagnosticsPanel(Panel):
         ent_plot = self.metric_plots[0][2]
         self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.8})
         ent_plot.addItem(self.uniform_line, ignoreBounds=True)
-        self.cache_plot = lay.addPlot(row=1, col=1, axisItems=lean_axes(), viewBox=LeanViewBox())
+        self.cache_plot = add_plot(lay, 1, 1, axisItems=lean_axes())
         self.cache_axis = self.cache_plot.getAxis("bottom")
         self.cache_plot.hideButtons()
         self.cache_plot.setMenuEnabled(False)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
 from ..themes import Theme, plot_font
-from .plotting import LeanAxis, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .plotting import LeanAxis, LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
 
 pg.setConfigOptions(imageAxisOrder="row-major")
 
@@ -197,8 +197,7 @@ class Heatmap:
         if axes is not False:
             self.left_axis = TokenAxis("left")
             self.bottom_axis = TokenAxis("bottom")
-            self.item = pg.PlotItem(axisItems=lean_axes(left=self.left_axis, bottom=self.bottom_axis),
-                                   viewBox=LeanViewBox())
+            self.item = LeanPlotItem(axisItems=lean_axes(left=self.left_axis, bottom=self.bottom_axis))
             self.item.setTitle(title)
             self.vb = self.item.getViewBox()
             if row_title:

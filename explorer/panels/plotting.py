@@ -452,6 +452,26 @@ class LeanViewBox(pg.ViewBox):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, empty)
 
 
+class LeanPlotItem(pg.PlotItem):
+    """pg.PlotItem on a LeanViewBox, with Qt's own (C++) bounding rectangle and shape: the
+    same rectangle pyqtgraph computes in Python, asked for on every repaint."""
+
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape
+
+    def __init__(self, **kwargs) -> None:
+        if kwargs.get("viewBox") is None:
+            kwargs["viewBox"] = LeanViewBox()
+        super().__init__(**kwargs)
+
+
+def add_plot(layout: pg.GraphicsLayout, row: int, col: int, **kwargs) -> LeanPlotItem:
+    """layout.addPlot(row=row, col=col, **kwargs), with a LeanPlotItem."""
+    plot = LeanPlotItem(**kwargs)
+    layout.addItem(plot, row=row, col=col)
+    return plot
+
+
 def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
     """axisItems for a PlotItem: LeanAxis on the left and bottom unless given (PlotItem shows
     every axis it is given; it makes its hidden right and top ones itself, see style_plot)."""

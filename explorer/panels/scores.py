@@ -22,8 +22,8 @@ from ..themes import Theme
 from .base import Panel, register_panel
 from .plotting import (
     BarsItem,
-    LeanViewBox,
     RunsLabel,
+    add_plot,
     lean_axes,
     set_axis_label,
     set_label_text,
@@ -42,7 +42,7 @@ class _HistPlot:
     """One histogram with a theory curve, a selected-value line and a readout."""
 
     def __init__(self, layout, row: int, col: int, xlabel: str) -> None:
-        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, axisItems=lean_axes(), viewBox=LeanViewBox())
+        self.plot: pg.PlotItem = add_plot(layout, row, col, axisItems=lean_axes())
         self.xlabel = xlabel  # English, marked for translation; see retranslate_ui
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)

@@ -23,7 +23,7 @@ from .base import Panel, register_panel
 from .heatmap import TokenAxis
 from .plotting import (
     HighlightBars,
-    LeanViewBox,
+    add_plot,
     lean_axes,
     set_axis_label,
     set_line_label,
@@ -37,7 +37,7 @@ from .plotting import (
 
 def _bar_plot(layout, row: int, col: int) -> tuple[pg.PlotItem, TokenAxis]:
     axis = TokenAxis("bottom")
-    plot = layout.addPlot(row=row, col=col, axisItems=lean_axes(bottom=axis), viewBox=LeanViewBox())
+    plot = add_plot(layout, row, col, axisItems=lean_axes(bottom=axis))
     plot.hideButtons()
     plot.setMenuEnabled(False)
     plot.showGrid(y=True, alpha=0.15)
@@ -69,7 +69,7 @@ class SoftmaxGradPanel(Panel):
         self.row_plot.setMouseEnabled(y=False)
         self.row_plot.disableAutoRange()
 
-        self.sweep_plot = lay.addPlot(row=0, col=2, axisItems=lean_axes(), viewBox=LeanViewBox())
+        self.sweep_plot = add_plot(lay, 0, 2, axisItems=lean_axes())
         self.sweep_plot.setLogMode(x=True, y=False)
         self.sweep_plot.hideButtons()
         self.sweep_plot.setMenuEnabled(False)

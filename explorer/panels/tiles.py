@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 from ..selection import HoverLink
 from ..themes import Theme, plot_font
 from .heatmap import CellImage, TokenAxis, colorize, crosshair_pen, usable_levels
-from .plotting import LeanViewBox, TileLabel, lean_axes, parse_runs, style_plot, upright
+from .plotting import LeanPlotItem, TileLabel, lean_axes, parse_runs, style_plot, upright
 
 GAP = 0.12  # between tiles, in units of one tile width
 
@@ -151,8 +151,7 @@ class TileStrip:
     def __init__(self, hover: HoverLink, cmap: str, axis: bool = True) -> None:
         self.hover = hover
         self.left_axis = TokenAxis("left") if axis else None
-        self.item = pg.PlotItem(axisItems=lean_axes(left=self.left_axis) if axis else lean_axes(),
-                                viewBox=LeanViewBox())
+        self.item = LeanPlotItem(axisItems=lean_axes(left=self.left_axis) if axis else lean_axes())
         self.item.hideButtons()
         self.item.setMenuEnabled(False)
         self.item.hideAxis("bottom")
