@@ -142,6 +142,11 @@ class BarsItem(QGraphicsRectItem):
         else:
             self.setRect(bounds)
 
+    def set_brushes(self, brushes: list[QBrush]) -> None:
+        """New colours for the groups, in order (a theme change); the bars stay."""
+        self._groups = [(brush, rects) for brush, (_old, rects) in zip(brushes, self._groups)]
+        self.update()
+
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         if self._bounds.isNull():
             return None, None

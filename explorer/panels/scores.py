@@ -139,9 +139,7 @@ class _HistPlot:
         fill = QColor(theme.bar)
         fill.setAlpha(110)
         self._fill = QBrush(fill)
-        if self._last is not None:  # repaint the bins in the new colour
-            groups = self.hist_fill._groups
-            self.hist_fill.set_groups([(self._fill, rects) for _b, rects in groups], self.hist_fill._bounds)
+        self.hist_fill.set_brushes([self._fill])
         self.theory.setPen(pg.mkPen(theme.foreground, width=1, style=Qt.PenStyle.DashLine))
         self.selected.setPen(pg.mkPen(theme.accent, width=2))
         self.selected.label.setColor(theme.accent)
