@@ -174,7 +174,8 @@ def bench_command(args) -> int:
 
     info = {"python": platform.python_version(), "platform": platform.platform(),
             "cpu_count": os.cpu_count(), "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-            "qpa": os.environ.get("QT_QPA_PLATFORM", "")}
+            "qpa": os.environ.get("QT_QPA_PLATFORM", ""),
+            "qt_paint_threads": "QT_NO_GUI_THREADPOOL" not in os.environ}
     rows = window_benchmarks(quick)
     engine_res = _optional("engine.bench", "engine_benchmarks", quick=quick)
     models_res = _optional("engine.models.bench", "bench_inspect")
@@ -183,7 +184,8 @@ def bench_command(args) -> int:
                          indent=2, default=str))
         return 0
     print(f"Attention Explorer bench · {info['platform']} · {info['cpu_count']} CPUs · torch "
-          f"{info['torch']} ({info['torch_threads']} threads) · QPA {info['qpa'] or 'default'}")
+          f"{info['torch']} ({info['torch_threads']} threads) · QPA {info['qpa'] or 'default'} · "
+          f"Qt paint threads {'on' if info['qt_paint_threads'] else 'off'}")
     print("\nset_config → frame_rendered through the window (1600×1000, all panels visible)")
     print(format_table(rows))
     for title, res in (("engine.bench", engine_res), ("engine.models.bench", models_res)):

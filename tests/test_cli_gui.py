@@ -78,3 +78,34 @@ def test_main_gui_opens_the_session_and_runs_the_loop(qapp, tmp_path, monkeypatc
     assert w.windowTitle().endswith("s.json")
     w.close()
     w.deleteLater()
+
+
+_POOLED_THREADS = """
+import os, sys
+sys.path.insert(0, os.getcwd())
+from explorer import create_window, ensure_app
+app = ensure_app()
+w = create_window(); w.resize(1600, 1000); w.show()
+for _ in range(20):
+    app.processEvents()
+w.grab()  # paints every panel once more, synchronously
+names = [open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task")]
+print("POOLED", sum(n.startswith("Thread (pooled)") for n in names))
+w.shutdown()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads through /proc (Linux)")
+@pytest.mark.parametrize("opt_out, pooled", [(None, False), ("1", True)])
+def test_raster_fills_stay_on_the_ui_thread_unless_asked(opt_out, pooled):
+    """Qt would hand big fills to a GUI thread pool (slower here, see serial_raster_fills);
+    importing explorer turns that off, ATTN_EXPLORER_PAINT_THREADS=1 turns it back on."""
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_NO_GUI_THREADPOOL", "ATTN_EXPLORER_PAINT_THREADS")}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    if opt_out:
+        env["ATTN_EXPLORER_PAINT_THREADS"] = opt_out
+    r = subprocess.run([sys.executable, "-c", _POOLED_THREADS], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    count = int(r.stdout.split("POOLED")[-1])
+    assert (count > 0) == pooled, r.stdout
