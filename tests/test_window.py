@@ -688,6 +688,34 @@ def test_lean_axes_draw_what_pyqtgraph_draws(qtbot, w):
     assert compared > 10  # labels were actually compared
 
 
+def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
+    """LeanAxis keeps its bounding rectangle between changes; after resizes, shape and range
+    changes, a zoom and a theme switch it is still exactly pyqtgraph's."""
+    from explorer.panels.plotting import LeanAxis
+
+    def axes():
+        return [it for name in w.panel_names() for it in w.panel(name).scene().items()
+                if isinstance(it, LeanAxis)]
+
+    def check(when):
+        for axis in axes():
+            axis.boundingRect()  # the kept rectangle, if any
+            assert axis.boundingRect() == pg.AxisItem.boundingRect(axis), (when, type(axis).__name__,
+                                                                           axis.orientation)
+
+    show(qtbot, w, AttentionConfig(seq_len=6))
+    check("first frame")
+    w.resize(1300, 900)
+    qtbot.wait(20)
+    show(qtbot, w, AttentionConfig(seq_len=13, n_heads=8, n_kv_heads=2, d_model=64))
+    check("resize, more heads")
+    w.panel("heads").big.vb.setRange(xRange=(2, 6), yRange=(3, 9), padding=0)
+    w.act_dark.trigger()
+    show(qtbot, w, AttentionConfig(seq_len=5, tokens=tuple("a much longer sentence here".split())))
+    check("zoom, theme, tokens")
+    assert len(axes()) > 20
+
+
 def test_titles_keep_their_markup_as_runs():
     """The panels' title markup (bold, coloured spans, line breaks, entities) becomes styled
     runs: what RunsLabel draws instead of a rich-text document."""

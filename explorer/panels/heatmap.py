@@ -79,12 +79,15 @@ class TokenAxis(LeanAxis):
     def __init__(self, orientation: str, **kw) -> None:
         super().__init__(orientation, **kw)
         self._labels: list[str] | None = None
+        self._shown: list[str] | None = None
         self.setStyle(tickFont=plot_font(8.0), tickTextOffset=3, autoExpandTextSpace=True)
 
     def set_labels(self, labels: Sequence[str] | None) -> None:
         labels = None if labels is None else [str(s) for s in labels]
         if labels != self._labels:
             self._labels = labels
+            # what a tick shows: long tokens shortened to 10 characters
+            self._shown = None if labels is None else [s if len(s) <= 10 else s[:9] + "…" for s in labels]
             self.picture = None
             self.update()
 
@@ -104,8 +107,7 @@ class TokenAxis(LeanAxis):
             # greedy: keep each label that does not collide with the previous one kept
             metrics, key = self.font_metrics(self.style["tickFont"] or QFont())
             kept, right = [], -math.inf
-            for i in range(lo, hi + 1):
-                text = self.tickStrings([float(i)], 1.0, 1.0)[0]
+            for i, text in enumerate(self.tickStrings(range(lo, hi + 1), 1.0, 1.0), start=lo):
                 half = (self._text_size(metrics, key, text)[0] + 8) / 2
                 centre = (i - minVal) * px_per_cell
                 if centre - half >= right:
@@ -124,12 +126,8 @@ class TokenAxis(LeanAxis):
     def tickStrings(self, values, scale, spacing):
         if self._labels is None:
             return [str(round(v)) for v in values]
-        out = []
-        for v in values:
-            i = round(v)
-            s = self._labels[i] if 0 <= i < len(self._labels) else ""
-            out.append(s if len(s) <= 10 else s[:9] + "…")
-        return out
+        shown, n = self._shown, len(self._shown)
+        return [shown[i] if 0 <= i < n else "" for i in map(round, values)]
 
 
 class RgbaImage(pg.ImageItem):

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
+    QPainter,
     QPen,
     QTextCharFormat,
     QTextLayout,
@@ -205,6 +206,8 @@ _ALIGN = {
     "top": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
     "bottom": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
 }
+# the label flags as the int QPainter.drawText takes (combining Python enums costs a few µs a label)
+_TEXT_FLAGS = {orient: int((align | Qt.TextFlag.TextDontClip).value) for orient, align in _ALIGN.items()}
 
 
 class LeanAxis(pg.AxisItem):
@@ -239,6 +242,76 @@ class LeanAxis(pg.AxisItem):
                 self._text_sizes.clear()
             self._text_sizes[key] = size
         return size
+
+    _bounds: QRectF | None = None
+
+    def boundingRect(self) -> QRectF:
+        """pyqtgraph's bounding rectangle, kept until the axis or its view changes.
+
+        Qt asks for it several times per repaint (~100 calls a frame over the window's
+        axes, each a trip through shiboken into pyqtgraph's computation). It depends on the
+        axis' geometry, style and grid and on the linked view's geometry: every change of
+        those passes through one of the hooks below (tested against pyqtgraph's own).
+        """
+        bounds = self._bounds
+        if bounds is None:
+            bounds = self._bounds = super().boundingRect()
+        return QRectF(bounds)
+
+    def prepareGeometryChange(self) -> None:
+        self._bounds = None
+        super().prepareGeometryChange()
+
+    def resizeEvent(self, ev=None) -> None:
+        self._bounds = None
+        super().resizeEvent(ev)
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            self._bounds = None  # the grid's extent is the view's rectangle in axis coordinates
+        return super().itemChange(change, value)
+
+    def setStyle(self, **kwargs) -> None:
+        self._bounds = None
+        super().setStyle(**kwargs)
+
+    def linkedViewChanged(self, view, newRange=None) -> None:
+        self._bounds = None  # the view was resized (or its range changed)
+        super().linkedViewChanged(view, newRange)
+
+    def _linkToView_internal(self, view) -> None:
+        self._bounds = None
+        super()._linkToView_internal(view)
+
+    def unlinkFromView(self) -> None:
+        self._bounds = None
+        super().unlinkFromView()
+
+    _pen_cache: tuple | None = None
+
+    def _pens(self) -> tuple[QPen, QPen, bool, dict[int, QPen]]:
+        """(axis pen, tick pen, tick pen is solid, {alpha: tick pen with that alpha}).
+
+        pyqtgraph builds these QPens (and reads the brush style) again for every drawing; they
+        only change when setPen / setTickPen store new pens, so they are kept per pen object.
+        """
+        own, tick = self._pen, self._tickPen
+        c = self._pen_cache
+        if c is None or own is None or c[0] is not own or c[1] is not tick:
+            base = self.tickPen()
+            c = (own, tick, self.pen(), base, base.brush().style() == Qt.BrushStyle.SolidPattern, {})
+            self._pen_cache = c if own is not None else None  # the default pen follows pg's config
+        return c[2], c[3], c[4], c[5]
+
+    _last_text_size: float | None = None
+
+    def _updateMaxTextSize(self, x) -> None:
+        """pyqtgraph's, skipped when the labels' size across the axis is what it was: everything
+        else that resizes the axis (label, style, visibility) re-sizes it itself."""
+        if x == self._last_text_size:
+            return
+        self._last_text_size = x
+        super()._updateMaxTextSize(x)
 
     def setRange(self, mn: float, mx: float) -> None:
         """AxisItem.setRange without re-setting the axis label's HTML when nothing in it changes.
@@ -277,6 +350,37 @@ class LeanAxis(pg.AxisItem):
                 self.drawPicture(p, *specs)
         finally:
             p.restore()
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
+        """pyqtgraph's drawPicture, drawing the same pixels with fewer calls: the ticks of one
+        pen are stroked in one drawLines, and the label clip is the bounding rectangle that
+        generateDrawSpecs just computed."""
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        pen, p1, p2 = axisSpec
+        p.setPen(pen)
+        p.drawLine(p1, p2)
+        run_pen, points = None, []
+        for pen, p1, p2 in tickSpecs:
+            if pen is not run_pen:
+                if points:
+                    p.drawLines(points)
+                p.setPen(pen)
+                run_pen, points = pen, []
+            points += (p1, p2)
+        if points:
+            p.drawLines(points)
+        if not textSpecs:
+            return
+        if self.style["tickFont"] is not None:
+            p.setFont(self.style["tickFont"])
+        p.setPen(self.textPen())
+        clip = getattr(self, "_label_clip", None)
+        if clip is None:
+            clip = self.boundingRect()
+        p.setClipRect(clip.toAlignedRect())
+        for rect, flags, text in textSpecs:
+            p.drawText(rect, flags if isinstance(flags, int) else int(flags), text)
 
     def generateDrawSpecs(self, p):
         style = self.style
@@ -326,8 +430,7 @@ class LeanAxis(pg.AxisItem):
         x_lo, x_hi = sorted((lo * scale - offset, hi * scale - offset))
 
         tick_specs, positions = [], []
-        base_pen = self.tickPen()
-        solid = base_pen.brush().style() == Qt.BrushStyle.SolidPattern
+        axis_pen, base_pen, solid, by_alpha = self._pens()
         for i, (_spacing, values) in enumerate(levels):
             tick_len = style["tickLength"] / (i * 0.5 + 1.0)
             alpha = style["tickAlpha"]
@@ -339,10 +442,15 @@ class LeanAxis(pg.AxisItem):
                 alpha = min(255, max(0, round(alpha * 255)))
             pen = base_pen
             if solid:
-                pen = QPen(base_pen)
-                color = QColor(pen.color())
-                color.setAlpha(int(alpha))
-                pen.setColor(color)
+                pen = by_alpha.get(int(alpha))
+                if pen is None:
+                    pen = QPen(base_pen)
+                    color = QColor(pen.color())
+                    color.setAlpha(int(alpha))
+                    pen.setColor(color)
+                    if len(by_alpha) > 64:
+                        by_alpha.clear()
+                    by_alpha[int(alpha)] = pen
             pos = []
             for v in values:
                 x = v * scale - offset
@@ -370,7 +478,7 @@ class LeanAxis(pg.AxisItem):
                     span[1].setY(min(span[1].y(), max(flat)))
                 else:
                     span[1].setX(min(span[1].x(), max(flat)))
-        axis_spec = (self.pen(), span[0], span[1])
+        axis_spec = (axis_pen, span[0], span[1])
         if not style["showValues"]:
             return axis_spec, tick_specs, []
 
@@ -381,9 +489,11 @@ class LeanAxis(pg.AxisItem):
         # a label is drawn when it lies inside the item (pyqtgraph: rect.intersected == rect)
         in_x0, in_y0 = item_rect.left() - _EPS, item_rect.top() - _EPS
         in_x1, in_y1 = item_rect.right() + _EPS, item_rect.bottom() + _EPS
-        align = _ALIGN[orient] | Qt.TextFlag.TextDontClip
-        text_specs, sizes_so_far = [], []
-        last_size2 = 0
+        align = _TEXT_FLAGS[orient]
+        self._label_clip = item_rect  # drawPicture clips the labels to it, as pyqtgraph does
+        text_specs = []
+        known = self._text_sizes
+        along = size2 = last_size2 = 0  # labels so far: total length along the axis, largest across
         for i in range(min(len(levels), style["maxTextLevel"] + 1)):
             if strings_given is None:
                 spacing, values = levels[i]
@@ -397,14 +507,16 @@ class LeanAxis(pg.AxisItem):
             for j, s in enumerate(strings):
                 if pos[j] is None or s is None:
                     sizes.append(None)
+                    continue
+                size = known.get((font_key, s)) or self._text_size(metrics, font_key, s)
+                sizes.append(size)
+                w, h = size
+                if axis == 0:
+                    along += h
+                    size2 = max(size2, w)
                 else:
-                    sizes.append(self._text_size(metrics, font_key, s))
-            sizes_so_far.extend(sz for sz in sizes if sz is not None)
-            if sizes_so_far:
-                along = sum(h if axis == 0 else w for w, h in sizes_so_far)
-                size2 = max(w if axis == 0 else h for w, h in sizes_so_far)
-            else:
-                along = size2 = 0
+                    along += w
+                    size2 = max(size2, h)
             if i > 0:  # finer levels only while the text does not crowd the axis
                 fill = along / length_px
                 if any(len(text_specs) >= n and fill >= limit for n, limit in style["textFillLimits"]):
