@@ -15,8 +15,12 @@ from .trace import AttentionTrace, row_entropy, softmax_jacobian_norm
 FLOAT16_MAX = 65504.0
 
 
+HEAD_METRICS = ("mean_entropy", "max_weight", "sink_mass", "mean_distance", "diagonal", "previous_token")
+
+
 def head_summary(weights: torch.Tensor, q_offset: int = 0,
-                 entropy: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+                 entropy: torch.Tensor | None = None,
+                 only: tuple[str, ...] = HEAD_METRICS) -> dict[str, torch.Tensor]:
     """Per-head metrics of weights (H, S, Skv); each value is an (H,) float32 tensor.
 
     Query i sits at position i + q_offset (Skv − S under our convention), key j
@@ -28,6 +32,7 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0,
       mean_distance  mean Σ_j p_ij·|pos(i) − j|, in tokens
       diagonal       mean weight on key pos(i) (attend to yourself)
       previous_token mean weight on key pos(i) − 1
+    `only` names the metrics wanted (the explorer's frame needs three of the six).
     """
     w = weights.float()
     H, S, Skv = w.shape
@@ -49,21 +54,25 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0,
     def mean_rows(t: torch.Tensor) -> torch.Tensor:
         return (torch.nan_to_num(t) * valid).sum(-1) / n
 
-    ent = row_entropy(w) if entropy is None else entropy.float()
-    return {
-        "mean_entropy": mean_rows(ent),
-        "max_weight": w.amax(dim=(-1, -2)),
-        "sink_mass": mean_rows(w[..., 0]),
-        "mean_distance": mean_rows(torch.einsum("hsk,sk->hs", w, dist)),
-        "diagonal": at(0),
-        "previous_token": at(1),
+    metrics = {
+        "mean_entropy": lambda: mean_rows(row_entropy(w) if entropy is None else entropy.float()),
+        "max_weight": lambda: w.amax(dim=(-1, -2)),
+        "sink_mass": lambda: mean_rows(w[..., 0]),
+        "mean_distance": lambda: mean_rows((w * dist).sum(-1)),
+        "diagonal": lambda: at(0),
+        "previous_token": lambda: at(1),
     }
+    unknown = set(only) - set(metrics)
+    if unknown:
+        raise ValueError(f"unknown head metric(s) {sorted(unknown)}; known: {', '.join(HEAD_METRICS)}")
+    return {name: metrics[name]() for name in only}
 
 
-def trace_head_summary(trace: AttentionTrace, batch: int = 0) -> dict[str, torch.Tensor]:
+def trace_head_summary(trace: AttentionTrace, batch: int = 0,
+                       only: tuple[str, ...] = HEAD_METRICS) -> dict[str, torch.Tensor]:
     """head_summary of one batch row of a trace."""
     cfg = trace.config
-    return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len, trace.entropy[batch])
+    return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len, trace.entropy[batch], only)
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
         weights_shown = weights.copy()
         np.copyto(weights_shown, np.float32(np.nan), where=(~mask)[None, :, :] & (weights == 0))
     entropy = _np(trace.entropy[0])
-    m = engine.trace_head_summary(trace)  # (H,) tensors
+    m = engine.trace_head_summary(trace, only=("mean_entropy", "sink_mass", "mean_distance"))  # (H,) tensors
     valid_rows = ~np.isnan(weights).any(-1)  # (H, S); fully masked "-inf" rows are NaN
     finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
     q_labels, k_labels = token_labels(config)
