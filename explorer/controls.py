@@ -177,6 +177,7 @@ class ConfigControls(QWidget):
         root.setSpacing(8)
 
         # every text is set in retranslate_ui (again on each language change)
+        self._mirrored: dict[str, tuple] = {}  # see _fresh
         self._groups: list[QGroupBox] = []
         self._labels: dict[str, QLabel] = {}
 
@@ -363,6 +364,7 @@ class ConfigControls(QWidget):
                      "rope": self.tr("RoPE"), "alibi": self.tr("ALiBi")}
         for i, p in enumerate(POSITIONALS):
             self.positional.setItemText(i, pos_texts[p])
+        self._mirrored.clear()  # item texts, tooltips and value texts in the new language
         self.set_config(self._config)  # the texts that carry values (head_dim, group map)
 
     def changeEvent(self, event) -> None:
@@ -451,15 +453,21 @@ class ConfigControls(QWidget):
             self.heads, self.kv_heads, self.batch, self.tokens, self.cross, self.causal, self.window_on,
             self.mask_value, self.scale_mode, self.prescale_q, self.dtype, self.positional, self.backend,
             self.device, self.seed, self.init_xavier, self.init_std)]
-        step = cfg.n_heads * (2 if C.needs_even_head_dim(cfg.positional) else 1)
-        self.d_model.set_range(step, max(C.D_MODEL_MAX, step), step)
+        if self._fresh("shape", (cfg.d_model, cfg.n_heads, cfg.kv_heads, cfg.positional)):
+            step = cfg.n_heads * (2 if C.needs_even_head_dim(cfg.positional) else 1)
+            self.d_model.set_range(step, max(C.D_MODEL_MAX, step), step)
+            _set_items(self.heads, [(str(h), h) for h in C.allowed_heads(cfg.d_model, cfg.positional)],
+                       cfg.n_heads)
+            _set_items(self.kv_heads, [(C.kv_label(cfg.n_heads, g), g) for g in C.allowed_kv_heads(cfg.n_heads)],
+                       cfg.kv_heads)
+            self.group_map.setText(self._group_map_html(cfg))
+            self.head_dim.setText(self.tr("{head_dim}  (scale 1/√{head_dim} = {scale})").format(
+                head_dim=cfg.head_dim, scale=f"{1 / math.sqrt(cfg.head_dim):.3g}"))
+            _set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
+        else:  # same choices offered: only show the values (a refused edit is put back here)
+            self.heads.setCurrentIndex(max(self.heads.findData(cfg.n_heads), 0))
+            self.kv_heads.setCurrentIndex(max(self.kv_heads.findData(cfg.kv_heads), 0))
         self.d_model.set_value(cfg.d_model)
-        _set_items(self.heads, [(str(h), h) for h in C.allowed_heads(cfg.d_model, cfg.positional)], cfg.n_heads)
-        _set_items(self.kv_heads, [(C.kv_label(cfg.n_heads, g), g) for g in C.allowed_kv_heads(cfg.n_heads)],
-                   cfg.kv_heads)
-        self.group_map.setText(self._group_map_html(cfg))
-        self.head_dim.setText(self.tr("{head_dim}  (scale 1/√{head_dim} = {scale})").format(
-            head_dim=cfg.head_dim, scale=f"{1 / math.sqrt(cfg.head_dim):.3g}"))
         _set_spin(self.batch, cfg.batch)
         text = " ".join(cfg.tokens) if cfg.tokens else ""
         if self.tokens.text().split() != text.split():
@@ -485,10 +493,9 @@ class ConfigControls(QWidget):
         self.prescale_q.setChecked(cfg.prescale_q)
         self.dtype.setCurrentIndex(self.dtype.findData(cfg.dtype))
         self.positional.setCurrentIndex(self.positional.findData(cfg.positional))
-        _set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
         self.backend.setCurrentIndex(self.backend.findData(cfg.backend))
-        _set_enabled_items(self.backend, engine.available_backends(cfg.device, cfg.dtype))
         self.device.setCurrentIndex(self.device.findData(cfg.device))
+        _set_enabled_items(self.backend, engine.available_backends(cfg.device, cfg.dtype))
         cuda = engine.available_backends("cuda", cfg.dtype).get("eager")
         _set_enabled_items(self.device, {"cpu": None, "cuda": cuda})
         _set_spin(self.seed, cfg.seed)
@@ -497,6 +504,15 @@ class ConfigControls(QWidget):
             _set_spin(self.init_std, cfg.init_std)
         self.init_std.setEnabled(cfg.init_std is not None)
         del blockers
+
+    def _fresh(self, section: str, key: tuple) -> bool:
+        """True (and remembered) when `section`'s offered choices were last built for other
+        config fields than `key`: set_config rebuilds item lists, ranges and the texts that
+        carry values only then (every mirror of a dragged slider did all of it)."""
+        if self._mirrored.get(section) == key:
+            return False
+        self._mirrored[section] = key
+        return True
 
     def _group_map_html(self, cfg: AttentionConfig) -> str:
         parts = []
