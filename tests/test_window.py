@@ -688,6 +688,38 @@ def test_lean_axes_draw_what_pyqtgraph_draws(qtbot, w):
     assert compared > 10  # labels were actually compared
 
 
+def test_lean_axes_paint_pyqtgraphs_pixels(qtbot, w):
+    """LeanAxis.drawPicture (ticks batched per pen) paints exactly what pyqtgraph's does."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from explorer.panels.plotting import LeanAxis
+
+    show(qtbot, w, AttentionConfig(seq_len=9, tokens=tuple("the cat sat on a mat because it rained".split())))
+    axes = [it for name in w.panel_names() for it in w.panel(name).scene().items()
+            if isinstance(it, LeanAxis) and it.isVisible()]
+
+    def picture(axis, draw):
+        rect = axis.boundingRect().toAlignedRect()
+        img = QImage(rect.width() + 2, rect.height() + 2, QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(0)
+        p = QPainter(img)
+        p.translate(-rect.x() + 1, -rect.y() + 1)
+        try:
+            specs = axis.generateDrawSpecs(p)
+            if specs is not None:
+                draw(axis, p, *specs)
+        finally:
+            p.end()
+        return img
+
+    drawn = 0
+    for axis in axes:
+        lean, stock = picture(axis, LeanAxis.drawPicture), picture(axis, pg.AxisItem.drawPicture)
+        assert lean == stock, (type(axis).__name__, axis.orientation)
+        drawn += any(lean.pixel(x, y) for x in range(0, lean.width(), 3) for y in range(0, lean.height(), 3))
+    assert drawn > 10  # not blank pictures compared
+
+
 def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
     """LeanAxis keeps its bounding rectangle between changes; after resizes, shape and range
     changes, a zoom and a theme switch it is still exactly pyqtgraph's."""
