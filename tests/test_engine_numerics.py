@@ -183,6 +183,16 @@ def test_head_summary_recognises_patterns():
     assert s["sink_mass"][0] == pytest.approx(0.2) and s["mean_entropy"][0] == 0
 
 
+def test_head_summary_computes_only_what_is_asked():
+    w = torch.softmax(torch.randn(3, 6, 6), dim=-1)
+    full = engine.head_summary(w, entropy=None)
+    part = engine.head_summary(w, only=("sink_mass", "mean_distance"))
+    assert list(part) == ["sink_mass", "mean_distance"]
+    assert all(torch.allclose(part[k], full[k]) for k in part)
+    with pytest.raises(ValueError, match="unknown head metric"):
+        engine.head_summary(w, only=("sinkmass",))
+
+
 def test_stage_costs_scale_as_taught():
     a = {c["stage"]: c["flops"] for c in engine.stage_costs(AttentionConfig(seq_len=64))}
     b = {c["stage"]: c["flops"] for c in engine.stage_costs(AttentionConfig(seq_len=128))}
