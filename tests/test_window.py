@@ -748,6 +748,42 @@ def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
     assert len(axes()) > 20
 
 
+def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
+    """A title wider than its plot breaks between words onto a second line and the title row
+    grows to show it (not cut off mid-word); a shorter title afterwards keeps that height (no
+    jumping plot while a readout changes), a wider plot gives it back."""
+    from explorer.panels.plotting import add_plot, set_plot_title, unbroken
+    from explorer.themes import DARK
+
+    glw = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(glw)
+    plot = add_plot(glw.ci, 0, 0)
+    glw.resize(260, 300)
+    glw.show()
+    qtbot.wait(20)
+    long = "<b>why √d_k</b> · here (scaled): 0.357 " + unbroken("(theory √d_k = 4)")
+    set_plot_title(plot, long, DARK)
+    qtbot.wait(20)
+    label = plot.titleLabel
+    lines = [label.item._layouts[0].lineAt(i) for i in range(label.item._layouts[0].lineCount())]
+    assert len(lines) == 2
+    assert max(line.naturalTextWidth() for line in lines) <= label.rect().width()
+    text = label.item._layouts[0].text()
+    note = (text.index("(theory"), len(text) - 1)  # the unbroken note: on one line, whole
+    assert [any(ln.textStart() <= c < ln.textStart() + ln.textLength() for c in note) for ln in lines] \
+        == [False, True], [text[ln.textStart():ln.textStart() + ln.textLength()] for ln in lines]
+    two_lines = plot.layout.rowMaximumHeight(0)
+    assert two_lines > 30 and label.rect().height() >= label.item.boundingRect().height() - 0.5
+    set_plot_title(plot, "<b>why √d_k</b> · here: 0.3", DARK)
+    qtbot.wait(20)
+    assert plot.layout.rowMaximumHeight(0) == two_lines
+    glw.resize(900, 300)
+    qtbot.wait(50)
+    set_plot_title(plot, "<b>why √d_k</b> · here: 0.4", DARK)
+    qtbot.wait(20)
+    assert plot.layout.rowMaximumHeight(0) == 30
+
+
 def test_titles_keep_their_markup_as_runs():
     """The panels' title markup (bold, coloured spans, line breaks, entities) becomes styled
     runs: what RunsLabel draws instead of a rich-text document."""

@@ -681,6 +681,9 @@ class _RunsItem(QGraphicsRectItem):
     """
 
     MARGIN = 4.0  # QTextDocument's default documentMargin: titles keep their place
+    wrap_width: float | None = None  # text wider than this (px) breaks between words...
+    MAX_LINES = 2  # ...onto at most this many lines (text with a line break of its own: none)
+    centre_lines: bool = False  # wrapped lines centred on each other (a centred title)
 
     def __init__(self, parent: QGraphicsItem | None) -> None:
         super().__init__(parent)
@@ -718,16 +721,30 @@ class _RunsItem(QGraphicsRectItem):
                 start += len(t)
             layout.setFormats(formats)
             layout.beginLayout()
-            line = layout.createLine()
-            if line.isValid():
+            # wrapped lines break at a space (a longer word overflows); the last line allowed
+            # takes the rest of the text (its end is clipped by the label)
+            room = self.wrap_width if self.wrap_width is not None and len(lines) < self.MAX_LINES else None
+            for n in range(self.MAX_LINES if room is not None else 1):
+                line = layout.createLine()
+                if not line.isValid():
+                    break
+                if room is not None and n < self.MAX_LINES - 1:
+                    line.setLineWidth(room)
+            layout.endLayout()  # lays out a line given no width: the whole text
+            if layout.lineCount() == 0:
+                y += QFontMetricsF(font).height()
+            for i in range(layout.lineCount()):
+                line = layout.lineAt(i)
                 line.setPosition(QPointF(self.MARGIN, y))
-            layout.endLayout()
-            if line.isValid():
                 y += line.height()
                 width = max(width, line.naturalTextWidth())
-            else:
-                y += QFontMetricsF(font).height()
             layouts.append(layout)
+        if self.centre_lines and (self.wrap_width is None or width <= self.wrap_width):  # (overflowing: show starts)
+            for layout in layouts:
+                for i in range(layout.lineCount()):
+                    line = layout.lineAt(i)
+                    if line.naturalTextWidth() < width:
+                        line.setPosition(QPointF(self.MARGIN + (width - line.naturalTextWidth()) / 2, line.y()))
         self._layouts = layouts
         self._rect = QRectF(0, 0, width + 2 * self.MARGIN, y + self.MARGIN)
         bounds = self._bounds()
@@ -735,6 +752,13 @@ class _RunsItem(QGraphicsRectItem):
             self.update()  # same size, new text
         else:
             self.setRect(bounds)
+
+    def set_wrap(self, width: float | None, centre: bool = False) -> None:
+        """Break lines wider than `width` pixels between words (None: never)."""
+        if (width, centre) != (self.wrap_width, self.centre_lines):
+            self.wrap_width, self.centre_lines = width, centre
+            if self._layouts:
+                self._lay_out(*self._runs)
 
     def scale_font(self, k: float) -> Callable[[], None]:
         """Lay the text out again with its font k times larger (exports); returns the undo."""
@@ -837,9 +861,14 @@ class RunsLabel(pg.LabelItem):
 
     Draws the titles' HTML subset (see parse_runs) with a _RunsItem, so a title
     that changes every frame costs a few font-metric lookups, not a rich-text
-    document. It may be narrower than its text (the end is clipped), so a new
-    title never re-lays out the plot grid.
+    document. Its width is the layout's, never the text's, so a new title does
+    not re-lay out the plot grid: text wider than the label wraps between words
+    onto more lines, and the label (and a plot's title row) grows to show them.
+    The height it grew to is kept while the width stays the same, so a readout
+    that changes every frame does not make the plot below it jump.
     """
+
+    TITLE_ROW = 30  # pyqtgraph's fixed title row height (PlotItem.setTitle)
 
     # Qt's own (C++) rectangle and shape: Qt asks for both on every repaint (the label clips
     # its text to its shape); pyqtgraph's Python versions compute the same rectangle
@@ -862,15 +891,24 @@ class RunsLabel(pg.LabelItem):
         self.opts.update(args)
         colour = self.opts.get("color")
         colour = pg.mkColor(colour if colour is not None else pg.getConfigOption("foreground"))
-        self.item.set_runs(parse_runs(text), _font_of(self.opts), colour)
+        font = _font_of(self.opts)
+        if font != self._held_font:  # another size (an export's fonts, and back): hold afresh
+            self._held_font, self._held_height = font, 0.0
+        self.item.set_runs(parse_runs(text), font, colour)
         self.resizeEvent(None)
+        self._fit_title_row()  # PlotItem.setTitle has just set its title row back to 30 px
+
+    _held_height = 0.0  # the most height the text needed at this width (see the class docstring)
+    _held_font: QFont | None = None
+    _shrunk_height: float | None = None
 
     def updateMin(self) -> None:
         # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a
         # new title would re-lay out the whole grid (and repaint every axis): keep the height
-        # only, and ask the layout again only when that height changes
-        height = self.itemRect().height()
-        if getattr(self, "_shrunk_height", None) == height:
+        # only, and ask the layout again only when that height grows
+        height = max(self.itemRect().height(), self._held_height)
+        self._held_height = height
+        if self._shrunk_height == height:
             return
         self._shrunk_height = height
         self.setMinimumWidth(0)
@@ -882,12 +920,29 @@ class RunsLabel(pg.LabelItem):
             Qt.SizeHint.MinimumDescent: (0, 0),
         }
         self.updateGeometry()
+        self._fit_title_row()
+
+    def _fit_title_row(self) -> None:
+        """A plot title taller than pyqtgraph's fixed 30 px row gets a row that shows it."""
+        plot = self.parentItem()
+        if not isinstance(plot, pg.PlotItem) or plot.titleLabel is not self or not self.isVisible():
+            return
+        need = max(self.TITLE_ROW, math.ceil(self._held_height))
+        if plot.layout.rowMaximumHeight(0) != need:
+            plot.layout.setRowFixedHeight(0, need)
+            self.setMaximumHeight(need)
 
     def resizeEvent(self, ev) -> None:
+        width = self.rect().width()
+        if isinstance(getattr(self, "item", None), _RunsItem) and width != getattr(self, "_wrapped_for", None):
+            self._wrapped_for = width
+            self._held_height = 0.0  # a new width: the text may need fewer lines now
+            room = width - 2 * _RunsItem.MARGIN
+            self.item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
         pg.LabelItem.resizeEvent(self, ev)
         over = self.itemRect().left() - self.rect().left()
         if self.itemRect().width() > self.rect().width() and over != 0:
-            self.item.moveBy(-over, 0)  # too long: show the start, clip the end
+            self.item.moveBy(-over, 0)  # a word longer than the label: show the start, clip the end
 
 
 def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
@@ -906,6 +961,12 @@ def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
     new.setMaximumHeight(old.maximumHeight())
     plot.titleLabel = new
     return new
+
+
+def unbroken(text: str) -> str:
+    """`text` with non-breaking spaces: a wrapping title moves it to the next line whole
+    (a note such as "(theory √d_k = 4)" is not split after its "=")."""
+    return text.replace(" ", "\u00a0")
 
 
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
@@ -933,12 +994,16 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str 
     key = (text, color, size)
     if getattr(plot, "_last_title", None) == key:
         return
+    first = getattr(plot, "_last_title", None) is None
     plot._last_title = key
-    use_runs_title(plot)
-    if color is None:
-        plot.setTitle(text, size=size)
+    label = use_runs_title(plot)
+    opts = {"size": size} if color is None else {"color": color, "size": size}
+    if first or not label.isVisible():
+        plot.setTitle(text, **opts)  # pyqtgraph shows the title row
     else:
-        plot.setTitle(text, color=color, size=size)
+        # the row is set up: PlotItem.setTitle would fix its height again and post two
+        # layout requests (a re-layout of the plot per changed title)
+        label.setText(text, **opts)
 
 
 def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:

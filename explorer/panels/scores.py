@@ -32,6 +32,7 @@ from .plotting import (
     sticky_max,
     sticky_range,
     style_plot,
+    unbroken,
     unchanged,
 )
 
@@ -208,8 +209,8 @@ class ScoresPanel(Panel):
                                         (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None)
         std = self.tr("std")
         set_plot_title(self.raw.plot, self.tr("<b>Q·Kᵀ</b> before scaling · {who}").format(who=who), th)
-        theory = self.tr("(theory √d_k = {value})").format(value=f"{math.sqrt(dk):.3g}")
-        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  {std} <b>{std_raw:.3g}</b> "
+        theory = unbroken(self.tr("(theory √d_k = {value})").format(value=f"{math.sqrt(dk):.3g}"))
+        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  {std}\u00a0<b>{std_raw:.3g}</b> "
                  f"<span style='color:{muted}'>{theory}</span>"]
         if bad_raw:
             text = self.tr("{n} entries overflowed to ±inf (not drawn)").format(n=bad_raw)
@@ -235,8 +236,8 @@ class ScoresPanel(Panel):
         extra = " + ALiBi" if cfg.positional == "alibi" else ""
         set_plot_title(self.scaled.plot, self.tr("<b>softmax input</b> ({how}) · {who}").format(
             how=how + extra, who=who), th)
-        theory_text = self.tr("(theory {value})").format(value=f"{theory:.3g}")
-        lines = [self.scaled.legend_html(th, name) + f"  ·  {std} <b>{std_after:.3g}</b> "
+        theory_text = unbroken(self.tr("(theory {value})").format(value=f"{theory:.3g}"))
+        lines = [self.scaled.legend_html(th, name) + f"  ·  {std}\u00a0<b>{std_after:.3g}</b> "
                  f"<span style='color:{muted}'>{theory_text}</span>"]
         if bad_after:
             text = self.tr("{n} visible entries are ±inf").format(n=bad_after)

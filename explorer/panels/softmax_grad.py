@@ -30,6 +30,7 @@ from .plotting import (
     set_plot_title,
     sticky_max,
     style_plot,
+    unbroken,
     unchanged,
     upright,
 )
@@ -175,7 +176,7 @@ class SoftmaxGradPanel(Panel):
             self.jac_others.show()
         else:
             self.jac_others.hide()
-        others = self.tr("(lines: other heads)")
+        others = unbroken(self.tr("(lines: other heads)"))
         set_plot_title(self.jac_plot, self.tr("<b>‖∂softmax/∂s‖</b> per query · head {h}").format(h=h)
                        + f" <span style='color:{th.muted}'>{others}</span>", th)
         # ---- the selected query's weights ----------------------------------------
@@ -204,7 +205,7 @@ class SoftmaxGradPanel(Panel):
         nan = f" · <span style='color:{th.error}'>{nan_text}</span>" if np.isnan(row).any() else ""
         head = self.tr("<b>row {i}</b> ‘{label}’ · H = {entropy} nats").format(
             i=i, label=f.query_labels[i], entropy=f"{ent + 0.0:.3g}")
-        uniform_text = self.tr("(uniform {value})").format(value=uniform)
+        uniform_text = unbroken(self.tr("(uniform {value})").format(value=uniform))
         set_plot_title(self.row_plot, f"{head} <span style='color:{th.muted}'>{uniform_text}</span>{nan}", th)
 
     def apply_theme(self, theme: Theme) -> None:
