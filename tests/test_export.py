@@ -188,9 +188,9 @@ def test_png_width_and_content_follow_the_config(tmp_path, window, qapp):
     for name in ("heads", "scores"):
         a = check_png(a_dir / f"{name}.png", 1000)
         b = check_png(b_dir / f"{name}.png", 1000)
-        ha = np.histogram(a, bins=32, range=(0, 256))[0] / a.size
-        hb = np.histogram(b, bins=32, range=(0, 256))[0] / b.size
-        assert np.abs(ha - hb).sum() > 0.01 or abs(a.mean() - b.mean()) > 1, f"{name}: same picture"
+        h = min(a.shape[0], b.shape[0])  # the two configs' figures may differ in height
+        changed = (np.abs(a[:h] - b[:h]).max(axis=-1) > 16).mean()  # share of visibly different pixels
+        assert changed > 0.02, f"{name}: same picture ({changed:.1%} of the pixels differ)"
         assert QImage(str(b_dir / f"{name}.png")).text("Description") == \
             AttentionConfig(n_heads=2, seq_len=12, causal=True, seed=3).summary()
 

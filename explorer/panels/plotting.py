@@ -683,6 +683,7 @@ class _RunsItem(QGraphicsRectItem):
     MARGIN = 4.0  # QTextDocument's default documentMargin: titles keep their place
     wrap_width: float | None = None  # text wider than this (px) breaks between words...
     MAX_LINES = 2  # ...onto at most this many lines (text with a line break of its own: none)
+    MIN_SCALE = 0.75  # a wrapped line still too wide is drawn down to this size (RunsLabel), then cut
     centre_lines: bool = False  # wrapped lines centred on each other (a centred title)
 
     def __init__(self, parent: QGraphicsItem | None) -> None:
@@ -739,7 +740,9 @@ class _RunsItem(QGraphicsRectItem):
                 y += line.height()
                 width = max(width, line.naturalTextWidth())
             layouts.append(layout)
-        if self.centre_lines and (self.wrap_width is None or width <= self.wrap_width):  # (overflowing: show starts)
+        room = self.wrap_width
+        if self.centre_lines and (room is None or width <= room or (len(lines) == 1 and width * self.MIN_SCALE <= room)):
+            # (a block that will not fit even drawn smaller keeps its lines' starts in view)
             for layout in layouts:
                 for i in range(layout.lineCount()):
                     line = layout.lineAt(i)
@@ -893,13 +896,14 @@ class RunsLabel(pg.LabelItem):
         colour = pg.mkColor(colour if colour is not None else pg.getConfigOption("foreground"))
         font = _font_of(self.opts)
         if font != self._held_font:  # another size (an export's fonts, and back): hold afresh
-            self._held_font, self._held_height = font, 0.0
+            self._held_font, self._held_height, self._held_scale = font, 0.0, 1.0
         self.item.set_runs(parse_runs(text), font, colour)
         self.resizeEvent(None)
         self._fit_title_row()  # PlotItem.setTitle has just set its title row back to 30 px
 
     _held_height = 0.0  # the most height the text needed at this width (see the class docstring)
     _held_font: QFont | None = None
+    _held_scale = 1.0  # the smallest scale the text needed at this width
     _shrunk_height: float | None = None
 
     def updateMin(self) -> None:
@@ -933,12 +937,20 @@ class RunsLabel(pg.LabelItem):
             self.setMaximumHeight(need)
 
     def resizeEvent(self, ev) -> None:
-        width = self.rect().width()
-        if isinstance(getattr(self, "item", None), _RunsItem) and width != getattr(self, "_wrapped_for", None):
-            self._wrapped_for = width
-            self._held_height = 0.0  # a new width: the text may need fewer lines now
-            room = width - 2 * _RunsItem.MARGIN
-            self.item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
+        item = getattr(self, "item", None)
+        if isinstance(item, _RunsItem):
+            width = self.rect().width()
+            if width != getattr(self, "_wrapped_for", None):
+                self._wrapped_for = width
+                self._held_height, self._held_scale = 0.0, 1.0  # a new width: maybe fewer lines now
+                room = width - 2 * _RunsItem.MARGIN
+                item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
+            natural = item.rect().width()
+            k = 1.0 if natural <= width or width <= 0 or item.wrap_width is None or len(item._layouts) > 1 \
+                else max(_RunsItem.MIN_SCALE, width / natural)  # (text with line breaks of its own: cut)
+            self._held_scale = k = min(k, self._held_scale)  # kept, like the height: no size jitter
+            if item.scale() != k:
+                item.setScale(k)
         pg.LabelItem.resizeEvent(self, ev)
         over = self.itemRect().left() - self.rect().left()
         if self.itemRect().width() > self.rect().width() and over != 0:
