@@ -777,11 +777,15 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
     set_plot_title(plot, "<b>why √d_k</b> · here: 0.3", DARK)
     qtbot.wait(20)
     assert plot.layout.rowMaximumHeight(0) == two_lines
+    # a second line still too wide (an unbroken note) is drawn smaller, whole
+    set_plot_title(plot, "<b>row 6</b> · H = " + unbroken("1.46 nats (uniform log 7 = 1.95)"), DARK)
+    qtbot.wait(20)
+    assert 0.75 <= label.item.scale() < 1 and label.itemRect().width() <= label.rect().width() + 0.5
     glw.resize(900, 300)
     qtbot.wait(50)
     set_plot_title(plot, "<b>why √d_k</b> · here: 0.4", DARK)
     qtbot.wait(20)
-    assert plot.layout.rowMaximumHeight(0) == 30
+    assert plot.layout.rowMaximumHeight(0) == 30 and label.item.scale() == 1
 
 
 def test_titles_keep_their_markup_as_runs():
