@@ -897,6 +897,7 @@ class RunsLabel(pg.LabelItem):
         font = _font_of(self.opts)
         if font != self._held_font:  # another size (an export's fonts, and back): hold afresh
             self._held_font, self._held_height, self._held_scale = font, 0.0, 1.0
+            self._held_at = self.rect().width()
         self.item.set_runs(parse_runs(text), font, colour)
         self.resizeEvent(None)
         self._fit_title_row()  # PlotItem.setTitle has just set its title row back to 30 px
@@ -904,6 +905,8 @@ class RunsLabel(pg.LabelItem):
     _held_height = 0.0  # the most height the text needed at this width (see the class docstring)
     _held_font: QFont | None = None
     _held_scale = 1.0  # the smallest scale the text needed at this width
+    _held_at = -math.inf  # the label width the held height and scale were measured from
+    REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
     _shrunk_height: float | None = None
 
     def updateMin(self) -> None:
@@ -942,7 +945,11 @@ class RunsLabel(pg.LabelItem):
             width = self.rect().width()
             if width != getattr(self, "_wrapped_for", None):
                 self._wrapped_for = width
-                self._held_height, self._held_scale = 0.0, 1.0  # a new width: maybe fewer lines now
+                if width > self._held_at + self.REGROW_PX:  # much wider: maybe fewer lines now
+                    self._held_height, self._held_scale = 0.0, 1.0
+                # (an axis whose labels change width moves the title's edge by a few pixels
+                # from frame to frame: that alone must not make the plot jump)
+                self._held_at = width if width > self._held_at + self.REGROW_PX else min(self._held_at, width)
                 room = width - 2 * _RunsItem.MARGIN
                 item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
             natural = item.rect().width()
@@ -1006,16 +1013,12 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str 
     key = (text, color, size)
     if getattr(plot, "_last_title", None) == key:
         return
-    first = getattr(plot, "_last_title", None) is None
     plot._last_title = key
-    label = use_runs_title(plot)
-    opts = {"size": size} if color is None else {"color": color, "size": size}
-    if first or not label.isVisible():
-        plot.setTitle(text, **opts)  # pyqtgraph shows the title row
+    use_runs_title(plot)
+    if color is None:
+        plot.setTitle(text, size=size)
     else:
-        # the row is set up: PlotItem.setTitle would fix its height again and post two
-        # layout requests (a re-layout of the plot per changed title)
-        label.setText(text, **opts)
+        plot.setTitle(text, color=color, size=size)
 
 
 def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
