@@ -866,9 +866,10 @@ class RunsLabel(pg.LabelItem):
     that changes every frame costs a few font-metric lookups, not a rich-text
     document. Its width is the layout's, never the text's, so a new title does
     not re-lay out the plot grid: text wider than the label wraps between words
-    onto more lines, and the label (and a plot's title row) grows to show them.
-    The height it grew to is kept while the width stays the same, so a readout
-    that changes every frame does not make the plot below it jump.
+    onto a second line (a second line still too wide is drawn smaller, down to
+    3/4), and the label (and a plot's title row) grows to show them. The height
+    and size it settled on are kept until the label grows REGROW_PX wider, so a
+    readout that changes every frame does not make the plot below it jump.
     """
 
     TITLE_ROW = 30  # pyqtgraph's fixed title row height (PlotItem.setTitle)
