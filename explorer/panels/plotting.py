@@ -288,6 +288,7 @@ class LeanAxis(pg.AxisItem):
         super().unlinkFromView()
 
     _pen_cache: tuple | None = None
+    _label_clip: QRectF | None = None  # the bounds generateDrawSpecs placed the labels in
 
     def _pens(self) -> tuple[QPen, QPen, bool, dict[int, QPen]]:
         """(axis pen, tick pen, tick pen is solid, {alpha: tick pen with that alpha}).
@@ -375,9 +376,7 @@ class LeanAxis(pg.AxisItem):
         if self.style["tickFont"] is not None:
             p.setFont(self.style["tickFont"])
         p.setPen(self.textPen())
-        clip = getattr(self, "_label_clip", None)
-        if clip is None:
-            clip = self.boundingRect()
+        clip = self._label_clip if self._label_clip is not None else self.boundingRect()
         p.setClipRect(clip.toAlignedRect())
         for rect, flags, text in textSpecs:
             p.drawText(rect, flags if isinstance(flags, int) else int(flags), text)
@@ -724,13 +723,13 @@ class _RunsItem(QGraphicsRectItem):
             layout.beginLayout()
             # wrapped lines break at a space (a longer word overflows); the last line allowed
             # takes the rest of the text (its end is clipped by the label)
-            room = self.wrap_width if self.wrap_width is not None and len(lines) < self.MAX_LINES else None
-            for n in range(self.MAX_LINES if room is not None else 1):
+            wrap_at = self.wrap_width if len(lines) < self.MAX_LINES else None
+            for n in range(self.MAX_LINES if wrap_at is not None else 1):
                 line = layout.createLine()
                 if not line.isValid():
                     break
-                if room is not None and n < self.MAX_LINES - 1:
-                    line.setLineWidth(room)
+                if wrap_at is not None and n < self.MAX_LINES - 1:
+                    line.setLineWidth(wrap_at)
             layout.endLayout()  # lays out a line given no width: the whole text
             if layout.lineCount() == 0:
                 y += QFontMetricsF(font).height()
@@ -897,8 +896,8 @@ class RunsLabel(pg.LabelItem):
         colour = pg.mkColor(colour if colour is not None else pg.getConfigOption("foreground"))
         font = _font_of(self.opts)
         if font != self._held_font:  # another size (an export's fonts, and back): hold afresh
-            self._held_font, self._held_height, self._held_scale = font, 0.0, 1.0
-            self._held_at = self.rect().width()
+            self._held_font = font
+            self._hold_afresh(self.rect().width())
         self.item.set_runs(parse_runs(text), font, colour)
         self.resizeEvent(None)
         self._fit_title_row()  # PlotItem.setTitle has just set its title row back to 30 px
@@ -909,6 +908,10 @@ class RunsLabel(pg.LabelItem):
     _held_at = -math.inf  # the label width the held height and scale were measured from
     REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
     _shrunk_height: float | None = None
+    _wrapped_for: float | None = None  # the label width the text was last wrapped at
+
+    def _hold_afresh(self, width: float) -> None:
+        self._held_height, self._held_scale, self._held_at = 0.0, 1.0, width
 
     def updateMin(self) -> None:
         # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a
@@ -944,13 +947,14 @@ class RunsLabel(pg.LabelItem):
         item = getattr(self, "item", None)
         if isinstance(item, _RunsItem):
             width = self.rect().width()
-            if width != getattr(self, "_wrapped_for", None):
+            if width != self._wrapped_for:
                 self._wrapped_for = width
-                if width > self._held_at + self.REGROW_PX:  # much wider: maybe fewer lines now
-                    self._held_height, self._held_scale = 0.0, 1.0
-                # (an axis whose labels change width moves the title's edge by a few pixels
-                # from frame to frame: that alone must not make the plot jump)
-                self._held_at = width if width > self._held_at + self.REGROW_PX else min(self._held_at, width)
+                # much wider: maybe fewer lines now; an axis whose labels change width moves the
+                # title's edge by a few pixels from frame to frame, and that must not make plots jump
+                if width > self._held_at + self.REGROW_PX:
+                    self._hold_afresh(width)
+                else:
+                    self._held_at = min(self._held_at, width)
                 room = width - 2 * _RunsItem.MARGIN
                 item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
             natural = item.rect().width()
