@@ -39,7 +39,7 @@ from engine import AttentionConfig, ConfigError
 
 from . import constraints as C
 from .sizing import hold_size
-from .themes import CATEGORY_COLORS
+from .figures.themes import CATEGORY_COLORS
 
 #: Slider drags send at most one change per this many ms (the trailing value always goes).
 THROTTLE_MS = 25

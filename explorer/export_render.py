@@ -498,7 +498,7 @@ def _default_pt() -> float:
 
 def _light_theme():
     try:
-        from .themes import LIGHT
+        from .figures.themes import LIGHT
     except ImportError:  # the window's themes are optional for this module
         return None
     return LIGHT
@@ -506,7 +506,7 @@ def _light_theme():
 
 def _light_palette() -> QPalette:
     try:
-        from .themes import LIGHT, qt_palette
+        from .figures.themes import LIGHT, qt_palette
 
         return qt_palette(LIGHT)
     except ImportError:

@@ -42,11 +42,11 @@ from . import i18n
 from .controls import ConfigControls
 from .frame import Frame, build_frame, measure_backends
 from .panels import CORE_PANELS, PANELS, Panel
-from .panels.heatmap import link_views
+from .figures.heatmap import link_views
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
 from .sizing import hold_size, release_size
-from .themes import DARK, LIGHT, Theme, apply_app_theme
+from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
 from .worker import ComputeWorker
 
 MAX_RECENT = 8

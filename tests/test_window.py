@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QWidget
 
 import explorer
 from engine import AttentionConfig
-from explorer.panels.heatmap import colorize
+from explorer.figures.heatmap import colorize
 from explorer.window import MainWindow
 
 TIMEOUT = 20_000
@@ -668,7 +668,7 @@ def _axis_specs(axis, spec_fn):
 def test_lean_axes_draw_what_pyqtgraph_draws(qtbot, w):
     """LeanAxis only computes the axis faster: every visible axis of the window gives the
     same axis line, ticks and labels as pyqtgraph's own AxisItem.generateDrawSpecs."""
-    from explorer.panels.plotting import LeanAxis
+    from explorer.figures.plots import LeanAxis
 
     show(qtbot, w, AttentionConfig(seq_len=9, tokens=tuple("the cat sat on a mat because it rained".split())))
     # plots show their left and bottom axes only (colour bars: their scale on the right)
@@ -692,7 +692,7 @@ def test_lean_axes_paint_pyqtgraphs_pixels(qtbot, w):
     """LeanAxis.drawPicture (ticks batched per pen) paints exactly what pyqtgraph's does."""
     from PySide6.QtGui import QImage, QPainter
 
-    from explorer.panels.plotting import LeanAxis
+    from explorer.figures.plots import LeanAxis
 
     show(qtbot, w, AttentionConfig(seq_len=9, tokens=tuple("the cat sat on a mat because it rained".split())))
     axes = [it for name in w.panel_names() for it in w.panel(name).scene().items()
@@ -723,7 +723,7 @@ def test_lean_axes_paint_pyqtgraphs_pixels(qtbot, w):
 def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
     """LeanAxis keeps its bounding rectangle between changes; after resizes, shape and range
     changes, a zoom and a theme switch it is still exactly pyqtgraph's."""
-    from explorer.panels.plotting import LeanAxis
+    from explorer.figures.plots import LeanAxis
 
     def axes():
         return [it for name in w.panel_names() for it in w.panel(name).scene().items()
@@ -752,8 +752,8 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
     """A title wider than its plot breaks between words onto a second line and the title row
     grows to show it (not cut off mid-word); a shorter title afterwards keeps that height (no
     jumping plot while a readout changes), a wider plot gives it back."""
-    from explorer.panels.plotting import add_plot, set_plot_title, unbroken
-    from explorer.themes import DARK
+    from explorer.figures.plots import add_plot, set_plot_title, unbroken
+    from explorer.figures.themes import DARK
 
     glw = pg.GraphicsLayoutWidget()
     qtbot.addWidget(glw)
@@ -791,7 +791,7 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
 def test_titles_keep_their_markup_as_runs():
     """The panels' title markup (bold, coloured spans, line breaks, entities) becomes styled
     runs: what RunsLabel draws instead of a rich-text document."""
-    from explorer.panels.plotting import parse_runs
+    from explorer.figures.plots import parse_runs
 
     lines = parse_runs("<b>head 1</b> · kv 0 <span style='color:#8b949e'>8×8 &lt;x&gt;</span><br>"
                        "<span style='font-weight:600'>total</span>")
@@ -801,7 +801,7 @@ def test_titles_keep_their_markup_as_runs():
 
 def test_title_label_draws_its_text(qtbot, w):
     """A panel title is a RunsLabel that lays out its whole text (not clipped to nothing)."""
-    from explorer.panels.plotting import RunsLabel
+    from explorer.figures.plots import RunsLabel
 
     show(qtbot, w, AttentionConfig(seq_len=7))
     label = w.panel("heads").big.item.titleLabel
@@ -816,7 +816,7 @@ def test_tile_title_is_shortened_to_its_tile(qtbot):
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QGraphicsRectItem
 
-    from explorer.panels.plotting import TileLabel, _truncated, parse_runs
+    from explorer.figures.plots import TileLabel, _truncated, parse_runs
 
     def drawn(label):
         return "".join(t for layout in label._layouts for t in [layout.text()])

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QHBoxLayout, QVBoxL
 
 from ..frame import Frame
 from ..selection import HoverLink, Selection
-from ..themes import DARK, Theme
-from .heatmap import Heatmap
-from .plotting import cache_static_items
+from ..figures.themes import DARK, Theme
+from ..figures.heatmap import Heatmap
+from ..figures.plots import cache_static_items
 
 
 class PanelGraphics(pg.GraphicsLayoutWidget):

@@ -32,9 +32,9 @@ import engine
 from ..constraints import LLAMA3_8B
 from ..frame import Frame
 from ..sizing import hold_size, release_size
-from ..themes import Theme, plot_font
+from ..figures.themes import Theme, plot_font
 from .base import Panel, register_panel
-from .plotting import (
+from ..figures.plots import (
     HighlightBars,
     add_plot,
     lean_axes,

@@ -8,15 +8,15 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF
 from PySide6.QtGui import QColor
 
 from ..frame import Frame
-from ..themes import WEIGHTS_CMAP, Theme
+from ..figures.themes import WEIGHTS_CMAP, Theme
 from .base import Panel, register_panel
-from .heatmap import Heatmap, RgbaImage
-from .plotting import (
+from ..figures.heatmap import Heatmap, RgbaImage
+from ..figures.plots import (
     set_axis_label,
     set_bar_levels,
     sticky_max,
 )
-from .thumbnails import HeadThumbnails
+from ..figures.thumbnails import HeadThumbnails
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:

@@ -34,7 +34,7 @@ from engine import AttentionConfig
 
 from .. import i18n
 from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
-from ..themes import Theme
+from ..figures.themes import Theme
 from .base import PANELS, Panel, register_panel
 from .diagnostics import human_bytes
 

@@ -45,10 +45,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..themes import WEIGHTS_CMAP, Theme, qt_palette
+from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
-from .heatmap import colorize
-from .plotting import cache_static_items, nice_ceil, set_bar_levels, set_plot_title, style_plot
+from ..figures.heatmap import colorize
+from ..figures.plots import cache_static_items, nice_ceil, set_bar_levels, set_plot_title, style_plot
 
 #: metric key → (menu text, unit/explanation); "pattern" is categorical
 GRID_METRICS = {

@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..themes import WEIGHTS_CMAP, Theme, qt_palette
+from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
-from .heatmap import Heatmap, TokenAxis
-from .plotting import (
+from ..figures.heatmap import Heatmap, TokenAxis
+from ..figures.plots import (
     HighlightBars,
     cache_static_items,
     nice_ceil,

@@ -21,10 +21,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor
 
 from ..frame import Frame
-from ..themes import SIGNED_CMAP, Theme
+from ..figures.themes import SIGNED_CMAP, Theme
 from .base import Panel, register_panel
-from .plotting import set_bar_levels, sticky_max
-from .tiles import TileStrip
+from ..figures.plots import set_bar_levels, sticky_max
+from ..figures.tiles import TileStrip
 
 
 def _absmax(*arrays: np.ndarray) -> float:

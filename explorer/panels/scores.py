@@ -18,9 +18,9 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QGraphicsItem, QLabel
 
 from ..frame import Frame, finite_std, gaussian_pdf, histogram
-from ..themes import Theme
+from ..figures.themes import Theme
 from .base import Panel, register_panel
-from .plotting import (
+from ..figures.plots import (
     BarsItem,
     RunsLabel,
     add_plot,

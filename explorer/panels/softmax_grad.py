@@ -18,10 +18,10 @@ from PySide6.QtGui import QColor, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from ..frame import Frame, scaling_sweep
-from ..themes import Theme
+from ..figures.themes import Theme
 from .base import Panel, register_panel
-from .heatmap import TokenAxis
-from .plotting import (
+from ..figures.heatmap import TokenAxis
+from ..figures.plots import (
     HighlightBars,
     add_plot,
     lean_axes,

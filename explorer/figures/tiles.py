@@ -28,9 +28,9 @@ from PySide6.QtGui import QBrush, QColor, QPainterPath
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from ..selection import HoverLink
-from ..themes import Theme, plot_font
+from .themes import Theme, plot_font
 from .heatmap import CellImage, TokenAxis, colorize, crosshair_pen, usable_levels
-from .plotting import LeanPlotItem, TileLabel, lean_axes, parse_runs, style_plot, upright
+from .plots import LeanPlotItem, TileLabel, lean_axes, parse_runs, style_plot, upright
 
 GAP = 0.12  # between tiles, in units of one tile width
 

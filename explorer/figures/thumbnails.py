@@ -31,9 +31,9 @@ from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from ..selection import HoverLink
-from ..themes import CATEGORY_COLORS, Theme, plot_font
+from .themes import CATEGORY_COLORS, Theme, plot_font
 from .heatmap import CellImage, colorize, crosshair_pen
-from .plotting import LeanViewBox, TileLabel, upright
+from .plots import LeanViewBox, TileLabel, upright
 
 GAP_PX = 6.0  # room between tiles
 

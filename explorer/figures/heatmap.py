@@ -27,8 +27,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
-from ..themes import Theme, plot_font
-from .plotting import LeanAxis, LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .themes import Theme, plot_font
+from .plots import LeanAxis, LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
 
 pg.setConfigOptions(imageAxisOrder="row-major")
 
