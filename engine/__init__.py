@@ -4,7 +4,7 @@ Never imports PySide6, pyqtgraph or explorer (a test enforces it).
 """
 
 from .backends import BackendUnavailable, available_backends
-from .config import AttentionConfig, ConfigError
+from .config import MAX_SEED, AttentionConfig, ConfigError
 from .diagnostics import (
     head_summary,
     kv_cache_comparison,
@@ -18,6 +18,7 @@ from .tiled import TileStep, tiled_attention
 from .trace import AttentionTrace, memory_estimate, run, run_backend_comparison
 
 __all__ = [
+    "MAX_SEED",
     "AttentionConfig",
     "AttentionTrace",
     "BackendUnavailable",

@@ -24,9 +24,47 @@ POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
 BACKENDS = ("eager", "sdpa", "flash")
 DEVICES = ("cpu", "cuda")
 
+#: Largest seed: the explorer's seed spin box is a C int, and every seed must be shown there.
+MAX_SEED = 2**31 - 1
+#: Largest sequence (and key) length.
+MAX_SEQ = 1 << 20
+#: Largest value of a field without a tighter cap (window): anything wider is unlimited anyway.
+MAX_INT = 2**31 - 1
+
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """repr(value) cut to one short line; never raises (a 5,000-digit int cannot be printed
+    with the default str-digits limit, a deep list would recurse)."""
+    if _is_int(value) and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        return f"a {type(value).__name__}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _as_float(name: str, value: Any) -> Any:
+    """An int given for a float field becomes a float; one too large for a float is refused."""
+    if not _is_int(value):
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        raise ConfigError(f"{name} must be a finite number, got {short_repr(value)}") from None
+
+
+def _need_int(name: str, value: Any, lo: int, hi: int) -> None:
+    """ConfigError naming `name` unless value is an int (not a bool) in [lo, hi]."""
+    if not _is_int(value):
+        raise ConfigError(f"{name} must be an integer, got {short_repr(value)}")
+    if not lo <= value <= hi:
+        raise ConfigError(f"{name} must be between {lo} and {hi}, got {short_repr(value, 30)}")
 
 
 @dataclass(frozen=True)
@@ -59,18 +97,20 @@ class AttentionConfig:
 
     def __post_init__(self) -> None:
         if self.tokens is not None and not isinstance(self.tokens, tuple):
-            if isinstance(self.tokens, str) or not hasattr(self.tokens, "__iter__"):
-                raise ConfigError(f"tokens must be a sequence of strings or None, got {self.tokens!r}")
+            if isinstance(self.tokens, str | bytes) or not hasattr(self.tokens, "__iter__"):
+                raise ConfigError(f"tokens must be a sequence of strings or None, got {short_repr(self.tokens)}")
             object.__setattr__(self, "tokens", tuple(self.tokens))
         if self.tokens is not None and len(self.tokens) == 0:
             raise ConfigError("tokens must hold at least one token (or be None)")
+        if self.tokens is not None and len(self.tokens) > MAX_SEQ:
+            raise ConfigError(f"tokens must hold at most {MAX_SEQ} tokens, got {len(self.tokens)}")
         if self.tokens is not None and len(self.tokens) != self.seq_len:
-            # the tokens define S (DESIGN.md): keep the two consistent
+            # the tokens define S (DESIGN.md): keep the two consistent, but a seq_len given
+            # alongside them must still be a valid one (not silently dropped)
+            _need_int("seq_len", self.seq_len, 1, MAX_SEQ)
             object.__setattr__(self, "seq_len", len(self.tokens))
-        if _is_int(self.scale):
-            object.__setattr__(self, "scale", float(self.scale))
-        if _is_int(self.init_std):
-            object.__setattr__(self, "init_std", float(self.init_std))
+        object.__setattr__(self, "scale", _as_float("scale", self.scale))
+        object.__setattr__(self, "init_std", _as_float("init_std", self.init_std))
         self.validate()
 
     # ---- derived sizes -------------------------------------------------
@@ -116,13 +156,8 @@ class AttentionConfig:
     def validate(self) -> None:
         """Raise ConfigError naming the first invalid field and what is allowed."""
 
-        def need_int(name: str, lo: int, hi: int | None = None, value: Any = None) -> None:
-            v = getattr(self, name) if value is None else value
-            if not _is_int(v):
-                raise ConfigError(f"{name} must be an integer, got {v!r}")
-            if v < lo or (hi is not None and v > hi):
-                rng = f">= {lo}" if hi is None else f"between {lo} and {hi}"
-                raise ConfigError(f"{name} must be {rng}, got {v}")
+        def need_int(name: str, lo: int, hi: int) -> None:
+            _need_int(name, getattr(self, name), lo, hi)
 
         need_int("d_model", 1, 65536)
         need_int("n_heads", 1, 1024)
@@ -140,16 +175,16 @@ class AttentionConfig:
                     f"n_kv_heads must divide n_heads={self.n_heads}; got {self.n_kv_heads} "
                     f"(allowed: None, {', '.join(map(str, divs))})"
                 )
-        need_int("seq_len", 1, 1 << 20)
+        need_int("seq_len", 1, MAX_SEQ)
         if self.kv_len is not None:
-            need_int("kv_len", 1, 1 << 20)
+            need_int("kv_len", 1, MAX_SEQ)
         need_int("batch", 1, 4096)
         if not isinstance(self.causal, bool):
-            raise ConfigError(f"causal must be true or false, got {self.causal!r}")
+            raise ConfigError(f"causal must be true or false, got {short_repr(self.causal)}")
         if not isinstance(self.prescale_q, bool):
-            raise ConfigError(f"prescale_q must be true or false, got {self.prescale_q!r}")
+            raise ConfigError(f"prescale_q must be true or false, got {short_repr(self.prescale_q)}")
         if self.window is not None:
-            need_int("window", 1)
+            need_int("window", 1, MAX_INT)
         need_int("pad", 0, self.key_len)
         for name, allowed in (
             ("mask_value", MASK_VALUES),
@@ -158,20 +193,23 @@ class AttentionConfig:
             ("backend", BACKENDS),
             ("device", DEVICES),
         ):
-            if getattr(self, name) not in allowed:
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
                 raise ConfigError(
                     f"{name} must be one of {', '.join(repr(a) for a in allowed)}; "
-                    f"got {getattr(self, name)!r}"
+                    f"got {short_repr(value)}"
                 )
         if self.scale is not None:
             if not isinstance(self.scale, float) or not math.isfinite(self.scale):
-                raise ConfigError(f"scale must be a finite number or None (1/√d_k), got {self.scale!r}")
+                raise ConfigError(f"scale must be a finite number or None (1/√d_k), got {short_repr(self.scale)}")
         if self.init_std is not None:
             if not isinstance(self.init_std, float) or not (self.init_std > 0) or not math.isfinite(
                 self.init_std
             ):
-                raise ConfigError(f"init_std must be a positive number or None (Xavier), got {self.init_std!r}")
-        need_int("seed", 0, 2**63 - 1)
+                raise ConfigError(
+                    f"init_std must be a positive number or None (Xavier), got {short_repr(self.init_std)}"
+                )
+        need_int("seed", 0, MAX_SEED)
         if self.positional == "rope" and self.head_dim % 2:
             raise ConfigError(
                 f"positional='rope' needs an even head_dim (d_model/n_heads); "
@@ -182,7 +220,15 @@ class AttentionConfig:
                 raise ConfigError("tokens must hold at least one token (or be None)")
             bad = [t for t in self.tokens if not isinstance(t, str)]
             if bad:
-                raise ConfigError(f"tokens must all be strings, got {bad[0]!r}")
+                raise ConfigError(f"tokens must all be strings, got {short_repr(bad[0])}")
+            for i, t in enumerate(self.tokens):
+                try:
+                    t.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise ConfigError(
+                        f"tokens must be valid Unicode text: token {i} holds "
+                        f"{t[exc.start:exc.end]!r}, a lone surrogate"
+                    ) from None
 
     # ---- (de)serialisation ---------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -198,7 +244,9 @@ class AttentionConfig:
         if not isinstance(d, dict):
             raise ConfigError(f"config must be a JSON object, got {type(d).__name__}")
         names = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - names)
+        unknown = sorted(
+            k if isinstance(k, str) and len(k) <= 40 and k.isprintable() else short_repr(k, 40) for k in set(d) - names
+        )
         if unknown:
             raise ConfigError(
                 f"unknown config field(s): {', '.join(unknown)} (known: {', '.join(sorted(names))})"
@@ -206,7 +254,7 @@ class AttentionConfig:
         kw = dict(d)
         if kw.get("tokens") is not None:
             if not isinstance(kw["tokens"], list | tuple):
-                raise ConfigError(f"tokens must be a list of strings, got {kw['tokens']!r}")
+                raise ConfigError(f"tokens must be a list of strings, got {short_repr(kw['tokens'])}")
             kw["tokens"] = tuple(kw["tokens"])
         return cls(**kw)
 

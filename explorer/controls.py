@@ -278,7 +278,7 @@ class ConfigControls(QWidget):
             self.device.addItem(d, d)
         row(f, "device", self.device)
         self.seed = QSpinBox()
-        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setRange(0, engine.MAX_SEED)  # the engine's range: every valid seed shows
         row(f, "seed", self.seed)
         self.init_xavier = QCheckBox()
         self.init_std = QDoubleSpinBox()
