@@ -13,7 +13,8 @@ class ModelLoadError(RuntimeError):
     ``reason`` is a short machine-readable tag (``"no_folder"``, ``"no_config"``,
     ``"no_weights"``, ``"corrupt_weights"``, ``"not_cached"``, ``"remote_code"``,
     ``"no_attention"``, ``"unsupported"``, ``"too_large"``, ``"no_tokenizer"``,
-    ``"device"``, ``"download"``); ``files`` names the files involved (for
+    ``"device"``, ``"download"``, ``"bad_config"``: config.json holds impossible sizes or
+    disagrees with the weights); ``files`` names the files involved (for
     ``"remote_code"``: the Python files that would run if the user opted in).
     """
 

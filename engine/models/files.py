@@ -31,6 +31,10 @@ SAFETENSORS_ITEMSIZE = {
 }
 _FLOAT_TAGS = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F16", "BF16", "F32", "F64"}
 _MAX_HEADER = 100 * 1024 * 1024
+#: the largest config.json / index / tokenizer_config.json read as JSON
+_MAX_JSON_BYTES = 16 * 1024 * 1024
+#: real configs nest a few levels (text_config, rope_scaling); far deeper is no config
+_MAX_JSON_DEPTH = 32
 #: files a download needs (no .bin when safetensors exist, no ONNX/TF/Flax copies)
 DOWNLOAD_PATTERNS = [
     "*.json", "*.safetensors", "*.txt", "*.model", "tokenizer*", "vocab*", "merges*",
@@ -44,6 +48,8 @@ class WeightFile:
     kind: str  # "safetensors" or "bin"
     #: tensor name -> (dtype tag, number of elements); empty for .bin files
     tensors: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: tensor name -> shape; empty for .bin files
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -85,6 +91,74 @@ class FolderInfo:
                     size = itemsize
                 total += numel * size
         return total
+
+    def stored_layers(self) -> int | None:
+        """How many layers the safetensors weights hold (highest layer index + 1), read
+        from the tensor names; None when unknown (.bin files, or no layer-indexed names)."""
+        if any(wf.kind != "safetensors" for wf in self.weights):
+            return None
+        top = -1
+        for wf in self.weights:
+            for name in wf.tensors:
+                m = _LAYER_RE.search(name)
+                if m:
+                    top = max(top, int(m.group(1)))
+        return top + 1 if top >= 0 else None
+
+    def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Every safetensors tensor name -> its shape, over all weight files."""
+        out: dict[str, tuple[int, ...]] = {}
+        for wf in self.weights:
+            out.update(wf.shapes)
+        return out
+
+
+def json_depth(value) -> int:
+    """Nesting depth of parsed JSON (a scalar is 0, ``[]`` is 1), without recursion."""
+    depth = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth = max(depth, level)
+        if depth > _MAX_JSON_DEPTH:
+            break
+        stack.extend((child, level + 1) for child in children)
+    return depth
+
+
+class _JsonRefused(ValueError):
+    """A JSON file that is not a regular file, too large, or nested too deeply."""
+
+
+def load_json_file(path: Path, *, limit: int = _MAX_JSON_BYTES):
+    """Parse a small JSON file safely: a regular file only (never a FIFO or device), at most
+    ``limit`` bytes read, nesting at most :data:`_MAX_JSON_DEPTH` deep.
+
+    Raises :class:`_JsonRefused` (a ValueError) with a short reason, OSError,
+    UnicodeDecodeError, or ValueError from the parser.
+    """
+    import stat
+
+    with open(path, "rb", buffering=0) as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _JsonRefused("it is not a regular file")
+        raw = fh.read(limit + 1)
+    if len(raw) > limit:
+        raise _JsonRefused(f"it is larger than {limit // (1024 * 1024)} MiB")
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise _JsonRefused("it is nested too deeply") from None
+    if json_depth(value) > _MAX_JSON_DEPTH:
+        raise _JsonRefused("it is nested too deeply")
+    return value
 
 
 def looks_like_path(source: str) -> bool:
@@ -193,11 +267,14 @@ def read_config(folder: Path) -> dict:
             f"The folder '{folder}' {what}, so it is not a Hugging Face model folder "
             "(it needs config.json, the weights and the tokenizer files).", reason="no_config")
     try:
-        with open(cfg_path, encoding="utf-8") as fh:
-            config = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(f"config.json in '{folder}' is not valid JSON ({exc}).",
-                             reason="no_config") from exc
+        config = load_json_file(cfg_path)
+    except _JsonRefused as exc:
+        raise ModelLoadError(f"config.json in '{folder}' is not a valid model config: {exc}.",
+                             reason="no_config") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ModelLoadError(f"config.json in '{folder}' is not valid JSON "
+                             f"({' '.join(str(exc).split())[:200]}).",
+                             reason="no_config") from None
     if not isinstance(config, dict):
         raise ModelLoadError(f"config.json in '{folder}' is not a JSON object.", reason="no_config")
     return config
@@ -215,8 +292,8 @@ def remote_code_files(folder: Path, config: dict | None = None) -> list[str]:
         maps.append(config.get("auto_map"))
     tok_cfg = folder / "tokenizer_config.json"
     if tok_cfg.is_file():
-        with contextlib.suppress(Exception), open(tok_cfg, encoding="utf-8") as fh:
-            maps.append(json.load(fh).get("auto_map"))
+        with contextlib.suppress(Exception):
+            maps.append(load_json_file(tok_cfg).get("auto_map"))
     for amap in maps:
         if not isinstance(amap, dict):
             continue
@@ -231,11 +308,18 @@ def remote_code_files(folder: Path, config: dict | None = None) -> list[str]:
 
 
 def read_safetensors_header(path: Path) -> dict[str, tuple[str, int]]:
-    """Parse and check a safetensors header without loading any tensor.
+    """Parse and check a safetensors header without loading any tensor: name ->
+    (dtype tag, number of elements).
 
     Raises :class:`ModelLoadError` for a file that is empty, garbage or
     truncated (shorter than its header says).
     """
+    return {name: (tag, numel) for name, (tag, numel, _shape) in _read_header(path).items()}
+
+
+def _read_header(path: Path) -> dict[str, tuple[str, int, tuple[int, ...]]]:
+    """name -> (dtype tag, number of elements, shape); only the header is read (its
+    length, the first 8 bytes, is bounded by :data:`_MAX_HEADER`)."""
     size = path.stat().st_size
     name = path.name
     if size < 8:
@@ -253,14 +337,17 @@ def read_safetensors_header(path: Path) -> dict[str, tuple[str, int]]:
             raise ModelLoadError(msg, reason="corrupt_weights", files=[name])
         raw = fh.read(n)
     try:
-        header = json.loads(raw.decode("utf-8"))
+        try:
+            header = json.loads(raw.decode("utf-8"))
+        except RecursionError:
+            raise ValueError("it is nested too deeply") from None
         if not isinstance(header, dict):
             raise ValueError("header is not an object")
     except (UnicodeDecodeError, ValueError) as exc:
         raise ModelLoadError(f"The weights file {name} is corrupt: its header cannot be read "
                              f"({exc}). Download it again.", reason="corrupt_weights",
                              files=[name]) from exc
-    tensors: dict[str, tuple[str, int]] = {}
+    tensors: dict[str, tuple[str, int, tuple[int, ...]]] = {}
     end = 0
     for key, info in header.items():
         if key == "__metadata__":
@@ -270,6 +357,8 @@ def read_safetensors_header(path: Path) -> dict[str, tuple[str, int]]:
             shape = [int(s) for s in info["shape"]]
             start, stop = (int(x) for x in info["data_offsets"])
             itemsize = SAFETENSORS_ITEMSIZE[tag]
+            if any(s < 0 for s in shape):
+                raise ValueError("negative dimension")
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelLoadError(f"The weights file {name} is corrupt: tensor '{key}' has a bad "
                                  "description. Download it again.", reason="corrupt_weights",
@@ -281,7 +370,7 @@ def read_safetensors_header(path: Path) -> dict[str, tuple[str, int]]:
             raise ModelLoadError(f"The weights file {name} is corrupt: tensor '{key}' does not "
                                  "have the size its shape says. Download it again.",
                                  reason="corrupt_weights", files=[name])
-        tensors[key] = (tag, numel)
+        tensors[key] = (tag, numel, tuple(shape))
         end = max(end, stop)
     data = size - 8 - n
     if data < end:
@@ -299,11 +388,10 @@ def _sharded(folder: Path, index_name: str, kind: str) -> list[WeightFile] | Non
     if not index.is_file():
         return None
     try:
-        with open(index, encoding="utf-8") as fh:
-            shards = sorted(set(json.load(fh)["weight_map"].values()))
+        shards = sorted(set(load_json_file(index, limit=_MAX_HEADER)["weight_map"].values()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ModelLoadError(f"{index_name} is corrupt ({exc}).", reason="corrupt_weights",
-                             files=[index_name]) from exc
+        raise ModelLoadError(f"{index_name} is corrupt ({' '.join(str(exc).split())[:200]}).",
+                             reason="corrupt_weights", files=[index_name]) from None
     missing = [s for s in shards if not (folder / s).is_file()]
     if missing:
         raise ModelLoadError(
@@ -332,7 +420,9 @@ def find_weights(folder: Path) -> list[WeightFile]:
             + extra, reason="no_weights")
     for wf in files:
         if wf.kind == "safetensors":
-            wf.tensors = read_safetensors_header(wf.path)
+            header = _read_header(wf.path)
+            wf.tensors = {name: (tag, numel) for name, (tag, numel, _s) in header.items()}
+            wf.shapes = {name: shape for name, (_t, _n, shape) in header.items()}
         elif wf.size == 0:
             raise ModelLoadError(f"The weights file {wf.path.name} is empty. Download it again.",
                                  reason="corrupt_weights", files=[wf.path.name])

@@ -124,18 +124,109 @@ def _check_remote_code(folder: Path, config: dict, trust_remote_code: bool) -> l
                     "explicitly trust it: read those files first, then allow remote code.",
                     reason="remote_code", files=files)
             return [f"Remote code trusted and run: {', '.join(files)}."]
+        if model_type is None or model_type == "":
+            raise ModelLoadError(
+                f"config.json in '{folder}' has no model_type, so this does not look like a "
+                "Hugging Face model folder (a model's config.json names its architecture, "
+                "e.g. \"model_type\": \"bert\").", reason="no_config")
+        if not isinstance(model_type, str):
+            raise ModelLoadError(
+                f"config.json in '{folder}' is not a valid model config: its model_type is "
+                f"not a name but {type(model_type).__name__}.", reason="no_config")
         import transformers
 
-        what = f"model type '{model_type}'" if model_type else "a config.json without model_type"
         raise ModelLoadError(
-            f"transformers {transformers.__version__} does not know {what}, so the model "
-            "cannot be built. A newer transformers may support it.", reason="unsupported")
+            f"transformers {transformers.__version__} does not know model type "
+            f"'{model_type[:80]}', so the model cannot be built. A newer transformers may "
+            "support it.", reason="unsupported")
     if files and not trust_remote_code:
         return [f"The folder also ships Python code ({', '.join(files)}); it was NOT run: "
                 f"transformers' own '{model_type}' implementation is used."]
     if files:
         return [f"Remote code allowed: transformers may have run {', '.join(files)}."]
     return []
+
+
+def _weight_names(info: FolderInfo) -> str:
+    names = [wf.path.name for wf in info.weights]
+    return ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+
+
+def _positive_int(cfg, name: str) -> int | None:
+    """The config attribute ``name`` as an int; None when absent or None; ModelLoadError
+    when it is not a whole number >= 0."""
+    value = getattr(cfg, name, None)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = repr(value) if len(repr(value)) <= 40 else type(value).__name__
+        raise ModelLoadError(
+            f"config.json is not a valid model config: {name} must be a whole number, "
+            f"not {shown}.", reason="bad_config", files=["config.json"])
+    return value
+
+
+def _check_shape_fields(cfg, raw_config: dict) -> None:
+    """Refuse sizes in config.json that no model can have, naming the field (before
+    transformers builds anything and blames something else)."""
+    heads = _positive_int(cfg, "num_attention_heads")
+    hidden = _positive_int(cfg, "hidden_size")
+    kv = _positive_int(cfg, "num_key_value_heads")
+    _positive_int(cfg, "num_hidden_layers")
+    explicit_head_dim = raw_config.get("head_dim") is not None
+    if heads and hidden and not explicit_head_dim and hidden % heads:
+        raise ModelLoadError(
+            f"config.json is not a valid model config: its num_attention_heads ({heads}) does "
+            f"not divide hidden_size ({hidden}), so the heads cannot split the width evenly. "
+            "The config was edited or is corrupt.", reason="bad_config", files=["config.json"])
+    if heads and kv and heads % kv:
+        raise ModelLoadError(
+            f"config.json is not a valid model config: its num_key_value_heads ({kv}) does not "
+            f"divide num_attention_heads ({heads}). The config was edited or is corrupt.",
+            reason="bad_config", files=["config.json"])
+
+
+def _check_against_weights(cfg, info: FolderInfo, trust_remote_code: bool,
+                           itemsize: int | None) -> int:
+    """Build the model ``cfg`` describes on the meta device (shapes only, no memory) and
+    compare it with the safetensors headers: a tensor found under the same name must have
+    the same shape. Returns the bytes its parameters and buffers will take (0 when unknown).
+
+    Raises ModelLoadError (``bad_config``) when the config cannot be built or disagrees
+    with the weights; quantized checkpoints (packed shapes) are not compared.
+    """
+    from transformers import AutoModel
+
+    try:
+        with torch.device("meta"):
+            skeleton = AutoModel.from_config(cfg, attn_implementation="eager",
+                                             trust_remote_code=trust_remote_code)
+    except Exception as exc:
+        raise ModelLoadError(
+            f"config.json describes a model that cannot be built: {_first_line(exc)}",
+            reason="bad_config", files=["config.json"]) from exc
+    state = skeleton.state_dict()
+    built = sum(t.numel() * (itemsize if itemsize and t.is_floating_point() else t.element_size())
+                for t in state.values())
+    stored = info.tensor_shapes()
+    if not stored or getattr(cfg, "quantization_config", None):
+        return built
+    prefix = str(getattr(skeleton, "base_model_prefix", "") or "")
+    for name, t in state.items():
+        candidates = [name]
+        if prefix:
+            candidates.append(f"{prefix}.{name}")
+            if name.startswith(prefix + "."):
+                candidates.append(name[len(prefix) + 1:])
+        found = next((c for c in candidates if c in stored), None)
+        if found is None or tuple(stored[found]) == tuple(t.shape):
+            continue
+        raise ModelLoadError(
+            f"config.json does not match the weights: by the config, {name} should have "
+            f"shape {tuple(t.shape)}, but in {_weight_names(info)} it has "
+            f"{tuple(stored[found])}. The config was edited or belongs to another model.",
+            reason="bad_config", files=["config.json"])
+    return built
 
 
 def _first_line(exc: BaseException, limit: int = 300) -> str:
@@ -231,7 +322,12 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         raise ModelLoadError(
             f"This model ('{cfg.model_type}') has no attention layers (its config has no "
             "attention heads), so there is nothing to show.", reason="no_attention")
+    _check_shape_fields(cfg, raw_config)
     total_layers = int(getattr(cfg, "num_hidden_layers", 0) or 0)
+    if total_layers == 0:
+        raise ModelLoadError(
+            f"This '{cfg.model_type}' model has no layers (config.json says num_hidden_layers "
+            "is 0), so there is no attention to show.", reason="no_attention")
     if n_layers is not None:
         if not 1 <= n_layers <= total_layers:
             raise ModelLoadError(f"n_layers must be between 1 and {total_layers}.",
@@ -243,6 +339,14 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             notices.append(f"Only the first {n_layers} of {total_layers} layers were loaded.")
 
     info = FolderInfo(folder, raw_config, find_weights(folder), remote_code_files(folder))
+    wanted_layers = total_layers if n_layers is None else n_layers
+    stored = info.stored_layers()
+    if stored is not None and wanted_layers > stored:
+        raise ModelLoadError(
+            f"config.json does not match the weights: it says the model has {total_layers} "
+            f"layers, but the weights ({_weight_names(info)}) hold only {stored}. The config "
+            "was edited or belongs to another model.", reason="bad_config",
+            files=["config.json"])
     if not any((folder / n).is_file() for n in _TOKENIZER_FILES):
         raise ModelLoadError(
             "This model folder has no tokenizer (tokenizer.json, or vocabulary files such as "
@@ -250,7 +354,10 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             "tokenizer files of the model into the folder.", reason="no_tokenizer")
     torch_dtype, itemsize = _resolve_dtype(dtype, device)
     weight_bytes = info.weight_bytes(itemsize, n_layers)
-    need = int(weight_bytes * 1.1) + _OVERHEAD_BYTES
+    # what the config builds, on the meta device (no memory): compared with the weights'
+    # shapes, and its size counted, before anything real is allocated
+    built_bytes = _check_against_weights(cfg, info, trust_remote_code, itemsize)
+    need = int(max(weight_bytes, built_bytes) * 1.1) + _OVERHEAD_BYTES
 
     device_map = None
     if device == "auto":
@@ -337,6 +444,17 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     )
     loaded._probe()
     return loaded
+
+
+def check_text(text: str) -> None:
+    """InspectError unless ``text`` is valid Unicode text (no lone surrogates, which is what
+    bytes that are not UTF-8 become on a command line: Python's surrogateescape)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InspectError(
+            f"The text is not valid UTF-8 (character {exc.start} is not text: bytes from a "
+            "file or terminal in another encoding?). Give the text as UTF-8.") from None
 
 
 @dataclass(eq=False)
@@ -447,6 +565,7 @@ class LoadedModel:
         """(token ids, truncation notice or None, number of tokens in the whole text)."""
         if not isinstance(text, str):
             raise InspectError("text must be a string")
+        check_text(text)
         limit = self.max_length if max_tokens is None else min(self.max_length, int(max_tokens))
         if limit < 1:
             raise InspectError("max_tokens must be at least 1")

@@ -120,7 +120,13 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
     if text is None or not str(text).strip():
         print("error: --text is empty: give the text to inspect", file=err)
         return 2
-    from .loader import load_model
+    from .loader import check_text, load_model
+
+    try:
+        check_text(str(text))
+    except InspectError as exc:
+        print(f"error: --text: {_one_line(exc)}", file=err)
+        return 2
 
     try:
         loaded = load_model(model, device=device, allow_download=allow_download,
