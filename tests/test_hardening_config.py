@@ -91,5 +91,5 @@ def test_the_seed_spin_box_takes_every_seed_the_engine_accepts(qapp):
         assert controls.seed.maximum() == MAX_SEED
     finally:
         controls.deleteLater()
-    with pytest.raises(ConfigError, match="^seed"):
+    with pytest.raises(ConfigError, match=r"^seed"):
         AttentionConfig(seed=MAX_SEED + 1)
