@@ -52,8 +52,54 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_EXPECTED = {"out": "a folder", "session": "a session file", "model": "a model folder or hub id",
+             "text": "some text"}
+
+
+def _usage_error(args: argparse.Namespace) -> str | None:
+    """The reason the arguments are unusable though argparse took them, or None.
+
+    An empty --out, --session or --model would otherwise be ignored or mean the current folder.
+    """
+    for option, expected in _EXPECTED.items():
+        value = getattr(args, option, None)
+        if value is None or (option == "text" and value):  # a text of spaces is still a text
+            continue
+        if not value.strip():
+            return f"argument --{option}: expected {expected}, got {'an empty string' if not value else 'only spaces'}"
+    return None
+
+
+def _export_target_error(args: argparse.Namespace) -> str | None:
+    """--out, or a folder above it, is a file; or a file export would write is a folder:
+    say so before any work (--force replaces files, never folders)."""
+    from pathlib import Path
+
+    from explorer.export import PANEL_NAMES
+
+    out = Path(args.out)
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "" if folder == out else f" (in --out {out})"
+                return f"{folder} is a file, not a folder{where}: choose another --out"
+            break
+    for name in args.panels or PANEL_NAMES:
+        for fmt in args.formats or ["png"]:
+            target = out / f"{name}.{fmt}"
+            if target.is_dir():
+                return (f"{target} is a folder, and export writes a file there "
+                        f"(--force does not replace folders): move it or choose another --out")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    prog = "attention-explorer" + (f" {args.command}" if args.command else "")
+    problem = _usage_error(args)
+    if problem:
+        print(f"{prog}: error: {problem}", file=sys.stderr)
+        return 2
     try:
         if args.command in (None, "gui"):
             from explorer.app import main_gui
@@ -61,6 +107,11 @@ def main(argv: list[str] | None = None) -> int:
             return main_gui(session=getattr(args, "session", None), model=getattr(args, "model", None))
         if args.command == "export":
             from explorer.export import export_command
+
+            problem = _export_target_error(args)
+            if problem:
+                print(f"{prog}: {problem}".splitlines()[0], file=sys.stderr)
+                return 1
 
             return export_command(args)
         if args.command == "inspect":
