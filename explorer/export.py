@@ -1,16 +1,21 @@
 """Figures for slides: any panel (or the whole window) as PNG, SVG or PDF.
 
-    render_figure(widget, "png", ExportOptions(width=1920, theme="slides"), config=cfg) -> bytes
-    export_widget(widget, path, options, config=cfg, force=False) -> Path
+    render_panel(window, "heads", "png", ExportOptions(width=1920, theme="slides")) -> bytes
+    export_panels(window, out_dir, names, formats, options, force=False) -> [Path]
+    render_figure(window, "png", options, config=cfg) -> bytes   # the whole window, as it is
     export_command(args) -> int          # `python main.py export ...`
     install_export_actions(window)       # File ▸ Export…, Edit ▸ Copy panel (export_dialog)
 
-What is drawn is what the window shows (the panel as laid out, at its
-current logical size), scaled to the requested width: PNG at `width` pixels
-(or `dpi`), SVG and PDF as vectors sized to the widget at 96 px per inch.
-The "slides" theme is light with larger fonts and thicker lines; "screen"
-keeps the window's colours. Rendering lives in `export_render` (PNG, PDF) and
-`export_svg` (SVG, with the pyqtgraph 0.14 fix).
+A panel figure is a fresh panel (`fresh_panel`): built offscreen from the
+window's current state (frame, selection, model, the panel's own options) in
+the figure's theme, laid out at FIGURE_SIZE logical px, rendered and thrown
+away. The window is never restyled or resized, and panels behind a tab or
+closed export like shown ones; the File ▸ Export dialog and the CLI go
+through the same code, so they give the same picture. PNG is that picture at
+`width` pixels (or `dpi`), SVG and PDF are vectors at 96 px per inch. The
+"slides" theme is light with larger fonts and thicker lines; "screen" is the
+window's theme. Painting lives in `export_render` (PNG, PDF) and `export_svg`
+(SVG, with the pyqtgraph 0.14 fix).
 
 Files are written safely: to a temporary file in the same folder, flushed to
 disk, then moved into place; an existing file is kept unless `force`; any
@@ -20,12 +25,13 @@ failure (unwritable folder, a path that is a file, a full disk) raises
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 FORMATS = ("png", "svg", "pdf")
@@ -35,8 +41,9 @@ PANEL_NAMES = ("qkv", "scores", "softmax_grad", "heads", "diagnostics")
 MODEL_PANEL_NAMES = ("model_grid", "model_head")
 MIN_WIDTH, MAX_WIDTH = 64, 8192  # PNG pixels; 8192 is 8K, ~200 MB of RGBA at 16:10
 MIN_DPI, MAX_DPI = 24, 1200
-#: The logical size a panel is laid out at for a headless export (16:10, like a slide body).
-CLI_PANEL_SIZE = (1200, 750)
+#: The logical size a figure's panel is laid out at (16:10, like a slide body), in the window's
+#: exports and the CLI's alike; a PNG is this picture at the requested width.
+FIGURE_SIZE = (1200, 750)
 RENDER_TIMEOUT_S = 120.0
 
 
@@ -97,38 +104,70 @@ def caption_text(config) -> str | None:
     return QCoreApplication.translate("Export", "Attention Explorer · {summary}").format(summary=config.summary())
 
 
-def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, title: str = "") -> bytes:
-    """The figure of `widget` encoded as `fmt` (png, svg or pdf)."""
-    from .export_render import LOOKS, render_image, render_pdf
+def _encode(img, fmt_title: str, config, dpi: float | None, logical_width: int) -> bytes:
+    """A rendered QImage as PNG bytes with its resolution and text chunks."""
+    dpi = dpi or 96 * img.width() / max(1, logical_width)
+    img.setDotsPerMeterX(round(dpi / 0.0254))
+    img.setDotsPerMeterY(round(dpi / 0.0254))
+    if fmt_title:
+        img.setText("Title", fmt_title)
+    if config is not None:
+        img.setText("Description", config.summary())
+    img.setText("Software", "Attention Explorer")
+    return _encode_png(img)
 
-    fmt = check_format(fmt)
-    options.validate()
-    if widget.width() < 2 or widget.height() < 2:
-        raise ExportError(f"{title or 'the widget'} has no size yet ({widget.width()}×{widget.height()}); "
-                          "show it before exporting")
-    look = LOOKS[options.theme]
-    if options.include_controls:  # the whole window: a screenshot, in light colours for slides
-        look = replace(look, font_scale=1.0, pen_scale=1.0)
+
+def _render(root, fmt: str, options: ExportOptions, theme, *, config, title: str, fresh: bool) -> bytes:
+    """`root` (a fresh figure panel, or the window as it is) encoded as `fmt`."""
+    from .export_render import render_image, render_pdf
+
     caption = caption_text(config) if options.caption else None
     summary = config.summary() if config is not None else ""
     if fmt == "png":
-        img = render_image(widget, options.png_width(widget.width()), look, caption,
-                           options.include_controls)
-        dpi = options.dpi or 96 * img.width() / max(1, widget.width())
-        img.setDotsPerMeterX(round(dpi / 0.0254))
-        img.setDotsPerMeterY(round(dpi / 0.0254))
-        if title:
-            img.setText("Title", title)
-        if config is not None:
-            img.setText("Description", config.summary())
-        img.setText("Software", "Attention Explorer")
-        return _encode_png(img)
+        img = render_image(root, options.png_width(root.width()), theme, caption,
+                           options.include_controls, fresh)
+        return _encode(img, title, config, options.dpi, root.width())
     if fmt == "pdf":
         doc_title = f"{title} ({summary})" if title and summary else (title or summary)
-        return render_pdf(widget, look, caption, options.include_controls, doc_title)
+        return render_pdf(root, theme, caption, options.include_controls, doc_title, fresh)
     from .export_svg import render_svg
 
-    return render_svg(widget, look, caption, options.include_controls, title, summary)
+    return render_svg(root, theme, caption, options.include_controls, title, summary, fresh)
+
+
+def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, title: str = "") -> bytes:
+    """The figure of `widget` encoded as `fmt`: a panel of a window is drawn afresh
+    (`render_panel`); any other widget (the whole window: a screenshot, controls included)
+    is painted as it is on screen."""
+    fmt = check_format(fmt)
+    options.validate()
+    window = _window_of_panel(widget)
+    if window is not None:
+        return render_panel(window, widget.name, fmt, options)
+    if widget.width() < 2 or widget.height() < 2:
+        raise ExportError(f"{title or 'the widget'} has no size yet ({widget.width()}×{widget.height()}); "
+                          "show it before exporting")
+    theme = getattr(widget, "theme", None) or _screen_theme(widget)
+    return _render(widget, fmt, options, theme, config=config, title=title, fresh=False)
+
+
+def _window_of_panel(widget):
+    """The explorer window `widget` is a panel of, or None."""
+    name = getattr(widget, "name", None)
+    w = widget.window() if hasattr(widget, "window") else None
+    if not name or w is None or w is widget or not hasattr(w, "panel"):
+        return None
+    try:
+        return w if w.panel(name) is widget else None
+    except KeyError:
+        return None
+
+
+def _screen_theme(widget):
+    from .figures.themes import DARK
+
+    w = widget.window() if hasattr(widget, "window") else None
+    return getattr(w, "theme", None) or DARK
 
 
 def _encode_png(img) -> bytes:
@@ -143,14 +182,160 @@ def _encode_png(img) -> bytes:
     return bytes(data.data())
 
 
-def figure_image(widget, options: ExportOptions, *, config=None):
-    """The figure as a QImage (for the clipboard)."""
-    from .export_render import LOOKS, render_image
+# ---- a figure is a fresh panel -------------------------------------------------------------
+
+
+def _settle(rounds: int = 2) -> None:
+    from .export_render import settle
+
+    settle(rounds)
+
+
+def _copy_view_options(source, target) -> None:
+    """The panel's own choices (a combo box's entry, a spin box's value, a check box) from
+    the window's panel to the figure's: both build their controls in the same order."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox
+
+    for kind, get, put in ((QComboBox, "currentIndex", "setCurrentIndex"),
+                           (QAbstractSpinBox, "value", "setValue"),
+                           (QCheckBox, "isChecked", "setChecked")):
+        mine, theirs = source.findChildren(kind), target.findChildren(kind)
+        for a, b in zip(mine, theirs):
+            if type(a) is type(b) and hasattr(a, get):
+                b.blockSignals(True)
+                getattr(b, put)(getattr(a, get)())
+                b.blockSignals(False)
+
+
+def _frame_of(window):
+    """The frame of the window's current config (computed now when the window is behind)."""
+    ensure_current(window)
+    frame = getattr(window, "frame", None)
+    if frame is None:
+        raise ExportError("the window has not drawn anything yet")
+    return frame
+
+
+@contextlib.contextmanager
+def fresh_panel(window, name: str, theme_name: str = "slides",
+                size: tuple[int, int] | None = None) -> Iterator:
+    """A new panel `name` drawn from the window's current state (frame, selection, model, the
+    panel's own options and zoom) in the figure theme ("slides" or "screen"), laid out
+    offscreen at `size` logical px (default FIGURE_SIZE; grown up to 1.5× until no plot is
+    cut); deleted on exit. The window is never touched, whether the panel is shown, behind a
+    tab or closed there."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from .export_render import figure_parts, overflow
+    from .figures.themes import figure_theme, qt_palette, stylesheet
+    from .selection import HoverLink
+
+    source = window.panel(name)
+    cls = type(source)
+    theme = figure_theme(theme_name, window.theme)
+    w, h = size or FIGURE_SIZE
+    if cls.requires_model:
+        ctl = window.model_controller
+        panel = cls(ctl.selection, HoverLink())
+    else:
+        frame = _frame_of(window)
+        panel = cls(window.selection, HoverLink())
+    try:
+        panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        panel.setPalette(qt_palette(theme))
+        panel.setAutoFillBackground(True)
+        panel.setStyleSheet(stylesheet(theme))
+        app_pt = QApplication.font().pointSizeF()
+        panel.setFont(theme.font(app_pt if app_pt > 0 else 9.0))
+        _copy_view_options(source, panel)
+        panel.apply_theme(theme)
+        panel.resize(w, h)
+        panel.show()
+        _settle()
+        if cls.requires_model:
+            panel.set_model(ctl)
+        else:
+            panel.show_frame(frame)
+            if name == "diagnostics":
+                panel.set_backends(frame.backends if frame.backends is not None
+                                   else _measure_backends(window, frame))
+        for mine, theirs in zip(source.heatmaps(), panel.heatmaps()):
+            if mine.shape == theirs.shape and mine.zoomed():
+                theirs.vb.setRange(mine.vb.viewRect(), padding=0)
+        _settle()
+        for _ in range(3):  # grow until every plot fits its view (titles at full length)
+            dx, dy = overflow(figure_parts(panel), preferred_width=True)
+            grown = (min(int(w * 1.5), panel.width() + dx + 8 if dx > 1 else panel.width()),
+                     min(int(h * 1.5), panel.height() + dy + 8 if dy > 1 else panel.height()))
+            if grown == (panel.width(), panel.height()):
+                break
+            panel.resize(*grown)
+            _settle()
+        panel.figure_theme = theme
+        yield panel
+    finally:
+        panel.detach()
+        panel.hide()
+        panel.setParent(None)
+        panel.deleteLater()
+        _settle(1)
+
+
+def _measure_backends(window, frame) -> dict:
+    from .frame import measure_backends
+
+    return measure_backends(frame.config)
+
+
+def _restyle_lines(panel, theme_name: str, window, raster_scale: float) -> None:
+    """Re-draw the figure panel with its lines `raster_scale` times wider (a PNG larger than
+    the layout: Qt's cosmetic pens are device pixels)."""
+    from .figures.themes import figure_theme
+
+    theme = figure_theme(theme_name, window.theme, raster_scale)
+    if theme != panel.figure_theme:
+        panel.figure_theme = theme
+        panel.apply_theme(theme)
+        _settle(1)
+
+
+def render_panel(window, name: str, fmt: str, options: ExportOptions, *,
+                 size: tuple[int, int] | None = None) -> bytes:
+    """Panel `name` of `window` as a figure (`fmt`: png, svg, pdf), from a fresh panel."""
+    return render_panels(window, [name], [fmt], options, size=size)[(name, fmt)]
+
+
+def render_panels(window, names: Sequence[str], formats: Sequence[str], options: ExportOptions, *,
+                  size: tuple[int, int] | None = None) -> dict[tuple[str, str], bytes]:
+    """{(name, fmt): bytes} for every panel and format, one fresh panel per name."""
+    from .export_render import figure_parts, figure_rect
 
     options.validate()
-    caption = caption_text(config) if options.caption else None
-    return render_image(widget, options.png_width(widget.width()), LOOKS[options.theme], caption,
-                        options.include_controls)
+    formats = [check_format(f) for f in formats]
+    out: dict[tuple[str, str], bytes] = {}
+    for name in names:
+        source = window.panel(name)
+        title = str(source.display_title() if hasattr(source, "display_title") else name)
+        with fresh_panel(window, name, options.theme, size) as panel:
+            for fmt in formats:
+                scale = 1.0
+                if fmt == "png":
+                    shown = max(1, figure_rect(figure_parts(panel)).width())
+                    scale = options.png_width(panel.width()) / shown
+                _restyle_lines(panel, options.theme, window, scale)
+                out[(name, fmt)] = _render(panel, fmt, options, panel.figure_theme,
+                                           config=window.config, title=title, fresh=True)
+    return out
+
+
+def panel_image(window, name: str, options: ExportOptions, *, size: tuple[int, int] | None = None):
+    """Panel `name` as a QImage (for the clipboard), from a fresh panel."""
+    from PySide6.QtGui import QImage
+
+    img = QImage()
+    img.loadFromData(render_panel(window, name, "png", options, size=size), "PNG")
+    return img
 
 
 # ---- safe writing --------------------------------------------------------------------------
@@ -276,77 +461,16 @@ def is_shown(widget) -> bool:
     return widget.isVisible() and not widget.visibleRegion().isEmpty()
 
 
-class PanelLayout:
-    """Lays a docked panel out on its own at a chosen logical size (the dock floats, which
-    offscreen shows nothing), grows it until no plot is cut off, and puts it back after."""
-
-    def __init__(self, widget, size: tuple[int, int]) -> None:
-        self.widget, self.size = widget, size
-        self.dock = _dock_of(widget)
-        self.state = None
-
-    def __enter__(self) -> PanelLayout:
-        from .export_render import settle
-
-        d = self.dock
-        if d is None:
-            self.widget.resize(*self.size)
-            settle()
-            return self
-        self.state = (d.isVisible(), d.isFloating())
-        d.show()
-        d.setFloating(True)
-        settle()
-        self._resize(*self.size)
-        return self
-
-    def _resize(self, w: int, h: int) -> None:
-        from .export_render import settle
-
-        d = self.dock
-        if d is None:
-            self.widget.resize(w, h)
-        else:
-            d.resize(w + max(0, d.width() - self.widget.width()), h + max(0, d.height() - self.widget.height()))
-        settle()
-
-    def fit(self, look, include_controls: bool = False, rounds: int = 3, max_growth: float = 1.5) -> None:
-        """Widen/heighten the panel until, in `look`, every plot fits in its view and its
-        titles are not cut (up to `max_growth` times the requested size)."""
-        from .export_render import figure_parts, overflow, restyled
-
-        max_w, max_h = int(self.size[0] * max_growth), int(self.size[1] * max_growth)
-        for _ in range(rounds):
-            parts_fn = lambda: figure_parts(self.widget, include_controls)  # noqa: E731
-            with restyled(self.widget, parts_fn, look, adapt=False) as parts:
-                dx, dy = overflow(parts, preferred_width=True)
-            if dx <= 1 and dy <= 1:
-                return
-            w = min(max_w, self.widget.width() + max(0, dx) + 8)
-            h = min(max_h, self.widget.height() + max(0, dy) + 8)
-            if (w, h) == (self.widget.width(), self.widget.height()):
-                return
-            self._resize(w, h)
-
-    def __exit__(self, *exc) -> None:
-        from .export_render import settle
-
-        if self.dock is not None and self.state is not None:
-            visible, floating = self.state
-            self.dock.setFloating(floating)
-            self.dock.setVisible(visible)
-            settle(1)
-
-
 def ensure_current(window, timeout_s: float = RENDER_TIMEOUT_S) -> None:
-    """Make sure the panels show the window's current config, so no figure is stale: draw it
-    now when the window can (`render_sync`), else wait for `frame_rendered` of that config."""
+    """Make sure the window's frame is of its current config, so no figure is stale: compute
+    it now when the window can (`render_sync`: the window's visible panels catch up as they
+    would anyway), else wait for `frame_rendered` of that config."""
     frame = getattr(window, "frame", None)
     if frame is not None and getattr(frame, "config", None) == window.config:
         return
     if hasattr(window, "render_sync"):
         try:
-            window.render_sync()
+            window.render_sync(all_panels=False)
         except Exception as exc:  # the engine refused the config: nothing to export
             raise ExportError(f"the current configuration cannot be drawn: {exc}") from None
         return
@@ -374,10 +498,10 @@ def export_panels(window, out_dir: str | os.PathLike, names: Iterable[str] | Non
                   on_written: Callable[[Path], None] | None = None) -> list[Path]:
     """Write out_dir/NAME.FORMAT for each panel and format; returns the paths written.
 
-    size: lay each panel out on its own at this logical size first (headless export);
-    None exports the panels as they are on screen (hidden ones are refused)."""
-    from .export_render import LOOKS
-
+    Every figure is a fresh panel drawn from the window's current state (`fresh_panel`),
+    laid out at `size` (default FIGURE_SIZE), also for panels behind a tab or closed. All of
+    them are rendered before the first file is written, and a failure while writing removes
+    the files this call wrote: the folder gets all the figures or nothing new."""
     out = Path(out_dir)
     known = panel_names(window)
     names = list(dict.fromkeys(names)) if names else known
@@ -386,42 +510,27 @@ def export_panels(window, out_dir: str | os.PathLike, names: Iterable[str] | Non
             raise ExportUsageError(_unknown_panel(n, known))
     formats = [check_format(f) for f in dict.fromkeys(formats)]
     options.validate()
+    targets = [(n, f, out / f"{n}.{f}") for n in names for f in formats]
     if not force:  # refuse before rendering anything
-        for n in names:
-            for f in formats:
-                if (out / f"{n}.{f}").exists():
-                    raise ExportError(f"{out / f'{n}.{f}'} already exists (use --force to overwrite)")
-    ensure_current(window)
-    written = []
-    for n in names:
-        widget = window.panel(n)
-        title = str(widget.display_title() if hasattr(widget, "display_title") else getattr(widget, "title", "") or n)
-        if size is None:
-            if not is_shown(widget):
-                raise ExportError(f"panel {n!r} is hidden: show it in the window first")
-            layout = None
-        else:
-            layout = PanelLayout(widget, size)
-        with layout if layout is not None else _nothing():
-            if layout is not None:
-                if n == "diagnostics" and hasattr(window, "measure_backends_sync"):
-                    window.measure_backends_sync()  # the backend table, not "measuring…"
-                layout.fit(LOOKS[options.theme], options.include_controls)
-            for f in formats:
-                data = render_figure(widget, f, options, config=window.config, title=title)
-                p = write_atomic(out / f"{n}.{f}", data, force=force)
-                written.append(p)
-                if on_written is not None:
-                    on_written(p)
+        for _n, _f, path in targets:
+            if path.is_dir():
+                raise ExportError(f"cannot write {path}: it is a folder")
+            if path.exists():
+                raise ExportError(f"{path} already exists (use --force to overwrite)")
+    figures = render_panels(window, names, formats, options, size=size)
+    written: list[Path] = []
+    try:
+        for n, f, path in targets:
+            written.append(write_atomic(path, figures[(n, f)], force=force))
+    except ExportError:
+        for p in written:
+            with contextlib.suppress(OSError):
+                p.unlink()
+        raise
+    for p in written:
+        if on_written is not None:
+            on_written(p)
     return written
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc) -> None:
-        return None
 
 
 def _unknown_panel(name: str, known: Sequence[str]) -> str:
@@ -510,7 +619,7 @@ def export_command(args) -> int:
         except OSError as exc:
             raise ExportError(f"cannot create the folder {out}: {_reason(exc)}") from None
         export_panels(window, out, names or None, formats, options, force=args.force,
-                      size=CLI_PANEL_SIZE, on_written=printed)
+                      on_written=printed)
     except ExportUsageError as exc:
         return _fail(str(exc), 2)
     except ExportError as exc:

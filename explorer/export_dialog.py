@@ -4,7 +4,7 @@
 
 adds "Export figure…" (Ctrl+E) to the window's File menu and "Copy panel as
 image" (Ctrl+Shift+C) to its Edit menu (each menu found by its title, created
-when missing). The dialog picks what (the current panel, all panels shown, or
+when missing). The dialog picks what (the current panel, all panels, or
 the whole window), the format, the pixel width or DPI, the theme and the
 caption; an existing file is replaced only after the user agrees.
 """
@@ -48,12 +48,13 @@ from .export import (
     MIN_WIDTH,
     ExportError,
     ExportOptions,
-    ensure_current,
+    export_panels,
     export_widget,
-    figure_image,
     is_shown,
+    panel_image,
     panel_names,
-    render_figure,
+    render_panel,
+    write_atomic,
 )
 
 WHAT_PANEL, WHAT_ALL, WHAT_WINDOW = "panel", "all", "window"
@@ -93,18 +94,14 @@ def current_panel_name(window) -> str | None:
     return names[0] if names else None
 
 
-def targets(window, request: ExportRequest) -> list[tuple[QWidget, str, Path]]:
-    """(widget, title, file) for each figure the request writes."""
+def targets(window, request: ExportRequest) -> list[tuple[str | None, str, Path]]:
+    """(panel name, or None for the whole window; title; file) for each figure the request
+    writes. "All panels" means every panel, shown, behind a tab or closed."""
     if request.what == WHAT_WINDOW:
-        return [(window, QCoreApplication.translate("ExportDialog", "Attention Explorer"), request.path)]
+        return [(None, QCoreApplication.translate("ExportDialog", "Attention Explorer"), request.path)]
     if request.what == WHAT_PANEL:
-        return [(window.panel(request.panel), request.panel, request.path)]
-    out = []
-    for n in panel_names(window):
-        w = window.panel(n)
-        if is_shown(w):
-            out.append((w, n, request.path / f"{n}.{request.fmt}"))
-    return out
+        return [(request.panel, request.panel, request.path)]
+    return [(n, n, request.path / f"{n}.{request.fmt}") for n in panel_names(window)]
 
 
 def run_export(window, request: ExportRequest,
@@ -113,7 +110,7 @@ def run_export(window, request: ExportRequest,
     `confirm_overwrite(existing)` says yes (otherwise ExportError, nothing written)."""
     todo = targets(window, request)
     if not todo:
-        raise ExportError(QCoreApplication.translate("ExportDialog", "no panel is shown in the window"))
+        raise ExportError(QCoreApplication.translate("ExportDialog", "there is no panel to export"))
     if request.what == WHAT_ALL:
         request.path.mkdir(parents=True, exist_ok=True)
     existing = [p for _, _, p in todo if p.exists()]
@@ -123,34 +120,32 @@ def run_export(window, request: ExportRequest,
             raise ExportError(QCoreApplication.translate(
                 "ExportDialog", "{path} already exists; nothing was written").format(path=existing[0]))
         force = True
-    ensure_current(window)
-    written = []
-    for widget, title, path in todo:
-        options = request.options
-        if widget is window:
-            options = replace(options, include_controls=True)
-        written.append(export_widget(widget, path, options, config=window.config, force=force,
-                                     fmt=request.fmt, title=title))
-    return written
+    if request.what == WHAT_WINDOW:
+        options = replace(request.options, include_controls=True)
+        return [export_widget(window, request.path, options, config=window.config, force=force,
+                              fmt=request.fmt, title=todo[0][1])]
+    if request.what == WHAT_PANEL:
+        data = render_panel(window, request.panel, request.fmt, request.options)
+        return [write_atomic(request.path, data, force=force)]
+    return export_panels(window, request.path, [n for n, _, _ in todo], [request.fmt], request.options,
+                         force=force)
 
 
 def copy_panel(window, name: str | None = None, options: ExportOptions | None = None) -> QMimeData:
     """Put panel `name` (default: the current one) on the clipboard as a PNG image, with its
-    SVG alongside for applications that take vectors; returns the mime data."""
+    SVG alongside for applications that take vectors; returns the mime data. The figure is a
+    fresh panel at the size the panel has on screen (in the window's theme by default)."""
     name = name or current_panel_name(window)
     if name is None:
         raise ExportError(QCoreApplication.translate("ExportDialog", "no panel to copy"))
     widget = window.panel(name)
-    if not is_shown(widget):
-        raise ExportError(QCoreApplication.translate(
-            "ExportDialog", "panel {name} is hidden: show it in the window first").format(name=repr(name)))
-    ensure_current(window)
+    size = (max(widget.width(), 480), max(widget.height(), 300))
     if options is None:  # twice the on-screen size: sharp when pasted into a slide
-        options = ExportOptions(width=max(MIN_WIDTH, min(MAX_WIDTH, 2 * widget.width())), theme="screen")
-    img = figure_image(widget, options, config=window.config)
+        options = ExportOptions(width=max(MIN_WIDTH, min(MAX_WIDTH, 2 * size[0])), theme="screen")
+    img = panel_image(window, name, options, size=size)
     mime = QMimeData()
     mime.setImageData(img)
-    mime.setData("image/svg+xml", render_figure(widget, "svg", options, config=window.config, title=name))
+    mime.setData("image/svg+xml", render_panel(window, name, "svg", options, size=size))
     QApplication.clipboard().setMimeData(mime)
     _clear_clipboard_at_exit()
     return mime
@@ -191,7 +186,7 @@ class ExportDialog(QDialog):
             self.panel_combo.addItem(str(title or n), n)
         if current in names:
             self.panel_combo.setCurrentIndex(names.index(current))
-        self.what_all = QRadioButton(self.tr("All panels shown (one file each, into a folder)"))
+        self.what_all = QRadioButton(self.tr("All panels (one file each, into a folder)"))
         self.what_window = QRadioButton(self.tr("The whole window"))
         self.what_group = QButtonGroup(self)
         for b in (self.what_panel, self.what_all, self.what_window):

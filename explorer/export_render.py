@@ -8,35 +8,29 @@ be left out of a figure while the labels and tables around the plots stay.
 The same parts feed the PNG and PDF painters here and the SVG writer in
 `export_svg`, so the three formats show the same picture.
 
-Two things pyqtgraph does not do for a larger-than-screen export are done
-here, and undone afterwards (`restyled`):
-
-- cosmetic pens (every `pg.mkPen`) are a fixed number of *device* pixels, so
-  a figure rendered at 2× would get hair-thin lines; their widths are
-  multiplied by the render scale (and by the look's line factor);
-- the "slides" look: light colours, larger fonts, thicker lines.
+Nothing here restyles anything: a panel figure is a fresh panel that
+`explorer.export.fresh_panel` built offscreen in the figure's theme (the
+slides colours, fonts and line widths, its lines also multiplied by the
+raster scale, since Qt's cosmetic pens are device pixels). The window itself
+is only ever painted as it is (the whole-window screenshot).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEventLoop, QPoint, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QImage, QPainter
 from PySide6.QtWidgets import (
     QAbstractButton,
-    QAbstractGraphicsShapeItem,
     QAbstractSlider,
     QAbstractSpinBox,
     QApplication,
     QComboBox,
     QGraphicsItem,
-    QGraphicsLineItem,
-    QGraphicsTextItem,
     QGraphicsView,
     QLabel,
     QLayout,
@@ -44,25 +38,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .sizing import release_size
-
 #: Widgets that are controls, not content: left out of panel figures.
 CONTROL_TYPES = (QAbstractButton, QComboBox, QAbstractSpinBox, QAbstractSlider, QLineEdit)
-
-
-@dataclass(frozen=True)
-class Look:
-    """How a figure is drawn: `screen` is what the window shows; `slides` is for a projector."""
-
-    name: str
-    light: bool  # force light colours (white plot background, dark text)
-    font_scale: float  # multiplies every font size
-    pen_scale: float  # multiplies every cosmetic line width
-
-
-SCREEN = Look("screen", light=False, font_scale=1.0, pen_scale=1.0)
-SLIDES = Look("slides", light=True, font_scale=1.45, pen_scale=2.0)
-LOOKS = {"screen": SCREEN, "slides": SLIDES}
 
 
 @dataclass
@@ -241,349 +218,69 @@ def warm_up(root: QWidget, parts: list[Part], scale: float) -> None:
     settle()
 
 
-# ---- restyling (undone afterwards) -----------------------------------------------------
-
-_FONT_SIZE = re.compile(r"(font-size\s*:\s*)([0-9.]+)(pt|px)")
+# ---- preparing a figure --------------------------------------------------------------
 
 
-def scale_html_fonts(html: str, k: float) -> str:
-    """Multiply every CSS font-size in an HTML string by k."""
-    return _FONT_SIZE.sub(lambda m: f"{m.group(1)}{float(m.group(2)) * k:.3g}{m.group(3)}", html)
-
-
-def _scaled_font(font: QFont | None, k: float) -> QFont:
-    f = QFont(font) if font is not None else QFont()
-    if f.pointSizeF() > 0:
-        f.setPointSizeF(f.pointSizeF() * k)
-    elif f.pixelSize() > 0:
-        f.setPixelSize(max(1, round(f.pixelSize() * k)))
-    return f
-
-
-def _scaled_pen(pen: QPen, k: float) -> QPen:
-    pen = QPen(pen)
-    if pen.isCosmetic() or pen.widthF() == 0:
-        pen.setWidthF(max(pen.widthF(), 1.0) * k)
-    return pen
-
-
-class Restyler:
-    """Records every change it makes so that `undo()` puts the panel back."""
-
-    def __init__(self) -> None:
-        self._undo: list[Callable[[], None]] = []
-
-    def undo(self) -> None:
-        while self._undo:
-            fn = self._undo.pop()
-            with contextlib.suppress(RuntimeError):  # an item deleted meanwhile
-                fn()
-
-    # -- pens --
-    def scale_pens(self, views: list[QGraphicsView], k: float) -> None:
-        if abs(k - 1.0) < 1e-6:
-            return
-        for view in views:
-            for it in view.scene().items():
-                self._scale_item_pens(it, k)
-
-    def _scale_item_pens(self, it, k: float) -> None:
-        if isinstance(it, pg.PlotDataItem):
-            # its curve re-reads these opts whenever the view range changes
-            old = dict(it.opts)
-            it.setPen(_scaled_pen(pg.mkPen(old["pen"]), k) if old["pen"] is not None else None)
-            if old.get("shadowPen") is not None:
-                it.setShadowPen(_scaled_pen(pg.mkPen(old["shadowPen"]), k))
-
-            def restore(it=it, old=old):
-                it.opts["pen"], it.opts["shadowPen"] = old["pen"], old.get("shadowPen")
-                it.updateItems(styleUpdate=True)
-
-            self._undo.append(restore)
-        elif isinstance(it, pg.PlotCurveItem):
-            if isinstance(it.parentItem(), pg.PlotDataItem):
-                return  # done through its PlotDataItem
-            old = dict(it.opts)
-            it.setPen(_scaled_pen(pg.mkPen(old["pen"]), k))
-            if old.get("shadowPen") is not None:
-                it.setShadowPen(_scaled_pen(pg.mkPen(old["shadowPen"]), k))
-
-            def restore(it=it, old=old):
-                it.setPen(old["pen"])
-                it.setShadowPen(old.get("shadowPen"))
-
-            self._undo.append(restore)
-        elif isinstance(it, pg.BarGraphItem):
-            old_pen = it.opts.get("pen")
-            if old_pen is not None:
-                it.setOpts(pen=_scaled_pen(pg.mkPen(old_pen), k))
-                self._undo.append(lambda it=it, p=old_pen: it.setOpts(pen=p))
-        elif isinstance(it, pg.AxisItem):
-            pen, tpen = it.pen(), it.textPen()
-            it.setPen(_scaled_pen(pen, k))
-            self._undo.append(lambda it=it, p=pen: it.setPen(p))
-            del tpen  # text is drawn with the font, its pen width does not matter
-        elif isinstance(it, pg.InfiniteLine):
-            pen = QPen(it.pen)
-            it.setPen(_scaled_pen(pen, k))
-            self._undo.append(lambda it=it, p=pen: it.setPen(p))
-        elif isinstance(it, pg.ViewBox):
-            border = it.border
-            if border is not None and border.style() != Qt.PenStyle.NoPen:
-                saved = QPen(border)
-                it.setBorder(_scaled_pen(border, k))
-                self._undo.append(lambda it=it, p=saved: it.setBorder(p))
-        elif isinstance(it, (QAbstractGraphicsShapeItem, QGraphicsLineItem)):
-            pen = it.pen()
-            if pen.style() != Qt.PenStyle.NoPen:
-                saved = QPen(pen)
-                it.setPen(_scaled_pen(pen, k))
-                self._undo.append(lambda it=it, p=saved: it.setPen(p))
-
-    # -- fonts --
-    def scale_fonts(self, parts: list[Part], k: float) -> None:
-        if abs(k - 1.0) < 1e-6:
-            return
-        # Only labels among the Qt widgets: they re-lay themselves out; tables and
-        # headers keep their row heights and would clip larger text.
-        labels = [(p.widget, QFont(p.widget.font()), p.widget.testAttribute(Qt.WidgetAttribute.WA_SetFont))
-                  for p in parts if isinstance(p.widget, QLabel)]
-        for w, old, had in labels:
-            if w.minimumSize() == w.maximumSize():  # held (sizing.hold_size): let it grow
-                size = w.minimumSize()
-                release_size(w)
-                self._undo.append(lambda w=w, size=size: w.setFixedSize(size))
-            w.setFont(_scaled_font(old, k))
-            self._undo.append(lambda w=w, f=old, had=had: w.setFont(f if had else QFont()))
-        for part in parts:
-            if part.is_view:
-                for it in part.widget.scene().items():
-                    self._scale_item_font(it, k)
-
-    def _scale_item_font(self, it, k: float) -> None:
-        if isinstance(it, pg.AxisItem):
-            font = it.style.get("tickFont")
-            tw, th = it.textWidth, it.textHeight
-            it.setStyle(tickFont=_scaled_font(font, k))
-            style = dict(it.labelStyle)
-            if it.label.isVisible() or it.labelText:
-                size = style.get("font-size")
-                new = dict(style)
-                if size:
-                    new["font-size"] = scale_html_fonts(f"font-size:{size}", k).split(":", 1)[1]
-                else:
-                    new["font-size"] = f"{_default_pt() * k:.3g}pt"
-                it.labelStyle = new
-                it._updateLabel()
-
-            def restore(it=it, font=font, style=style, tw=tw, th=th):
-                it.labelStyle = style
-                it.setStyle(tickFont=font)
-                it.textWidth, it.textHeight = tw, th
-                it._updateLabel()
-
-            self._undo.append(restore)
-        elif isinstance(it, pg.LabelItem):
-            opts = dict(it.opts)
-            size = opts.get("size")
-            new = scale_html_fonts(f"font-size:{size}", k).split(":", 1)[1] if size else (
-                f"{_default_pt() * k:.3g}pt")
-            it.setText(it.text, size=new)
-
-            def restore(it=it, opts=opts):
-                it.opts = dict(opts)
-                it.setText(it.text)
-
-            self._undo.append(restore)
-        elif hasattr(it, "scale_font") and not isinstance(it.parentItem(), pg.LabelItem):
-            self._undo.append(it.scale_font(k))  # plotting._RunsItem outside a RunsLabel (tile labels)
-        elif isinstance(it, QGraphicsTextItem):
-            parent = it.parentItem()
-            if isinstance(parent, (pg.AxisItem, pg.LabelItem)):
-                return  # handled with their owner
-            html, font = it.toHtml(), QFont(it.font())
-            it.setFont(_scaled_font(font, k))
-            it.setHtml(scale_html_fonts(html, k))
-            if hasattr(parent, "updateTextPos"):
-                parent.updateTextPos()
-
-            def restore(it=it, html=html, font=font, parent=parent):
-                it.setFont(font)
-                it.setHtml(html)
-                if hasattr(parent, "updateTextPos"):
-                    parent.updateTextPos()
-
-            self._undo.append(restore)
-
-    # -- item caches --
-    def vector_items(self, views: list[QGraphicsView]) -> None:
-        """Items cached as pixmaps (a window may cache axes and labels for speed) would
-        reach a PDF or SVG as bitmaps and a large PNG as blurred text: paint them afresh."""
-        none = QGraphicsItem.CacheMode.NoCache
-        for view in views:
-            for it in view.scene().items():
-                mode = it.cacheMode()
-                if mode != none:
-                    it.setCacheMode(none)
-                    self._undo.append(lambda it=it, m=mode: it.setCacheMode(m))
-
-    # -- title rows --
-    def fit_titles(self, views: list[QGraphicsView]) -> None:
-        """pyqtgraph fixes a PlotItem's title row at 30 px; a two-line or enlarged title
-        would be cut off, so give the row the height its text needs."""
-        for view in views:
-            for it in view.scene().items():
-                if not isinstance(it, pg.PlotItem):
-                    continue
-                label = it.titleLabel
-                if label is None or not label.isVisible():
-                    continue
-                need = int(label.item.boundingRect().height() + 0.999)
-                have = it.layout.rowMinimumHeight(0)
-                if need > have + 1:
-                    saved = (it.layout.rowMaximumHeight(0), label.minimumHeight(), label.maximumHeight())
-                    it.layout.setRowFixedHeight(0, need)
-                    label.setMaximumHeight(need)
-                    label.setMinimumHeight(need)
-
-                    def restore(it=it, label=label, have=have, saved=saved):
-                        it.layout.setRowMinimumHeight(0, have)
-                        it.layout.setRowMaximumHeight(0, saved[0])
-                        label.setMinimumHeight(saved[1])
-                        label.setMaximumHeight(saved[2])
-
-                    self._undo.append(restore)
-
-    # -- colours --
-    def light_colours(self, root: QWidget, parts: list[Part]) -> None:
-        """The light theme: the panel's own `apply_theme` when it has one, else a generic
-        white background with dark axes and text."""
-        light = _light_theme()
-        had = root.testAttribute(Qt.WidgetAttribute.WA_SetPalette)
-        pal = QPalette(root.palette())
-        fill = root.autoFillBackground()
-        root.setPalette(_light_palette())
-        root.setAutoFillBackground(True)
-        self._undo.append(lambda: (root.setPalette(pal if had else QPalette()),
-                                   root.setAutoFillBackground(fill)))
-        if light is not None and hasattr(root, "apply_theme") and hasattr(root, "theme"):
-            old = root.theme
-            if getattr(old, "name", None) != light.name:
-                root.apply_theme(light)
-                self._undo.append(lambda root=root, old=old: root.apply_theme(old))
-            return
-        fg, bg = QColor("#1f2328"), QColor("#ffffff")
-        for part in parts:
-            w = part.widget
-            if part.is_view:
-                brush = w.backgroundBrush()
-                w.setBackground(bg)
-                self._undo.append(lambda w=w, b=brush: w.setBackgroundBrush(b))
-                for it in w.scene().items():
-                    if isinstance(it, pg.AxisItem):
-                        pen, tpen = QPen(it.pen()), QPen(it.textPen())
-                        it.setPen(pg.mkPen(fg, width=pen.widthF()))
-                        it.setTextPen(pg.mkPen(fg))
-                        self._undo.append(lambda it=it, p=pen, t=tpen: (it.setPen(p), it.setTextPen(t)))
-                    elif isinstance(it, pg.LabelItem):
-                        opts = dict(it.opts)
-                        it.setText(it.text, color=fg)
-                        self._undo.append(lambda it=it, o=opts: (setattr(it, "opts", dict(o)), it.setText(it.text)))
-
-
-def _default_pt() -> float:
-    f = QApplication.font()
-    return f.pointSizeF() if f.pointSizeF() > 0 else 9.0
-
-
-def _light_theme():
-    try:
-        from .figures.themes import LIGHT
-    except ImportError:  # the window's themes are optional for this module
-        return None
-    return LIGHT
-
-
-def _light_palette() -> QPalette:
-    try:
-        from .figures.themes import LIGHT, qt_palette
-
-        return qt_palette(LIGHT)
-    except ImportError:
-        pal = QPalette(QColor("#f3f4f6"))
-        pal.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
-        return pal
+def vector_items(root: QWidget) -> None:
+    """Paint every item of the figure's views afresh: items the window caches as pixmaps
+    (axes, labels) would reach a PDF or SVG as bitmaps and a large PNG as blurred text.
+    Only for a figure's own fresh panel: the window keeps its caches."""
+    none = QGraphicsItem.CacheMode.NoCache
+    for view in views_of(figure_parts(root, include_controls=True)):
+        for it in view.scene().items():
+            if it.cacheMode() != none:
+                it.setCacheMode(none)
 
 
 @contextlib.contextmanager
-def restyled(root: QWidget, parts_fn: Callable[[], list[Part]], look: Look,
-             raster_scale: float = 1.0, adapt: bool = True) -> Iterator[list[Part]]:
-    """Apply `look` (and pen widths for `raster_scale`) to the panel; yield its parts,
-    recomputed after the relayout; undo everything on exit.
+def prepared(root: QWidget, parts_fn: Callable[[], list[Part]], raster_scale: float,
+             fresh: bool) -> Iterator[list[Part]]:
+    """The figure's parts, after one scratch paint let the axes measure their labels.
 
-    adapt: when the larger fonts would push plots out of their views (the panel cannot
-    grow inside the window), step the font scale down until they fit again."""
-    base = overflow(parts_fn())
-    font_scale = look.font_scale
-    while True:
-        r = Restyler()
-        try:
-            parts = parts_fn()
-            if look.light:
-                r.light_colours(root, parts)
-                settle(1)
-                parts = parts_fn()
-            r.scale_fonts(parts, font_scale)
-            r.scale_pens(views_of(parts), look.pen_scale * raster_scale)
-            r.fit_titles(views_of(parts))
-            r.vector_items(views_of(parts))  # after apply_theme, which may re-enable caches
-            settle()
-            warm_up(root, parts_fn(), raster_scale)
-            parts = parts_fn()
-            r.vector_items(views_of(parts))
-            over = overflow(parts)
-            if adapt and font_scale > 1.0 and (over[0] > base[0] + 1 or over[1] > base[1] + 1):
-                font_scale = 1.0 if font_scale < 1.1 else max(1.0, font_scale - 0.15)
-                continue  # (the finally clause undoes this attempt first)
-            yield parts
-            return
-        finally:
-            r.undo()
-            settle(1)
+    fresh: `root` is a figure's own offscreen panel (explorer.export.fresh_panel), drawn in
+    the figure's theme; its items are switched to vector painting. Otherwise `root` is
+    painted as it is (the whole window, a screenshot)."""
+    if fresh:
+        vector_items(root)
+    warm_up(root, parts_fn(), raster_scale)
+    yield parts_fn()
 
 
 # ---- captions ------------------------------------------------------------------------
 
 
-def caption_font(look: Look) -> QFont:
+def caption_font(theme) -> QFont:
     f = QFont(QApplication.font())
-    f.setPointSizeF(max(_default_pt(), 9.0) * 1.1 * look.font_scale)
+    pt = f.pointSizeF() if f.pointSizeF() > 0 else 9.0
+    f.setPointSizeF(max(pt, 9.0) * 1.1 * theme.font_scale)
     return f
 
 
-def caption_height(look: Look) -> int:
+def caption_height(theme) -> int:
     from PySide6.QtGui import QFontMetricsF
 
-    return int(QFontMetricsF(caption_font(look)).height() * 1.8) + 4
+    return int(QFontMetricsF(caption_font(theme)).height() * 1.8) + 4
 
 
-def caption_colours(look: Look, root: QWidget) -> tuple[QColor, QColor]:
-    """(text, background) of the caption strip."""
-    if look.light:
-        return QColor("#1f2328"), QColor("#ffffff")
-    pal = root.palette()
-    return pal.color(QPalette.ColorRole.WindowText), pal.color(QPalette.ColorRole.Window)
+def caption_colours(theme) -> tuple[QColor, QColor]:
+    """(text, background) of the caption strip and the figure's margins."""
+    return QColor(theme.foreground), QColor(theme.background)
 
 
-def paint_caption(painter: QPainter, rect: QRectF, text: str, look: Look, root: QWidget) -> None:
-    fg, bg = caption_colours(look, root)
+def paint_caption(painter: QPainter, rect: QRectF, text: str, theme) -> None:
+    """One line under the figure, elided with "…" only if even the figure is narrower."""
+    from PySide6.QtGui import QFontMetricsF
+
+    fg, bg = caption_colours(theme)
     painter.save()
     try:
         painter.fillRect(rect, bg)
         painter.setPen(fg)
-        painter.setFont(caption_font(look))
+        font = caption_font(theme)
+        painter.setFont(font)
         inner = rect.adjusted(10, 0, -10, 0)
-        painter.drawText(inner, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), text)
+        shown = QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, inner.width())
+        painter.drawText(inner, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), shown)
     finally:
         painter.restore()
 
@@ -591,23 +288,24 @@ def paint_caption(painter: QPainter, rect: QRectF, text: str, look: Look, root: 
 # ---- the two raster/vector painters ------------------------------------------------------
 
 
-def figure_geometry(parts: list[Part], look: Look, caption: str | None) -> tuple[QRect, QSize]:
+def figure_geometry(parts: list[Part], theme, caption: str | None) -> tuple[QRect, QSize]:
     """(the root's rectangle the figure shows, the figure's logical size with the caption)."""
     rect = figure_rect(parts)
-    return rect, QSize(rect.width(), rect.height() + (caption_height(look) if caption else 0))
+    return rect, QSize(rect.width(), rect.height() + (caption_height(theme) if caption else 0))
 
 
-def render_image(root: QWidget, width: int, look: Look, caption: str | None = None,
-                 include_controls: bool = False) -> QImage:
-    """The figure as a QImage exactly `width` px wide (height keeps the aspect ratio)."""
+def render_image(root: QWidget, width: int, theme, caption: str | None = None,
+                 include_controls: bool = False, fresh: bool = True) -> QImage:
+    """The figure as a QImage exactly `width` px wide (height keeps the aspect ratio).
+    `theme`: what the figure is drawn in (its background, the caption)."""
     parts_fn = lambda: figure_parts(root, include_controls)  # noqa: E731
     estimate = width / max(1, figure_rect(parts_fn()).width())
-    with restyled(root, parts_fn, look, estimate) as parts:
-        rect, logical = figure_geometry(parts, look, caption)
+    with prepared(root, parts_fn, estimate, fresh) as parts:
+        rect, logical = figure_geometry(parts, theme, caption)
         scale = width / max(1, logical.width())
         height = max(1, round(logical.height() * scale))
         img = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
-        _, bg = caption_colours(look, root)
+        _, bg = caption_colours(theme)
         img.fill(bg)
         p = QPainter(img)
         try:
@@ -618,14 +316,14 @@ def render_image(root: QWidget, width: int, look: Look, caption: str | None = No
             paint_parts(p, parts, scale)
             if caption:
                 paint_caption(p, QRectF(rect.x(), rect.bottom() + 1, rect.width(),
-                                        logical.height() - rect.height()), caption, look, root)
+                                        logical.height() - rect.height()), caption, theme)
         finally:
             p.end()
     return img.convertToFormat(QImage.Format.Format_RGB32)
 
 
-def render_pdf(root: QWidget, look: Look, caption: str | None = None,
-               include_controls: bool = False, title: str = "") -> bytes:
+def render_pdf(root: QWidget, theme, caption: str | None = None,
+               include_controls: bool = False, title: str = "", fresh: bool = True) -> bytes:
     """The figure as a one-page vector PDF sized to the widget (96 logical px per inch)."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF
     from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
@@ -633,8 +331,8 @@ def render_pdf(root: QWidget, look: Look, caption: str | None = None,
     data = QByteArray()
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    with restyled(root, lambda: figure_parts(root, include_controls), look, 1.0) as parts:
-        rect, logical = figure_geometry(parts, look, caption)
+    with prepared(root, lambda: figure_parts(root, include_controls), 1.0, fresh) as parts:
+        rect, logical = figure_geometry(parts, theme, caption)
         writer = QPdfWriter(buf)
         writer.setResolution(96)  # 1 device unit = 1 logical pixel: cosmetic pens keep their look
         writer.setCreator("Attention Explorer")
@@ -651,13 +349,13 @@ def render_pdf(root: QWidget, look: Look, caption: str | None = None,
             # heatmaps are images: keep their exact colours (no JPEG)
             p.setRenderHint(QPainter.RenderHint.LosslessImageRendering, True)
             p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            _, bg = caption_colours(look, root)
+            _, bg = caption_colours(theme)
             p.fillRect(QRectF(0, 0, logical.width(), logical.height()), bg)
             p.translate(-rect.x(), -rect.y())
             paint_parts(p, parts, 1.0)
             if caption:
                 paint_caption(p, QRectF(rect.x(), rect.bottom() + 1, rect.width(),
-                                        logical.height() - rect.height()), caption, look, root)
+                                        logical.height() - rect.height()), caption, theme)
         finally:
             p.end()
     buf.close()

@@ -35,14 +35,13 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from .export_render import (
-    Look,
     Part,
     caption_colours,
     caption_font,
     figure_geometry,
     figure_parts,
     paint_parts,
-    restyled,
+    prepared,
 )
 
 _svgmod = sys.modules["pyqtgraph.exporters.SVGExporter"]
@@ -199,14 +198,15 @@ def _widgets_svg(root: QWidget, parts: list[Part], size: QSize, title: str) -> s
     return bytes(data.data()).decode("utf-8")
 
 
-def render_svg(root: QWidget, look: Look, caption: str | None = None,
-               include_controls: bool = False, title: str = "", description: str = "") -> bytes:
+def render_svg(root: QWidget, theme, caption: str | None = None,
+               include_controls: bool = False, title: str = "", description: str = "",
+               fresh: bool = True) -> bytes:
     """The figure as one SVG document, width/height in logical px of the widget;
-    `description` (the config summary) goes into <desc>."""
-    with restyled(root, lambda: figure_parts(root, include_controls), look, 1.0) as parts:
-        rect, total = figure_geometry(parts, look, caption)
+    `description` (the config summary) goes into <desc>; `theme` gives the background."""
+    with prepared(root, lambda: figure_parts(root, include_controls), 1.0, fresh) as parts:
+        rect, total = figure_geometry(parts, theme, caption)
         cap_h = total.height() - rect.height()
-        _, bg = caption_colours(look, root)
+        _, bg = caption_colours(theme)
         doc = minidom.parseString(
             '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
             f'version="1.1" width="{total.width()}" height="{total.height()}" '
@@ -296,8 +296,8 @@ def render_svg(root: QWidget, look: Look, caption: str | None = None,
 
         # 3. caption
         if caption:
-            fg, _ = caption_colours(look, root)
-            font = caption_font(look)
+            fg, _ = caption_colours(theme)
+            font = caption_font(theme)
             text = doc.createElement("text")
             for k, v in (("x", str(rect.x() + 10)), ("y", f"{rect.bottom() + 1 + cap_h / 2:.1f}"),
                          ("fill", fg.name()),

@@ -201,7 +201,8 @@ def test_width_dpi_theme_caption_options(tmp_path, window):
         img = QImage.fromData(render_figure(panel, "png", ExportOptions(width=width), config=window.config))
         assert img.width() == width
     dpi = QImage.fromData(render_figure(panel, "png", ExportOptions(dpi=192), config=window.config))
-    assert dpi.width() == round(panel.width() * 2)
+    logical = ET.fromstring(render_figure(panel, "svg", ExportOptions())).get("width")  # the figure's layout
+    assert dpi.width() == round(float(logical) * 2)
     assert abs(dpi.dotsPerMeterX() * 0.0254 - 192) < 1
     slides = image_array(QImage.fromData(render_figure(panel, "png", ExportOptions(width=800, theme="slides"))))
     screen = image_array(QImage.fromData(render_figure(panel, "png", ExportOptions(width=800, theme="screen"))))

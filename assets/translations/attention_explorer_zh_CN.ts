@@ -617,8 +617,8 @@
     </message>
     <message>
         <location line="+17"/>
-        <source>no panel is shown in the window</source>
-        <translation>窗口中没有显示任何面板</translation>
+        <source>there is no panel to export</source>
+        <translation>没有可导出的面板</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -648,8 +648,8 @@
     </message>
     <message>
         <location line="+8"/>
-        <source>All panels shown (one file each, into a folder)</source>
-        <translation>所有显示的面板（每个一个文件，存入一个文件夹）</translation>
+        <source>All panels (one file each, into a folder)</source>
+        <translation>所有面板（每个一个文件，存入一个文件夹）</translation>
     </message>
     <message>
         <location line="+1"/>

@@ -27,8 +27,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
-from .themes import Theme, plot_font
 from .plots import LeanAxis, LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .themes import Theme
 
 pg.setConfigOptions(imageAxisOrder="row-major")
 
@@ -59,8 +59,7 @@ def colorize(data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> 
 
 def crosshair_pen(theme: Theme) -> QPen:
     """The dashed hover crosshair of every matrix view, readable on the theme's background."""
-    return pg.mkPen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150),
-                    width=1, style=Qt.PenStyle.DashLine)
+    return theme.pen(QColor(255, 255, 255, 170) if theme.dark else QColor(0, 0, 0, 150), 1, Qt.PenStyle.DashLine)
 
 
 def usable_levels(levels: tuple[float, float]) -> tuple[float, float]:
@@ -74,13 +73,13 @@ def usable_levels(levels: tuple[float, float]) -> tuple[float, float]:
 class TokenAxis(LeanAxis):
     """Integer ticks labelled with tokens, thinned to what fits at the current zoom."""
 
-    token_axis = True  # plotting.style_plot keeps its own font
+    token_axis = True  # ticks are tokens: plots.style_plot leaves the number format alone
 
     def __init__(self, orientation: str, **kw) -> None:
         super().__init__(orientation, **kw)
         self._labels: list[str] | None = None
         self._shown: list[str] | None = None
-        self.setStyle(tickFont=plot_font(8.0), tickTextOffset=3, autoExpandTextSpace=True)
+        self.setStyle(tickTextOffset=3, autoExpandTextSpace=True)  # the font: style_plot
 
     def set_labels(self, labels: Sequence[str] | None) -> None:
         labels = None if labels is None else [str(s) for s in labels]
@@ -282,6 +281,12 @@ class Heatmap:
         if isinstance(self.item, pg.PlotItem):
             set_plot_title(self.item, text, self._theme)
 
+    def zoomed(self) -> bool:
+        """Whether the view shows less than the whole matrix (the user zoomed or panned)."""
+        rows, cols = self.shape
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return rows > 0 and (x0 > -0.49 or y0 > -0.49 or x1 < cols - 0.51 or y1 < rows - 0.51)
+
     # ---- selection ---------------------------------------------------------
     def set_marker(self, kind: str | None, row: int = 0, col: int = 0) -> None:
         """Outline the selected 'cell', 'row' or 'col'; None hides it."""
@@ -339,7 +344,7 @@ class Heatmap:
     def apply_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.hatch.setBrush(QBrush(QColor(theme.hatch), Qt.BrushStyle.BDiagPattern))
-        self.marker.setPen(pg.mkPen(theme.accent, width=2.5))
+        self.marker.setPen(theme.pen(theme.accent, 2.5))
         cross = crosshair_pen(theme)
         self.vline.setPen(cross)
         self.hline.setPen(cross)

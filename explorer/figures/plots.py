@@ -33,7 +33,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem, QGraphicsWidget
 
-from .themes import Theme, plot_font
+from .themes import Theme
 
 _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
@@ -681,7 +681,7 @@ class _RunsItem(QGraphicsRectItem):
 
     MARGIN = 4.0  # QTextDocument's default documentMargin: titles keep their place
     wrap_width: float | None = None  # text wider than this (px) breaks between words...
-    MAX_LINES = 2  # ...onto at most this many lines (text with a line break of its own: none)
+    MAX_LINES = 2  # ...each of its own lines onto at most this many
     MIN_SCALE = 0.75  # a wrapped line still too wide is drawn down to this size (RunsLabel), then cut
     centre_lines: bool = False  # wrapped lines centred on each other (a centred title)
 
@@ -723,7 +723,7 @@ class _RunsItem(QGraphicsRectItem):
             layout.beginLayout()
             # wrapped lines break at a space (a longer word overflows); the last line allowed
             # takes the rest of the text (its end is clipped by the label)
-            wrap_at = self.wrap_width if len(lines) < self.MAX_LINES else None
+            wrap_at = self.wrap_width
             for n in range(self.MAX_LINES if wrap_at is not None else 1):
                 line = layout.createLine()
                 if not line.isValid():
@@ -1012,18 +1012,20 @@ def cache_static_items(scene) -> None:
                 it.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
-def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: str = "10pt") -> None:
-    """A PlotItem title in the theme's text colour (HTML allowed); skipped when unchanged."""
+def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: float = 10.0) -> None:
+    """A PlotItem title (HTML allowed) in the theme's text colour, `size` points at the
+    theme's font scale; skipped when unchanged."""
     color = None if theme is None else theme.foreground
-    key = (text, color, size)
+    css = f"{size:.3g}pt" if theme is None else theme.pt(size)
+    key = (text, color, css)
     if getattr(plot, "_last_title", None) == key:
         return
     plot._last_title = key
     use_runs_title(plot)
     if color is None:
-        plot.setTitle(text, size=size)
+        plot.setTitle(text, size=css)
     else:
-        plot.setTitle(text, color=color, size=size)
+        plot.setTitle(text, color=color, size=css)
 
 
 def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
@@ -1037,21 +1039,38 @@ def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
         ax.setSIPrefixEnableRanges(((math.inf, math.inf),))
 
 
-def style_plot(plot: pg.PlotItem, theme: Theme, title_size: str = "10pt") -> None:
-    """Axis pens, fonts and title colour of a PlotItem for `theme`."""
+def style_plot(plot: pg.PlotItem, theme: Theme, title_size: float = 10.0) -> None:
+    """Axis pens, fonts and title of a PlotItem for `theme` (its colours and sizes)."""
+    label_style = {"color": theme.foreground, "font-size": theme.pt(9.0)}
     for name in ("left", "bottom", "right", "top"):
         ax = plot.getAxis(name)
         if name in ("right", "top") and not ax.isVisible() and ax.linkedView() is not None:
             # a hidden stock axis still re-sets its label's HTML on every range change
             ax.unlinkFromView()
-        ax.setPen(pg.mkPen(theme.muted))
+        ax.setPen(theme.pen(theme.muted))
         ax.setTextPen(pg.mkPen(theme.foreground))
+        ax.setStyle(tickFont=theme.font(8.0))
+        if ax.label.isVisible():
+            ax.setLabel(ax.labelText, ax.labelUnits, ax.labelUnitPrefix, **label_style)
+        else:
+            ax.labelStyle = label_style  # for a label set later (AxisItem.setLabel keeps it)
         if not getattr(ax, "token_axis", False):
-            ax.setStyle(tickFont=plot_font(8.0))
             ax.setSIPrefixEnableRanges(((math.inf, math.inf),))  # plain numbers, no "(x0.001)"
+            ax.updateAutoSIPrefix()  # (setLabel above measured the prefix with the default ranges)
             ax._styled = True
-        if ax.label is not None:
-            ax.label.setDefaultTextColor(QColor(theme.foreground))
     title = plot.titleLabel
     if title is not None and title.text:
-        title.setText(title.text, color=theme.foreground, size=title_size)
+        title.setText(title.text, color=theme.foreground, size=theme.pt(title_size))
+
+
+def style_colorbar(bar: pg.ColorBarItem, theme: Theme) -> None:
+    """A ColorBarItem's axis (pens, tick font, label) for `theme`."""
+    ax = bar.axis
+    ax.setPen(theme.pen(theme.muted))
+    ax.setTextPen(pg.mkPen(theme.foreground))
+    ax.setStyle(tickFont=theme.font(8.0))
+    style = {"color": theme.foreground, "font-size": theme.pt(9.0)}
+    if ax.label.isVisible():
+        ax.setLabel(ax.labelText, ax.labelUnits, ax.labelUnitPrefix, **style)
+    else:
+        ax.labelStyle = style

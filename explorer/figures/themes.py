@@ -1,4 +1,11 @@
-"""Light and dark themes: one palette for Qt widgets, one set of colours for plots.
+"""Themes: the colours, font sizes and line widths a figure is drawn with.
+
+A panel is drawn from (frame, selection, theme, size): the window uses DARK or
+LIGHT; an export builds a fresh panel with `figure_theme(...)`, e.g. the
+"slides" theme (light, fonts ×1.45, lines ×2) with its lines also multiplied
+by the export's raster scale (Qt's cosmetic pens are device pixels). Every
+font and pen of a panel comes from `Theme.font` / `Theme.pen`, so nothing is
+restyled after the fact.
 
 Colour maps do not change with the theme: viridis for weights (perceptually
 uniform, colour-blind safe), a blue-white-red diverging map (CET-D1A) for
@@ -7,10 +14,11 @@ signed matrices centred on zero.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QPalette, QPen
 from PySide6.QtWidgets import QApplication
 
 WEIGHTS_CMAP = "viridis"
@@ -38,9 +46,25 @@ class Theme:
     ok: str
     bar: str  # neutral bars
     dark: bool
+    font_scale: float = 1.0  # multiplies every font size (slides: larger text)
+    line_scale: float = 1.0  # multiplies every line width (slides; an export's raster scale)
 
     def color(self, name: str) -> QColor:
         return QColor(getattr(self, name))
+
+    def font(self, pt: float = 9.0, bold: bool = False) -> QFont:
+        """A plot font of `pt` points at this theme's scale."""
+        return plot_font(pt * self.font_scale, bold)
+
+    def pt(self, pt: float) -> str:
+        """A CSS / pyqtgraph size string ("9pt") at this theme's scale."""
+        return f"{pt * self.font_scale:.3g}pt"
+
+    def pen(self, color, width: float = 1.0, style: Qt.PenStyle | None = None) -> QPen:
+        """A cosmetic pen `width` px wide at this theme's scale (1 px stays 1 px on screen:
+        Qt draws those directly, wider pens are stroked as polygons first)."""
+        kw = {} if style is None else {"style": style}
+        return pg.mkPen(color, width=width * self.line_scale, **kw)
 
 
 LIGHT = Theme(
@@ -54,10 +78,21 @@ DARK = Theme(
     error="#ff6b6b", ok="#56d364", bar="#6f9bd1", dark=True,
 )
 THEMES = {"light": LIGHT, "dark": DARK}
+#: A projector: light, larger text, thicker lines.
+SLIDES = replace(LIGHT, name="slides", font_scale=1.45, line_scale=2.0)
+#: What an export's `theme` option names: "screen" is the window's own theme.
+FIGURE_THEMES = ("slides", "screen")
 
 
 def theme_named(name: str) -> Theme:
     return THEMES.get(name, DARK)
+
+
+def figure_theme(name: str, screen: Theme, raster_scale: float = 1.0) -> Theme:
+    """The theme an exported figure is drawn in: "slides" or "screen" (the window's
+    `screen` theme), its lines multiplied by `raster_scale` (device px per logical px)."""
+    base = SLIDES if name == "slides" else screen
+    return replace(base, line_scale=base.line_scale * raster_scale)
 
 
 def qt_palette(theme: Theme) -> QPalette:

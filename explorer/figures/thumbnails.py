@@ -31,9 +31,9 @@ from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from ..selection import HoverLink
-from .themes import CATEGORY_COLORS, Theme, plot_font
 from .heatmap import CellImage, colorize, crosshair_pen
 from .plots import LeanViewBox, TileLabel, upright
+from .themes import CATEGORY_COLORS, Theme, plot_font
 
 GAP_PX = 6.0  # room between tiles
 
@@ -294,7 +294,7 @@ class HeadThumbnails:
             item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.vb.addItem(item, ignoreBounds=True)
             self.labels.append(item)
-        font = plot_font(8.0)
+        font = self._theme.font(8.0) if self._theme else plot_font(8.0)
         colour = QColor(self._theme.foreground if self._theme else "#888888")
         for g, item in enumerate(self.labels):
             if g >= self.n_heads or not self.labels_fit:
@@ -357,9 +357,9 @@ class HeadThumbnails:
     def apply_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.hatch.setBrush(QBrush(QColor(theme.hatch), Qt.BrushStyle.BDiagPattern))
-        self.outlines.setPen(pg.mkPen(theme.hatch, width=1))
-        self.current.setPen(pg.mkPen(theme.accent, width=2))
-        self.markers.setPen(pg.mkPen(theme.accent, width=2.5))
+        self.outlines.setPen(theme.pen(theme.hatch, 1))
+        self.current.setPen(theme.pen(theme.accent, 2))
+        self.markers.setPen(theme.pen(theme.accent, 2.5))
         self.crosshair.setPen(crosshair_pen(theme))
         if self.data is not None:
             self._draw_labels(force=True)

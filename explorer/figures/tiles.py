@@ -28,9 +28,9 @@ from PySide6.QtGui import QBrush, QColor, QPainterPath
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from ..selection import HoverLink
-from .themes import Theme, plot_font
 from .heatmap import CellImage, TokenAxis, colorize, crosshair_pen, usable_levels
 from .plots import LeanPlotItem, TileLabel, lean_axes, parse_runs, style_plot, upright
+from .themes import Theme, plot_font
 
 GAP = 0.12  # between tiles, in units of one tile width
 
@@ -90,7 +90,7 @@ class Tile:
     def _draw_title(self) -> None:
         theme = self.strip.theme
         colour = QColor(theme.foreground if theme else "#888888")
-        self.label.set_runs(parse_runs(self.title), plot_font(8.5), colour)
+        self.label.set_runs(parse_runs(self.title), theme.font(8.5) if theme else plot_font(8.5), colour)
 
     def set_marker(self, kind: str | None, row: int = 0, col: int = 0) -> None:
         """Outline the selected 'row' or 'cell'; None hides it."""
@@ -255,5 +255,5 @@ class TileStrip:
         style_plot(self.item, theme)
         self.crosshair.setPen(crosshair_pen(theme))
         for tile in self.tiles:
-            tile.marker.setPen(pg.mkPen(theme.accent, width=2.5))
+            tile.marker.setPen(theme.pen(theme.accent, 2.5))
             tile._draw_title()

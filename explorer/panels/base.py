@@ -18,11 +18,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QHBoxLayout, QVBoxLayout, QWidget
 
-from ..frame import Frame
-from ..selection import HoverLink, Selection
-from ..figures.themes import DARK, Theme
 from ..figures.heatmap import Heatmap
 from ..figures.plots import cache_static_items
+from ..figures.themes import DARK, Theme
+from ..frame import Frame
+from ..selection import HoverLink, Selection
 
 
 class PanelGraphics(pg.GraphicsLayoutWidget):
@@ -110,6 +110,13 @@ class Panel(QWidget):
         if self._selection_stale and self.frame is not None:
             self.draw_selection()
             self._selection_stale = False
+
+    def detach(self) -> None:
+        """Stop following the shared state (an export's figure panel, before it is deleted)."""
+        try:
+            self.selection.changed.disconnect(self._on_selection_changed)
+        except (RuntimeError, TypeError):  # already disconnected
+            pass
 
     def set_backends(self, result: dict) -> None:
         """The backend comparison for the current frame (only diagnostics uses it)."""

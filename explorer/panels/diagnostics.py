@@ -30,10 +30,6 @@ from PySide6.QtWidgets import (
 import engine
 
 from ..constraints import LLAMA3_8B
-from ..frame import Frame
-from ..sizing import hold_size, release_size
-from ..figures.themes import Theme, plot_font
-from .base import Panel, register_panel
 from ..figures.plots import (
     HighlightBars,
     add_plot,
@@ -43,6 +39,10 @@ from ..figures.plots import (
     sticky_max,
     style_plot,
 )
+from ..figures.themes import Theme
+from ..frame import Frame
+from ..sizing import hold_size, release_size
+from .base import Panel, register_panel
 
 
 def human_bytes(n: float) -> str:
@@ -186,8 +186,8 @@ class _Card(QFrame):
         self._background = QColor(theme.background)
         bg = self._background.name()
         self.setStyleSheet(f"QFrame#card {{ background: {bg}; border: 1px solid {theme.hatch}; border-radius: 5px; }}")
-        self._font = plot_font(8.0)
-        bold = plot_font(8.0, bold=True)
+        self._font = theme.font(8.0)
+        bold = theme.font(8.0, bold=True)
         self.title_label.setFont(bold)
         self._paint_label(self.title_label, QColor(theme.foreground))
         shown, self._shown = self._shown, []
@@ -307,7 +307,8 @@ class DiagnosticsPanel(Panel):
             bars = HighlightBars(plot, width=0.7)
             self.metric_plots.append((key, label, plot, bars))
         ent_plot = self.metric_plots[0][2]
-        self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.8})
+        self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="",
+                                         labelOpts={"position": 0.99, "anchors": [(1, 1), (1, 1)]})
         ent_plot.addItem(self.uniform_line, ignoreBounds=True)
         self.cache_plot = add_plot(lay, 1, 1, axisItems=lean_axes())
         self.cache_axis = self.cache_plot.getAxis("bottom")
@@ -406,7 +407,7 @@ class DiagnosticsPanel(Panel):
             vals = np.nan_to_num(getattr(f, key))
             bars.set(vals, selected=h)
             head = self.tr("head {h}").format(h=h)
-            set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {vals[h]:.3g}", th, size="9pt")
+            set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {vals[h]:.3g}", th, size=9.0)
 
     def set_backends(self, result: dict) -> None:
         """Redraw the backend table; the window has stored `result` in frame.backends."""
@@ -471,6 +472,7 @@ class DiagnosticsPanel(Panel):
         self.cache_plot.setYRange(0, max(heights) * 1.45 or 1, padding=0)
         set_axis_label(self.cache_plot, "left", unit)
         for t, x, v in zip(self.cache_texts, range(3), vals):
+            t.setFont(th.font(8.5))
             t.setText(human_bytes(v), color=th.foreground)
             t.setPos(x, v / div)
         llama, llama_mha = llama3_8b_cache(tokens)
@@ -478,7 +480,7 @@ class DiagnosticsPanel(Panel):
             layers=n_layers, tokens=tokens, dtype=cfg.dtype)
         ref = self.tr("Llama-3-8B (32 layers, 32 q / 8 kv heads, bf16): {gqa} vs {mha} as MHA").format(
             gqa=human_bytes(llama), mha=human_bytes(llama_mha))
-        set_plot_title(self.cache_plot, f"{head}<br><span style='color:{th.muted}'>{ref}</span>", th, size="9pt")
+        set_plot_title(self.cache_plot, f"{head}<br><span style='color:{th.muted}'>{ref}</span>", th, size=9.0)
 
     def _draw_backends(self) -> None:
         f = self.frame
@@ -508,8 +510,9 @@ class DiagnosticsPanel(Panel):
             style_plot(plot, theme)
             bars.set_colors(theme.bar, theme.hatch, theme.accent)
         style_plot(self.cache_plot, theme)
-        self.uniform_line.setPen(pg.mkPen(theme.muted, width=1, style=Qt.PenStyle.DashLine))
+        self.uniform_line.setPen(theme.pen(theme.muted, 1, Qt.PenStyle.DashLine))
         self.uniform_line.label.setColor(theme.muted)
+        self.uniform_line.label.setFont(theme.font(8.0))
         for card in (self.warn_card, self.cost_card, self.backend_card):
             card.set_theme(theme)
         super().apply_theme(theme)

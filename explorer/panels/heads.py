@@ -7,16 +7,17 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF
 from PySide6.QtGui import QColor
 
-from ..frame import Frame
-from ..figures.themes import WEIGHTS_CMAP, Theme
-from .base import Panel, register_panel
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
     set_axis_label,
     set_bar_levels,
     sticky_max,
+    style_colorbar,
 )
+from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..figures.thumbnails import HeadThumbnails
+from ..frame import Frame
+from .base import Panel, register_panel
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
@@ -124,10 +125,7 @@ class HeadsPanel(Panel):
             self.nan_overlay.hide()
 
     def apply_theme(self, theme: Theme) -> None:
-        self.cbar.axis.setPen(pg.mkPen(theme.muted))
-        self.cbar.axis.setTextPen(pg.mkPen(theme.foreground))
-        if self.cbar.axis.label is not None:
-            self.cbar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+        style_colorbar(self.cbar, theme)
         self.thumbs.apply_theme(theme)
         super().apply_theme(theme)
 

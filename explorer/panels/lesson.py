@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
 from engine import AttentionConfig
 
 from .. import i18n
-from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
 from ..figures.themes import Theme
+from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
 from .base import PANELS, Panel, register_panel
 from .diagnostics import human_bytes
 

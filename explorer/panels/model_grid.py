@@ -45,10 +45,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..figures.heatmap import colorize
+from ..figures.plots import (
+    cache_static_items,
+    nice_ceil,
+    set_bar_levels,
+    set_plot_title,
+    style_colorbar,
+    style_plot,
+)
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
-from ..figures.heatmap import colorize
-from ..figures.plots import cache_static_items, nice_ceil, set_bar_levels, set_plot_title, style_plot
 
 #: metric key → (menu text, unit/explanation); "pattern" is categorical
 GRID_METRICS = {
@@ -399,13 +406,30 @@ class ModelGridPanel(Panel):
             self.selection = controller.selection
             self.selection.changed.connect(self._on_selection_changed)
         controller.trace_changed.connect(self._on_trace)
-        controller.model_changed.connect(lambda _m: self._show_info())
-        controller.busy_changed.connect(lambda _t: self._show_info())
-        controller.notice.connect(lambda _t: self._show_notice())
+        controller.model_changed.connect(self._on_model_state)
+        controller.busy_changed.connect(self._on_model_state)
+        controller.notice.connect(self._on_notice)
         self._set_text_box(controller.text)
         if controller.trace is not None:
             self._on_trace(controller.trace)
         self._show_info()
+
+    def _on_model_state(self, *_args) -> None:
+        self._show_info()
+
+    def _on_notice(self, *_args) -> None:
+        self._show_notice()
+
+    def detach(self) -> None:
+        super().detach()
+        ctl = self.controller
+        if ctl is not None:
+            for signal, slot in ((ctl.trace_changed, self._on_trace), (ctl.model_changed, self._on_model_state),
+                                 (ctl.busy_changed, self._on_model_state), (ctl.notice, self._on_notice)):
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
 
     def show_frame(self, frame) -> None:
         """The attention layer's frames are not this panel's business."""
@@ -551,7 +575,7 @@ class ModelGridPanel(Panel):
 
             items = " &nbsp; ".join(f"<span style='color:{pattern_color(p)}'>■</span> {p}"
                                     for p in PATTERN_LABELS)
-            self.legend.setText(items, color=self.theme.foreground, size="9pt")
+            self.legend.setText(items, color=self.theme.foreground, size=self.theme.pt(9.0))
             self.legend.show()
         else:
             self.cbar.show()
@@ -559,7 +583,7 @@ class ModelGridPanel(Panel):
             self.cbar.axis.setLabel(name)
             self.legend.setText(self.tr("frame: {metric} ({meaning}) · each thumbnail is scaled to "
                                         "its own maximum").format(
-                metric=name, meaning=_tr(GRID_METRICS[key][1])), color=self.theme.muted, size="8pt")
+                metric=name, meaning=_tr(GRID_METRICS[key][1])), color=self.theme.muted, size=self.theme.pt(8.0))
         cache_static_items(self.graphics.scene())
 
     def _draw_head_numbers(self, show: bool) -> None:
@@ -579,6 +603,7 @@ class ModelGridPanel(Panel):
             bg = QColor(self.theme.background)
             bg.setAlpha(170)
             t.fill = pg.mkBrush(bg)  # readable over any thumbnail, in either theme
+            t.setFont(self.theme.font(8.0))
             t.setText(str(int(self._order[layer, pos])), color=self.theme.foreground)
             t.setPos(pos + 0.02, layer + 0.0)
             t.show()
@@ -664,12 +689,9 @@ class ModelGridPanel(Panel):
         self.graphics.setBackground(theme.background)
         style_plot(self.plot, theme)
         # the theme's text colour: the frames already use plasma's reds and oranges
-        self.outline.setPen(pg.mkPen(theme.foreground, width=3))
-        self.hover_box.setPen(pg.mkPen(theme.foreground, width=1, style=Qt.PenStyle.DashLine))
-        self.cbar.axis.setPen(pg.mkPen(theme.muted))
-        self.cbar.axis.setTextPen(pg.mkPen(theme.foreground))
-        if self.cbar.axis.label is not None:
-            self.cbar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+        self.outline.setPen(theme.pen(theme.foreground, 3))
+        self.hover_box.setPen(theme.pen(theme.foreground, 1, Qt.PenStyle.DashLine))
+        style_colorbar(self.cbar, theme)
         self.notice.setStyleSheet(f"color: {theme.warning};")
         # the text and the table follow the panel's theme (a light figure of a dark window too)
         pal = qt_palette(theme)

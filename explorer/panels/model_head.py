@@ -20,7 +20,6 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -33,8 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
-from .base import Panel, register_panel
 from ..figures.heatmap import Heatmap, TokenAxis
 from ..figures.plots import (
     HighlightBars,
@@ -42,8 +39,11 @@ from ..figures.plots import (
     nice_ceil,
     set_bar_levels,
     set_plot_title,
+    style_colorbar,
     style_plot,
 )
+from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
+from .base import Panel, register_panel
 
 CHANGE_CMAP = "inferno"
 #: tokens longer than this are cut on their buttons (the tooltip has the whole token)
@@ -254,6 +254,17 @@ class ModelHeadPanel(Panel):
             self._on_trace(controller.trace)
         if controller.deletion is not None:
             self._on_deletion(controller.deletion)
+
+    def detach(self) -> None:
+        super().detach()
+        ctl = self.controller
+        if ctl is not None:
+            for signal, slot in ((ctl.trace_changed, self._on_trace), (ctl.deletion_changed, self._on_deletion),
+                                 (ctl.busy_changed, self._on_busy)):
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
 
     def show_frame(self, frame) -> None:
         """The attention layer's frames are not this panel's business."""
@@ -489,9 +500,6 @@ class ModelHeadPanel(Panel):
         style_plot(self.hidden_plot, theme)
         self.hidden_bars.set_colors(theme.bar, theme.accent2, theme.accent)
         for bar in (self.cbar, self.change_bar):
-            bar.axis.setPen(pg.mkPen(theme.muted))
-            bar.axis.setTextPen(pg.mkPen(theme.foreground))
-            if bar.axis.label is not None:
-                bar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+            style_colorbar(bar, theme)
         cache_static_items(self.graphics.scene())
         self._redraw()

@@ -18,13 +18,12 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP
-from PySide6.QtGui import QColor
 
-from ..frame import Frame
+from ..figures.plots import set_bar_levels, sticky_max, style_colorbar
 from ..figures.themes import SIGNED_CMAP, Theme
-from .base import Panel, register_panel
-from ..figures.plots import set_bar_levels, sticky_max
 from ..figures.tiles import TileStrip
+from ..frame import Frame
+from .base import Panel, register_panel
 
 
 def _absmax(*arrays: np.ndarray) -> float:
@@ -159,10 +158,7 @@ class QKVPanel(Panel):
 
     def apply_theme(self, theme: Theme) -> None:
         for bar in (self.w_bar, self.qkv_bar):
-            bar.axis.setPen(pg.mkPen(theme.muted))
-            bar.axis.setTextPen(pg.mkPen(theme.foreground))
-            if bar.axis.label is not None:
-                bar.axis.label.setDefaultTextColor(QColor(theme.foreground))
+            style_colorbar(bar, theme)
         for strip in self.strips():
             strip.apply_theme(theme)
         super().apply_theme(theme)

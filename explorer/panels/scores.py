@@ -17,9 +17,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QGraphicsItem, QLabel
 
-from ..frame import Frame, finite_std, gaussian_pdf, histogram
-from ..figures.themes import Theme
-from .base import Panel, register_panel
 from ..figures.plots import (
     BarsItem,
     RunsLabel,
@@ -35,6 +32,9 @@ from ..figures.plots import (
     unbroken,
     unchanged,
 )
+from ..figures.themes import Theme
+from ..frame import Frame, finite_std, gaussian_pdf, histogram
+from .base import Panel, register_panel
 
 FLOAT16_MAX = 65504.0
 
@@ -136,17 +136,20 @@ class _HistPlot:
         style_plot(self.plot, theme)
         # one-pixel pens: Qt draws those directly; a wider (or fractional) pen is stroked as a
         # polygon first, which cost as much as the rest of the panel's repaint
-        self.hist.setPen(pg.mkPen(theme.bar, width=1))
+        self.hist.setPen(theme.pen(theme.bar, 1))
         fill = QColor(theme.bar)
         fill.setAlpha(110)
         self._fill = QBrush(fill)
         self.hist_fill.set_brushes([self._fill])
-        self.theory.setPen(pg.mkPen(theme.foreground, width=1, style=Qt.PenStyle.DashLine))
-        self.selected.setPen(pg.mkPen(theme.accent, width=2))
+        self.theory.setPen(theme.pen(theme.foreground, 1, Qt.PenStyle.DashLine))
+        self.selected.setPen(theme.pen(theme.accent, 2))
         self.selected.label.setColor(theme.accent)
+        self.selected.label.setFont(theme.font(8.5))
+        self.readout.setText(self.readout.text, size=theme.pt(8.5))
         for line in self.limits:
-            line.setPen(pg.mkPen(theme.warning, width=2, style=Qt.PenStyle.DotLine))
+            line.setPen(theme.pen(theme.warning, 2, Qt.PenStyle.DotLine))
             line.label.setColor(theme.warning)
+            line.label.setFont(theme.font(8.5))
 
 
 

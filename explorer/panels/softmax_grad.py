@@ -17,9 +17,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from ..frame import Frame, scaling_sweep
-from ..figures.themes import Theme
-from .base import Panel, register_panel
 from ..figures.heatmap import TokenAxis
 from ..figures.plots import (
     HighlightBars,
@@ -34,6 +31,9 @@ from ..figures.plots import (
     unchanged,
     upright,
 )
+from ..figures.themes import Theme
+from ..frame import Frame, scaling_sweep
+from .base import Panel, register_panel
 
 
 def _bar_plot(layout, row: int, col: int) -> tuple[pg.PlotItem, TokenAxis]:
@@ -65,7 +65,8 @@ class SoftmaxGradPanel(Panel):
         self.row_bars = HighlightBars(self.row_plot)
         self.masked_marks = pg.ScatterPlotItem(symbol="x", size=8)
         self.row_plot.addItem(self.masked_marks)
-        self.uniform = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.95})
+        self.uniform = pg.InfiniteLine(angle=0, movable=False, label="",
+                                       labelOpts={"position": 0.99, "anchors": [(1, 1), (1, 1)]})
         self.row_plot.addItem(self.uniform, ignoreBounds=True)
         self.row_plot.setMouseEnabled(y=False)
         self.row_plot.disableAutoRange()
@@ -75,7 +76,7 @@ class SoftmaxGradPanel(Panel):
         self.sweep_plot.hideButtons()
         self.sweep_plot.setMenuEnabled(False)
         self.sweep_plot.showGrid(x=True, y=True, alpha=0.15)
-        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=-8)
+        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=0)
         sw = scaling_sweep()
         self.sweep_scaled = self.sweep_plot.plot(sw["d_k"], sw["grad_scaled"], name="÷√d_k",
                                                  symbol="o", symbolSize=6, antialias=True)
@@ -213,26 +214,31 @@ class SoftmaxGradPanel(Panel):
             style_plot(plot, theme)
         faint = QColor(theme.muted)
         faint.setAlpha(120)
-        self.jac_others.setPen(pg.mkPen(faint, width=1))
+        self.jac_others.setPen(theme.pen(faint, 1))
         self.jac_bars.set_colors(theme.bar, theme.hatch, theme.accent)
         self.row_bars.set_colors(theme.bar, theme.hatch, theme.accent)
-        self.masked_marks.setPen(pg.mkPen(theme.muted, width=1.5))
+        self.masked_marks.setPen(theme.pen(theme.muted, 1.5))
         self.masked_marks.setBrush(pg.mkBrush(None))
-        self.uniform.setPen(pg.mkPen(theme.muted, width=1, style=Qt.PenStyle.DashLine))
+        self.uniform.setPen(theme.pen(theme.muted, 1, Qt.PenStyle.DashLine))
         self.uniform.label.setColor(theme.muted)
-        self.sweep_scaled.setPen(pg.mkPen(theme.ok, width=2))
+        self.uniform.label.setFont(theme.font(8.0))
+        self.sweep_scaled.setPen(theme.pen(theme.ok, 2))
         self.sweep_scaled.setSymbolBrush(theme.ok)
         self.sweep_scaled.setSymbolPen(None)
-        self.sweep_unscaled.setPen(pg.mkPen(theme.warning, width=2))
+        self.sweep_unscaled.setPen(theme.pen(theme.warning, 2))
         self.sweep_unscaled.setSymbolBrush(theme.warning)
         self.sweep_unscaled.setSymbolPen(None)
         self.sweep_here.setBrush(pg.mkBrush(theme.accent))
-        self.sweep_here.setPen(pg.mkPen(theme.foreground, width=1))
+        self.sweep_here.setPen(theme.pen(theme.foreground, 1))
         self.here_mark.setBrush(pg.mkBrush(theme.accent))
-        self.here_mark.setPen(pg.mkPen(theme.foreground, width=1))
-        self.sweep_now.setPen(pg.mkPen(theme.accent, width=1.5, style=Qt.PenStyle.DashLine))
+        self.here_mark.setPen(theme.pen(theme.foreground, 1))
+        self.sweep_now.setPen(theme.pen(theme.accent, 1.5, Qt.PenStyle.DashLine))
         self.sweep_now.label.setColor(theme.accent)
+        self.sweep_now.label.setFont(theme.font(8.0))
         self.sweep_legend.setLabelTextColor(theme.foreground)
+        self.sweep_legend.setLabelTextSize(theme.pt(7.5))
+        for _sample, label in self.sweep_legend.items:
+            label.setText(label.text)  # (the two setters above store the style; this draws it)
         self.sweep_legend.setBrush(pg.mkBrush(QColor(theme.background)))
-        self.sweep_legend.setPen(pg.mkPen(theme.hatch))
+        self.sweep_legend.setPen(theme.pen(theme.hatch))
         super().apply_theme(theme)

@@ -1,0 +1,157 @@
+"""The figure layer: a figure is a fresh panel drawn from the window's state.
+
+What a user sees: a panel exported from behind a dock tab shows the current
+config (not an older one), an export leaves the window exactly as it was, the
+window's File ▸ Export and the CLI give the same picture, and a figure's
+texts lie inside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from conftest import shown_window
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage
+
+from engine import AttentionConfig
+from explorer.export import ExportOptions, export_command, export_panels, render_panel
+
+
+def image_array(img: QImage) -> np.ndarray:
+    img = img.convertToFormat(QImage.Format.Format_RGB32)
+    ptr = img.constBits()
+    return np.frombuffer(ptr, np.uint8, img.sizeInBytes()).reshape(img.height(), img.bytesPerLine())[
+        :, : img.width() * 4].reshape(img.height(), img.width(), 4)[..., :3].astype(np.int16)
+
+
+def png(data: bytes) -> np.ndarray:
+    return image_array(QImage.fromData(data))
+
+
+def settled_picture(window, qapp, timeout_s: float = 10.0) -> np.ndarray:
+    """The window's pixels once two grabs 0.2 s apart agree."""
+    import time
+
+    last = image_array(window.grab().toImage())
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        for _ in range(4):
+            qapp.processEvents()
+            time.sleep(0.05)
+        now = image_array(window.grab().toImage())
+        if np.array_equal(now, last):
+            return now
+        last = now
+    return last
+
+
+@pytest.fixture()
+def win(qapp):
+    with shown_window(qapp) as w:
+        w.render_sync()
+        qapp.processEvents()
+        yield w
+
+
+def test_a_panel_behind_a_tab_exports_the_current_config(win, qapp):
+    opts = ExportOptions(width=900)
+    win.render_sync(AttentionConfig(seq_len=8))
+    old = png(render_panel(win, "heads", "png", opts))
+    # heads goes behind the qkv tab; the config changes while it is hidden
+    win.tabifyDockWidget(win.dock("qkv"), win.dock("heads"))
+    win.dock("qkv").raise_()
+    qapp.processEvents()
+    assert win.panel("heads").visibleRegion().isEmpty()
+    win.render_sync(AttentionConfig(seq_len=11), all_panels=False)
+    hidden = png(render_panel(win, "heads", "png", opts))
+    # the same state, with the panel in front
+    win.dock("heads").raise_()
+    qapp.processEvents()
+    shown = png(render_panel(win, "heads", "png", opts))
+    assert hidden.shape == shown.shape and np.abs(hidden - shown).max() == 0
+    assert hidden.shape != old.shape or np.abs(hidden - old).mean() > 1, "the hidden panel exported a stale frame"
+
+
+def test_all_panels_export_hidden_ones_too(win, qapp, tmp_path):
+    win.dock("softmax_grad").close()
+    qapp.processEvents()
+    written = export_panels(win, tmp_path, None, ["png"], ExportOptions(width=640))
+    assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in
+                                                     ("heads", "qkv", "scores", "softmax_grad", "diagnostics"))
+    assert not win.dock("softmax_grad").isVisible(), "the export must not reopen a closed panel"
+
+
+def test_exporting_leaves_the_window_as_it_was(win, qapp, tmp_path):
+    win.render_sync(AttentionConfig(seq_len=9, causal=True))
+    before = settled_picture(win, qapp)  # (the backend comparison arrives from the worker)
+    sweep = win.panel("softmax_grad").sweep_legend
+    legend_before = [label.text for _sample, label in sweep.items]
+    sizes = {n: win.panel(n).size() for n in win.panel_names()}
+    export_panels(win, tmp_path, None, ["png", "svg"], ExportOptions(width=1920, theme="slides"))
+    qapp.processEvents()
+    after = image_array(win.grab().toImage())
+    assert [label.text for _sample, label in sweep.items] == legend_before
+    assert legend_before and all(legend_before), "the √d_k sweep legend lost its text"
+    assert {n: win.panel(n).size() for n in win.panel_names()} == sizes
+    assert np.abs(after - before).max() == 0, "the export changed what the window shows"
+
+
+def test_the_window_and_the_cli_export_the_same_picture(win, qapp, tmp_path):
+    from explorer.export_dialog import WHAT_PANEL, ExportRequest, run_export
+    from explorer.session import save_session
+
+    cfg = AttentionConfig(seq_len=10, n_heads=2, d_model=32, causal=True)
+    win.render_sync(cfg)
+    win.selection.set(head=1, query=3, key=2)
+    qapp.processEvents()
+    opts = ExportOptions(width=1280, theme="slides")
+    gui = tmp_path / "gui.png"
+    run_export(win, ExportRequest(WHAT_PANEL, "scores", "png", opts, gui))
+    session = tmp_path / "s.json"
+    save_session(session, cfg, win.selection.as_dict())
+    out = tmp_path / "cli"
+    import main
+
+    args = main.build_parser().parse_args(["export", "--out", str(out), "--panel", "scores",
+                                           "--width", "1280", "--format", "png", "--session", str(session)])
+    assert export_command(args) == 0
+    a, b = png(gui.read_bytes()), png((out / "scores.png").read_bytes())
+    assert a.shape == b.shape
+    assert np.abs(a - b).max() <= 8, "File ▸ Export and the CLI drew different pictures"
+
+
+@pytest.mark.parametrize(("theme", "lang", "dark"), [("slides", "en", True), ("screen", "en", True),
+                                                    ("screen", "en", False), ("slides", "zh_CN", True),
+                                                    ("screen", "zh_CN", False)])
+def test_figure_texts_lie_inside_the_figure(win, qapp, theme, lang, dark):
+    """Every title, readout and line label of every panel figure is inside its view and
+    overlaps no other text."""
+    from explorer.export import fresh_panel
+    from explorer.figures.layout import text_boxes
+    from explorer.figures.themes import DARK, LIGHT
+
+    win.apply_theme(DARK if dark else LIGHT)
+    assert win.set_language(lang)
+    try:
+        win.render_sync(replace(AttentionConfig(), tokens=tuple("the cat sat on the mat because it was tired .".split())))
+        for name in win.panel_names():
+            if not getattr(win.panel(name), "exportable", True):
+                continue
+            with fresh_panel(win, name, theme) as panel:
+                for view, boxes in text_boxes(panel):
+                    area = QRectF(view.rect()).adjusted(-1, -1, 1, 1)
+                    for text, box in boxes:
+                        assert area.contains(box), f"{name}: {text!r} at {box} is cut by its figure {area}"
+                    for i, (a, box_a) in enumerate(boxes):
+                        for b, box_b in boxes[i + 1:]:
+                            common = box_a.intersected(box_b)
+                            assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"
+    finally:
+        win.set_language("en")
+        win.apply_theme(DARK)
