@@ -8,9 +8,11 @@ embedding wherever it appears.
 from __future__ import annotations
 
 import math
+import os
+import threading
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 
 import torch
 
@@ -68,17 +70,76 @@ class Weights:
     w_v: torch.Tensor
     w_o: torch.Tensor
 
+    @property
+    def nbytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in (self.w_q, self.w_k, self.w_v, self.w_o))
+
+
+#: Bytes of weights kept between runs (override: ATTN_EXPLORER_WEIGHT_CACHE, in bytes).
+WEIGHT_CACHE_BYTES = 256 * 1024**2
+
+
+class _WeightCache:
+    """Least-recently-used weights, bounded by their total bytes (not by entries): a few
+    large d_model runs must not keep gigabytes alive. Weights larger than the whole
+    bound are returned but never kept. Thread-safe (the explorer runs off the UI thread)."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple, Weights] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def limit() -> int:
+        env = os.environ.get("ATTN_EXPLORER_WEIGHT_CACHE", "").strip()
+        try:
+            return max(0, int(env)) if env else WEIGHT_CACHE_BYTES
+        except ValueError:
+            return WEIGHT_CACHE_BYTES
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def get(self, key: tuple, make) -> Weights:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit
+        value = make()
+        size, limit = value.nbytes, self.limit()
+        with self._lock:
+            if key in self._items:  # another thread drew the same weights meanwhile
+                return self._items[key]
+            if size > limit:
+                return value
+            while self._items and self._bytes + size > limit:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= old.nbytes
+            self._items[key] = value
+            self._bytes += size
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+
+WEIGHT_CACHE = _WeightCache()
+
 
 def init_weights(config: AttentionConfig) -> Weights:
     """Seeded projections; std = init_std, or Xavier √(2/(fan_in+fan_out)).
 
-    Cached (read-only by convention): drawing 4·d² normals dominates a small
-    run, and most slider moves leave the weights unchanged.
+    Cached (read-only by convention) up to :data:`WEIGHT_CACHE_BYTES`: drawing 4·d²
+    normals dominates a small run, and most slider moves leave the weights unchanged.
     """
-    return _init_weights(config.seed, config.d_model, config.kv_heads * config.head_dim, config.init_std)
+    key = (config.seed, config.d_model, config.kv_heads * config.head_dim, config.init_std)
+    return WEIGHT_CACHE.get(key, lambda: _init_weights(*key))
 
 
-@lru_cache(maxsize=16)
 def _init_weights(seed: int, d: int, kv: int, init_std: float | None) -> Weights:
     def draw(name: str, fan_in: int, fan_out: int) -> torch.Tensor:
         std = init_std if init_std is not None else math.sqrt(2.0 / (fan_in + fan_out))

@@ -15,6 +15,7 @@ from .backends.eager import repeat_kv
 from .config import AttentionConfig, ConfigError
 from .inputs import init_weights, token_embeddings, torch_dtype
 from .masks import build_mask, mask_fill_value
+from .memory import check_decode_memory
 
 
 def kv_cache_bytes(config: AttentionConfig, n_layers: int = 1, tokens: int | None = None) -> int:
@@ -60,6 +61,7 @@ def decode(config: AttentionConfig, x: torch.Tensor | None = None) -> torch.Tens
     """
     if config.kv_len is not None:
         raise ConfigError("decode needs self-attention: kv_len must be None")
+    check_decode_memory(config)  # before anything is allocated
     B, S, d, H = config.batch, config.seq_len, config.d_model, config.n_heads
     dtype = torch_dtype(config.dtype)
     causal = config.replace(causal=True)

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, replace
 
@@ -18,9 +17,11 @@ from .backends.eager import eager_steps
 from .config import AttentionConfig, ConfigError
 from .inputs import Weights, init_weights, memory_embeddings, token_embeddings, torch_dtype
 from .masks import build_mask
+from .memory import DEFAULT_MEMORY_BUDGET, check_memory, memory_budget, memory_estimate
 
-#: Largest trace `run` agrees to build, in bytes (override: ATTN_EXPLORER_MEMORY_BUDGET).
-DEFAULT_MEMORY_BUDGET = 4 * 1024**3
+__all__ = ["DEFAULT_MEMORY_BUDGET", "AttentionTrace", "memory_budget", "memory_estimate", "run",
+           "run_backend_comparison"]
+
 
 
 @dataclass
@@ -50,19 +51,6 @@ class AttentionTrace:
     weights_used: Weights | None = None  # the projections, float32
     eager_output: torch.Tensor | None = None  # (B,S,d), when a fused backend ran
     timings_ms: dict[str, float] = field(default_factory=dict)
-
-
-def memory_estimate(config: AttentionConfig) -> int:
-    """Bytes a trace of `config` holds at its peak (the (S, Skv) grids dominate)."""
-    item = torch.finfo(torch_dtype(config.dtype)).bits // 8
-    grid = config.batch * config.n_heads * config.seq_len * config.key_len
-    # scores_raw, scores, weights, plus softmax and diagnostics temporaries (float32)
-    return grid * (3 * item + 3 * 4) + config.seq_len * config.key_len
-
-
-def memory_budget() -> int:
-    env = os.environ.get("ATTN_EXPLORER_MEMORY_BUDGET")
-    return int(env) if env else DEFAULT_MEMORY_BUDGET
 
 
 def softmax_jacobian_norm(weights: torch.Tensor) -> torch.Tensor:
@@ -109,13 +97,8 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrac
     """
     if not isinstance(config, AttentionConfig):
         raise ConfigError(f"run() needs an AttentionConfig, got {type(config).__name__}")
-    need = memory_estimate(config)
-    if need > memory_budget():
-        raise ConfigError(
-            f"this config needs about {need / 2**30:.1f} GiB for its attention grids "
-            f"(batch·heads·S·Skv = {config.batch}·{config.n_heads}·{config.seq_len}·{config.key_len}), "
-            f"over the {memory_budget() / 2**30:.1f} GiB budget: lower seq_len, kv_len, heads or batch"
-        )
+    # weights, activations, grids and temporaries against the budget, before any allocation
+    check_memory(config)
     B, S, d, H = config.batch, config.seq_len, config.d_model, config.n_heads
     if x is not None:
         x = torch.as_tensor(x)

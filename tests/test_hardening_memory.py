@@ -1,0 +1,179 @@
+"""Memory refused before allocation (issue 19, defect 2, the engine's part).
+
+``engine.memory_estimate`` counts the weights, the activations, the grids and the
+temporaries; ``engine.run`` (and ``engine.decode``) refuse with a ConfigError
+stating the estimate when it exceeds the budget, before anything is allocated.
+The hostile configs run in a subprocess under an address-space limit
+(``resource.setrlimit(RLIMIT_AS)``): every outcome must be that ConfigError, never
+a MemoryError, an allocator RuntimeError or a kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine import AttentionConfig, ConfigError, memory_estimate, run
+
+ROOT = Path(__file__).resolve().parents[1]
+AS_LIMIT = 3 * 1024**3
+
+_CHILD = textwrap.dedent("""
+    import json, resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+    import engine
+    from engine import AttentionConfig, ConfigError
+
+    for call, kw in json.loads(sys.argv[1]):
+        try:
+            fn = engine.run if call == "run" else engine.decode
+            fn(AttentionConfig(**kw))
+            out = {{"ok": True}}
+        except ConfigError as exc:
+            out = {{"error": "ConfigError", "message": str(exc)}}
+        except BaseException as exc:  # MemoryError, the allocator's RuntimeError, ...
+            out = {{"error": type(exc).__name__, "message": str(exc)[:300]}}
+        print(json.dumps(out), flush=True)
+""")
+
+
+def _capped(calls: list[tuple[str, dict]], env: dict | None = None, timeout: int = 240) -> list[dict]:
+    """Run each (\"run\" | \"decode\", config kwargs) in one subprocess under RLIMIT_AS."""
+    child_env = {k: v for k, v in os.environ.items() if k != "ATTN_EXPLORER_MEMORY_BUDGET"}
+    child_env.update(env or {})
+    r = subprocess.run([sys.executable, "-c", _CHILD.format(limit=AS_LIMIT), json.dumps(calls)],
+                       cwd=ROOT, env=child_env, capture_output=True, text=True, timeout=timeout)
+    results = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert r.returncode == 0 and len(results) == len(calls), (r.returncode, results, r.stderr[-2000:])
+    return results
+
+
+HOSTILE = [
+    ("run", {"d_model": 65536}),  # 64 GiB of weights (the OOM kill of issue 19)
+    ("run", {"d_model": 16384}),  # estimated "0.0 GiB" before, peaked at 5.3 GB
+    ("run", {"seq_len": 1_000_000, "kv_len": 1, "d_model": 1024}),  # 4 GiB per activation
+    # a few GiB of activations: under the default cap, over what the 3 GiB address space leaves
+    ("run", {"seq_len": 150_000, "kv_len": 1, "d_model": 1024}),
+    ("run", {"d_model": 8192, "n_heads": 8, "dtype": "bfloat16", "positional": "alibi",
+             "backend": "sdpa", "seq_len": 4096}),
+    ("decode", {"seq_len": 1_000_000, "d_model": 8, "n_heads": 2}),  # a (S, S) mask of 1 TB
+]
+
+
+def test_hostile_configs_are_refused_before_allocating_under_a_memory_cap():
+    results = _capped([*HOSTILE, ("run", {}), ("decode", {"seq_len": 16})])
+    for (call, kw), res in zip(HOSTILE, results, strict=False):
+        assert res.get("error") == "ConfigError", (call, kw, res)
+        msg = res["message"]
+        assert "needs about" in msg and "budget" in msg, msg
+        assert "\n" not in msg and not re.search(r"(?<![\d.])0\.0 GiB", msg), msg
+    assert results[-2] == {"ok": True} and results[-1] == {"ok": True}  # what fits still runs
+
+
+def test_refusal_names_the_part_that_does_not_fit():
+    with pytest.raises(ConfigError, match=r"weights \d+\.\d GiB.*lower d_model"):
+        run(AttentionConfig(d_model=65536))
+    with pytest.raises(ConfigError, match=r"activations \d+\.\d GiB.*lower seq_len"):
+        run(AttentionConfig(seq_len=1_000_000, kv_len=1, d_model=1024))
+    with pytest.raises(ConfigError, match=r"attention grids \d+\.\d GiB.*lower seq_len, kv_len, heads"):
+        run(AttentionConfig(d_model=64, n_heads=64, seq_len=16384, batch=4))
+
+
+def test_estimate_counts_weights_activations_grids_and_temporaries():
+    base = memory_estimate(AttentionConfig())
+    assert {"grids", "head", "fused", "weights", "activations", "temporaries", "total"} <= set(base)
+    assert all(isinstance(v, int) and v >= 0 for v in base.values())
+
+    wide = memory_estimate(AttentionConfig(d_model=16384))
+    assert wide["weights"] >= 4 * 16384**2 * 4  # four d_model² float32 matrices
+    assert wide["total"] >= wide["weights"] + wide["activations"] + wide["grids"]
+
+    half = memory_estimate(AttentionConfig(d_model=16384, dtype="float16"))
+    assert half["weights"] >= wide["weights"] + 4 * 16384**2 * 2  # the float16 copies too
+
+    long = memory_estimate(AttentionConfig(seq_len=1_000_000, kv_len=1, d_model=1024))
+    assert long["activations"] >= 6 * 1_000_000 * 1024 * 4  # x, q, context, output, ...
+
+    cfg = AttentionConfig(seq_len=512, n_heads=4)
+    grid = 4 * 512 * 512
+    plain = memory_estimate(cfg)
+    assert plain["grids"] >= 3 * grid * 4 and plain["head"] * 4 >= 3 * grid * 4 * 0.99
+    for changed in (cfg.replace(positional="alibi"), cfg.replace(backend="sdpa", causal=True),
+                    cfg.replace(dtype="bfloat16")):
+        est = memory_estimate(changed)
+        assert est["temporaries"] > plain["temporaries"], changed
+    assert plain["fused"] < plain["total"]
+
+
+def test_estimate_covers_the_measured_peak():
+    """The estimate is at least what a run really takes (peak RSS, measured in a subprocess)."""
+    code = textwrap.dedent("""
+        import json, resource, sys
+        from engine import AttentionConfig, memory_estimate, run
+        run(AttentionConfig())
+        def rss():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        cfg = AttentionConfig(**json.loads(sys.argv[1]))
+        base = rss()
+        trace = run(cfg)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+        print(json.dumps([peak, memory_estimate(cfg)["total"]]))
+    """)
+    for kw in ({"seq_len": 1536, "n_heads": 4, "dtype": "bfloat16"},
+               {"d_model": 3072, "seq_len": 8},
+               {"seq_len": 60_000, "kv_len": 1, "d_model": 256, "positional": "rope"}):
+        r = subprocess.run([sys.executable, "-c", code, json.dumps(kw)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-1000:]
+        peak, total = json.loads(r.stdout.splitlines()[-1])
+        assert total >= peak, (kw, peak, total)
+
+
+def test_budget_defaults_to_a_share_of_the_machine_and_can_be_overridden(monkeypatch):
+    monkeypatch.delenv("ATTN_EXPLORER_MEMORY_BUDGET", raising=False)
+    phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    budget = engine.trace.memory_budget()
+    assert 0 < budget <= min(engine.trace.DEFAULT_MEMORY_BUDGET, phys // 2)
+
+    monkeypatch.setenv("ATTN_EXPLORER_MEMORY_BUDGET", "1000")
+    with pytest.raises(ConfigError, match="over the 1000 B memory budget"):
+        run(AttentionConfig())
+    monkeypatch.setenv("ATTN_EXPLORER_MEMORY_BUDGET", str(64 * 1024**3))
+    assert run(AttentionConfig()).output.shape == (1, 8, 64)
+    monkeypatch.setenv("ATTN_EXPLORER_MEMORY_BUDGET", "lots")
+    with pytest.raises(ConfigError, match="ATTN_EXPLORER_MEMORY_BUDGET"):
+        run(AttentionConfig())
+
+
+def test_weight_cache_is_bounded_in_bytes():
+    """Many large-d_model runs (64 MiB of weights each) keep at most ~256 MiB alive, not 16 runs'."""
+    code = textwrap.dedent("""
+        import gc, json
+        from engine import AttentionConfig, run
+        def rss():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        run(AttentionConfig(d_model=2048, seed=0))
+        gc.collect()
+        first = rss()
+        for seed in range(1, 13):
+            run(AttentionConfig(d_model=2048, seed=seed))
+        gc.collect()
+        print(json.dumps(rss() - first))
+    """)
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=180)
+    assert r.returncode == 0, r.stderr[-1000:]
+    growth = json.loads(r.stdout.splitlines()[-1])
+    assert growth < 400 * 1024**2, f"RSS grew {growth / 2**20:.0f} MiB over 12 runs"
