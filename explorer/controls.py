@@ -38,8 +38,8 @@ import engine
 from engine import AttentionConfig, ConfigError
 
 from . import constraints as C
-from .sizing import hold_size
 from .figures.themes import CATEGORY_COLORS
+from .sizing import hold_size
 
 #: Slider drags send at most one change per this many ms (the trailing value always goes).
 THROTTLE_MS = 25

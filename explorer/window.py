@@ -40,13 +40,13 @@ from engine import AttentionConfig
 
 from . import i18n
 from .controls import ConfigControls
+from .figures.heatmap import link_views
+from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
 from .frame import Frame, build_frame, measure_backends
 from .panels import CORE_PANELS, PANELS, Panel
-from .figures.heatmap import link_views
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
 from .sizing import hold_size, release_size
-from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
 from .worker import ComputeWorker
 
 MAX_RECENT = 8

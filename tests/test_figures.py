@@ -155,3 +155,28 @@ def test_figure_texts_lie_inside_the_figure(win, qapp, theme, lang, dark):
     finally:
         win.set_language("en")
         win.apply_theme(DARK)
+
+
+def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(win, qapp):
+    """Lessons ▸ a chapter starring diagnostics, then the light theme: the Numerics, Cost
+    and Backends cards keep a light background and dark text (they turned into black bars)."""
+    from PySide6.QtWidgets import QFrame
+
+    from explorer.figures.themes import DARK, LIGHT
+
+    win.highlight_panels(["diagnostics"])
+    win.apply_theme(LIGHT)
+    try:
+        win.render_sync()
+        qapp.processEvents()
+        cards = win.panel("diagnostics").findChildren(QFrame, "card")
+        assert cards
+        for card in cards:
+            if not card.isVisible():
+                continue
+            pixels = image_array(card.grab().toImage())
+            assert pixels.mean() > 200, "a card turned dark in the light theme"
+            assert (pixels.sum(-1) < 300).mean() > 0.005, "a card's text vanished"
+    finally:
+        win.highlight_panels([])
+        win.apply_theme(DARK)

@@ -23,16 +23,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPen
+from PySide6.QtGui import QBrush, QColor, QImage, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
-from .plots import LeanAxis, LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .plots import LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
 from .themes import Theme
+from .token_axis import TokenAxis
 
 pg.setConfigOptions(imageAxisOrder="row-major")
 
-_NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
 
 
 def colorize(data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> tuple[np.ndarray, bool]:
@@ -68,65 +68,6 @@ def usable_levels(levels: tuple[float, float]) -> tuple[float, float]:
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         lo, hi = (0.0, 1.0) if not math.isfinite(lo) else (lo, lo + 1.0)
     return lo, hi
-
-
-class TokenAxis(LeanAxis):
-    """Integer ticks labelled with tokens, thinned to what fits at the current zoom."""
-
-    token_axis = True  # ticks are tokens: plots.style_plot leaves the number format alone
-
-    def __init__(self, orientation: str, **kw) -> None:
-        super().__init__(orientation, **kw)
-        self._labels: list[str] | None = None
-        self._shown: list[str] | None = None
-        self.setStyle(tickTextOffset=3, autoExpandTextSpace=True)  # the font: style_plot
-
-    def set_labels(self, labels: Sequence[str] | None) -> None:
-        labels = None if labels is None else [str(s) for s in labels]
-        if labels != self._labels:
-            self._labels = labels
-            # what a tick shows: long tokens shortened to 10 characters
-            self._shown = None if labels is None else [s if len(s) <= 10 else s[:9] + "…" for s in labels]
-            self.picture = None
-            self.update()
-
-    def tickValues(self, minVal, maxVal, size):
-        if minVal > maxVal:  # an inverted view (invertY) passes the range reversed
-            minVal, maxVal = maxVal, minVal
-        n = len(self._labels) if self._labels is not None else None
-        lo = max(0, math.ceil(minVal))
-        hi = math.floor(maxVal) if n is None else min(n - 1, math.floor(maxVal))
-        if hi < lo or size <= 0:
-            return []
-        span = max(maxVal - minVal, 1e-9)
-        px_per_cell = size / span
-        if self.orientation in ("left", "right"):
-            need = 11.0  # one text line
-        elif self._labels is not None and hi - lo < 400:
-            # greedy: keep each label that does not collide with the previous one kept
-            metrics, key = self.font_metrics(self.style["tickFont"] or QFont())
-            kept, right = [], -math.inf
-            for i, text in enumerate(self.tickStrings(range(lo, hi + 1), 1.0, 1.0), start=lo):
-                half = (self._text_size(metrics, key, text)[0] + 8) / 2
-                centre = (i - minVal) * px_per_cell
-                if centre - half >= right:
-                    kept.append(float(i))
-                    right = centre + half
-            return [(1.0, kept)]
-        else:
-            visible = (self._labels or [str(hi)])[lo: hi + 1]
-            longest = max((len(s) for s in visible), default=1)
-            need = 5.6 * min(longest, 10) + 8
-        raw = max(1.0, need / max(px_per_cell, 1e-9))
-        step = min(c for c in _NICE_STEPS if c >= raw) if raw <= _NICE_STEPS[-1] else _NICE_STEPS[-1]
-        start = (lo + step - 1) // step * step
-        return [(float(step), [float(v) for v in range(start, hi + 1, step)])]
-
-    def tickStrings(self, values, scale, spacing):
-        if self._labels is None:
-            return [str(round(v)) for v in values]
-        shown, n = self._shown, len(self._shown)
-        return [shown[i] if 0 <= i < n else "" for i in map(round, values)]
 
 
 class RgbaImage(pg.ImageItem):

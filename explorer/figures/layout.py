@@ -12,6 +12,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem, QGraphicsView, QWidget
 
 from .plots import _RunsItem
+from .token_axis import TokenAxis
 
 
 def _text_of(item: QGraphicsItem) -> str | None:
@@ -30,6 +31,9 @@ def text_boxes(widget: QWidget) -> list[tuple[QGraphicsView, list[tuple[str, QRe
             continue
         boxes = []
         for item in view.scene().items():
+            if isinstance(item, TokenAxis) and item.isVisible():
+                boxes += [(t, QRectF(view.mapFromScene(b).boundingRect())) for t, b in item.label_boxes() if t]
+                continue
             text = _text_of(item)
             if not text or not text.strip() or not item.isVisible():
                 continue

@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -194,13 +194,18 @@ class _Card(QFrame):
         self.set_rows([(cells, style) for cells, style in shown])
 
     def _paint_label(self, label: QLabel, colour: QColor | None) -> None:
-        """The label's text colour (None: keep it) on the card's background."""
-        pal = label.palette()
-        if colour is not None:
-            pal.setColor(QPalette.ColorRole.WindowText, colour)
-        if self._background is not None:
-            pal.setColor(QPalette.ColorRole.Window, self._background)
-        label.setPalette(pal)
+        """The label's text colour (None: keep it) on the card's background.
+
+        A style sheet, not a palette: a style sheet on an ancestor (a lesson's highlighted
+        dock) makes Qt replace the palettes of everything below it (the cards' text and
+        background turned black)."""
+        if colour is None:
+            colour = label.property("card_colour") or QColor(self._colours.get("body", QColor("#888888")))
+        label.setProperty("card_colour", QColor(colour))
+        bg = self._background.name() if self._background is not None else "transparent"
+        css = f"QLabel {{ color: {QColor(colour).name()}; background: {bg}; }}"
+        if label.styleSheet() != css:
+            label.setStyleSheet(css)
 
     def _style_label(self, label: QLabel, style: str) -> None:
         font = QFont(self._font)

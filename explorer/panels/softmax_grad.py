@@ -76,7 +76,7 @@ class SoftmaxGradPanel(Panel):
         self.sweep_plot.hideButtons()
         self.sweep_plot.setMenuEnabled(False)
         self.sweep_plot.showGrid(x=True, y=True, alpha=0.15)
-        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=0)
+        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=-5)
         sw = scaling_sweep()
         self.sweep_scaled = self.sweep_plot.plot(sw["d_k"], sw["grad_scaled"], name="÷√d_k",
                                                  symbol="o", symbolSize=6, antialias=True)

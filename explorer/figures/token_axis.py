@@ -1,0 +1,172 @@
+"""An axis labelled with tokens: every token shown, rotated when they do not fit side by side.
+
+Built on pyqtgraph's supported extension points: `tickValues` / `tickStrings`
+(the way DateAxisItem does it) and `generateDrawSpecs` / `drawPicture`, which
+AxisItem's docstring names as the method to override for control over the
+drawing. The rule a reader can rely on:
+
+- a horizontal (bottom/top) axis shows every visible token side by side when
+  each fits in its cell; otherwise every token rotated 90° (reading upwards);
+  only when even a rotated line of text is taller than a cell is wide does it
+  show every k-th token (k from 1, 2, 5, 10, 20, ...), and the hover readout
+  names the others;
+- a vertical axis shows every token when a line of text fits in a cell, else
+  every k-th one by the same rule.
+
+Long tokens are shortened to 10 characters with "…".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
+
+_NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
+MAX_CHARS = 10
+GAP_PX = 6.0  # between two labels side by side
+
+
+def shorten(token: str) -> str:
+    """What a tick shows for a token: at most MAX_CHARS characters."""
+    return token if len(token) <= MAX_CHARS else token[: MAX_CHARS - 1] + "…"
+
+
+def thinning_step(need_px: float, px_per_cell: float) -> int:
+    """The smallest of 1, 2, 5, 10, 20, ... cells that gives a label `need_px` of room."""
+    raw = need_px / max(px_per_cell, 1e-9)
+    return next((s for s in _NICE_STEPS if s >= raw), _NICE_STEPS[-1])
+
+
+class TokenAxis(pg.AxisItem):
+    """Integer ticks labelled with tokens (or positions), see the module docstring."""
+
+    token_axis = True  # ticks are tokens: plots.style_plot leaves the number format alone
+
+    def __init__(self, orientation: str, **kw) -> None:
+        super().__init__(orientation, **kw)
+        self._labels: list[str] | None = None
+        self._shown: list[str] | None = None
+        self.rotated = False  # the labels of a horizontal axis are drawn upright (read upwards)
+        self.step = 1  # every step-th token is labelled
+        self._rotated_height: float | None = None
+        self.setStyle(tickTextOffset=3, autoExpandTextSpace=True, hideOverlappingLabels=False)
+
+    def set_labels(self, labels: Sequence[str] | None) -> None:
+        labels = None if labels is None else [str(s) for s in labels]
+        if labels != self._labels:
+            self._labels = labels
+            self._shown = None if labels is None else [shorten(s) for s in labels]
+            self.picture = None
+            self.update()
+
+    def shown_labels(self) -> list[str]:
+        """The label of every tick at the current zoom, in order (what a user reads)."""
+        lo, hi = sorted(self.range)
+        size = self.geometry().width() if self.orientation in ("bottom", "top") else self.geometry().height()
+        values = [v for _spacing, vs in self.tickValues(lo, hi, size) for v in vs]
+        return self.tickStrings(values, 1.0, 1.0)
+
+    # ---- which ticks (pyqtgraph asks on every redraw of the axis) ------------------------
+    def _font(self) -> QFont:
+        return self.style["tickFont"] or QFont()
+
+    def tickValues(self, minVal, maxVal, size):
+        if minVal > maxVal:  # an inverted view (invertY) passes the range reversed
+            minVal, maxVal = maxVal, minVal
+        n = len(self._labels) if self._labels is not None else None
+        lo = max(0, math.ceil(minVal))
+        hi = math.floor(maxVal) if n is None else min(n - 1, math.floor(maxVal))
+        if hi < lo or size <= 0:
+            return []
+        px_per_cell = size / max(maxVal - minVal, 1e-9)
+        metrics = QFontMetricsF(self._font())
+        line = metrics.height()
+        texts = self.tickStrings(range(lo, hi + 1), 1.0, 1.0)
+        if self.orientation in ("left", "right"):
+            self.step = thinning_step(line, px_per_cell)
+        else:
+            widest = max((metrics.horizontalAdvance(t) for t in texts), default=0.0)
+            rotated = widest + GAP_PX > px_per_cell
+            self.step = thinning_step(line + 2, px_per_cell) if rotated else 1
+            self._set_rotated(rotated, widest)
+        start = (lo + self.step - 1) // self.step * self.step
+        return [(float(self.step), [float(v) for v in range(start, hi + 1, self.step)])]
+
+    def tickStrings(self, values, scale, spacing):
+        if self._labels is None:
+            return [str(round(v)) for v in values]
+        shown, n = self._shown, len(self._shown)
+        return [shown[i] if 0 <= i < n else "" for i in map(round, values)]
+
+    def _set_rotated(self, rotated: bool, widest: float) -> None:
+        """Reserve the height rotated labels need (AxisItem.setHeight), or hand it back."""
+        height = None
+        if rotated:  # (a fixed height is all of the axis: pyqtgraph then adds no room for its title)
+            title = self.label.boundingRect().height() if self.label.isVisible() else 0.0
+            height = math.ceil(widest + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
+                               + title + 4)
+        self.rotated = rotated
+        if height != self._rotated_height:
+            self._rotated_height = height
+            self.setHeight(height)
+
+    # ---- drawing: rotated labels -------------------------------------------------------------
+    def generateDrawSpecs(self, p):
+        specs = super().generateDrawSpecs(p)
+        if specs is None or not self.rotated:
+            return specs
+        axis_spec, tick_specs, _text_specs = specs
+        lo, hi = sorted(self.range)
+        values = [v for _spacing, vs in self.tickValues(lo, hi, self.geometry().width()) for v in vs]
+        strings = self.tickStrings(values, 1.0, 1.0)
+        metrics = QFontMetricsF(self._font())
+        line = metrics.height()
+        top = self.tickStop() + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
+        texts = []
+        for (_pen, p1, _p2), text in zip(tick_specs, strings):
+            width = metrics.horizontalAdvance(text)
+            # the box the rotated text covers: one line wide, the text's length tall
+            texts.append((QRectF(p1.x() - line / 2, top, line, width), 0, text))
+        return axis_spec, tick_specs, texts
+
+    def tickStop(self) -> float:
+        """Where the ticks meet the axis line, in the axis' own coordinates."""
+        bounds = self.mapRectFromParent(self.geometry())
+        return bounds.top() if self.orientation == "bottom" else bounds.bottom()
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
+        if not self.rotated:
+            super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+            return
+        super().drawPicture(p, axisSpec, tickSpecs, [])
+        p.setFont(self._font())
+        p.setPen(self.textPen())
+        for rect, _flags, text in textSpecs:
+            p.save()
+            p.translate(rect.center())
+            p.rotate(-90)
+            # in the rotated frame x runs up the figure: the text ends next to the axis
+            box = QRectF(-rect.height() / 2, -rect.width() / 2, rect.height(), rect.width())
+            p.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
+            p.restore()
+
+    def label_boxes(self) -> list[tuple[str, QRectF]]:
+        """Each visible tick label's box in scene coordinates (for layout checks)."""
+        from PySide6.QtGui import QImage, QPainter
+
+        img = QImage(1, 1, QImage.Format.Format_ARGB32_Premultiplied)
+        painter = QPainter(img)
+        try:
+            specs = self.generateDrawSpecs(painter)
+        finally:
+            painter.end()
+        if specs is None:
+            return []
+        return [(text, self.mapRectToScene(rect)) for rect, _f, text in specs[2]]
+
+
+__all__ = ["TokenAxis", "shorten", "thinning_step"]
