@@ -41,6 +41,8 @@ from . import constraints as C
 from .figures.themes import CATEGORY_COLORS
 from .sizing import hold_size
 
+#: The KV-group map shows at most this many groups, in a label this many lines high.
+GROUP_MAP_PARTS, GROUP_MAP_LINES = 6, 3
 #: Slider drags send at most one change per this many ms (the trailing value always goes).
 THROTTLE_MS = 25
 MASK_VALUES = ("-inf", "min", "-1e9")
@@ -211,6 +213,9 @@ class ConfigControls(QWidget):
         self.group_map.setObjectName("groupMap")
         self.group_map.setWordWrap(True)
         self.group_map.setTextFormat(Qt.TextFormat.RichText)
+        self.group_map.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # a fixed height: the rows below must not move when the map needs another line
+        self.group_map.setFixedHeight(GROUP_MAP_LINES * self.group_map.fontMetrics().lineSpacing() + 2)
         row(f, None, self.group_map)
         self.head_dim = QLabel()
         self.head_dim.setObjectName("hint")
@@ -520,6 +525,6 @@ class ConfigControls(QWidget):
             color = CATEGORY_COLORS[g % len(CATEGORY_COLORS)]
             qs = ",".join(map(str, heads)) if len(heads) <= 4 else f"{heads[0]}–{heads[-1]}"
             parts.append(f"<span style='color:{color}'>●</span>kv{g}←q{html.escape(qs)}")
-        if len(parts) > 12:
-            parts = [*parts[:11], self.tr("… ({n} groups)").format(n=len(parts))]
+        if len(parts) > GROUP_MAP_PARTS:
+            parts = [*parts[:GROUP_MAP_PARTS - 1], self.tr("… ({n} groups)").format(n=len(parts))]
         return f"<b>{cfg.attention_kind}</b>: " + " · ".join(parts)

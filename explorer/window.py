@@ -104,6 +104,22 @@ class Banner(QFrame):
         self.text.setText(text() if callable(text) else text)
         if self.bar is not None:
             self.bar.show()
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As many lines as the text needs at the banner's width (a toolbar does not ask a
+        wrapping label for its height at its width: one line came out ~70 px tall)."""
+        lay = self.layout()
+        m = lay.contentsMargins()
+        others = self.icon.sizeHint().width() + self.close_button.sizeHint().width() + 2 * lay.spacing()
+        width = max(200, self.width() - m.left() - m.right() - others)
+        height = self.text.heightForWidth(width)
+        if height > 0 and height != self.text.maximumHeight():
+            self.text.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
 
     def hide_message(self) -> None:
         self.kind = None
@@ -116,6 +132,7 @@ class Banner(QFrame):
         self.close_button.setToolTip(self.tr("Dismiss"))
         if self.kind and self._make_text is not None:
             self.text.setText(self._make_text())
+            self._fit_height()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -184,7 +201,7 @@ class MainWindow(QMainWindow):
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
-        self.resize(1600, 1000)
+        self.resize(*self.opening_size())
         self._restore_settings()
         self.apply_theme(theme)
 
@@ -531,11 +548,13 @@ class MainWindow(QMainWindow):
         if new:
             dock.visibilityChanged.connect(lambda visible: None if visible else panel.leave())
             if not self.restoreDockWidget(dock):
-                # beside the configuration: the learner reads the task and moves the controls
+                # under the configuration: the learner reads the task and moves the controls, and
+                # the panels keep their width (beside it, they were squeezed unreadable)
                 self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
                 if not self.controls_dock.isFloating() and self.controls_dock.isVisible():
-                    self.splitDockWidget(self.controls_dock, dock, Qt.Orientation.Horizontal)
-                self.resizeDocks([dock], [420], Qt.Orientation.Horizontal)
+                    self.splitDockWidget(self.controls_dock, dock, Qt.Orientation.Vertical)
+                    self.resizeDocks([self.controls_dock, dock], [4, 6], Qt.Orientation.Vertical)
+                self.resizeDocks([dock], [380], Qt.Orientation.Horizontal)
         dock.show()
         dock.raise_()
         if chapter is not None:
@@ -870,6 +889,20 @@ class MainWindow(QMainWindow):
     def _clear_recent(self) -> None:
         self.settings.setValue("recent_files", [])
         self._update_recent_menu()
+
+    @staticmethod
+    def opening_size(available=None) -> tuple[int, int]:
+        """1600×1000, or less so the window fits `available` (the screen's free area, a QRect;
+        default the primary screen's): a 1366×768 classroom laptop opened it larger than its
+        screen. Offscreen (tests, exports) it is 1600×1000: that "screen" is a fixed 800×600."""
+        from PySide6.QtGui import QGuiApplication
+
+        if available is None:
+            screen = QGuiApplication.primaryScreen()
+            if screen is None or QApplication.platformName() == "offscreen":
+                return 1600, 1000
+            available = screen.availableGeometry()
+        return (min(1600, max(800, available.width() - 40)), min(1000, max(560, available.height() - 60)))
 
     def _restore_settings(self) -> None:
         self._restored_state = False

@@ -745,7 +745,7 @@ def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
     w.act_dark.trigger()
     show(qtbot, w, AttentionConfig(seq_len=5, tokens=tuple("a much longer sentence here".split())))
     check("zoom, theme, tokens")
-    assert len(axes()) > 20
+    assert len(axes()) > 8  # the numeric axes (token axes are TokenAxis, on pyqtgraph's own drawing)
 
 
 def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):

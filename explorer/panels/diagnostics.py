@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QLabel,
     QMenu,
+    QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QWidget,
 )
@@ -117,6 +119,34 @@ def llama3_8b_cache(tokens: int) -> tuple[int, int]:
 
 
 _MAX_ROWS = 64  # more rows than any card shows
+
+
+class _SideScroll(QScrollArea):
+    """Asks for the height of its widget (plus the sideways scroll bar when shown); scrolls
+    when the panel is narrower or shorter than the cards."""
+
+    def _height(self) -> int:
+        w = self.widget()
+        if w is None:
+            return 0
+        h = w.sizeHint().height()
+        if w.minimumSizeHint().width() > self.viewport().width():
+            h += self.horizontalScrollBar().sizeHint().height()
+        return h
+
+    def sizeHint(self):
+        hint = super().sizeHint()
+        hint.setHeight(self._height())
+        return hint
+
+    def minimumSizeHint(self):
+        hint = super().minimumSizeHint()
+        hint.setHeight(self._height())
+        return hint
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.updateGeometry()  # the scroll bar may have come or gone
 
 
 class _Card(QFrame):
@@ -254,7 +284,7 @@ class _Card(QFrame):
                         right = c in self.align_right
                         self.grid.addWidget(label, r + 1, c, 1, 1,
                                             Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
-                    label.setWordWrap(span > 1)
+                    label.setWordWrap(span > 1 or self.columns == 1)  # a note wraps: the dock keeps its width
                     label.show()
             restyle = not placed or old[1] != style
             for label, text in zip(labels, cells):
@@ -342,7 +372,18 @@ class DiagnosticsPanel(Panel):
         grid.addWidget(self.warn_card, 0, 0, 1, 2)
         grid.addWidget(self.cost_card, 1, 0)
         grid.addWidget(self.backend_card, 1, 1)
-        self.layout().addWidget(cards)
+        # the cards scroll sideways when the panel is narrow: their text (a long warning, a
+        # wide number) must not widen the dock and squeeze the panels beside it
+        self.cards = _SideScroll()
+        self.cards.setObjectName("cards")
+        self.cards.setWidget(cards)
+        self.cards.setWidgetResizable(True)
+        self.cards.viewport().setAutoFillBackground(False)  # the panel's background shows through
+        cards.setAutoFillBackground(False)
+        self.cards.setFrameShape(QFrame.Shape.NoFrame)
+        self.cards.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)  # a short dock
+        self.cards.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.layout().addWidget(self.cards)
         self.layout().setStretch(1, 1)
         self.graphics.setMinimumHeight(230)
         self._retranslate_labels()
