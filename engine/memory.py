@@ -106,8 +106,9 @@ def memory_estimate(config: AttentionConfig) -> dict[str, int]:
         if c.backend == "sdpa":
             fused_tmp += 2 * grid * max(item, _F32)  # the math kernel materialises its scores
     temporaries = bias + max(mask_build, eager_tmp, diag_tmp, fused_tmp)
-    # allocator slack: freed blocks are not always reusable at once
-    temporaries += (weights + act + grids) // 10
+    # allocator slack (freed blocks are not always reusable at once) and the small tensors
+    # not counted above: 15 % of everything
+    temporaries += (weights + act + grids + temporaries) * 15 // 100
 
     head = 3 * plane * item + plane + 2 * plane * _F32
     fused = weights + act + fused_tmp

@@ -116,17 +116,17 @@ def test_estimate_counts_weights_activations_grids_and_temporaries():
 def test_estimate_covers_the_measured_peak():
     """The estimate is at least what a run really takes (peak RSS, measured in a subprocess)."""
     code = textwrap.dedent("""
-        import json, resource, sys
+        import json, sys
         from engine import AttentionConfig, memory_estimate, run
         run(AttentionConfig())
-        def rss():
+        def status(key):  # VmHWM: this process's peak RSS (ru_maxrss would count the parent's)
             for line in open("/proc/self/status"):
-                if line.startswith("VmRSS:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
         cfg = AttentionConfig(**json.loads(sys.argv[1]))
-        base = rss()
+        base = status("VmRSS")
         trace = run(cfg)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+        peak = status("VmHWM") - base
         print(json.dumps([peak, memory_estimate(cfg)["total"]]))
     """)
     for kw in ({"seq_len": 1536, "n_heads": 4, "dtype": "bfloat16"},
@@ -158,18 +158,24 @@ def test_budget_defaults_to_a_share_of_the_machine_and_can_be_overridden(monkeyp
 def test_weight_cache_is_bounded_in_bytes():
     """Many large-d_model runs (64 MiB of weights each) keep at most ~256 MiB alive, not 16 runs'."""
     code = textwrap.dedent("""
-        import gc, json
+        import ctypes, gc, json
         from engine import AttentionConfig, run
+        try:  # hand freed heap pages back, so RSS counts what is alive (glibc)
+            trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            trim = lambda _pad: None
         def rss():
             for line in open("/proc/self/status"):
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024
         run(AttentionConfig(d_model=2048, seed=0))
         gc.collect()
+        trim(0)
         first = rss()
         for seed in range(1, 13):
             run(AttentionConfig(d_model=2048, seed=seed))
         gc.collect()
+        trim(0)
         print(json.dumps(rss() - first))
     """)
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

@@ -107,6 +107,26 @@ def test_lying_config_refused_in_one_line_before_allocating(bert_path, tmp_path,
     assert seconds < 60
 
 
+def test_huge_layer_count_refused_when_the_weights_names_do_not_tell(bert_path, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    folder = _edited(bert_path, tmp_path / "renamed", num_hidden_layers=100_000)
+    st = folder / "model.safetensors"
+    tensors = {k.replace("encoder.layer.", "encoder.stage_"): v for k, v in load_file(st).items()}
+    save_file(tensors, str(st))
+    rc, lines, seconds = _cli_inspect(folder)
+    assert rc == 1 and len(lines) == 1, lines
+    assert "100000 layers" in lines[0] and "config.json" in lines[0], lines[0]
+    assert seconds < 60
+
+
+def test_config_that_cannot_be_built_blames_the_config(bert_path, tmp_path):
+    folder = _edited(bert_path, tmp_path / "act", hidden_act="no_such_activation")
+    msg = _refused(folder, "bad_config")
+    assert "config.json describes a model that cannot be built" in msg
+    assert "weights" not in msg
+
+
 def test_more_layers_than_the_weights_hold(bert_path, tmp_path):
     folder = _edited(bert_path, tmp_path / "layers", num_hidden_layers=100_000)
     t0 = time.perf_counter()
