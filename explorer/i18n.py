@@ -144,7 +144,26 @@ def set_language(lang: str) -> bool:
         app.installTranslator(t)  # posts LanguageChange to every widget
         _translators.append(t)
     _language = lang
+    _order_font_families(lang)
     return ok
+
+
+_latin_family: str | None = None
+
+
+def _order_font_families(lang: str) -> None:
+    """Chinese leads with the CJK family, so every line's height (a dock title, a table row)
+    is measured with the taller CJK glyphs: measured with the Latin font, Chinese text sat
+    lower and its Latin neighbours lost their descenders ("QKᵀ" read "OKᵀ", "√d_k" "√d k")."""
+    app = QCoreApplication.instance()
+    families = _font_families or []
+    if not families or app is None or not hasattr(app, "setFont") or _latin_family is None:
+        return
+    lead = [*families, _latin_family] if lang.startswith("zh") else [_latin_family, *families]
+    font = app.font()
+    if font.families() != lead:
+        font.setFamilies(lead)
+        app.setFont(font)
 
 
 def install_fonts() -> list[str]:
@@ -171,7 +190,11 @@ def install_fonts() -> list[str]:
         # the family the platform really uses ("Sans Serif" is only an alias): Latin text keeps
         # its usual look, and only characters it lacks come from the CJK font
         first = QFontInfo(base).family() or base.family()
+        global _latin_family
+        _latin_family = first
         chain = [first, *[f for f in families if f != first]]
+        if (_language or "").startswith("zh"):
+            chain = [*chain[1:], first]
         base.setFamilies(chain)
         app.setFont(base)
         # widgets or plot items that name a family themselves still fall back to the CJK font

@@ -527,6 +527,10 @@ class MainWindow(QMainWindow):
         # such events queued crashed PySide's clean-up at exit)
         for _ in range(3):
             QCoreApplication.sendPostedEvents()
+        # the language may have changed the UI font's lead family (i18n: Chinese measures lines
+        # with the CJK font): style sheets measured dock titles with the old one until re-applied
+        self.apply_theme(self.theme)
+        QCoreApplication.sendPostedEvents()
         self._sync_language_actions()
         if not ok:
             self.banner.show_message(lambda: self.tr(

@@ -136,3 +136,26 @@ def test_dock_widths_do_not_follow_the_numerics_text(qapp):
             qapp.processEvents()
         assert "NaN" in w.panel("diagnostics").warn_card.text()
         assert {n: w.panel(n).width() for n in w.panel_names()} == before
+
+
+def test_chinese_dock_titles_are_tall_enough_for_their_glyphs(win, qapp):
+    """In Chinese the dock titles are measured with the CJK font (its glyphs are taller):
+    measured with the Latin one, "QKᵀ" lost the tail of its Q and "√d_k" its underscore."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from explorer import i18n
+
+    families = i18n.install_fonts()
+    if not families:
+        pytest.skip("the bundled CJK font is missing")
+    cjk = QFont(qapp.font())
+    cjk.setFamilies(families[:1])
+    need = QFontMetrics(cjk).height() + 8  # the style sheet's 4 px padding above and below
+    assert win.set_language("zh_CN")
+    try:
+        qapp.processEvents()
+        for name in ("heads", "scores", "softmax_grad"):
+            dock = win.dock(name)
+            assert dock.widget().y() >= need, f"{dock.windowTitle()!r}: title bar {dock.widget().y()} px < {need}"
+    finally:
+        win.set_language("en")
