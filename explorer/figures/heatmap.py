@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QImage, QPen
+from PySide6.QtGui import QBrush, QColor, QImage, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
@@ -70,27 +70,63 @@ def usable_levels(levels: tuple[float, float]) -> tuple[float, float]:
     return lo, hi
 
 
-class RgbaImage(pg.ImageItem):
-    """An ImageItem for (rows, cols, 4) uint8 RGBA (what colorize makes), held as a
-    premultiplied ARGB32 QImage.
+class RgbaImage(pg.GraphicsObject):
+    """(rows, cols, 4) uint8 RGBA (what colorize makes) drawn as one premultiplied ARGB32
+    QImage: the one format Qt's raster engine draws without converting every pixel on every
+    paint (pyqtgraph's ImageItem wraps RGBA as RGBA8888, 5-7x dearer to draw scaled).
 
-    pyqtgraph wraps such data as RGBA8888, which the raster engine converts pixel by
-    pixel on every paint: a scaled heatmap then costs 5–7× more to draw. Converting
-    once per setImage costs microseconds at these sizes. Other data goes through
-    pyqtgraph's own path.
+    A GraphicsObject with `paint` and `boundingRect` (pyqtgraph's supported way to draw
+    something of one's own). Like ImageItem, pixel (col, row) covers [col, col+1) ×
+    [row, row+1) of the item's coordinates; `setRect` maps the whole image onto a rectangle
+    of the parent's coordinates (a transform, as ImageItem does).
     """
 
-    def render(self):
-        img = self.image
-        if (img is None or img.ndim != 3 or img.shape[2] != 4 or img.dtype != np.uint8 or img.size == 0
-                or self.axisOrder != "row-major" or self.autoDownsample):
-            return super().render()
-        rows, cols = img.shape[:2]
-        rgba = np.ascontiguousarray(img)
+    def __init__(self) -> None:
+        super().__init__()
+        self.image: np.ndarray | None = None  # (rows, cols, 4) uint8, as given
+        self.qimage: QImage | None = None
+        self._size = (0, 0)  # (cols, rows)
+        self._rect: QRectF | None = None
+
+    def setImage(self, rgba: np.ndarray, autoLevels: bool = False) -> None:
+        rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+        rows, cols = rgba.shape[:2]
+        self.image = rgba
         self.qimage = QImage(rgba.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888).convertToFormat(
             QImage.Format.Format_ARGB32_Premultiplied)  # a copy: rgba need not outlive it
-        self._renderRequired = False
-        self._unrenderable = False
+        if (cols, rows) != self._size:
+            self.prepareGeometryChange()
+            self._size = (cols, rows)
+            if self._rect is not None:
+                self._apply_rect()
+        self.update()
+
+    def setRect(self, rect: QRectF) -> None:
+        """Show the image stretched over `rect` (parent coordinates)."""
+        self._rect = QRectF(rect)
+        self._apply_rect()
+
+    def _apply_rect(self) -> None:
+        cols, rows = self._size
+        r = self._rect
+        tr = QTransform()
+        tr.translate(r.left(), r.top())
+        if cols and rows:
+            tr.scale(r.width() / cols, r.height() / rows)
+        self.setTransform(tr)
+
+    def width(self) -> int:
+        return self._size[0]
+
+    def height(self) -> int:
+        return self._size[1]
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, *self._size)
+
+    def paint(self, p, *args) -> None:
+        if self.qimage is not None:
+            p.drawImage(QRectF(0, 0, *self._size), self.qimage)
 
 
 class CellImage(RgbaImage):

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..figures.heatmap import colorize
+from ..figures.heatmap import RgbaImage, colorize
 from ..figures.plots import (
     cache_static_items,
     nice_ceil,
@@ -169,7 +169,7 @@ def mosaic(attn: np.ndarray, frame_rgba: np.ndarray, order: np.ndarray, lut: np.
     return np.ascontiguousarray(image), c
 
 
-class _MosaicImage(pg.ImageItem):
+class _MosaicImage(RgbaImage):
     """The grid image; reports the hovered and clicked (row, position) to its panel."""
 
     def __init__(self, panel: ModelGridPanel) -> None:
