@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -858,80 +858,71 @@ def upright(vb: pg.ViewBox, items) -> None:
             item.setTransform(inv)
 
 
-class RunsLabel(pg.LabelItem):
-    """A pg.LabelItem (same setText(text, color=, size=, bold=) API) for titles.
+class RunsLabel(pg.GraphicsWidget):
+    """A title or readout label: LabelItem's call shape (`setText(text, color=, size=, bold=)`,
+    `text`, `opts`, `item`, `itemRect()`), drawn by a _RunsItem.
 
-    Draws the titles' HTML subset (see parse_runs) with a _RunsItem, so a title
-    that changes every frame costs a few font-metric lookups, not a rich-text
-    document. Its width is the layout's, never the text's, so a new title does
-    not re-lay out the plot grid: text wider than the label wraps between words
-    onto a second line (a second line still too wide is drawn smaller, down to
-    3/4), and the label (and a plot's title row) grows to show them. The height
-    and size it settled on are kept until the label grows REGROW_PX wider, so a
+    A GraphicsWidget of its own (Qt's `sizeHint` is its one layout hook): the titles' HTML
+    subset (see parse_runs) costs a few font-metric lookups, not a rich-text document. Its
+    width is the layout's, never the text's, so a new title does not re-lay out the plot
+    grid: text wider than the label wraps between words (a line still too wide is drawn
+    smaller, down to 3/4), and the label (and a plot's title row) grows to show it. The
+    height and scale it settled on are kept until the label grows REGROW_PX wider, so a
     readout that changes every frame does not make the plot below it jump.
     """
 
     TITLE_ROW = 30  # pyqtgraph's fixed title row height (PlotItem.setTitle)
-
-    # Qt's own (C++) rectangle and shape: Qt asks for both on every repaint (the label clips
-    # its text to its shape); pyqtgraph's Python versions compute the same rectangle
-    boundingRect = QGraphicsWidget.boundingRect
-    shape = QGraphicsWidget.shape
+    REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
 
     def __init__(self, text: str = "", parent=None, **args) -> None:
-        super().__init__(" ", parent, **args)  # makes a QGraphicsTextItem: replaced below
-        old = self.item
-        old.setParentItem(None)
+        super().__init__(parent)
+        self.opts = {"color": None, "justify": "center", **args}
+        self.text = ""
         self.item = _RunsItem(self)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+        self._height = 0.0  # what sizeHint says
+        self._held_height = 0.0  # the most height the text needed at this width
+        self._held_font: QFont | None = None
+        self._held_scale = 1.0  # the smallest scale the text needed at this width
+        self._held_at = -math.inf  # the label width the held height and scale were measured from
+        self._wrapped_for: float | None = None  # the label width the text was last wrapped at
         self.setText(text)
 
     def setText(self, text: str, **args) -> None:
-        if not isinstance(getattr(self, "item", None), _RunsItem):  # during LabelItem.__init__
-            pg.LabelItem.setText(self, text, **args)
-            return
         self.text = text
         self.opts.update(args)
         colour = self.opts.get("color")
         colour = pg.mkColor(colour if colour is not None else pg.getConfigOption("foreground"))
         font = _font_of(self.opts)
-        if font != self._held_font:  # another size (an export's fonts, and back): hold afresh
+        if font != self._held_font:  # another size: hold afresh
             self._held_font = font
             self._hold_afresh(self.rect().width())
         self.item.set_runs(parse_runs(text), font, colour)
-        self.resizeEvent(None)
+        self._place()
         self._fit_title_row()  # PlotItem.setTitle has just set its title row back to 30 px
 
-    _held_height = 0.0  # the most height the text needed at this width (see the class docstring)
-    _held_font: QFont | None = None
-    _held_scale = 1.0  # the smallest scale the text needed at this width
-    _held_at = -math.inf  # the label width the held height and scale were measured from
-    REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
-    _shrunk_height: float | None = None
-    _wrapped_for: float | None = None  # the label width the text was last wrapped at
+    def itemRect(self) -> QRectF:
+        return self.item.mapRectToParent(self.item.boundingRect())
+
+    def sizeHint(self, which, constraint=None):
+        if which in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
+            return QSizeF(0, self._height)
+        if which == Qt.SizeHint.MaximumSize:
+            return QSizeF(-1, -1)
+        return QSizeF(0, 0)
 
     def _hold_afresh(self, width: float) -> None:
         self._held_height, self._held_scale, self._held_at = 0.0, 1.0, width
 
-    def updateMin(self) -> None:
-        # LabelItem.updateMin pins the minimum (and preferred) width to the text width, so a
-        # new title would re-lay out the whole grid (and repaint every axis): keep the height
-        # only, and ask the layout again only when that height grows
+    def _hold_height(self) -> None:
+        """Ask the layout for more height only when the text needs more than it holds."""
         height = max(self.itemRect().height(), self._held_height)
         self._held_height = height
-        if self._shrunk_height == height:
-            return
-        self._shrunk_height = height
-        self.setMinimumWidth(0)
-        self.setMinimumHeight(height)
-        self._sizeHint = {
-            Qt.SizeHint.MinimumSize: (0, height),
-            Qt.SizeHint.PreferredSize: (0, height),
-            Qt.SizeHint.MaximumSize: (-1, -1),
-            Qt.SizeHint.MinimumDescent: (0, 0),
-        }
-        self.updateGeometry()
-        self._fit_title_row()
+        if height != self._height:
+            self._height = height
+            self.setMinimumHeight(height)
+            self.updateGeometry()
+            self._fit_title_row()
 
     def _fit_title_row(self) -> None:
         """A plot title taller than pyqtgraph's fixed 30 px row gets a row that shows it."""
@@ -944,29 +935,38 @@ class RunsLabel(pg.LabelItem):
             self.setMaximumHeight(need)
 
     def resizeEvent(self, ev) -> None:
-        item = getattr(self, "item", None)
-        if isinstance(item, _RunsItem):
-            width = self.rect().width()
-            if width != self._wrapped_for:
-                self._wrapped_for = width
-                # much wider: maybe fewer lines now; an axis whose labels change width moves the
-                # title's edge by a few pixels from frame to frame, and that must not make plots jump
-                if width > self._held_at + self.REGROW_PX:
-                    self._hold_afresh(width)
-                else:
-                    self._held_at = min(self._held_at, width)
-                room = width - 2 * _RunsItem.MARGIN
-                item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
-            natural = item.rect().width()
-            k = 1.0 if natural <= width or width <= 0 or item.wrap_width is None or len(item._layouts) > 1 \
-                else max(_RunsItem.MIN_SCALE, width / natural)  # (text with line breaks of its own: cut)
-            self._held_scale = k = min(k, self._held_scale)  # kept, like the height: no size jitter
-            if item.scale() != k:
-                item.setScale(k)
-        pg.LabelItem.resizeEvent(self, ev)
-        over = self.itemRect().left() - self.rect().left()
-        if self.itemRect().width() > self.rect().width() and over != 0:
-            self.item.moveBy(-over, 0)  # a word longer than the label: show the start, clip the end
+        self._place()
+
+    def _place(self) -> None:
+        """Wrap the text at the label's width, scale it down if still too wide, and place it."""
+        item, width = self.item, self.rect().width()
+        if width != self._wrapped_for:
+            self._wrapped_for = width
+            # much wider: maybe fewer lines now; an axis whose labels change width moves the
+            # title's edge by a few pixels from frame to frame, and that must not make plots jump
+            if width > self._held_at + self.REGROW_PX:
+                self._hold_afresh(width)
+            else:
+                self._held_at = min(self._held_at, width)
+            room = width - 2 * _RunsItem.MARGIN
+            item.set_wrap(room if room > 40 else None, self.opts.get("justify", "center") == "center")
+        natural = item.rect().width()
+        k = 1.0 if natural <= width or width <= 0 or item.wrap_width is None or len(item._layouts) > 1 \
+            else max(_RunsItem.MIN_SCALE, width / natural)  # (text with line breaks of its own: cut)
+        self._held_scale = k = min(k, self._held_scale)  # kept, like the height: no size jitter
+        if item.scale() != k:
+            item.setScale(k)
+        rect, box = self.rect(), self.itemRect()
+        justify = self.opts.get("justify", "center")
+        if justify == "left" or box.width() > rect.width():  # (a word longer than the label: its start)
+            x = rect.left()
+        elif justify == "right":
+            x = rect.right() - box.width()
+        else:
+            x = rect.center().x() - box.width() / 2
+        y = rect.center().y() - box.height() / 2 if box.height() <= rect.height() else rect.top()
+        item.setPos(item.pos() + QPointF(x - box.left(), y - box.top()))
+        self._hold_height()
 
 
 def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
