@@ -722,10 +722,8 @@ class MainWindow(QMainWindow):
         visible = [p for p in panels if p.isVisible()]
         for panel in visible:
             # pyqtgraph settles view ranges (and moves items) in prepareForPaint; doing it
-            # before the flush keeps that from dirtying the views again mid-paint (and the
-            # paint need not do it a second time)
+            # before the flush keeps that from dirtying the views again mid-paint
             panel.graphics.scene().prepareForPaint()
-            panel.graphics.prepared = True
         for panel in visible:
             QCoreApplication.sendPostedEvents(panel.graphics.scene(), QEvent.Type.MetaCall)
             w = panel.window()
@@ -733,8 +731,6 @@ class MainWindow(QMainWindow):
                 windows.append(w)
         for w in windows:
             QCoreApplication.sendPostedEvents(w, QEvent.Type.UpdateRequest)
-        for panel in visible:
-            panel.graphics.prepared = False  # only for this flush: later paints prepare again
 
     def _on_failed(self, rid: int, config: AttentionConfig, message: str) -> None:
         if rid != self.worker.latest_id:

@@ -1,10 +1,14 @@
-"""Render the README screenshots of a lesson, in English and in Chinese (headless).
+"""Render the README pictures (headless).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/lesson_screenshots.py [--chapter 3]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/lesson_screenshots.py --window
 
-writes assets/screenshot_lesson_en.png and assets/screenshot_lesson_zh.png: the window at
-1600×1000 with the lesson panel open, the chapter's preset applied and its "try this"
-done (the ✓ shown). Needs the built translations (`make translations`).
+The first writes assets/screenshot_lesson_en.png and assets/screenshot_lesson_zh.png: the
+window at 1600×1000 with the lesson panel open, the chapter's preset applied and its "try
+this" done (the ✓ shown); it needs the built translations (`make translations`). --window
+writes assets/screenshot.png (the window, dark theme, a typed sentence, causal) and
+assets/figure_heads.png (the heads panel exported in the slides theme at 1920 px, as
+File ▸ Export and `main.py export` write it).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--chapter", type=int, default=3, help="1-based chapter number (default 3: √d_k)")
     ap.add_argument("--out", type=Path, default=ROOT / "assets")
+    ap.add_argument("--window", action="store_true", help="the window screenshot and the heads figure")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # fresh settings: no saved geometry or language changes the picture
@@ -49,13 +54,15 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.01)
 
     settle(lambda: w.frame is not None)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.window:
+        return window_pictures(w, settle, args.out)
     lesson = w.show_lessons(args.chapter - 1)
     lesson.apply_preset()
     ch = lesson.chapter()
     settle(lambda: w.frame is not None and w.frame.config == ch.config)
     lesson.do_it()
     settle(lambda: w.frame is not None and w.frame.config == ch.try_config and lesson.try_holds is True)
-    args.out.mkdir(parents=True, exist_ok=True)
     for lang, suffix in (("en", "en"), ("zh_CN", "zh")):
         if not w.set_language(lang):
             print(f"no {lang} translation: run `make translations`", file=sys.stderr)
@@ -68,6 +75,25 @@ def main(argv: list[str] | None = None) -> int:
         print(path)
     w.set_language("en")
     w.close()
+    w.shutdown()
+    return 0
+
+
+def window_pictures(w, settle, out: Path) -> int:
+    from engine import AttentionConfig
+    from explorer.export import ExportOptions, render_panel
+
+    tokens = tuple("the cat sat on the mat because it was tired".split())
+    w.render_sync(AttentionConfig(tokens=tokens, causal=True))
+    w.selection.set(head=1, query=7, key=4)
+    settle(lambda: w.frame is not None and w.frame.backends is not None)  # the backend card
+    for path, write in ((out / "screenshot.png", lambda p: w.grab().save(str(p))),
+                        (out / "figure_heads.png", lambda p: p.write_bytes(
+                            render_panel(w, "heads", "png", ExportOptions(width=1920, theme="slides"))))):
+        if write(path) is False:
+            print(f"could not write {path}", file=sys.stderr)
+            return 1
+        print(path)
     w.shutdown()
     return 0
 

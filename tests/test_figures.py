@@ -9,6 +9,7 @@ texts lie inside it.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +181,24 @@ def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(win, qap
     finally:
         win.highlight_panels([])
         win.apply_theme(DARK)
+
+
+@pytest.mark.parametrize(("seq_len", "kv_len"), [(1, 16383), (16383, 1)])
+def test_one_long_axis_exports_without_a_crash(tmp_path, seq_len, kv_len):
+    """A 1 × 16383 attention (or 16383 × 1) used to kill `export` with SIGSEGV inside
+    pyqtgraph's paint; now it draws, every axis labelled at a readable step."""
+    import json
+    import subprocess
+    import sys
+
+    session = tmp_path / "s.json"
+    session.write_text(json.dumps({"format": "attention-explorer.session", "version": 1,
+                                   "config": {"seq_len": seq_len, "kv_len": kv_len}}))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "main.py", "export", "--out", str(out), "--panel", "heads", "--panel", "qkv",
+           "--session", str(session), "--width", "800"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert (out / "heads.png").stat().st_size > 1000 and (out / "qkv.png").stat().st_size > 1000

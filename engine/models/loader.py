@@ -18,13 +18,13 @@ from pathlib import Path
 
 import torch
 
+from ..memory import format_bytes
 from . import capture
 from .errors import InspectError, ModelLoadError
 from .files import (
     FolderInfo,
     available_memory,
     find_weights,
-    format_bytes,
     offline_mode,
     read_config,
     remote_code_files,

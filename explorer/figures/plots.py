@@ -1070,7 +1070,10 @@ def style_colorbar(bar: pg.ColorBarItem, theme: Theme) -> None:
     ax.setTextPen(pg.mkPen(theme.foreground))
     ax.setStyle(tickFont=theme.font(8.0))
     style = {"color": theme.foreground, "font-size": theme.pt(9.0)}
-    if ax.label.isVisible():
-        ax.setLabel(ax.labelText, ax.labelUnits, ax.labelUnitPrefix, **style)
-    else:
-        ax.labelStyle = style
+    # the bar's title sits on its other axis (ColorBarItem puts `label` on the left/bottom one)
+    for side in ("left", "bottom", "right", "top"):
+        other = bar.getAxis(side)
+        if other.labelText:
+            other.setLabel(other.labelText, other.labelUnits, other.labelUnitPrefix, **style)
+        else:
+            other.labelStyle = style

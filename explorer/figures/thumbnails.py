@@ -197,7 +197,8 @@ class HeadThumbnails:
             self._draw_labels()  # the short or the long label may fit now
             return
         self.gaps = gaps
-        self.vb.setRange(QRectF(0, 0, nc * (w + kx) - kx, nr * (h + ky)), padding=0)
+        # a quarter gap beyond the last tiles: their outlines are not cut at the view's edge
+        self.vb.setRange(QRectF(0, 0, nc * (w + kx) - kx + kx / 4, nr * (h + ky) + ky / 4), padding=0)
         self._draw_image()
         self._draw_tiles()
         self._draw_selection()

@@ -54,6 +54,7 @@ class TokenAxis(pg.AxisItem):
         self.step = 1  # every step-th token is labelled
         self._rotated_height: float | None = None
         self.setStyle(tickTextOffset=3, autoExpandTextSpace=True, hideOverlappingLabels=False)
+        self.enableAutoSIPrefix(False)  # positions, not quantities: never "query (x0.001)"
 
     def set_labels(self, labels: Sequence[str] | None) -> None:
         labels = None if labels is None else [str(s) for s in labels]

@@ -16,29 +16,13 @@ from typing import ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QHBoxLayout, QVBoxLayout, QWidget
 
 from ..figures.heatmap import Heatmap
 from ..figures.plots import cache_static_items
 from ..figures.themes import DARK, Theme
 from ..frame import Frame
 from ..selection import HoverLink, Selection
-
-
-class PanelGraphics(pg.GraphicsLayoutWidget):
-    """The panels' GraphicsLayoutWidget; `prepared` skips pyqtgraph's own scene preparation
-    in the next paint, when the window has just done it (window._paint_now): each pass walks
-    every ViewBox and text item of the scene again."""
-
-    prepared = False
-
-    def paintEvent(self, ev) -> None:
-        if self.prepared:
-            self.prepared = False
-            QGraphicsView.paintEvent(self, ev)
-        else:
-            super().paintEvent(ev)
-
 
 #: name → Panel subclass, in registration order (the default dock order).
 PANELS: dict[str, type[Panel]] = {}
@@ -79,7 +63,7 @@ class Panel(QWidget):
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(6, 2, 6, 0)
         layout.addLayout(self.toolbar)
-        self.graphics = PanelGraphics()
+        self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         self.graphics.ci.setSpacing(6)
         # items move, resize and change every frame: a BSP index would be rebuilt for each of

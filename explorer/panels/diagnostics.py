@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -515,7 +515,11 @@ class DiagnosticsPanel(Panel):
                                 brushes=[pg.mkBrush(c) for c in (th.accent, th.bar, th.ok)], pen=pg.mkPen(None))
         self.cache_axis.setTicks([[(i, n) for i, n in enumerate(names)]])
         self.cache_plot.setXRange(-0.6, 2.6, padding=0)
-        self.cache_plot.setYRange(0, max(heights) * 1.45 or 1, padding=0)
+        # room above the tallest bar for its value label, in the plot's own pixels
+        label_px = QFontMetricsF(th.font(8.5)).height() + 6
+        plot_px = max(self.cache_plot.vb.height(), 2 * label_px)
+        top = max(heights) / max(0.3, 1 - label_px / plot_px)
+        self.cache_plot.setYRange(0, max(top, max(heights) * 1.15) or 1, padding=0)
         set_axis_label(self.cache_plot, "left", unit)
         for t, x, v in zip(self.cache_texts, range(3), vals):
             t.setFont(th.font(8.5))

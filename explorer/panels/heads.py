@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF
-from PySide6.QtGui import QColor
 
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
@@ -70,9 +69,7 @@ class HeadsPanel(Panel):
     def retranslate_ui(self) -> None:
         set_axis_label(self.big.item, "left", self.tr("query"))
         set_axis_label(self.big.item, "bottom", self.tr("key"))
-        set_axis_label(self.cbar, "left", self.tr("weight"))
-        if self.cbar.axis.label is not None:
-            self.cbar.axis.label.setDefaultTextColor(QColor(self.theme.foreground))
+        set_axis_label(self.cbar, "left", self.tr("weight"))  # (keeps the style style_colorbar set)
         super().retranslate_ui()
 
     def resizeEvent(self, event) -> None:
