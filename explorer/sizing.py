@@ -24,8 +24,10 @@ def hold_size(widget: QWidget) -> None:
         # the common case, a held label whose new text still fits: a font-metrics lookup,
         # not a size hint (which lays the text out: ~10× dearer)
         slack = widget.property(_SLACK)
-        need = widget.fontMetrics().horizontalAdvance(widget.text()) + (_LABEL_SLACK if slack is None else slack)
-        if need <= widget.maximumWidth():
+        metrics = widget.fontMetrics()
+        need = metrics.horizontalAdvance(widget.text()) + (_LABEL_SLACK if slack is None else slack)
+        # (the height too: a new font, e.g. the CJK one of Chinese, is taller)
+        if need <= widget.maximumWidth() and metrics.height() <= widget.maximumHeight():
             return
     hint = widget.sizeHint()
     if isinstance(widget, QLabel):  # what this label's hint adds to its text (style margins, indent)

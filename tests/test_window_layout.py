@@ -157,5 +157,12 @@ def test_chinese_dock_titles_are_tall_enough_for_their_glyphs(win, qapp):
         for name in ("heads", "scores", "softmax_grad"):
             dock = win.dock(name)
             assert dock.widget().y() >= need, f"{dock.windowTitle()!r}: title bar {dock.widget().y()} px < {need}"
+        # the cards' cells too ("QKV 投影" read "OKV 投影": a height held from the Latin font)
+        from PySide6.QtWidgets import QFrame, QLabel
+
+        for card in win.panel("diagnostics").findChildren(QFrame, "card"):
+            for label in card.findChildren(QLabel):
+                if label.isVisible() and label.text():
+                    assert label.height() >= label.fontMetrics().height(), f"{label.text()!r} is cut"
     finally:
         win.set_language("en")
