@@ -17,7 +17,6 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from conftest import shown_window
-from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage
 
 from engine import AttentionConfig
@@ -145,12 +144,12 @@ def test_figure_texts_lie_inside_the_figure(win, qapp, theme, lang, dark):
             if not getattr(win.panel(name), "exportable", True):
                 continue
             with fresh_panel(win, name, theme) as panel:
-                for view, boxes in text_boxes(panel):
-                    area = QRectF(view.rect()).adjusted(-1, -1, 1, 1)
-                    for text, box in boxes:
-                        assert area.contains(box), f"{name}: {text!r} at {box} is cut by its figure {area}"
-                    for i, (a, box_a) in enumerate(boxes):
-                        for b, box_b in boxes[i + 1:]:
+                for _view, boxes in text_boxes(panel):
+                    for text, box, area in boxes:
+                        inside = area.adjusted(-1, -1, 1, 1)
+                        assert inside.contains(box), f"{name}: {text!r} at {box} is cut by {area}"
+                    for i, (a, box_a, _) in enumerate(boxes):
+                        for b, box_b, _ in boxes[i + 1:]:
                             common = box_a.intersected(box_b)
                             assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"
     finally:

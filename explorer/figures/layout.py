@@ -23,8 +23,20 @@ def _text_of(item: QGraphicsItem) -> str | None:
     return None
 
 
-def text_boxes(widget: QWidget) -> list[tuple[QGraphicsView, list[tuple[str, QRectF]]]]:
-    """[(view, [(text, box in the view's pixels), ...]), ...] of the visible texts."""
+def _clip_of(view: QGraphicsView, item: QGraphicsItem) -> QRectF:
+    """Where `item` can be seen, in the view's pixels: the view, or the ViewBox that clips it."""
+    area = QRectF(view.rect())
+    parent = item.parentItem()
+    while parent is not None:
+        if isinstance(parent, pg.ViewBox):
+            return area.intersected(view.mapFromScene(parent.sceneBoundingRect()).boundingRect().toRectF())
+        parent = parent.parentItem()
+    return area
+
+
+def text_boxes(widget: QWidget) -> list[tuple[QGraphicsView, list[tuple[str, QRectF, QRectF]]]]:
+    """[(view, [(text, box, area it must lie in), ...]), ...] of the visible texts, in the
+    view's pixels; the area is the view, or the plot that clips the text (a bar's value)."""
     out = []
     for view in widget.findChildren(QGraphicsView):
         if not isinstance(view.scene(), pg.GraphicsScene) or not view.isVisible():
@@ -32,7 +44,8 @@ def text_boxes(widget: QWidget) -> list[tuple[QGraphicsView, list[tuple[str, QRe
         boxes = []
         for item in view.scene().items():
             if isinstance(item, TokenAxis) and item.isVisible():
-                boxes += [(t, QRectF(view.mapFromScene(b).boundingRect())) for t, b in item.label_boxes() if t]
+                whole = QRectF(view.rect())
+                boxes += [(t, QRectF(view.mapFromScene(b).boundingRect()), whole) for t, b in item.label_boxes() if t]
                 continue
             text = _text_of(item)
             if not text or not text.strip() or not item.isVisible():
@@ -49,6 +62,6 @@ def text_boxes(widget: QWidget) -> list[tuple[QGraphicsView, list[tuple[str, QRe
                         ink = ink.united(QRectF(line.position().x(), line.position().y(),
                                                 line.naturalTextWidth(), line.height()))
             box = view.mapFromScene(item.mapToScene(ink)).boundingRect()
-            boxes.append((text, QRectF(box)))
+            boxes.append((text, QRectF(box), _clip_of(view, item)))
         out.append((view, boxes))
     return out

@@ -345,7 +345,10 @@ class DiagnosticsPanel(Panel):
         self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="",
                                          labelOpts={"position": 0.99, "anchors": [(1, 1), (1, 1)]})
         ent_plot.addItem(self.uniform_line, ignoreBounds=True)
+        ent_plot.vb.sigResized.connect(self._on_entropy_resized)
         self.cache_plot = add_plot(lay, 1, 1, axisItems=lean_axes())
+        # the room left above the bars for their labels is in pixels: measure again when resized
+        self.cache_plot.vb.sigResized.connect(lambda _vb: self._draw_cache() if self.frame else None)
         self.cache_axis = self.cache_plot.getAxis("bottom")
         self.cache_plot.hideButtons()
         self.cache_plot.setMenuEnabled(False)
@@ -432,8 +435,10 @@ class DiagnosticsPanel(Panel):
                 plot.setXRange(-0.6, H - 0.4, padding=0)
             vals = np.nan_to_num(getattr(frame, key))
             top = float(vals.max()) if vals.size else 1.0
-            if key == "head_entropy":
-                top = max(top, math.log(max(cfg.key_len, 1)))
+            if key == "head_entropy":  # the uniform line and, above it, its label (in pixels)
+                label_px = QFontMetricsF(self.theme.font(8.0)).height() + 4
+                room = min(0.6, label_px / max(plot.vb.height(), 1.0))
+                top = max(top, math.log(max(cfg.key_len, 1)) / (1 - room))
             elif key == "sink_mass":
                 top = max(top, 0.05)
             ymax = sticky_max(self._ymax.get(key), max(top * 1.05, 1e-3), shrink=0.25)
@@ -496,6 +501,12 @@ class DiagnosticsPanel(Panel):
         rows.append(([self.tr("O(n²): what FlashAttention never writes out")], "note"))
         self.cost_card.set_rows(rows)
 
+    def _on_entropy_resized(self, _vb) -> None:
+        """The room above the uniform line for its label is in pixels: range the plot again."""
+        self._ymax.pop("head_entropy", None)
+        if self.frame is not None:
+            self.draw_frame(self.frame)
+
     def _draw_cache(self) -> None:
         f, th = self.frame, self.theme
         cfg = f.config
@@ -503,7 +514,7 @@ class DiagnosticsPanel(Panel):
         comp = engine.kv_cache_comparison(cfg, n_layers, tokens)
         names = [self.tr("this ({kind})").format(kind=cfg.attention_kind), f"MHA ({cfg.n_heads} kv)", "MQA (1 kv)"]
         vals = [comp["this"], comp["MHA"], comp["MQA"]]
-        key = (tuple(names), tuple(vals), n_layers, tokens, cfg.dtype, th.name)
+        key = (tuple(names), tuple(vals), n_layers, tokens, cfg.dtype, th, round(self.cache_plot.vb.height()))
         if key == self._cache_key:
             return  # unchanged: keep the plot as painted
         self._cache_key = key
