@@ -86,10 +86,13 @@ class TokenAxis(pg.AxisItem):
         px_per_cell = size / max(maxVal - minVal, 1e-9)
         metrics = QFontMetricsF(self._font())
         line = metrics.height()
-        texts = self.tickStrings(range(lo, hi + 1), 1.0, 1.0)
         if self.orientation in ("left", "right"):
             self.step = thinning_step(line, px_per_cell)
         else:
+            if hi - lo <= 2000:
+                texts = self.tickStrings(range(lo, hi + 1), 1.0, 1.0)
+            else:  # thousands of cells: the label with the most characters stands for all
+                texts = [max(self.tickStrings(range(lo, hi + 1), 1.0, 1.0), key=len)]
             widest = max((metrics.horizontalAdvance(t) for t in texts), default=0.0)
             rotated = widest + GAP_PX > px_per_cell
             self.step = thinning_step(line + 2, px_per_cell) if rotated else 1
