@@ -858,11 +858,12 @@ def upright(vb: pg.ViewBox, items) -> None:
             item.setTransform(inv)
 
 
-class RunsLabel(pg.GraphicsWidget):
+class RunsLabel(QGraphicsWidget):
     """A title or readout label: LabelItem's call shape (`setText(text, color=, size=, bold=)`,
     `text`, `opts`, `item`, `itemRect()`), drawn by a _RunsItem.
 
-    A GraphicsWidget of its own (Qt's `sizeHint` is its one layout hook): the titles' HTML
+    A QGraphicsWidget of its own (Qt's `sizeHint` is its one layout hook; Qt's own C++
+    bounding rectangle and shape, asked for on every repaint): the titles' HTML
     subset (see parse_runs) costs a few font-metric lookups, not a rich-text document. Its
     width is the layout's, never the text's, so a new title does not re-lay out the plot
     grid: text wider than the label wraps between words (a line still too wide is drawn
