@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -654,6 +654,21 @@ class MainWindow(QMainWindow):
         frame = build_frame(config, rid)
         self._render(frame, force_all=all_panels)
         return frame
+
+    def export_figures(self, out_dir: str | os.PathLike, panels: Iterable[str] | None = None,
+                       formats: Sequence[str] = ("png",), width: int | None = None, theme: str = "slides",
+                       caption: bool = False) -> list[Path]:
+        """What File ▸ Export does, for scripts: out_dir/NAME.FORMAT for each panel (default:
+        every panel this window has, shown, behind a tab or closed) and format, each drawn
+        afresh from the current state; the window is left exactly as it was. Existing files
+        are replaced. Raises explorer.export.ExportError with a one-line reason."""
+        from .export import ExportOptions, export_panels
+
+        options = ExportOptions(width=1920 if width is None else width, theme=theme, caption=caption)
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        return export_panels(self, out, list(panels) if panels is not None else None, list(formats), options,
+                             force=True)
 
     def measure_backends_sync(self) -> dict:
         """Run every backend for the shown frame now and show the comparison."""

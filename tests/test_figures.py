@@ -201,3 +201,16 @@ def test_one_long_axis_exports_without_a_crash(tmp_path, seq_len, kv_len):
                           cwd=Path(__file__).resolve().parent.parent)
     assert proc.returncode == 0, proc.stderr[-800:]
     assert (out / "heads.png").stat().st_size > 1000 and (out / "qkv.png").stat().st_size > 1000
+
+
+def test_export_figures_writes_every_panel_named_in_the_contract(win, qapp, tmp_path):
+    """MainWindow.export_figures (DESIGN.md): every panel, in each format, at the width asked."""
+    win.dock("qkv").close()
+    qapp.processEvents()
+    paths = win.export_figures(tmp_path / "figs", formats=("png", "svg"), width=1280)
+    names = {p.name for p in paths}
+    for n in ("heads", "qkv", "scores", "softmax_grad", "diagnostics"):
+        assert {f"{n}.png", f"{n}.svg"} <= names
+    assert QImage(str(tmp_path / "figs" / "qkv.png")).width() == 1280
+    again = win.export_figures(tmp_path / "figs", panels=["heads"])  # a script re-runs: replaced
+    assert [p.name for p in again] == ["heads.png"]
