@@ -1,4 +1,4 @@
-"""`python main.py bench [--json] [--quick]`: latency through the real window, offscreen.
+"""`python main.py bench [--json] [--quick] [--soak N [--seed S]]`: latency through the real window, offscreen.
 
 For each scenario the window (1600×1000, every panel visible) alternates
 between two configs; each change is timed from `set_config` to
@@ -12,6 +12,11 @@ S=256, H=16, d_model=1024 median ≤ 100 ms.
 
 The engine's own benchmarks (engine.bench.engine_benchmarks) and the model
 benchmarks (engine.models.bench.bench_inspect) are included when present.
+
+`--soak N` (issue 19) runs only the soak instead: N random config changes and
+clicks in one window, RSS at every 10 %, latency median/p95/max, exceptions
+(see `soak`). Goals: RSS growth ≤ 50 MB per 1,000 changes after warm-up, max
+frame ≤ 2 s, no exception. Exit status 1 when an exception was counted.
 """
 
 from __future__ import annotations
@@ -133,6 +138,374 @@ def window_benchmarks(quick: bool = False) -> list[dict]:
     return rows
 
 
+# ---- the soak: many random changes and clicks in one window (issue 19) -------------------
+
+#: Goals of the soak (issue 19): RSS growth after warm-up over 1,000 changes, the slowest
+#: frame, and exceptions.
+SOAK_GOALS = {"rss_growth_mb_per_1000": 50.0, "max_frame_ms": 2000.0, "exceptions": 0}
+#: Changes before the first RSS reading (caches, fonts and pyqtgraph items settle).
+SOAK_WARMUP = 10
+#: Longest wait for one frame before the soak counts a timeout and moves on.
+SOAK_FRAME_TIMEOUT_S = 120.0
+
+
+def rss_mb() -> float:
+    """Resident set size of this process in MiB (VmRSS of /proc/self/status; NaN elsewhere)."""
+    return _proc_status_mb("VmRSS")
+
+
+def _proc_status_mb(key: str) -> float:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("nan")
+
+
+def _log_int(rng, lo: int, hi: int) -> int:
+    """An integer in [lo, hi], log-uniform: small sizes as often as large ones per octave."""
+    import math
+
+    if hi <= lo:
+        return lo
+    return min(hi, max(lo, int(math.exp(rng.uniform(math.log(lo), math.log(hi + 1))))))
+
+
+def _log_choice(rng, values: list[int]) -> int:
+    """One of `values` (sorted ascending), log-uniform in its magnitude."""
+    v = _log_int(rng, values[0], values[-1])
+    return min(values, key=lambda x: (abs(x - v), x))
+
+
+SOAK_TOKENS = "the cat sat on the mat because the mat was warm and the cat was tired".split()
+
+
+def random_change(rng, config: AttentionConfig) -> dict:
+    """One control's worth of change to `config`: a field and a value the controls offer
+    (explorer.constraints), sizes log-uniform over the controls' ranges."""
+    from engine.config import BACKENDS, MASK_VALUES, MAX_SEED, POSITIONALS
+
+    from . import constraints as C
+
+    key_len = config.key_len
+    field = rng.choice(["d_model", "n_heads", "n_kv_heads", "seq_len", "kv_len", "batch", "causal", "window",
+                        "pad", "mask_value", "scale", "prescale_q", "dtype", "positional", "backend", "seed",
+                        "init_std", "tokens", "device"])
+    if field == "d_model":
+        value = _log_choice(rng, C.allowed_d_models(config.n_heads, config.positional))
+    elif field == "n_heads":
+        value = _log_choice(rng, C.allowed_heads(config.d_model, config.positional))
+    elif field == "n_kv_heads":
+        value = rng.choice(C.allowed_kv_heads(config.n_heads))
+    elif field == "seq_len":
+        value = _log_int(rng, 1, C.SEQ_MAX)
+    elif field == "kv_len":
+        value = None if rng.random() < 0.5 else _log_int(rng, 1, C.KV_LEN_MAX)
+    elif field == "batch":
+        value = _log_int(rng, 1, C.BATCH_MAX)
+    elif field in ("causal", "prescale_q"):
+        value = not getattr(config, field)
+    elif field == "window":
+        value = None if rng.random() < 0.4 else rng.randint(1, max(1, key_len))
+    elif field == "pad":
+        value = 0 if rng.random() < 0.4 else rng.randint(0, key_len)
+    elif field == "mask_value":
+        value = rng.choice(MASK_VALUES)
+    elif field == "scale":
+        value = None if rng.random() < 0.4 else round(rng.uniform(*C.SCALE_RANGE), 3)
+    elif field == "dtype":
+        value = rng.choice(["float32", "float16", "bfloat16"])
+    elif field == "positional":
+        value = rng.choice(POSITIONALS)
+    elif field == "backend":
+        value = rng.choice(BACKENDS)
+    elif field == "seed":
+        value = rng.randint(0, 9) if rng.random() < 0.7 else rng.randint(0, MAX_SEED)
+    elif field == "init_std":
+        value = None if rng.random() < 0.4 else round(_log_uniform(rng, *C.INIT_STD_RANGE), 3)
+    elif field == "tokens":
+        n = _log_int(rng, 1, len(SOAK_TOKENS))
+        value = None if rng.random() < 0.3 else tuple(SOAK_TOKENS[:n])
+    else:  # device: cuda is offered even without a GPU (the engine then refuses it)
+        value = "cuda" if config.device == "cpu" and rng.random() < 0.3 else "cpu"
+    return {field: value}
+
+
+def _log_uniform(rng, lo: float, hi: float) -> float:
+    import math
+
+    return math.exp(rng.uniform(math.log(lo), math.log(hi)))
+
+
+def random_config(rng, base: AttentionConfig | None = None, changes: int | None = None) -> AttentionConfig:
+    """`base` (default: the default config) after 1-6 random control changes, each through
+    constraints.coerce as the controls do; a change the constraints refuse is skipped."""
+    from engine import ConfigError
+
+    from .constraints import coerce
+
+    cfg = AttentionConfig() if base is None else base
+    for _ in range(rng.randint(1, 6) if changes is None else changes):
+        try:
+            cfg = coerce(cfg, **random_change(rng, cfg))
+        except ConfigError:
+            continue
+    return cfg
+
+
+class _Hooks:
+    """Count what would otherwise only be printed: exceptions in Qt slots (sys.excepthook),
+    in threads (threading.excepthook), unraisable ones, and Qt's warnings."""
+
+    def __init__(self) -> None:
+        self.exceptions: list[str] = []
+        self.qt_warnings: list[str] = []
+
+    def __enter__(self):
+        import threading
+
+        from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+        self._saved = (sys.excepthook, threading.excepthook, sys.unraisablehook)
+
+        def record(kind: str, exc_type, exc, tb) -> None:
+            import traceback
+
+            text = "".join(traceback.format_exception(exc_type, exc, tb))
+            self.exceptions.append(f"{kind}: {text.strip().splitlines()[-1]}")
+            print(f"soak: {kind} exception\n{text}", file=sys.stderr, flush=True)
+
+        sys.excepthook = lambda t, e, tb: record("slot", t, e, tb)
+        threading.excepthook = lambda a: record(f"thread {a.thread.name if a.thread else '?'}",
+                                                a.exc_type, a.exc_value, a.exc_traceback)
+        sys.unraisablehook = lambda u: record("unraisable", type(u.exc_value), u.exc_value, u.exc_traceback)
+        warn_types = (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
+
+        def on_qt_message(mode, context, message) -> None:
+            if mode in warn_types:
+                self.qt_warnings.append(message)
+
+        self._qt_saved = qInstallMessageHandler(on_qt_message)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import threading
+
+        from PySide6.QtCore import qInstallMessageHandler
+
+        sys.excepthook, threading.excepthook, sys.unraisablehook = self._saved
+        qInstallMessageHandler(self._qt_saved)
+
+
+def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: float = SOAK_FRAME_TIMEOUT_S,
+         progress=None) -> dict:
+    """`n` random changes in one offscreen window (1600×1000, every panel visible): ~40 %
+    clicks (window.selection.set to a random cell and head), ~30 % one control changed
+    (a field of the current config, through constraints.coerce) and ~30 % a fresh config
+    (1-6 control changes from the default). A config change is timed from set_config to
+    frame_rendered; a click from selection.set until the event loop is idle again. RSS
+    (VmRSS) is read after the warm-up and at every 10 %."""
+    import gc
+    import random
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from . import create_window, ensure_app
+
+    rng = random.Random(seed)
+    app = ensure_app()
+    window = create_window()
+    window.resize(1600, 1000)
+    window.show()
+    for _ in range(5):
+        app.processEvents()
+
+    state = {"want": None, "done": None}
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+
+    def on_rendered(cfg) -> None:
+        if cfg == state["want"]:
+            state["done"] = "frame"
+            loop.quit()
+
+    def on_failed(cfg, message) -> None:
+        if cfg == state["want"]:
+            state["done"] = "failed"
+            state["message"] = message
+            loop.quit()
+
+    window.frame_rendered.connect(on_rendered)
+    window.compute_failed.connect(on_failed)
+    frames, clicks, rss, refused, timeouts, errors = [], [], [], [], [], []
+    slowest: tuple[float, str] = (0.0, "")
+    checkpoints = {max(1, round(n * i / 10)) for i in range(1, 11)} if n > 0 else set()
+    t_start = time.perf_counter()
+
+    def change_config(cfg: AttentionConfig) -> tuple[str, float]:
+        state.update(want=cfg, done=None, message="")
+        t0 = time.perf_counter()
+        window.set_config(cfg)
+        if state["done"] is None:
+            timer.start(int(frame_timeout_s * 1000))
+            loop.exec()
+            timer.stop()
+        ms = (time.perf_counter() - t0) * 1e3
+        app.processEvents()
+        return state["done"] or "timeout", ms
+
+    def click() -> float:
+        cfg = window.frame.config if window.frame is not None else window.config
+        t0 = time.perf_counter()
+        window.selection.set(rng.randrange(cfg.n_heads), rng.randrange(cfg.seq_len), rng.randrange(cfg.key_len))
+        app.processEvents()
+        return (time.perf_counter() - t0) * 1e3
+
+    def step(i: int, measured: bool) -> None:
+        nonlocal slowest
+        r = rng.random()
+        if r < 0.4 and window.frame is not None:
+            ms = click()
+            if measured:
+                clicks.append(ms)
+            return
+        base = window.config if r < 0.7 else None
+        cfg = random_config(rng, base, changes=1 if base is not None else None)
+        outcome, ms = change_config(cfg)
+        if not measured:
+            return
+        if outcome == "frame":
+            frames.append(ms)
+            if ms > slowest[0]:
+                slowest = (ms, describe(cfg))
+        elif outcome == "failed":
+            msg = state.get("message", "")
+            (errors if msg.startswith("the engine failed") else refused).append(f"{describe(cfg)}: {msg}"[:300])
+        else:
+            timeouts.append(describe(cfg))
+
+    with _Hooks() as hooks:
+        try:
+            for i in range(warmup):
+                step(i, measured=False)
+            gc.collect()
+            rss.append({"step": 0, "rss_mb": rss_mb(), "objects": len(gc.get_objects())})
+            for i in range(1, n + 1):
+                try:
+                    step(i, measured=True)
+                except Exception as exc:  # counted: the soak goes on
+                    import traceback
+
+                    hooks.exceptions.append(f"driver: {type(exc).__name__}: {exc}".splitlines()[0])
+                    traceback.print_exc()
+                if i in checkpoints:
+                    rss.append({"step": i, "rss_mb": rss_mb(), "objects": len(gc.get_objects())})
+                    if progress is not None:
+                        progress(rss[-1])
+        finally:
+            window.frame_rendered.disconnect(on_rendered)
+            window.compute_failed.disconnect(on_failed)
+            window.close()
+            window.shutdown()
+        app.processEvents()
+    wall_s = time.perf_counter() - t_start
+    trimmed = _malloc_trim()
+    first, last = rss[0]["rss_mb"], rss[-1]["rss_mb"]
+    growth = last - first
+    per_1000 = growth * 1000 / n if n else float("nan")
+    exceptions = hooks.exceptions + [f"engine: {e}" for e in errors]
+    frame_stats, click_stats = _stats(frames), _stats(clicks)
+    return {
+        "n": n, "seed": seed, "warmup": warmup, "wall_s": wall_s,
+        "config_changes": len(frames) + len(refused) + len(timeouts), "frames": len(frames),
+        "clicks": len(clicks),
+        "rss": rss, "rss_growth_mb": growth, "rss_growth_mb_per_1000": per_1000,
+        "rss_peak_mb": _proc_status_mb("VmHWM"), "rss_after_malloc_trim_mb": trimmed,
+        "frame_ms": frame_stats, "click_ms": click_stats, "all_ms": _stats(frames + clicks),
+        "frames_over_120ms": sum(ms > 120 for ms in frames), "frames_over_2s": sum(ms > 2000 for ms in frames),
+        "slowest_frame": {"ms": slowest[0], "config": slowest[1]},
+        "exceptions": len(exceptions), "exception_messages": exceptions[:20],
+        "refused": len(refused), "refused_messages": refused[:10],
+        "timeouts": len(timeouts), "timeout_configs": timeouts[:10],
+        "qt_warnings": len(hooks.qt_warnings), "qt_warning_messages": sorted(set(hooks.qt_warnings))[:10],
+        "goals": SOAK_GOALS,
+        "verdict": {
+            "rss": "ok" if per_1000 <= SOAK_GOALS["rss_growth_mb_per_1000"] else "MISSED",
+            "max_frame": "ok" if frame_stats["max"] <= SOAK_GOALS["max_frame_ms"] and not timeouts else "MISSED",
+            "exceptions": "ok" if not exceptions else "MISSED",
+        },
+    }
+
+
+def describe(config: AttentionConfig) -> str:
+    """The fields of `config` that differ from the defaults, as k=v (for a soak's report)."""
+    default = AttentionConfig().to_dict()
+    d = config.to_dict()
+    return ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+                     for k, v in d.items() if v != default[k]) or "the default config"
+
+
+def _malloc_trim() -> float | None:
+    """RSS after glibc's malloc_trim(0) (memory freed but kept by the allocator); None off glibc."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        return None
+    return rss_mb()
+
+
+def format_soak(r: dict) -> str:
+    def ms(st: dict) -> str:
+        return f"{st['median']:8.1f} {st['p95']:8.1f} {st['max']:8.1f}"
+
+    lines = [f"soak: {r['n']} random changes and clicks in one window (seed {r['seed']}, warm-up "
+             f"{r['warmup']}), {r['wall_s']:.0f} s",
+             f"{'step':>6} {'RSS MiB':>9} {'objects':>9}"]
+    for row in r["rss"]:
+        lines.append(f"{row['step']:>6} {row['rss_mb']:>9.1f} {row['objects']:>9}")
+    g = r["goals"]
+    lines.append(f"RSS growth after warm-up: {r['rss_growth_mb']:+.1f} MiB over {r['n']} changes "
+                 f"({r['rss_growth_mb_per_1000']:+.1f} per 1,000; goal ≤ {g['rss_growth_mb_per_1000']:g} "
+                 f"per 1,000) {r['verdict']['rss']}; peak {r['rss_peak_mb']:.0f} MiB"
+                 + (f"; after malloc_trim {r['rss_after_malloc_trim_mb']:.0f} MiB"
+                    if r["rss_after_malloc_trim_mb"] is not None else ""))
+    lines.append(f"{'latency ms':<16} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
+    lines.append(f"{'config → frame':<16} {r['frames']:>5} {ms(r['frame_ms'])}")
+    lines.append(f"{'click':<16} {r['clicks']:>5} {ms(r['click_ms'])}")
+    lines.append(f"{'all':<16} {'':>5} {ms(r['all_ms'])}")
+    lines.append(f"frames over 120 ms: {r['frames_over_120ms']}, over 2 s: {r['frames_over_2s']} "
+                 f"(goal: max ≤ {g['max_frame_ms']:g} ms) {r['verdict']['max_frame']}; slowest "
+                 f"{r['slowest_frame']['ms']:.0f} ms: {r['slowest_frame']['config']}")
+    lines.append(f"exceptions: {r['exceptions']} (goal 0) {r['verdict']['exceptions']}; refused by the "
+                 f"engine: {r['refused']}; timeouts: {r['timeouts']}; Qt warnings: {r['qt_warnings']}")
+    for key in ("exception_messages", "refused_messages", "timeout_configs", "qt_warning_messages"):
+        for m in r[key][:5]:
+            lines.append(f"  {key.split('_')[0]}: {m}")
+    return "\n".join(lines)
+
+
+def soak_command(n: int, seed: int, as_json: bool) -> int:
+    def progress(row: dict) -> None:
+        if not as_json:
+            print(f"  … step {row['step']}: RSS {row['rss_mb']:.1f} MiB", file=sys.stderr, flush=True)
+
+    result = soak(n, seed=seed, progress=progress)
+    if as_json:
+        print(json.dumps(result, indent=2, default=str))
+    else:
+        print(format_soak(result))
+    sys.stdout.flush()
+    return 1 if result["exceptions"] else 0
+
+
 def _optional(modname: str, fn: str, **kw):
     """Call modname.fn(**kw) if that module exists; None when it does not."""
     import importlib
@@ -170,6 +543,8 @@ def format_table(rows: list[dict]) -> str:
 def bench_command(args) -> int:
     quick = bool(getattr(args, "quick", False))
     as_json = bool(getattr(args, "json", False))
+    if getattr(args, "soak", None) is not None:
+        return soak_command(args.soak, int(getattr(args, "seed", 0) or 0), as_json)
     import torch
 
     info = {"python": platform.python_version(), "platform": platform.platform(),

@@ -14,7 +14,6 @@ import html
 import math
 import re
 from collections.abc import Callable
-from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -24,7 +23,6 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
-    QPainter,
     QPen,
     QTextCharFormat,
     QTextLayout,
@@ -198,346 +196,24 @@ class HighlightBars:
             self.set(self.heights)
 
 
-_CENTER = Qt.AlignmentFlag.AlignCenter
-_EPS = 1e-9  # pixels: how far a label may poke out of its axis and still count as inside
-_ALIGN = {
-    "left": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-    "right": Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-    "top": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
-    "bottom": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
-}
-# the label flags as the int QPainter.drawText takes (combining Python enums costs a few µs a label)
-_TEXT_FLAGS = {orient: int((align | Qt.TextFlag.TextDontClip).value) for orient, align in _ALIGN.items()}
-
-
 class LeanAxis(pg.AxisItem):
-    """pyqtgraph's AxisItem with a leaner `generateDrawSpecs` (same ticks, text and layout).
-
-    The stock method re-measures every tick label through the painter and asks
-    the item for its bounding rectangle once per label; both are Python→C++
-    round trips that made one axis cost ~0.6 ms whenever its range or labels
-    changed. Here the labels are measured with the tick font's metrics (cached
-    per font and string) and the bounds are computed once. pyqtgraph's own
-    docstring names this method as the one to override in subclasses.
-    """
-
-    _text_sizes: ClassVar[dict[tuple[str, str], tuple[float, float]]] = {}
-    _metrics: tuple[QFont, QFontMetricsF, str] | None = None
-
-    def font_metrics(self, font: QFont) -> tuple[QFontMetricsF, str]:
-        """(metrics, key) of the tick font, kept while the font stays the same (font.key()
-        builds a string each call)."""
-        cached = self._metrics
-        if cached is None or cached[0] is not font:
-            cached = self._metrics = (font, QFontMetricsF(font), font.key())
-        return cached[1], cached[2]
-
-    def _text_size(self, metrics: QFontMetricsF, font_key: str, s: str) -> tuple[float, float]:
-        key = (font_key, s)
-        size = self._text_sizes.get(key)
-        if size is None:
-            br = metrics.boundingRect(QRectF(0, 0, 100, 100), _CENTER, s)
-            size = (br.width(), br.height() * 0.8)  # pyqtgraph: "boundingRect is usually a bit too large"
-            if len(self._text_sizes) > 20000:
-                self._text_sizes.clear()
-            self._text_sizes[key] = size
-        return size
-
-    _bounds: QRectF | None = None
-
-    def boundingRect(self) -> QRectF:
-        """pyqtgraph's bounding rectangle, kept until the axis or its view changes.
-
-        Qt asks for it several times per repaint (~100 calls a frame over the window's
-        axes, each a trip through shiboken into pyqtgraph's computation). It depends on the
-        axis' geometry, style and grid and on the linked view's geometry: every change of
-        those passes through one of the hooks below (tested against pyqtgraph's own).
-        """
-        bounds = self._bounds
-        if bounds is None:
-            bounds = self._bounds = super().boundingRect()
-        return QRectF(bounds)
-
-    def prepareGeometryChange(self) -> None:
-        self._bounds = None
-        super().prepareGeometryChange()
-
-    def resizeEvent(self, ev=None) -> None:
-        self._bounds = None
-        super().resizeEvent(ev)
-
-    def itemChange(self, change, value):
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
-            self._bounds = None  # the grid's extent is the view's rectangle in axis coordinates
-        return super().itemChange(change, value)
-
-    def setStyle(self, **kwargs) -> None:
-        self._bounds = None
-        super().setStyle(**kwargs)
-
-    def linkedViewChanged(self, view, newRange=None) -> None:
-        self._bounds = None  # the view was resized (or its range changed)
-        super().linkedViewChanged(view, newRange)
-
-    def _linkToView_internal(self, view) -> None:
-        self._bounds = None
-        super()._linkToView_internal(view)
-
-    def unlinkFromView(self) -> None:
-        self._bounds = None
-        super().unlinkFromView()
-
-    _pen_cache: tuple | None = None
-    _label_clip: QRectF | None = None  # the bounds generateDrawSpecs placed the labels in
-
-    def _pens(self) -> tuple[QPen, QPen, bool, dict[int, QPen]]:
-        """(axis pen, tick pen, tick pen is solid, {alpha: tick pen with that alpha}).
-
-        pyqtgraph builds these QPens (and reads the brush style) again for every drawing; they
-        only change when setPen / setTickPen store new pens, so they are kept per pen object.
-        """
-        own, tick = self._pen, self._tickPen
-        c = self._pen_cache
-        if c is None or own is None or c[0] is not own or c[1] is not tick:
-            base = self.tickPen()
-            c = (own, tick, self.pen(), base, base.brush().style() == Qt.BrushStyle.SolidPattern, {})
-            self._pen_cache = c if own is not None else None  # the default pen follows pg's config
-        return c[2], c[3], c[4], c[5]
-
-    _last_text_size: float | None = None
-
-    def _updateMaxTextSize(self, x) -> None:
-        """pyqtgraph's, skipped when the labels' size across the axis is what it was: everything
-        else that resizes the axis (label, style, visibility) re-sizes it itself."""
-        if x == self._last_text_size:
-            return
-        self._last_text_size = x
-        super()._updateMaxTextSize(x)
-
-    def setRange(self, mn: float, mx: float) -> None:
-        """AxisItem.setRange without re-setting the axis label's HTML when nothing in it changes.
-
-        The stock method calls updateAutoSIPrefix on every range change, which re-sets the
-        label text (a rich-text layout) and re-sizes the axis even when the SI prefix stays
-        the same: ~0.1 ms per axis per frame. Only the ticks need redrawing then.
-        """
-        if not (math.isfinite(mn) and math.isfinite(mx)):
-            raise ValueError(f"Not setting range to [{mn}, {mx}]")
-        self.range = [mn, mx]
-        if self.autoSIPrefix:
-            before = (self.autoSIPrefixScale, self.labelUnitPrefix)
-            after = (1.0, "")
-            if self.label.isVisible():
-                span = 10 ** np.array(self.range) if self.logMode else self.range
-                value = max(abs(span[0]), abs(span[1])) * self.scale
-                if any(low <= value <= high for low, high in self.getSIPrefixEnableRanges()):
-                    after = pg.siScale(value, power=self.unitPower)
-            if after != before:
-                self.updateAutoSIPrefix()
-                return
-        self.picture = None
-        self.update()
+    """pyqtgraph's AxisItem, painted directly when cached as a pixmap (cache_static_items):
+    Qt then calls paint only when the axis changed, so recording pyqtgraph's QPicture to
+    replay it once would draw everything twice."""
 
     def paint(self, p, opt, widget=None) -> None:
         if self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
-            super().paint(p, opt, widget)  # pyqtgraph's own QPicture cache
+            super().paint(p, opt, widget)
             return
-        # cached as a pixmap (cache_static_items): Qt only calls paint when the axis changed,
-        # so recording pyqtgraph's QPicture and replaying it once would be pure overhead
         p.save()
         try:
+            if self.style["tickFont"] is not None:
+                p.setFont(self.style["tickFont"])
             specs = self.generateDrawSpecs(p)
             if specs is not None:
                 self.drawPicture(p, *specs)
         finally:
             p.restore()
-
-    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
-        """pyqtgraph's drawPicture, drawing the same pixels with fewer calls: the ticks of one
-        pen are stroked in one drawLines, and the label clip is the bounding rectangle that
-        generateDrawSpecs just computed."""
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        pen, p1, p2 = axisSpec
-        p.setPen(pen)
-        p.drawLine(p1, p2)
-        run_pen, points = None, []
-        for pen, p1, p2 in tickSpecs:
-            if pen is not run_pen:
-                if points:
-                    p.drawLines(points)
-                p.setPen(pen)
-                run_pen, points = pen, []
-            points += (p1, p2)
-        if points:
-            p.drawLines(points)
-        if not textSpecs:
-            return
-        if self.style["tickFont"] is not None:
-            p.setFont(self.style["tickFont"])
-        p.setPen(self.textPen())
-        clip = self._label_clip if self._label_clip is not None else self.boundingRect()
-        p.setClipRect(clip.toAlignedRect())
-        for rect, flags, text in textSpecs:
-            p.drawText(rect, flags if isinstance(flags, int) else int(flags), text)
-
-    def generateDrawSpecs(self, p):
-        style = self.style
-        font = style["tickFont"] if style["tickFont"] is not None else p.font()
-        p.setFont(font)
-        bounds = self.mapRectFromParent(self.geometry())
-        view = self.linkedView()
-        tick_bounds = bounds if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect())
-        orient = self.orientation
-        if orient == "left":
-            span = (QPointF(bounds.right() - 1, bounds.top() - 1), QPointF(bounds.right() - 1, bounds.bottom() + 1))
-            tick_start, tick_stop, tick_dir, axis = tick_bounds.right(), bounds.right(), -1, 0
-        elif orient == "right":
-            span = (QPointF(bounds.left() + 1, bounds.top() - 1), QPointF(bounds.left() + 1, bounds.bottom() + 1))
-            tick_start, tick_stop, tick_dir, axis = tick_bounds.left(), bounds.left(), 1, 0
-        elif orient == "top":
-            span = (QPointF(bounds.left() - 1, bounds.bottom() - 1), QPointF(bounds.right() + 1, bounds.bottom() - 1))
-            tick_start, tick_stop, tick_dir, axis = tick_bounds.bottom(), bounds.bottom(), -1, 1
-        else:
-            span = (QPointF(bounds.left() - 1, bounds.top() + 1), QPointF(bounds.right() + 1, bounds.top() + 1))
-            tick_start, tick_stop, tick_dir, axis = tick_bounds.top(), bounds.top(), 1, 1
-        device = self.deviceTransform_()  # once, not once per end (mapToDevice)
-        if device is None:
-            return None
-        d0, d1 = device.map(span[0]), device.map(span[1])
-        length_px = math.hypot(d1.x() - d0.x(), d1.y() - d0.y())
-        if length_px == 0:
-            return None
-
-        lo, hi = self.range
-        if self._tickLevels is None:
-            levels = self.tickValues(lo, hi, length_px)
-            strings_given = None
-        else:
-            levels = [(None, [v for v, _ in level]) for level in self._tickLevels]
-            strings_given = [[s for _, s in level] for level in self._tickLevels]
-
-        dif = hi - lo
-        if dif == 0:
-            scale, offset = 1.0, 0.0
-        elif axis == 0:
-            scale = -bounds.height() / dif
-            offset = lo * scale - bounds.height()
-        else:
-            scale = bounds.width() / dif
-            offset = lo * scale
-        x_lo, x_hi = sorted((lo * scale - offset, hi * scale - offset))
-
-        tick_specs, positions = [], []
-        axis_pen, base_pen, solid, by_alpha = self._pens()
-        for i, (_spacing, values) in enumerate(levels):
-            tick_len = style["tickLength"] / (i * 0.5 + 1.0)
-            alpha = style["tickAlpha"]
-            if alpha is None:
-                alpha = 255 / (i + 1)
-                if self.grid is not False:
-                    alpha *= self.grid / 255.0 * min(max(0.05 * length_px / (len(values) + 1), 0.0), 1.0)
-            elif isinstance(alpha, float):
-                alpha = min(255, max(0, round(alpha * 255)))
-            pen = base_pen
-            if solid:
-                pen = by_alpha.get(int(alpha))
-                if pen is None:
-                    pen = QPen(base_pen)
-                    color = QColor(pen.color())
-                    color.setAlpha(int(alpha))
-                    pen.setColor(color)
-                    if len(by_alpha) > 64:
-                        by_alpha.clear()
-                    by_alpha[int(alpha)] = pen
-            pos = []
-            for v in values:
-                x = v * scale - offset
-                if x < x_lo or x > x_hi:
-                    pos.append(None)
-                    continue
-                pos.append(x)
-                end = tick_stop + (tick_len * tick_dir if self.grid is False else 0.0)
-                if axis == 0:
-                    tick_specs.append((pen, QPointF(tick_start, x), QPointF(end, x)))
-                else:
-                    tick_specs.append((pen, QPointF(x, tick_start), QPointF(x, end)))
-            positions.append(pos)
-
-        stop_lo, stop_hi = style["stopAxisAtTick"]
-        if stop_lo or stop_hi:
-            flat = [x for pos in positions for x in pos if x is not None]
-            if flat and stop_lo:
-                if axis == 0:
-                    span[0].setY(max(span[0].y(), min(flat)))
-                else:
-                    span[0].setX(max(span[0].x(), min(flat)))
-            if flat and stop_hi:
-                if axis == 0:
-                    span[1].setY(min(span[1].y(), max(flat)))
-                else:
-                    span[1].setX(min(span[1].x(), max(flat)))
-        axis_spec = (axis_pen, span[0], span[1])
-        if not style["showValues"]:
-            return axis_spec, tick_specs, []
-
-        metrics, font_key = self.font_metrics(font)
-        text_offset = style["tickTextOffset"][axis]
-        gap = max(0, style["tickLength"]) + text_offset
-        item_rect = self.boundingRect()
-        # a label is drawn when it lies inside the item (pyqtgraph: rect.intersected == rect)
-        in_x0, in_y0 = item_rect.left() - _EPS, item_rect.top() - _EPS
-        in_x1, in_y1 = item_rect.right() + _EPS, item_rect.bottom() + _EPS
-        align = _TEXT_FLAGS[orient]
-        self._label_clip = item_rect  # drawPicture clips the labels to it, as pyqtgraph does
-        text_specs = []
-        known = self._text_sizes
-        along = size2 = last_size2 = 0  # labels so far: total length along the axis, largest across
-        for i in range(min(len(levels), style["maxTextLevel"] + 1)):
-            if strings_given is None:
-                spacing, values = levels[i]
-                strings = self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing)
-            else:
-                strings = list(strings_given[i])
-            if not strings:
-                continue
-            pos = positions[i]
-            sizes = []
-            for j, s in enumerate(strings):
-                if pos[j] is None or s is None:
-                    sizes.append(None)
-                    continue
-                size = known.get((font_key, s)) or self._text_size(metrics, font_key, s)
-                sizes.append(size)
-                w, h = size
-                if axis == 0:
-                    along += h
-                    size2 = max(size2, w)
-                else:
-                    along += w
-                    size2 = max(size2, h)
-            if i > 0:  # finer levels only while the text does not crowd the axis
-                fill = along / length_px
-                if any(len(text_specs) >= n and fill >= limit for n, limit in style["textFillLimits"]):
-                    break
-            last_size2 = size2
-            for j, s in enumerate(strings):
-                if sizes[j] is None:
-                    continue
-                x, (w, h) = pos[j], sizes[j]
-                if orient == "left":
-                    rx, ry = tick_stop - gap - w, x - h / 2
-                elif orient == "right":
-                    rx, ry = tick_stop + gap, x - h / 2
-                elif orient == "top":
-                    rx, ry = x - w / 2, tick_stop - gap - h
-                else:
-                    rx, ry = x - w / 2, tick_stop + gap
-                if rx < in_x0 or ry < in_y0 or rx + w > in_x1 or ry + h > in_y1:
-                    continue
-                text_specs.append((QRectF(rx, ry, w, h), align, s))
-        self._updateMaxTextSize(last_size2)
-        return axis_spec, tick_specs, text_specs
 
 
 class LeanViewBox(pg.ViewBox):
@@ -1029,15 +705,17 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: floa
         plot.setTitle(text, color=color, size=css)
 
 
-def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
-    """plot.setLabel(side, text) that keeps the plain-number ticks style_plot chose (setLabel
-    would reset the SI-prefix ranges and bring back "(x0.001)"); skipped when unchanged."""
-    ax = plot.getAxis(side)
+def set_axis_label(plot: pg.PlotItem | pg.AxisItem, side: str, text: str) -> None:
+    """plot.setLabel(side, text) (or an axis' own, e.g. a colour bar's: `side` is then
+    ignored) that keeps the plain-number ticks style_plot chose (setLabel would reset the
+    SI-prefix ranges and bring back "(x0.001)"); skipped when unchanged."""
+    ax = plot if isinstance(plot, pg.AxisItem) else plot.getAxis(side)
     if ax.labelText == text and ax.label.isVisible():
         return
-    plot.setLabel(side, text)
+    ax.setLabel(text)
     if not getattr(ax, "token_axis", False) and getattr(ax, "_styled", False):
         ax.setSIPrefixEnableRanges(((math.inf, math.inf),))
+        ax.updateAutoSIPrefix()
 
 
 def style_plot(plot: pg.PlotItem, theme: Theme, title_size: float = 10.0) -> None:
@@ -1065,16 +743,21 @@ def style_plot(plot: pg.PlotItem, theme: Theme, title_size: float = 10.0) -> Non
 
 
 def style_colorbar(bar: pg.ColorBarItem, theme: Theme) -> None:
-    """A ColorBarItem's axis (pens, tick font, label) for `theme`."""
+    """A ColorBarItem's axes (pens, tick font, title) for `theme`, with plain-number ticks."""
     ax = bar.axis
     ax.setPen(theme.pen(theme.muted))
     ax.setTextPen(pg.mkPen(theme.foreground))
     ax.setStyle(tickFont=theme.font(8.0))
+    ax.setWidth(None)  # as wide as its labels (ColorBarItem fixes 45 px: slides' ticks ran into the title)
     style = {"color": theme.foreground, "font-size": theme.pt(9.0)}
-    # the bar's title sits on its other axis (ColorBarItem puts `label` on the left/bottom one)
+    # the title may sit on another axis (ColorBarItem puts `label` on the left/bottom one)
     for side in ("left", "bottom", "right", "top"):
         other = bar.getAxis(side)
         if other.labelText:
             other.setLabel(other.labelText, other.labelUnits, other.labelUnitPrefix, **style)
         else:
             other.labelStyle = style
+    # after setLabel, which resets them: plain numbers, "0.4" and not "400" under "(x0.001)"
+    ax.setSIPrefixEnableRanges(((math.inf, math.inf),))
+    ax.updateAutoSIPrefix()
+    ax._styled = True  # (set_axis_label keeps them)

@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsItem
+
+from .plots import LeanAxis
 
 _NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
 MAX_CHARS = 10
@@ -42,7 +42,7 @@ def thinning_step(need_px: float, px_per_cell: float) -> int:
     return next((s for s in _NICE_STEPS if s >= raw), _NICE_STEPS[-1])
 
 
-class TokenAxis(pg.AxisItem):
+class TokenAxis(LeanAxis):
     """Integer ticks labelled with tokens (or positions), see the module docstring."""
 
     token_axis = True  # ticks are tokens: plots.style_plot leaves the number format alone
@@ -142,22 +142,6 @@ class TokenAxis(pg.AxisItem):
         """Where the ticks meet the axis line, in the axis' own coordinates."""
         bounds = self.mapRectFromParent(self.geometry())
         return bounds.top() if self.orientation == "bottom" else bounds.bottom()
-
-    def paint(self, p, opt, widget=None) -> None:
-        if self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
-            super().paint(p, opt, widget)  # pyqtgraph's own QPicture cache
-            return
-        # cached as a pixmap (plots.cache_static_items): Qt calls paint only when the axis
-        # changed, so recording pyqtgraph's QPicture to replay it once would draw it twice
-        p.save()
-        try:
-            if self.style["tickFont"] is not None:
-                p.setFont(self.style["tickFont"])
-            specs = self.generateDrawSpecs(p)
-            if specs is not None:
-                self.drawPicture(p, *specs)
-        finally:
-            p.restore()
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
         if not self.rotated:

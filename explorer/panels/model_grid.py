@@ -49,6 +49,7 @@ from ..figures.heatmap import RgbaImage, colorize
 from ..figures.plots import (
     cache_static_items,
     nice_ceil,
+    set_axis_label,
     set_bar_levels,
     set_plot_title,
     style_colorbar,
@@ -580,7 +581,7 @@ class ModelGridPanel(Panel):
         else:
             self.cbar.show()
             set_bar_levels(self.cbar, levels)
-            self.cbar.axis.setLabel(name)
+            set_axis_label(self.cbar.axis, "right", name)
             self.legend.setText(self.tr("frame: {metric} ({meaning}) · each thumbnail is scaled to "
                                         "its own maximum").format(
                 metric=name, meaning=_tr(GRID_METRICS[key][1])), color=self.theme.muted, size=self.theme.pt(8.0))

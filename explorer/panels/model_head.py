@@ -37,6 +37,7 @@ from ..figures.plots import (
     HighlightBars,
     cache_static_items,
     nice_ceil,
+    set_axis_label,
     set_bar_levels,
     set_plot_title,
     style_colorbar,
@@ -151,6 +152,8 @@ class ModelHeadPanel(Panel):
         self.token_scroll.setWidget(self.token_box)
         self.token_scroll.setWidgetResizable(True)
         self.token_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.token_scroll.viewport().setAutoFillBackground(False)  # the panel's background shows through
+        self.token_box.setAutoFillBackground(False)
         self.token_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.token_scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.token_scroll.setFixedHeight(self.fontMetrics().height() + 22)
@@ -229,8 +232,8 @@ class ModelHeadPanel(Panel):
         self.big.item.setLabel("bottom", self.tr("key"))
         self.change.item.setLabel("left", self.tr("layer"))
         self.change.item.setLabel("bottom", self.tr("head"))
-        self.cbar.axis.setLabel(self.tr("weight"))
-        self.change_bar.axis.setLabel(self.tr("mean TV (0 = same)"))
+        set_axis_label(self.cbar.axis, "right", self.tr("weight"))
+        set_axis_label(self.change_bar.axis, "right", self.tr("mean TV (0 = same)"))
         self.hidden_plot.setLabel("left", self.tr("‖Δh‖ / ‖h‖"))
         self.hidden_plot.setToolTip(self.tr("How far each remaining token's final hidden state "
                                             "moved: ‖h_after − h_before‖ / ‖h_before‖"))
