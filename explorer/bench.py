@@ -314,6 +314,8 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QEventLoop, QTimer
 
+    from engine import memory_estimate
+
     from . import create_window, ensure_app
 
     rng = random.Random(seed)
@@ -344,7 +346,11 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     window.frame_rendered.connect(on_rendered)
     window.compute_failed.connect(on_failed)
     frames, clicks, rss, refused, timeouts, errors = [], [], [], [], [], []
+    slow: list[tuple[float, str]] = []  # (ms, config) of every frame over the 2 s goal
     slowest: tuple[float, str] = (0.0, "")
+    # the largest run since the last RSS reading: RSS that steps up with it and then stays
+    # flat is the allocator keeping a high-water mark, growth without it is a leak
+    interval = {"est_mb": 0.0, "config": ""}
     checkpoints = {max(1, round(n * i / 10)) for i in range(1, 11)} if n > 0 else set()
     t_start = time.perf_counter()
 
@@ -380,10 +386,15 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
         outcome, ms = change_config(cfg)
         if not measured:
             return
+        est = memory_estimate(cfg)["total"] / 2**20
+        if est > interval["est_mb"]:
+            interval.update(est_mb=est, config=describe(cfg))
         if outcome == "frame":
             frames.append(ms)
             if ms > slowest[0]:
                 slowest = (ms, describe(cfg))
+            if ms > SOAK_GOALS["max_frame_ms"]:
+                slow.append((ms, describe(cfg)))
         elif outcome == "failed":
             msg = state.get("message", "")
             (errors if msg.startswith("the engine failed") else refused).append(f"{describe(cfg)}: {msg}"[:300])
@@ -405,7 +416,10 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
                     hooks.exceptions.append(f"driver: {type(exc).__name__}: {exc}".splitlines()[0])
                     traceback.print_exc()
                 if i in checkpoints:
-                    rss.append({"step": i, "rss_mb": rss_mb(), "objects": len(gc.get_objects())})
+                    rss.append({"step": i, "rss_mb": rss_mb(), "objects": len(gc.get_objects()),
+                                "largest_run_mb": round(interval["est_mb"], 1),
+                                "largest_run": interval["config"]})
+                    interval.update(est_mb=0.0, config="")
                     if progress is not None:
                         progress(rss[-1])
         finally:
@@ -430,6 +444,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
         "frame_ms": frame_stats, "click_ms": click_stats, "all_ms": _stats(frames + clicks),
         "frames_over_120ms": sum(ms > 120 for ms in frames), "frames_over_2s": sum(ms > 2000 for ms in frames),
         "slowest_frame": {"ms": slowest[0], "config": slowest[1]},
+        "frames_over_2s_configs": [{"ms": round(ms, 1), "config": c} for ms, c in sorted(slow, reverse=True)[:10]],
         "exceptions": len(exceptions), "exception_messages": exceptions[:20],
         "refused": len(refused), "refused_messages": refused[:10],
         "timeouts": len(timeouts), "timeout_configs": timeouts[:10],
@@ -468,9 +483,10 @@ def format_soak(r: dict) -> str:
 
     lines = [f"soak: {r['n']} random changes and clicks in one window (seed {r['seed']}, warm-up "
              f"{r['warmup']}), {r['wall_s']:.0f} s",
-             f"{'step':>6} {'RSS MiB':>9} {'objects':>9}"]
+             f"{'step':>6} {'RSS MiB':>9} {'objects':>9}  largest run since the last reading (engine estimate)"]
     for row in r["rss"]:
-        lines.append(f"{row['step']:>6} {row['rss_mb']:>9.1f} {row['objects']:>9}")
+        big = f"  {row['largest_run_mb']:7.1f} MiB  {row['largest_run']}" if row.get("largest_run") else ""
+        lines.append(f"{row['step']:>6} {row['rss_mb']:>9.1f} {row['objects']:>9}{big}")
     g = r["goals"]
     lines.append(f"RSS growth after warm-up: {r['rss_growth_mb']:+.1f} MiB over {r['n']} changes "
                  f"({r['rss_growth_mb_per_1000']:+.1f} per 1,000; goal ≤ {g['rss_growth_mb_per_1000']:g} "
@@ -486,6 +502,8 @@ def format_soak(r: dict) -> str:
                  f"{r['slowest_frame']['ms']:.0f} ms: {r['slowest_frame']['config']}")
     lines.append(f"exceptions: {r['exceptions']} (goal 0) {r['verdict']['exceptions']}; refused by the "
                  f"engine: {r['refused']}; timeouts: {r['timeouts']}; Qt warnings: {r['qt_warnings']}")
+    for row in r["frames_over_2s_configs"][:5]:
+        lines.append(f"  over 2 s: {row['ms']:.0f} ms: {row['config']}")
     for key in ("exception_messages", "refused_messages", "timeout_configs", "qt_warning_messages"):
         for m in r[key][:5]:
             lines.append(f"  {key.split('_')[0]}: {m}")

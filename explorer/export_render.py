@@ -256,10 +256,28 @@ def caption_font(theme) -> QFont:
     return f
 
 
-def caption_height(theme) -> int:
+def caption_lines(text: str, theme, width: float) -> list[str]:
+    """The caption broken between words into lines that fit `width` logical px."""
     from PySide6.QtGui import QFontMetricsF
 
-    return int(QFontMetricsF(caption_font(theme)).height() * 1.8) + 4
+    metrics = QFontMetricsF(caption_font(theme))
+    room = max(40.0, width - 20)
+    lines, line = [], ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if line and metrics.horizontalAdvance(candidate) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return [*lines, line] if line else lines
+
+
+def caption_height(theme, text: str = "", width: float = 1e9) -> int:
+    from PySide6.QtGui import QFontMetricsF
+
+    n = max(1, len(caption_lines(text, theme, width))) if text else 1
+    return int(QFontMetricsF(caption_font(theme)).height() * (n + 0.8)) + 4
 
 
 def caption_colours(theme) -> tuple[QColor, QColor]:
@@ -268,18 +286,15 @@ def caption_colours(theme) -> tuple[QColor, QColor]:
 
 
 def paint_caption(painter: QPainter, rect: QRectF, text: str, theme) -> None:
-    """One line under the figure, elided with "…" only if even the figure is narrower."""
-    from PySide6.QtGui import QFontMetricsF
-
+    """The caption under the figure, on as many lines as it needs (nothing cut)."""
     fg, bg = caption_colours(theme)
     painter.save()
     try:
         painter.fillRect(rect, bg)
         painter.setPen(fg)
-        font = caption_font(theme)
-        painter.setFont(font)
+        painter.setFont(caption_font(theme))
         inner = rect.adjusted(10, 0, -10, 0)
-        shown = QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, inner.width())
+        shown = "\n".join(caption_lines(text, theme, rect.width()))
         painter.drawText(inner, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), shown)
     finally:
         painter.restore()
@@ -291,7 +306,7 @@ def paint_caption(painter: QPainter, rect: QRectF, text: str, theme) -> None:
 def figure_geometry(parts: list[Part], theme, caption: str | None) -> tuple[QRect, QSize]:
     """(the root's rectangle the figure shows, the figure's logical size with the caption)."""
     rect = figure_rect(parts)
-    return rect, QSize(rect.width(), rect.height() + (caption_height(theme) if caption else 0))
+    return rect, QSize(rect.width(), rect.height() + (caption_height(theme, caption, rect.width()) if caption else 0))
 
 
 def render_image(root: QWidget, width: int, theme, caption: str | None = None,

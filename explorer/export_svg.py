@@ -38,6 +38,7 @@ from .export_render import (
     Part,
     caption_colours,
     caption_font,
+    caption_lines,
     figure_geometry,
     figure_parts,
     paint_parts,
@@ -294,19 +295,25 @@ def render_svg(root: QWidget, theme, caption: str | None = None,
             outer.appendChild(inner)
             svg.appendChild(outer)
 
-        # 3. caption
+        # 3. caption, a <text> per line
         if caption:
+            from PySide6.QtGui import QFontMetricsF
+
             fg, _ = caption_colours(theme)
             font = caption_font(theme)
-            text = doc.createElement("text")
-            for k, v in (("x", str(rect.x() + 10)), ("y", f"{rect.bottom() + 1 + cap_h / 2:.1f}"),
-                         ("fill", fg.name()),
-                         ("font-family", f"{font.family()}, sans-serif"),
-                         ("font-size", f"{font.pointSizeF() * 96 / 72:.1f}"),
-                         ("dominant-baseline", "central"), ("xml:space", "preserve")):
-                text.setAttribute(k, v)
-            text.appendChild(doc.createTextNode(caption))
-            svg.appendChild(text)
+            lines = caption_lines(caption, theme, rect.width())
+            step = QFontMetricsF(font).height()
+            first = rect.bottom() + 1 + cap_h / 2 - step * (len(lines) - 1) / 2
+            for i, line in enumerate(lines):
+                text = doc.createElement("text")
+                for k, v in (("x", str(rect.x() + 10)), ("y", f"{first + i * step:.1f}"),
+                             ("fill", fg.name()),
+                             ("font-family", f"{font.family()}, sans-serif"),
+                             ("font-size", f"{font.pointSizeF() * 96 / 72:.1f}"),
+                             ("dominant-baseline", "central"), ("xml:space", "preserve")):
+                    text.setAttribute(k, v)
+                text.appendChild(doc.createTextNode(line))
+                svg.appendChild(text)
 
         _sharpen_images(doc)
         return doc.toxml(encoding="UTF-8")
