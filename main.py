@@ -16,6 +16,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text[:40]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer ≥ 0, got {text[:40]!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer ≥ 0, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="attention-explorer", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
@@ -49,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="latency and scale benchmarks")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repeats (for smoke tests)")
+    bench.add_argument("--soak", type=_positive_int, metavar="N",
+                       help="instead: N random config changes and clicks in one window; prints RSS at "
+                            "every 10%%, latency median/p95/max and the exceptions counted")
+    bench.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
+                       help="random seed of --soak (default 0)")
     return p
 
 

@@ -510,6 +510,19 @@ def format_soak(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _finite(value):
+    """`value` with NaN/inf floats (the stats of an empty list) as None: strict JSON."""
+    import math
+
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 def soak_command(n: int, seed: int, as_json: bool) -> int:
     def progress(row: dict) -> None:
         if not as_json:
@@ -517,7 +530,7 @@ def soak_command(n: int, seed: int, as_json: bool) -> int:
 
     result = soak(n, seed=seed, progress=progress)
     if as_json:
-        print(json.dumps(result, indent=2, default=str))
+        print(json.dumps(_finite(result), indent=2, default=str))
     else:
         print(format_soak(result))
     sys.stdout.flush()
