@@ -646,6 +646,35 @@ def test_a_registered_panel_can_be_added_later(qtbot, w):
         w._docks.pop("echo_test")
 
 
+def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
+    """LeanAxis keeps its bounding rectangle between changes; after resizes, shape and range
+    changes, a zoom and a theme switch it is still exactly pyqtgraph's."""
+    from explorer.figures.plots import LeanAxis
+
+    def axes():
+        return [it for name in w.panel_names() for it in w.panel(name).scene().items()
+                if isinstance(it, LeanAxis)]
+
+    def check(when):
+        for axis in axes():
+            axis.boundingRect()  # the kept rectangle, if any
+            assert axis.boundingRect() == pg.AxisItem.boundingRect(axis), (when, type(axis).__name__,
+                                                                           axis.orientation)
+
+    show(qtbot, w, AttentionConfig(seq_len=6))
+    check("first frame")
+    w.resize(1300, 900)
+    qtbot.wait(20)
+    show(qtbot, w, AttentionConfig(seq_len=13, n_heads=8, n_kv_heads=2, d_model=64))
+    check("resize, more heads")
+    w.panel("heads").big.vb.setRange(xRange=(2, 6), yRange=(3, 9), padding=0)
+    w.act_dark.trigger()
+    show(qtbot, w, AttentionConfig(seq_len=5, tokens=tuple("a much longer sentence here".split())))
+    check("zoom, theme, tokens")
+    assert len(axes()) > 8  # the numeric axes (token axes are TokenAxis, on pyqtgraph's own drawing)
+
+
+
 def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
     """A title wider than its plot breaks between words onto a second line and the title row
     grows to show it (not cut off mid-word); a shorter title afterwards keeps that height (no

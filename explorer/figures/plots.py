@@ -197,9 +197,52 @@ class HighlightBars:
 
 
 class LeanAxis(pg.AxisItem):
-    """pyqtgraph's AxisItem, painted directly when cached as a pixmap (cache_static_items):
-    Qt then calls paint only when the axis changed, so recording pyqtgraph's QPicture to
-    replay it once would draw everything twice."""
+    """pyqtgraph's AxisItem with two savings through public methods:
+
+    - painted directly when cached as a pixmap (cache_static_items): Qt then calls paint
+      only when the axis changed, so recording pyqtgraph's QPicture to replay it once
+      would draw everything twice;
+    - its bounding rectangle kept until the axis or its view changes: Qt asks for it
+      several times per repaint and pyqtgraph's drawing once per tick label (each a trip
+      into Python). It depends on the axis' geometry, style and grid and on the linked
+      view's geometry; every change of those passes through one of the overrides below.
+    """
+
+    _bounds: QRectF | None = None
+
+    def boundingRect(self) -> QRectF:
+        if self._bounds is None:
+            self._bounds = super().boundingRect()
+        return QRectF(self._bounds)
+
+    def prepareGeometryChange(self) -> None:
+        self._bounds = None
+        super().prepareGeometryChange()
+
+    def resizeEvent(self, ev=None) -> None:
+        self._bounds = None
+        super().resizeEvent(ev)
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            self._bounds = None  # the grid's extent is the view's rectangle in axis coordinates
+        return super().itemChange(change, value)
+
+    def setStyle(self, **kwargs) -> None:
+        self._bounds = None
+        super().setStyle(**kwargs)
+
+    def linkedViewChanged(self, view, newRange=None) -> None:
+        self._bounds = None  # the view was resized (or its range changed)
+        super().linkedViewChanged(view, newRange)
+
+    def linkToView(self, view) -> None:
+        self._bounds = None
+        super().linkToView(view)
+
+    def unlinkFromView(self) -> None:
+        self._bounds = None
+        super().unlinkFromView()
 
     def paint(self, p, opt, widget=None) -> None:
         if self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
