@@ -770,3 +770,38 @@ def test_tile_title_is_shortened_to_its_tile(qtbot):
     assert drawn(label) == "weights·V head 1 · 10×16"
     label.set_max_width(2.0)
     assert drawn(label) == ""
+
+
+def test_token_axes_put_ticks_where_pyqtgraph_would(qtbot, w):
+    """TokenAxis computes its one level of ticks itself: at every visible token axis the
+    ticks sit where pyqtgraph's general algorithm puts them (within half a pixel), with the
+    same labels, for a shape, a zoom and rotated key labels."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from explorer.figures.token_axis import TokenAxis
+
+    def check(when):
+        img = QImage(8, 8, QImage.Format.Format_ARGB32_Premultiplied)
+        p = QPainter(img)
+        try:
+            axes = [it for n in w.panel_names() for it in w.panel(n).scene().items()
+                    if isinstance(it, TokenAxis) and it.isVisible()]
+            assert len(axes) >= 4
+            for axis in axes:
+                mine, stock = axis.generateDrawSpecs(p), pg.AxisItem.generateDrawSpecs(axis, p)
+                assert len(mine[1]) == len(stock[1]), when
+                for (_a, m0, m1), (_b, s0, s1) in zip(mine[1], stock[1]):
+                    for a, b in ((m0, s0), (m1, s1)):
+                        assert abs(a.x() - b.x()) <= 0.6 and abs(a.y() - b.y()) <= 0.6, (when, axis.orientation)
+                if not axis.rotated:
+                    assert [t for _r, _f, t in mine[2]] == [t for _r, _f, t in stock[2]], when
+        finally:
+            p.end()
+
+    show(qtbot, w, AttentionConfig(seq_len=6))
+    check("first frame")
+    w.panel("heads").big.vb.setRange(xRange=(1, 4), yRange=(2, 5), padding=0)
+    qtbot.wait(20)
+    check("zoomed")
+    show(qtbot, w, AttentionConfig(tokens=tuple("je suis un étudiant depuis longtemps".split())))
+    check("tokens")

@@ -2,8 +2,12 @@
 
 Built on pyqtgraph's supported extension points: `tickValues` / `tickStrings`
 (the way DateAxisItem does it) and `generateDrawSpecs` / `drawPicture`, which
-AxisItem's docstring names as the method to override for control over the
-drawing. The rule a reader can rely on:
+AxisItem's docstring names as the methods to override for control over the
+drawing (one level of integer ticks takes a few lines here, not pyqtgraph's
+general algorithm, which measured every label through the painter: five times
+the cost); the axis is sized through the public `setWidth` / `setHeight`.
+
+The rule a reader can rely on:
 
 - a horizontal (bottom/top) axis shows every visible token side by side when
   each fits in its cell; otherwise every token rotated 90° (reading upwards);
@@ -21,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from .plots import LeanAxis
@@ -29,6 +33,14 @@ from .plots import LeanAxis
 _NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
 MAX_CHARS = 10
 GAP_PX = 6.0  # between two labels side by side
+
+_A = Qt.AlignmentFlag
+_NO_CLIP = Qt.TextFlag.TextDontClip
+#: drawText flags of a label below / above / left of / right of its tick
+_FLAGS = {"bottom": int((_A.AlignHCenter | _A.AlignTop | _NO_CLIP).value),
+          "top": int((_A.AlignHCenter | _A.AlignBottom | _NO_CLIP).value),
+          "left": int((_A.AlignRight | _A.AlignVCenter | _NO_CLIP).value),
+          "right": int((_A.AlignLeft | _A.AlignVCenter | _NO_CLIP).value)}
 
 
 def shorten(token: str) -> str:
@@ -53,9 +65,13 @@ class TokenAxis(LeanAxis):
         self._shown: list[str] | None = None
         self.rotated = False  # the labels of a horizontal axis are drawn upright (read upwards)
         self.step = 1  # every step-th token is labelled
-        self._rotated_height: float | None = None
-        self.setStyle(tickTextOffset=3, autoExpandTextSpace=True, hideOverlappingLabels=False)
+        self._reserved: int | None = None
+        self.setStyle(tickTextOffset=3, hideOverlappingLabels=False)
         self.enableAutoSIPrefix(False)  # positions, not quantities: never "query (x0.001)"
+
+    @property
+    def horizontal(self) -> bool:
+        return self.orientation in ("bottom", "top")
 
     def set_labels(self, labels: Sequence[str] | None) -> None:
         labels = None if labels is None else [str(s) for s in labels]
@@ -68,14 +84,14 @@ class TokenAxis(LeanAxis):
     def shown_labels(self) -> list[str]:
         """The label of every tick at the current zoom, in order (what a user reads)."""
         lo, hi = sorted(self.range)
-        size = self.geometry().width() if self.orientation in ("bottom", "top") else self.geometry().height()
+        size = self.geometry().width() if self.horizontal else self.geometry().height()
         values = [v for _spacing, vs in self.tickValues(lo, hi, size) for v in vs]
         return self.tickStrings(values, 1.0, 1.0)
 
-    # ---- which ticks (pyqtgraph asks on every redraw of the axis) ------------------------
     def _font(self) -> QFont:
         return self.style["tickFont"] or QFont()
 
+    # ---- which ticks --------------------------------------------------------------------------
     def tickValues(self, minVal, maxVal, size):
         if minVal > maxVal:  # an inverted view (invertY) passes the range reversed
             minVal, maxVal = maxVal, minVal
@@ -87,7 +103,7 @@ class TokenAxis(LeanAxis):
         px_per_cell = size / max(maxVal - minVal, 1e-9)
         metrics = QFontMetricsF(self._font())
         line = metrics.height()
-        if self.orientation in ("left", "right"):
+        if not self.horizontal:
             self.step = thinning_step(line, px_per_cell)
         else:
             if hi - lo <= 2000:
@@ -95,9 +111,8 @@ class TokenAxis(LeanAxis):
             else:  # thousands of cells: the label with the most characters stands for all
                 texts = [max(self.tickStrings(range(lo, hi + 1), 1.0, 1.0), key=len)]
             widest = max((metrics.horizontalAdvance(t) for t in texts), default=0.0)
-            rotated = widest + GAP_PX > px_per_cell
-            self.step = thinning_step(line + 2, px_per_cell) if rotated else 1
-            self._set_rotated(rotated, widest)
+            self.rotated = widest + GAP_PX > px_per_cell
+            self.step = thinning_step(line + 2, px_per_cell) if self.rotated else 1
         start = (lo + self.step - 1) // self.step * self.step
         return [(float(self.step), [float(v) for v in range(start, hi + 1, self.step)])]
 
@@ -107,41 +122,65 @@ class TokenAxis(LeanAxis):
         shown, n = self._shown, len(self._shown)
         return [shown[i] if 0 <= i < n else "" for i in map(round, values)]
 
-    def _set_rotated(self, rotated: bool, widest: float) -> None:
-        """Reserve the height rotated labels need (AxisItem.setHeight), or hand it back."""
-        height = None
-        if rotated:  # (a fixed height is all of the axis: pyqtgraph then adds no room for its title)
-            title = self.label.boundingRect().height() if self.label.isVisible() else 0.0
-            height = math.ceil(widest + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
-                               + title + 4)
-        self.rotated = rotated
-        if height != self._rotated_height:
-            self._rotated_height = height
-            self.setHeight(height)
+    # ---- size -----------------------------------------------------------------------------------
+    def _reserve(self, across: float) -> None:
+        """Room for `across` px of label text beside the axis line, through the public
+        setHeight / setWidth (a fixed size is all of the axis: its title is added here)."""
+        title = self.label.boundingRect().height() if self.label.isVisible() else 0.0
+        gap = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][int(self.horizontal)]
+        need = math.ceil(across + gap + title + 4)
+        if need != self._reserved:
+            self._reserved = need
+            if self.horizontal:
+                self.setHeight(need)
+            else:
+                self.setWidth(need)
 
-    # ---- drawing: rotated labels -------------------------------------------------------------
+    # ---- drawing ----------------------------------------------------------------------------------
     def generateDrawSpecs(self, p):
-        specs = super().generateDrawSpecs(p)
-        if specs is None or not self.rotated:
-            return specs
-        axis_spec, tick_specs, _text_specs = specs
-        lo, hi = sorted(self.range)
-        values = [v for _spacing, vs in self.tickValues(lo, hi, self.geometry().width()) for v in vs]
+        """The axis line, one tick and one label per shown token: the specs pyqtgraph's
+        drawPicture takes, in the axis' own coordinates."""
+        bounds = self.mapRectFromParent(self.geometry())
+        length = bounds.width() if self.horizontal else bounds.height()
+        lo, hi = self.range
+        if length <= 0 or hi == lo:
+            return None
+        values = [v for _s, vs in self.tickValues(min(lo, hi), max(lo, hi), length) for v in vs]
         strings = self.tickStrings(values, 1.0, 1.0)
         metrics = QFontMetricsF(self._font())
         line = metrics.height()
-        top = self.tickStop() + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
-        texts = []
-        for (_pen, p1, _p2), text in zip(tick_specs, strings):
-            width = metrics.horizontalAdvance(text)
-            # the box the rotated text covers: one line wide, the text's length tall
-            texts.append((QRectF(p1.x() - line / 2, top, line, width), 0, text))
-        return axis_spec, tick_specs, texts
-
-    def tickStop(self) -> float:
-        """Where the ticks meet the axis line, in the axis' own coordinates."""
-        bounds = self.mapRectFromParent(self.geometry())
-        return bounds.top() if self.orientation == "bottom" else bounds.bottom()
+        tick_len = self.style["tickLength"]
+        gap = max(0, tick_len) + self.style["tickTextOffset"][int(self.horizontal)]
+        flags = _FLAGS[self.orientation]
+        tick_pen = self.tickPen()
+        ticks, texts, widest = [], [], 0.0
+        if self.horizontal:
+            out = 1 if self.orientation == "bottom" else -1  # away from the plot
+            y0 = bounds.top() if out > 0 else bounds.bottom()
+            axis = (self.pen(), QPointF(bounds.left() - 1, y0 + out), QPointF(bounds.right() + 1, y0 + out))
+            for v, text in zip(values, strings):
+                x = bounds.left() + (v - lo) / (hi - lo) * bounds.width()
+                ticks.append((tick_pen, QPointF(x, y0), QPointF(x, y0 + out * tick_len)))
+                w = metrics.horizontalAdvance(text)
+                widest = max(widest, w)
+                if self.rotated:  # the box the upright text covers: a line wide, the text long
+                    box = QRectF(x - line / 2, y0 + gap if out > 0 else y0 - gap - w, line, w)
+                else:
+                    box = QRectF(x - w / 2, y0 + gap if out > 0 else y0 - gap - line, w, line)
+                texts.append((box, flags, text))
+            self._reserve(widest if self.rotated else line)
+        else:
+            out = -1 if self.orientation == "left" else 1
+            x0 = bounds.right() if out < 0 else bounds.left()
+            axis = (self.pen(), QPointF(x0 + out, bounds.top() - 1), QPointF(x0 + out, bounds.bottom() + 1))
+            for v, text in zip(values, strings):
+                y = bounds.top() + (1 - (v - lo) / (hi - lo)) * bounds.height()
+                ticks.append((tick_pen, QPointF(x0, y), QPointF(x0 + out * tick_len, y)))
+                w = metrics.horizontalAdvance(text)
+                widest = max(widest, w)
+                texts.append((QRectF(x0 - gap - w if out < 0 else x0 + gap, y - line / 2, w, line), flags, text))
+            self._reserve(widest)
+        return axis, ticks, texts if self.style["showValues"] else []
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
         if not self.rotated:
