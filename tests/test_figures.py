@@ -214,3 +214,24 @@ def test_export_figures_writes_every_panel_named_in_the_contract(win, qapp, tmp_
     assert QImage(str(tmp_path / "figs" / "qkv.png")).width() == 1280
     again = win.export_figures(tmp_path / "figs", panels=["heads"])  # a script re-runs: replaced
     assert [p.name for p in again] == ["heads.png"]
+
+
+def test_window_texts_lie_inside_their_plots(win, qapp):
+    """The same check on the window itself at 1600×1000: no title, readout or label cut by
+    its plot or overlapping another (the KV-cache title squeezed its bars to nothing, the
+    d_k line's label ran into the legend, the selected-cell label was cut at the top)."""
+    from explorer.figures.layout import text_boxes
+
+    win.render_sync(AttentionConfig(tokens=tuple("the cat sat on the mat because it was tired".split()),
+                                    causal=True))
+    win.selection.set(head=1, query=7, key=4)
+    for _ in range(5):
+        qapp.processEvents()
+    for name in win.panel_names():
+        for _view, boxes in text_boxes(win.panel(name)):
+            for text, box, area in boxes:
+                assert area.adjusted(-1, -1, 1, 1).contains(box), f"{name}: {text!r} is cut"
+            for i, (a, box_a, _) in enumerate(boxes):
+                for b, box_b, _ in boxes[i + 1:]:
+                    common = box_a.intersected(box_b)
+                    assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"

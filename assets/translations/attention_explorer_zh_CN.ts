@@ -550,6 +550,10 @@
         <translation>Llama-3-8B（32 层，32 个查询头 / 8 个 KV 头，bf16）：{gqa}，若为 MHA 则需 {mha}</translation>
     </message>
     <message>
+        <source>KV cache of {ref}</source>
+        <translation>KV 缓存对照：{ref}</translation>
+    </message>
+    <message>
         <location line="+21"/>
         <source>measuring…</source>
         <translation>测量中…</translation>

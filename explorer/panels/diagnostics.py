@@ -485,6 +485,8 @@ class DiagnosticsPanel(Panel):
                 rows.append(([text.replace("&lt;", "<").format(heads=", ".join(map(str, low)))], "warning"))
         self.warn_card.set_rows(rows)
 
+    _kv_reference = ""  # the real model's KV cache at the chosen size (a note in the cost card)
+
     def _draw_costs(self) -> None:
         f = self.frame
         rows = [([self.tr("stage"), "FLOPs", self.tr("bytes")], "head")]
@@ -499,6 +501,8 @@ class DiagnosticsPanel(Panel):
         # the lesson in a note that stays the same
         rows.append(([self.tr("S×Skv score grid"), "", human_bytes(grid * item)], "note"))
         rows.append(([self.tr("O(n²): what FlashAttention never writes out")], "note"))
+        if self._kv_reference:
+            rows.append(([self._kv_reference], "note"))
         self.cost_card.set_rows(rows)
 
     def _on_entropy_resized(self, _vb) -> None:
@@ -541,7 +545,11 @@ class DiagnosticsPanel(Panel):
             layers=n_layers, tokens=tokens, dtype=cfg.dtype)
         ref = self.tr("Llama-3-8B (32 layers, 32 q / 8 kv heads, bf16): {gqa} vs {mha} as MHA").format(
             gqa=human_bytes(llama), mha=human_bytes(llama_mha))
-        set_plot_title(self.cache_plot, f"{head}<br><span style='color:{th.muted}'>{ref}</span>", th, size=9.0)
+        # one title line: the plot keeps its height; the real model's figure goes in the cost card
+        set_plot_title(self.cache_plot, head, th, size=9.0)
+        self._kv_reference = self.tr("KV cache of {ref}").format(ref=ref)
+        if self.frame is not None:
+            self._draw_costs()
 
     def _draw_backends(self) -> None:
         f = self.frame

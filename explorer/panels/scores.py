@@ -69,7 +69,7 @@ class _HistPlot:
         self.plot.addItem(self.hist)
         self.plot.addItem(self.theory)
         self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
-                                        labelOpts={"position": 0.84, "anchors": [(0, 1), (0, 1)]})
+                                        labelOpts={"position": 0.97, "anchors": [(0, 0), (0, 0)]})
         self.plot.addItem(self.selected, ignoreBounds=True)
         self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False,
                                        label="", labelOpts={"position": 0.75}) for s in (1, -1)]

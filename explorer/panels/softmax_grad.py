@@ -85,8 +85,10 @@ class SoftmaxGradPanel(Panel):
         for item in (self.sweep_scaled, self.sweep_unscaled):  # fixed curves: drawn once, kept as pixmaps,
             for part in (item.curve, item.scatter):  # so the moving star does not repaint their symbols
                 part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # its label at the foot of the line: the legend holds the top right, the curves stay
+        # above 0.15 left of d_k = 512
         self.sweep_now = pg.InfiniteLine(angle=90, movable=False, label="",
-                                         labelOpts={"position": 0.9})
+                                         labelOpts={"position": 0.03, "anchors": [(0, 1), (0, 1)]})
         self.sweep_plot.addItem(self.sweep_now, ignoreBounds=True)
         # today's point: a star path drawn by Qt (x given as log10 d_k), kept at 16 px by undoing
         # the view's scaling; a one-point ScatterPlotItem cost as much to repaint as the bars.
