@@ -222,16 +222,17 @@ def test_window_texts_lie_inside_their_plots(win, qapp):
     d_k line's label ran into the legend, the selected-cell label was cut at the top)."""
     from explorer.figures.layout import text_boxes
 
-    win.render_sync(AttentionConfig(tokens=tuple("the cat sat on the mat because it was tired".split()),
-                                    causal=True))
-    win.selection.set(head=1, query=7, key=4)
-    for _ in range(5):
-        qapp.processEvents()
-    for name in win.panel_names():
-        for _view, boxes in text_boxes(win.panel(name)):
-            for text, box, area in boxes:
-                assert area.adjusted(-1, -1, 1, 1).contains(box), f"{name}: {text!r} is cut"
-            for i, (a, box_a, _) in enumerate(boxes):
-                for b, box_b, _ in boxes[i + 1:]:
-                    common = box_a.intersected(box_b)
-                    assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"
+    for cfg in (AttentionConfig(tokens=tuple("the cat sat on the mat because it was tired".split()), causal=True),
+                AttentionConfig(d_model=512, n_heads=2, seq_len=16, scale=1.0)):  # (d_k = 256: the right half)
+        win.render_sync(cfg)
+        win.selection.set(head=1, query=7, key=4)
+        for _ in range(5):
+            qapp.processEvents()
+        for name in win.panel_names():
+            for _view, boxes in text_boxes(win.panel(name)):
+                for text, box, area in boxes:
+                    assert area.adjusted(-1, -1, 1, 1).contains(box), f"{name}: {text!r} is cut"
+                for i, (a, box_a, _) in enumerate(boxes):
+                    for b, box_b, _ in boxes[i + 1:]:
+                        common = box_a.intersected(box_b)
+                        assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"

@@ -153,6 +153,13 @@ class SoftmaxGradPanel(Panel):
             self.row_plot.setXRange(-0.6, cfg.key_len - 0.4, padding=0)
         dk = cfg.head_dim
         self.sweep_now.setValue(math.log10(dk))
+        # the label on the side of the line with room: right of it in the left half, else left
+        (x0, x1), _ = self.sweep_plot.viewRange()
+        side = 0 if math.log10(dk) < (x0 + x1) / 2 else 1
+        anchors = [(side, 1), (side, 1)]
+        if self.sweep_now.label.anchors != anchors:
+            self.sweep_now.label.anchors = anchors  # (an InfLineLabel option; applied below)
+            self.sweep_now.label.updatePosition()
         set_line_label(self.sweep_now, f"d_k = {dk}")
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else 0.0
