@@ -141,9 +141,14 @@ class TokenAxis(LeanAxis):
         """The axis line, one tick and one label per shown token: the specs pyqtgraph's
         drawPicture takes, in the axis' own coordinates."""
         bounds = self.mapRectFromParent(self.geometry())
-        length = bounds.width() if self.horizontal else bounds.height()
         lo, hi = self.range
-        if length <= 0 or hi == lo:
+        # the axis' length in device pixels (as pyqtgraph measures it: an export draws larger)
+        ends = (bounds.topLeft(), bounds.topRight() if self.horizontal else bounds.bottomLeft())
+        p0, p1 = (self.mapToDevice(e) for e in ends)
+        if p0 is None or p1 is None or hi == lo:
+            return None
+        length = math.hypot(p1.x() - p0.x(), p1.y() - p0.y())
+        if length <= 0:
             return None
         values = [v for _s, vs in self.tickValues(min(lo, hi), max(lo, hi), length) for v in vs]
         strings = self.tickStrings(values, 1.0, 1.0)
