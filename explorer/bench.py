@@ -116,8 +116,8 @@ def measure_window(window, sc: Scenario, n: int, warmup: int = 4, timeout_s: flo
             "wall_ms_per_change": wall}
 
 
-def window_benchmarks(quick: bool = False) -> list[dict]:
-    """Latency rows for every scenario, through a real window shown offscreen."""
+def shown_bench_window():
+    """(app, window): the full window at 1600×1000, shown offscreen, its first events handled."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from . import create_window, ensure_app
 
@@ -127,6 +127,12 @@ def window_benchmarks(quick: bool = False) -> list[dict]:
     window.show()
     for _ in range(5):
         app.processEvents()
+    return app, window
+
+
+def window_benchmarks(quick: bool = False) -> list[dict]:
+    """Latency rows for every scenario, through a real window shown offscreen."""
+    _app, window = shown_bench_window()
     rows = []
     try:
         for sc in scenarios():
@@ -316,15 +322,8 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
 
     from engine import memory_estimate
 
-    from . import create_window, ensure_app
-
     rng = random.Random(seed)
-    app = ensure_app()
-    window = create_window()
-    window.resize(1600, 1000)
-    window.show()
-    for _ in range(5):
-        app.processEvents()
+    app, window = shown_bench_window()
 
     state = {"want": None, "done": None}
     loop = QEventLoop()

@@ -66,6 +66,15 @@ def shown_window(qapp, **kwargs):
         qapp.processEvents()
 
 
+@contextlib.contextmanager
+def drawn_window(qapp):
+    """shown_window with its first frame drawn."""
+    with shown_window(qapp) as w:
+        w.render_sync()
+        qapp.processEvents()
+        yield w
+
+
 @pytest.fixture(scope="module")
 def window(qapp):
     """One shown window per test module (modules that need more define their own)."""

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import shown_window
+from conftest import drawn_window
 from PySide6.QtGui import QImage
 
 from engine import AttentionConfig
@@ -53,9 +53,7 @@ def settled_picture(window, qapp, timeout_s: float = 10.0) -> np.ndarray:
 
 @pytest.fixture()
 def win(qapp):
-    with shown_window(qapp) as w:
-        w.render_sync()
-        qapp.processEvents()
+    with drawn_window(qapp) as w:
         yield w
 
 

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import shown_window
+from conftest import drawn_window, shown_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
@@ -18,9 +18,7 @@ from engine import AttentionConfig
 
 @pytest.fixture(scope="module")
 def win(qapp):
-    with shown_window(qapp) as w:
-        w.render_sync()
-        qapp.processEvents()
+    with drawn_window(qapp) as w:
         yield w
 
 
