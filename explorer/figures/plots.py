@@ -748,6 +748,10 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: floa
         plot.setTitle(text, color=color, size=css)
 
 
+#: SI-prefix ranges no value falls in: ticks in plain numbers, no "(x0.001)" beside the title
+PLAIN_NUMBERS = ((math.inf, math.inf),)
+
+
 def set_axis_label(plot: pg.PlotItem | pg.AxisItem, side: str, text: str) -> None:
     """plot.setLabel(side, text) (or an axis' own, e.g. a colour bar's: `side` is then
     ignored) that keeps the plain-number ticks style_plot chose (setLabel would reset the
@@ -755,10 +759,8 @@ def set_axis_label(plot: pg.PlotItem | pg.AxisItem, side: str, text: str) -> Non
     ax = plot if isinstance(plot, pg.AxisItem) else plot.getAxis(side)
     if ax.labelText == text and ax.label.isVisible():
         return
-    ax.setLabel(text)
-    if not getattr(ax, "token_axis", False) and getattr(ax, "_styled", False):
-        ax.setSIPrefixEnableRanges(((math.inf, math.inf),))
-        ax.updateAutoSIPrefix()
+    ax.setLabel(text, siPrefixEnableRanges=PLAIN_NUMBERS)  # (keeps the style style_plot gave it)
+    ax.updateAutoSIPrefix()
 
 
 def style_plot(plot: pg.PlotItem, theme: Theme, title_size: float = 10.0) -> None:
@@ -772,14 +774,7 @@ def style_plot(plot: pg.PlotItem, theme: Theme, title_size: float = 10.0) -> Non
         ax.setPen(theme.pen(theme.muted))
         ax.setTextPen(pg.mkPen(theme.foreground))
         ax.setStyle(tickFont=theme.font(8.0))
-        if ax.label.isVisible():
-            ax.setLabel(ax.labelText, ax.labelUnits, ax.labelUnitPrefix, **label_style)
-        else:
-            ax.labelStyle = label_style  # for a label set later (AxisItem.setLabel keeps it)
-        if not getattr(ax, "token_axis", False):
-            ax.setSIPrefixEnableRanges(((math.inf, math.inf),))  # plain numbers, no "(x0.001)"
-            ax.updateAutoSIPrefix()  # (setLabel above measured the prefix with the default ranges)
-            ax._styled = True
+        _style_axis_label(ax, label_style)
     title = plot.titleLabel
     if title is not None and title.text:
         title.setText(title.text, color=theme.foreground, size=theme.pt(title_size))
@@ -795,12 +790,12 @@ def style_colorbar(bar: pg.ColorBarItem, theme: Theme) -> None:
     style = {"color": theme.foreground, "font-size": theme.pt(9.0)}
     # the title may sit on another axis (ColorBarItem puts `label` on the left/bottom one)
     for side in ("left", "bottom", "right", "top"):
-        other = bar.getAxis(side)
-        if other.labelText:
-            other.setLabel(other.labelText, other.labelUnits, other.labelUnitPrefix, **style)
-        else:
-            other.labelStyle = style
-    # after setLabel, which resets them: plain numbers, "0.4" and not "400" under "(x0.001)"
-    ax.setSIPrefixEnableRanges(((math.inf, math.inf),))
+        _style_axis_label(bar.getAxis(side), style)  # "0.4", not "400 (x0.001)"
+
+
+def _style_axis_label(ax: pg.AxisItem, style: dict) -> None:
+    """The axis title's style, kept by AxisItem for later setLabel calls, and plain-number
+    ticks, through AxisItem.setLabel; a title not set yet stays hidden."""
+    ax.setLabel(ax.labelText or None, ax.labelUnits or None, ax.labelUnitPrefix or None,
+                siPrefixEnableRanges=PLAIN_NUMBERS, **style)
     ax.updateAutoSIPrefix()
-    ax._styled = True  # (set_axis_label keeps them)

@@ -57,7 +57,6 @@ def thinning_step(need_px: float, px_per_cell: float) -> int:
 class TokenAxis(LeanAxis):
     """Integer ticks labelled with tokens (or positions), see the module docstring."""
 
-    token_axis = True  # ticks are tokens: plots.style_plot leaves the number format alone
 
     def __init__(self, orientation: str, **kw) -> None:
         super().__init__(orientation, **kw)

@@ -23,7 +23,6 @@ from ..figures.plots import (
     add_plot,
     lean_axes,
     set_axis_label,
-    set_line_label,
     set_plot_title,
     sticky_max,
     style_plot,
@@ -85,10 +84,11 @@ class SoftmaxGradPanel(Panel):
         for item in (self.sweep_scaled, self.sweep_unscaled):  # fixed curves: drawn once, kept as pixmaps,
             for part in (item.curve, item.scatter):  # so the moving star does not repaint their symbols
                 part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        # its label at the foot of the line: the legend holds the top right, the curves stay
-        # above 0.15 left of d_k = 512
-        self.sweep_now = pg.InfiniteLine(angle=90, movable=False, label="",
-                                         labelOpts={"position": 0.03, "anchors": [(0, 1), (0, 1)]})
+        self.sweep_now = pg.InfiniteLine(angle=90, movable=False)
+        # its label at the foot of the line (the legend holds the top right, the curves stay
+        # above 0.15 left of d_k = 512), on the side of the line with room
+        self.sweep_now_label = pg.TextItem(anchor=(0, 1))
+        self.sweep_plot.addItem(self.sweep_now_label, ignoreBounds=True)
         self.sweep_plot.addItem(self.sweep_now, ignoreBounds=True)
         # today's point: a star path drawn by Qt (x given as log10 d_k), kept at 16 px by undoing
         # the view's scaling; a one-point ScatterPlotItem cost as much to repaint as the bars.
@@ -152,15 +152,13 @@ class SoftmaxGradPanel(Panel):
             self.jac_plot.setXRange(-0.6, cfg.seq_len - 0.4, padding=0)
             self.row_plot.setXRange(-0.6, cfg.key_len - 0.4, padding=0)
         dk = cfg.head_dim
-        self.sweep_now.setValue(math.log10(dk))
-        # the label on the side of the line with room: right of it in the left half, else left
+        x = math.log10(dk)
+        self.sweep_now.setValue(x)
         (x0, x1), _ = self.sweep_plot.viewRange()
-        side = 0 if math.log10(dk) < (x0 + x1) / 2 else 1
-        anchors = [(side, 1), (side, 1)]
-        if self.sweep_now.label.anchors != anchors:
-            self.sweep_now.label.anchors = anchors  # (an InfLineLabel option; applied below)
-            self.sweep_now.label.updatePosition()
-        set_line_label(self.sweep_now, f"d_k = {dk}")
+        self.sweep_now_label.setAnchor((0, 1) if x < (x0 + x1) / 2 else (1, 1))
+        self.sweep_now_label.setPos(x, 0.01)
+        if self.sweep_now_label.toPlainText() != f"d_k = {dk}":
+            self.sweep_now_label.setText(f"d_k = {dk}")
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else 0.0
         self.here_mark.setPos(math.log10(dk), here)
@@ -242,8 +240,8 @@ class SoftmaxGradPanel(Panel):
         self.here_mark.setBrush(pg.mkBrush(theme.accent))
         self.here_mark.setPen(theme.pen(theme.foreground, 1))
         self.sweep_now.setPen(theme.pen(theme.accent, 1.5, Qt.PenStyle.DashLine))
-        self.sweep_now.label.setColor(theme.accent)
-        self.sweep_now.label.setFont(theme.font(8.0))
+        self.sweep_now_label.setColor(theme.accent)
+        self.sweep_now_label.setFont(theme.font(8.0))
         self.sweep_legend.setLabelTextColor(theme.foreground)
         self.sweep_legend.setLabelTextSize(theme.pt(7.5))
         for _sample, label in self.sweep_legend.items:
