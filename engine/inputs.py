@@ -57,6 +57,23 @@ def memory_embeddings(config: AttentionConfig) -> torch.Tensor:
     )
 
 
+def memory_input(config: AttentionConfig) -> torch.Tensor | None:
+    """What cross-attention's keys and values are computed from: the memory (B, Skv, d_model)
+    float32 with its additive positions (key j at position j), as `run` uses it; None for
+    self-attention (keys and values come from X)."""
+    if config.kv_len is None:
+        return None
+    from . import positional as pe
+
+    mem = memory_embeddings(config)
+    k_pos = torch.arange(config.key_len)
+    if config.positional == "sinusoidal":
+        mem += pe.sinusoidal(k_pos, config.d_model)
+    elif config.positional == "learned":
+        mem += pe.learned(k_pos, config.d_model, config.seed)
+    return mem
+
+
 @dataclass(frozen=True)
 class Weights:
     """Projection matrices, float32, applied as x @ W.

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QStandardItemModel
+from PySide6.QtGui import QStandardItemModel, QValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -46,8 +46,43 @@ GROUP_MAP_PARTS, GROUP_MAP_LINES = 6, 3
 #: Slider drags send at most one change per this many ms (the trailing value always goes).
 THROTTLE_MS = 25
 MASK_VALUES = ("-inf", "min", "-1e9")
+#: the token that fills a typed sentence up to a longer query length
+FILLER = "·"
 SCALE_MODES = ("default", "none", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
+
+
+def _parse_number(spin: QSpinBox | QDoubleSpinBox, text: str) -> float | None:
+    body = text.strip()
+    for affix in (spin.prefix(), spin.suffix()):
+        if affix:
+            body = body.replace(affix.strip(), "")
+    try:
+        return float(body.strip().replace(",", "."))
+    except ValueError:
+        return None
+
+
+class _Ranged:
+    """A spin box that says why a typed value is refused: Qt drops a keystroke that would
+    leave the range without a word ("3" in a box that ends at 2.0). The concrete classes
+    declare `out_of_range = Signal(float)` (a Qt signal lives on a QObject class)."""
+
+    def validate(self, text: str, pos: int):
+        result = super().validate(text, pos)
+        if result[0] == QValidator.State.Invalid:
+            value = _parse_number(self, text)
+            if value is not None and not (self.minimum() <= value <= self.maximum()):
+                self.out_of_range.emit(value)
+        return result
+
+
+class RangedSpinBox(_Ranged, QSpinBox):
+    out_of_range = Signal(float)  # the refused value
+
+
+class RangedDoubleSpinBox(_Ranged, QDoubleSpinBox):
+    out_of_range = Signal(float)
 
 
 class ValueSlider(QWidget):
@@ -63,7 +98,7 @@ class ValueSlider(QWidget):
         self.setAutoFillBackground(True)
         self.decimals = decimals
         self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.spin = QDoubleSpinBox() if decimals else QSpinBox()
+        self.spin = RangedDoubleSpinBox() if decimals else RangedSpinBox()
         if decimals:
             self.spin.setDecimals(decimals)
         self.spin.setKeyboardTracking(False)
@@ -103,12 +138,13 @@ class ValueSlider(QWidget):
             hold_size(self.spin)  # a new range must not re-lay out the whole dock
             self.set_value(value)
 
-    def set_value(self, value: float) -> None:
-        """Mirror a value (no signal)."""
+    def set_value(self, value: float, exact: bool = False) -> None:
+        """Mirror a value (no signal). `exact`: the spin box shows `value` itself, not the
+        nearest slider step (a derived value such as 1/√d_k = 0.0625 on a 0.005 grid)."""
         i = self._to_index(value)
         with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
             self.slider.setValue(i)
-            _set_spin(self.spin, self._to_value(i))
+            _set_spin(self.spin, round(value, self.decimals) if exact and self.decimals else self._to_value(i))
 
     def value(self) -> float | int:
         return self._to_value(self.slider.value())
@@ -170,6 +206,7 @@ class ConfigControls(QWidget):
 
     config_requested = Signal(object)
     reset_requested = Signal()
+    message = Signal(str)  # a refused edit, said in one line (the window's status bar shows it)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -220,7 +257,7 @@ class ConfigControls(QWidget):
         self.head_dim = QLabel()
         self.head_dim.setObjectName("hint")
         row(f, "head_dim", self.head_dim)
-        self.batch = QSpinBox()
+        self.batch = RangedSpinBox()
         self.batch.setRange(1, C.BATCH_MAX)
         row(f, "batch", self.batch)
 
@@ -229,6 +266,13 @@ class ConfigControls(QWidget):
         self.tokens = QLineEdit()
         self.tokens.setClearButtonEnabled(True)
         row(f, "tokens", self.tokens)
+        self._sentence: tuple[str, ...] | None = None  # the words typed, kept while S cuts or pads them
+        self.sentence_note = QLabel()
+        self.sentence_note.setObjectName("hint")
+        self.sentence_note.setWordWrap(False)
+        # a held line: the rows below must not move when the note comes and goes
+        self.sentence_note.setFixedHeight(self.sentence_note.fontMetrics().lineSpacing() + 2)
+        row(f, None, self.sentence_note)
         self.seq_len = ValueSlider(1, C.SEQ_MAX, 1)
         row(f, "seq_len", self.seq_len)
         self.cross = QCheckBox()
@@ -259,7 +303,7 @@ class ConfigControls(QWidget):
         for mode in SCALE_MODES:
             self.scale_mode.addItem("", mode)
         row(f, "scale_mode", self.scale_mode)
-        self.scale = ValueSlider(*C.SCALE_RANGE, 0.005, decimals=3)
+        self.scale = ValueSlider(*C.SCALE_RANGE, 0.005, decimals=4)
         row(f, "scale", self.scale)
         self.prescale_q = QCheckBox()
         row(f, None, self.prescale_q)
@@ -282,11 +326,11 @@ class ConfigControls(QWidget):
         for d in ("cpu", "cuda"):
             self.device.addItem(d, d)
         row(f, "device", self.device)
-        self.seed = QSpinBox()
+        self.seed = RangedSpinBox()
         self.seed.setRange(0, engine.MAX_SEED)  # the engine's range: every valid seed shows
         row(f, "seed", self.seed)
         self.init_xavier = QCheckBox()
-        self.init_std = QDoubleSpinBox()
+        self.init_std = RangedDoubleSpinBox()
         self.init_std.setRange(*C.INIT_STD_RANGE)
         self.init_std.setDecimals(3)
         self.init_std.setSingleStep(0.01)
@@ -329,7 +373,8 @@ class ConfigControls(QWidget):
             (self.batch, self.tr("Batch size; the panels show batch row 0")),
             (self.tokens, self.tr("Space-separated words become the tokens (and the axis labels); "
                              "equal words get equal embeddings. Empty = random inputs.")),
-            (self.seq_len, self.tr("Query length S (clears the typed tokens)")),
+            (self.seq_len, self.tr("Query length S: a typed sentence is cut to its first S words or "
+                                    "filled up with ‘·’ tokens, and comes back whole when S does")),
             (self.cross, self.tr("Keys and values come from a separate memory of its own length")),
             (self.kv_len, self.tr("Key length Skv")),
             (self.causal, self.tr("Query i sits at position i + (Skv − S) and sees keys j ≤ that position")),
@@ -404,7 +449,7 @@ class ConfigControls(QWidget):
             n_kv_heads=None if self.kv_heads.currentData() == self._config.n_heads else self.kv_heads.currentData()))
         on(self.batch.valueChanged, lambda v: self._request(batch=int(v)))
         on(self.tokens.editingFinished, self._on_tokens)
-        on(self.seq_len.value_changed, lambda v: self._request(seq_len=int(v)))
+        on(self.seq_len.value_changed, self._on_seq_len)
         on(self.cross.toggled, lambda b: self._request(kv_len=int(self.kv_len.value()) if b else None))
         on(self.kv_len.value_changed, lambda v: self._request(kv_len=int(v)) if self.cross.isChecked() else None)
         on(self.causal.toggled, lambda b: self._request(causal=bool(b)))
@@ -425,12 +470,39 @@ class ConfigControls(QWidget):
         on(self.init_std.valueChanged, lambda v: self._request(init_std=float(v))
            if not self.init_xavier.isChecked() else None)
         on(self.reset.clicked, self.reset_requested.emit)
+        ranged = {"d_model": self.d_model.spin, "seq_len": self.seq_len.spin, "kv_len": self.kv_len.spin,
+                  "pad": self.pad.spin, "scale": self.scale.spin, "batch": self.batch, "seed": self.seed,
+                  "init_std": self.init_std, "window": self.window.spin}
+        for key, spin in ranged.items():
+            spin.out_of_range.connect(lambda v, k=key, sp=spin: self._refused(k, sp, v))
+
+    def _refused(self, key: str, spin: QSpinBox | QDoubleSpinBox, value: float) -> None:
+        name = self._labels[key].text() if key in self._labels else self.tr("sliding window")
+        fmt = (lambda v: f"{v:g}") if isinstance(spin, QDoubleSpinBox) else (lambda v: f"{v:.0f}")
+        self.message.emit(self.tr("{field} accepts {lo} to {hi}: {value} is out of range").format(
+            field=name, lo=fmt(spin.minimum()), hi=fmt(spin.maximum()), value=f"{value:g}"))
 
     def _on_tokens(self) -> None:
         words = tuple(self.tokens.text().split())[: C.SEQ_MAX]
-        if words == (self._config.tokens or ()):
+        if words == (self._sentence or ()):
             return
+        self._sentence = words or None
         self._request(tokens=words or None)
+
+    def fit_sentence(self, seq_len: int) -> tuple[str, ...] | None:
+        """The typed sentence at query length `seq_len`: its first words, or all of them and
+        filler tokens (FILLER, equal embeddings like padding tokens); None without one."""
+        words = self._sentence
+        if not words:
+            return None
+        return words[:seq_len] if seq_len <= len(words) else words + (FILLER,) * (seq_len - len(words))
+
+    def _on_seq_len(self, value) -> None:
+        tokens = self.fit_sentence(int(value))
+        if tokens is None:
+            self._request(seq_len=int(value))
+        else:
+            self._request(tokens=tokens)
 
     def _on_scale_mode(self, _i: int) -> None:
         mode = self.scale_mode.currentData()
@@ -474,10 +546,15 @@ class ConfigControls(QWidget):
             self.kv_heads.setCurrentIndex(max(self.kv_heads.findData(cfg.kv_heads), 0))
         self.d_model.set_value(cfg.d_model)
         _set_spin(self.batch, cfg.batch)
-        text = " ".join(cfg.tokens) if cfg.tokens else ""
+        if cfg.tokens is None:
+            self._sentence = None
+        elif self.fit_sentence(len(cfg.tokens)) != tuple(cfg.tokens):
+            self._sentence = tuple(cfg.tokens)  # a new sentence (typed, a preset, a session)
+        text = " ".join(self._sentence) if self._sentence else ""
         if self.tokens.text().split() != text.split():
             self.tokens.setText(text)
             self.tokens.setCursorPosition(0)  # show the start of the sentence
+        self.sentence_note.setText(self._sentence_note(cfg))
         self.seq_len.set_value(cfg.seq_len)
         self.cross.setChecked(cfg.kv_len is not None)
         self.kv_len.set_value(cfg.key_len)
@@ -493,7 +570,7 @@ class ConfigControls(QWidget):
         self.mask_value.setCurrentIndex(self.mask_value.findData(cfg.mask_value))
         mode = "default" if cfg.scale is None else ("none" if cfg.scale == 1.0 else "custom")
         self.scale_mode.setCurrentIndex(self.scale_mode.findData(mode))
-        self.scale.set_value(cfg.effective_scale)
+        self.scale.set_value(cfg.effective_scale, exact=mode != "custom")
         self.scale.setEnabled(mode == "custom")
         self.prescale_q.setChecked(cfg.prescale_q)
         self.dtype.setCurrentIndex(self.dtype.findData(cfg.dtype))
@@ -509,6 +586,14 @@ class ConfigControls(QWidget):
             _set_spin(self.init_std, cfg.init_std)
         self.init_std.setEnabled(cfg.init_std is not None)
         del blockers
+
+    def _sentence_note(self, cfg: AttentionConfig) -> str:
+        n = len(self._sentence or ())
+        if not n or cfg.seq_len == n:
+            return ""
+        if cfg.seq_len < n:
+            return self.tr("first {S} of {n} words (the rest returns with S)").format(S=cfg.seq_len, n=n)
+        return self.tr("{n} words + {k} filler tokens ‘{filler}’").format(n=n, k=cfg.seq_len - n, filler=FILLER)
 
     def _fresh(self, section: str, key: tuple) -> bool:
         """True (and remembered) when `section`'s offered choices were last built for other

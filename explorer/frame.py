@@ -48,6 +48,7 @@ class Frame:
     w_k: np.ndarray
     w_v: np.ndarray
     context: np.ndarray  # (H, S, Dh) weights · V
+    memory: np.ndarray | None  # (Skv, d) cross-attention's key/value source; None for self-attention
     scores_raw: np.ndarray
     scores: np.ndarray
     weights: np.ndarray
@@ -56,14 +57,19 @@ class Frame:
     jac_norm: np.ndarray
     entropy: np.ndarray
     valid_rows: np.ndarray  # (H, S) rows without NaN
-    head_entropy: np.ndarray
+    head_rows: np.ndarray  # (H,) int: rows the per-head metrics average (NaN rows left out)
+    head_entropy: np.ndarray  # (H,) nats; NaN for a head whose every row is NaN (as sink_mass, mean_distance)
     sink_mass: np.ndarray
     mean_distance: np.ndarray
     weight_max: float
+    future_share: float  # mean share of a row's weight on keys after the query (0 when causal)
+    identical_pairs: int  # pairs of queries with identical weight rows in every head
+    output_scale: float  # max |output| over its finite entries (NaN when none): what a backend Δ is relative to
     overflow: Any  # engine.diagnostics.OverflowReport
     stage_costs: list[dict]
     query_labels: list[str]
     key_labels: list[str]
+    sweep_counts: tuple[tuple[int, int], ...]  # (keys seen, rows) the √d_k sweep's curves are for
     compute_ms: float
     timings_ms: dict[str, float] = field(default_factory=dict)
     backends: dict[str, dict] | None = None  # filled later by measure_backends
@@ -90,6 +96,38 @@ def token_labels(config: AttentionConfig) -> tuple[list[str], list[str]]:
     return q, k
 
 
+def future_share(weights: np.ndarray, q_offset: int) -> float:
+    """Mean share of a row's weight on keys after the query's position (query i at i + q_offset):
+    0 under a causal mask. weights (H, S, Skv); NaN rows left out (NaN when all are)."""
+    _H, S, Skv = weights.shape
+    future = (np.arange(Skv)[None, :] > (np.arange(S) + q_offset)[:, None]).astype(weights.dtype)  # (S, Skv)
+    share = np.einsum("hsk,sk->hs", weights, future)  # (H, S); a NaN row stays NaN
+    ok = ~np.isnan(share)
+    return float(share[ok].mean()) if ok.any() else math.nan
+
+
+def identical_row_pairs(weights: np.ndarray, tol: float = 1e-6) -> int:
+    """Pairs of queries whose weight rows are identical (within `tol`) in every head: what
+    attention without positions gives two copies of a token. weights (H, S, Skv); NaN rows
+    match nothing. Rows are bucketed by a random projection, then compared cell by cell."""
+    H, _S, Skv = weights.shape
+    v = np.random.default_rng(0).standard_normal((H, Skv)).astype(weights.dtype)
+    p = np.einsum("hsk,hk->s", weights, v).astype(np.float64)  # (S,): equal rows, equal p
+    order = [int(i) for i in np.argsort(p) if np.isfinite(p[i])]
+    pairs, run = 0, order[:1]
+    for i in [*order[1:], None]:
+        if i is not None and abs(p[i] - p[run[-1]]) <= 1e-4 * (1.0 + abs(p[i])):
+            run.append(i)
+            continue
+        while len(run) > 1:  # split the run into groups of identical rows
+            first = weights[:, run[0]]
+            same = {r for r in run[1:] if np.abs(weights[:, r] - first).max() < tol}
+            pairs += len(same) * (len(same) + 1) // 2
+            run = [r for r in run[1:] if r not in same]
+        run = [i] if i is not None else []
+    return pairs
+
+
 def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
     """Run the engine for `config` and derive everything the panels show.
 
@@ -111,8 +149,15 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
     entropy = _np(trace.entropy[0])
     m = engine.trace_head_summary(trace, only=("mean_entropy", "sink_mass", "mean_distance"))  # (H,) tensors
     valid_rows = ~np.isnan(weights).any(-1)  # (H, S); fully masked "-inf" rows are NaN
+    head_rows = valid_rows.sum(-1)  # (H,)
+    # a head with no row left has no mean: NaN (the engine's mean over no rows reads 0)
+    metric = {k: np.where(head_rows > 0, _np(v), np.float32(np.nan)).astype(np.float32) for k, v in m.items()}
     finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
     q_labels, k_labels = token_labels(config)
+    memory = engine.inputs.memory_input(config)
+    out = trace.output.float()
+    finite_out = out[torch.isfinite(out)]
+    output_scale = float(finite_out.abs().max()) if finite_out.numel() else float("nan")
     frame = Frame(
         request_id=request_id,
         config=config,
@@ -125,6 +170,7 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
         w_k=_np(wts.w_k),
         w_v=_np(wts.w_v),
         context=_np(trace.context[0]),
+        memory=None if memory is None else _np(memory[0]),
         scores_raw=_np(trace.scores_raw[0]),
         scores=_np(trace.scores[0]),
         weights=weights,
@@ -133,17 +179,23 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
         jac_norm=_np(trace.softmax_jacobian_norm[0]),
         entropy=entropy,
         valid_rows=valid_rows,
-        head_entropy=_np(m["mean_entropy"]),
-        sink_mass=_np(m["sink_mass"]),
-        mean_distance=_np(m["mean_distance"]),
+        head_rows=head_rows,
+        head_entropy=metric["mean_entropy"],
+        sink_mass=metric["sink_mass"],
+        mean_distance=metric["mean_distance"],
+        output_scale=output_scale,
+        future_share=future_share(weights, config.key_len - config.seq_len),
+        identical_pairs=identical_row_pairs(weights),
         weight_max=float(finite_max) if math.isfinite(finite_max) and finite_max > 0 else 1.0,
         overflow=engine.overflow_report(trace),
         stage_costs=engine.stage_costs(config),
         query_labels=q_labels,
         key_labels=k_labels,
+        sweep_counts=sweep_key_counts(config, mask),
         compute_ms=0.0,
         timings_ms=dict(trace.timings_ms),
     )
+    scaling_sweep(frame.sweep_counts)  # computed here, in the worker; the panel reads the cache
     t2 = time.perf_counter()
     frame.timings_ms["engine"] = (t1 - t0) * 1e3
     frame.timings_ms["derive"] = (t2 - t1) * 1e3
@@ -156,10 +208,55 @@ def measure_backends(config: AttentionConfig) -> dict[str, dict]:
     return engine.run_backend_comparison(config)
 
 
-@lru_cache(maxsize=1)
-def scaling_sweep() -> dict[str, np.ndarray]:
-    """engine.scaling_sweep as numpy; it does not depend on the config, so computed once."""
-    return {k: v.numpy().astype(np.float64) for k, v in engine.scaling_sweep().items()}
+def sweep_key_counts(config: AttentionConfig, mask: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """((keys seen, rows), ...): how many keys each query row's softmax spreads over.
+
+    The √d_k sweep's curves are computed for these, so the star (this config's mean
+    softmax gradient) and the curves answer the same question: a softmax over 8 keys has
+    a larger gradient than one over 64 at the same score spread. A row that sees no key
+    is left out under -inf (NaN) and counts all keys under min / -1e9 (a uniform row).
+    """
+    seen = mask.sum(-1)  # (S,)
+    if config.mask_value != "-inf":
+        seen = np.where(seen == 0, config.key_len, seen)
+    values, rows = np.unique(seen[seen > 0], return_counts=True)
+    return tuple((int(v), int(n)) for v, n in zip(values, rows))
+
+
+#: key counts the sweep is measured at; others are interpolated in log(count) between them
+SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+
+
+@lru_cache(maxsize=64)
+def _sweep_measured(n_keys: int) -> dict[str, np.ndarray]:
+    """engine.scaling_sweep at one key count, as float64 numpy (32 sampled queries past 64 keys:
+    each already averages over many keys)."""
+    sw = engine.scaling_sweep(n_keys=n_keys, n_samples=64 if n_keys <= 64 else 32)
+    return {k: v.numpy().astype(np.float64) for k, v in sw.items()}
+
+
+def _sweep_at(n_keys: int) -> dict[str, np.ndarray]:
+    if n_keys in SWEEP_GRID or n_keys > SWEEP_GRID[-1]:
+        return _sweep_measured(n_keys)
+    hi = next(g for g in SWEEP_GRID if g > n_keys)
+    lo = SWEEP_GRID[SWEEP_GRID.index(hi) - 1]
+    a, b = _sweep_measured(lo), _sweep_measured(hi)
+    t = (math.log(n_keys) - math.log(lo)) / (math.log(hi) - math.log(lo))
+    return {k: a[k] if k == "d_k" else (1 - t) * a[k] + t * b[k] for k in a}
+
+
+@lru_cache(maxsize=16)
+def scaling_sweep(key_counts: tuple[tuple[int, int], ...] = ((64, 1),)) -> dict[str, np.ndarray]:
+    """The √d_k sweep (engine.scaling_sweep) averaged over rows that see n keys, weighted by
+    how many rows do (see sweep_key_counts): (len(d_k),) float64 arrays. Cached: it depends
+    on the mask only, and each key count is measured once."""
+    key_counts = key_counts or ((64, 1),)
+    total = sum(rows for _n, rows in key_counts)
+    out: dict[str, np.ndarray] = {}
+    for n, rows in key_counts:
+        for k, v in _sweep_at(n).items():
+            out[k] = v if k == "d_k" else out.get(k, 0.0) + v * (rows / total)
+    return out
 
 
 def gaussian_pdf(x: np.ndarray, std: float) -> np.ndarray:

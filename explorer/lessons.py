@@ -18,6 +18,8 @@ import engine
 from assets import asset_path
 from engine import AttentionConfig
 
+from .frame import future_share, identical_row_pairs
+
 #: found like every asset: a checkout, an installed wheel or a PyInstaller bundle
 LESSON_DIR = asset_path("lessons")
 LANGUAGES = ("en", "zh")
@@ -89,35 +91,44 @@ def load_chapters(directory: Path = LESSON_DIR) -> list[Chapter]:
     return chapters
 
 
-def lesson_metric(config: AttentionConfig, name: str) -> float:
-    """One scalar a "try this" task promises to move; see assets/lessons/README.md."""
+def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
+    """One scalar a "try this" task promises to move; see assets/lessons/README.md.
+
+    Each is the number a panel of the chapter shows (a test checks it), computed the
+    same way: over batch row 0 (what the panels draw), NaN rows left out.
+      score_std       std of Q·Kᵀ of `head` (the score histogram's "std")
+      mean_entropy    mean row entropy of all heads, nats (the diagnostics' entropy title)
+      head_entropy_spread  std across heads of their mean entropy (the same title)
+      mean_jacobian   mean ‖∂softmax/∂s‖ (the √d_k sweep's "here")
+      nan_rows        weight rows (all heads) with NaN (Numerics)
+      future_mass     mean share of a row's weight on keys after the query (the heads title)
+      identical_rows  pairs of queries with identical weights in every head (the heads title)
+    """
     if name == "kv_cache_bytes":
         return float(engine.kv_cache_bytes(config, n_layers=32, tokens=8192))
     if name == "score_grid_bytes":
         item = torch.finfo(getattr(torch, config.dtype)).bits // 8
         return float(config.batch * config.n_heads * config.seq_len * config.key_len * item)
     tr = engine.run(config)
-    w = tr.weights.float()
+    w = tr.weights[0].float()  # (H, S, Skv)
     if name == "mean_entropy":
-        return float(tr.entropy.nanmean())
+        return float(tr.entropy[0].float().nanmean())
     if name == "mean_jacobian":
-        return float(tr.softmax_jacobian_norm.nanmean())
+        return float(tr.softmax_jacobian_norm[0].float().nanmean())
     if name == "score_std":
-        return float(tr.scores_raw.float().std())
+        s = tr.scores_raw[0, min(head, config.n_heads - 1)].float()
+        s = s[torch.isfinite(s)]
+        return float(s.std(unbiased=False)) if s.numel() else math.nan
     if name == "nan_rows":
-        return float(torch.isnan(w).any(-1).sum())
+        return float(torch.isnan(tr.weights).any(-1).sum())
     if name == "inf_scores_raw":
         return float(torch.isinf(tr.scores_raw).sum())
-    if name == "future_mass":  # weight on keys after the query's own position
-        pos = torch.arange(config.seq_len)[:, None] + config.key_len - config.seq_len
-        future = torch.arange(config.key_len)[None, :] > pos
-        return float(torch.nan_to_num(w)[..., future].sum())
-    if name == "identical_rows":  # pairs of queries whose weight rows are identical
-        rows = w[0].transpose(0, 1).reshape(config.seq_len, -1)  # (S, H·Skv)
-        same = torch.cdist(rows, rows) < 1e-6
-        return float((same.sum() - config.seq_len) // 2)
+    if name == "future_mass":
+        return future_share(w.numpy(), config.key_len - config.seq_len)
+    if name == "identical_rows":
+        return float(identical_row_pairs(w.numpy()))
     if name == "head_entropy_spread":
-        per_head = tr.entropy.nanmean(dim=(0, 2))
+        per_head = tr.entropy[0].float().nanmean(dim=-1)
         return float(per_head.std(unbiased=False))
     if name == "backend_max_abs_diff":
         return float(tr.backend_max_abs_diff or 0.0)
@@ -148,8 +159,9 @@ def check_try(chapter: Chapter) -> tuple[float, float, bool]:
     exp = chapter.expect
     if not exp:
         return math.nan, math.nan, True
-    before = lesson_metric(chapter.config, exp["metric"])
-    after = lesson_metric(chapter.try_config, exp["metric"])
+    head = int(chapter.selection.get("head", 0))
+    before = lesson_metric(chapter.config, exp["metric"], head)
+    after = lesson_metric(chapter.try_config, exp["metric"], head)
     try:
         return before, after, expect_holds(exp, before, after)
     except LessonError as exc:

@@ -258,6 +258,12 @@ class Heatmap:
         if isinstance(self.item, pg.PlotItem):
             set_plot_title(self.item, text, self._theme)
 
+    def reset_view(self) -> None:
+        """Show the whole matrix again (forget a zoom or pan)."""
+        rows, cols = self.shape
+        if rows > 0:
+            self.vb.setRange(QRectF(-0.5, -0.5, cols, rows), padding=0)
+
     def zoomed(self) -> bool:
         """Whether the view shows less than the whole matrix (the user zoomed or panned)."""
         rows, cols = self.shape

@@ -713,6 +713,23 @@ def unbroken(text: str) -> str:
     return text.replace(" ", "\u00a0")
 
 
+def fmt_number(value: float, digits: int = 3) -> str:
+    """`value` to `digits` significant digits for a readout: "NaN" and "±inf" spelled out,
+    and no "-0" (a value that rounds to zero prints as 0)."""
+    v = float(value)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "−inf"
+    text = f"{v:.{digits}g}"
+    return "0" if float(text) == 0 else text
+
+
+def fmt_percent(share: float) -> str:
+    """A share (0–1) as a percentage to 3 significant digits: 0.4567 → "45.7 %"."""
+    return "NaN" if math.isnan(share) else f"{fmt_number(100 * share)} %"
+
+
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
     """LabelItem.setText, skipped when text and options are unchanged (setHtml is costly)."""
     key = (text, tuple(sorted(opts.items())))

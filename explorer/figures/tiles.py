@@ -48,6 +48,7 @@ class Tile:
         self.levels: tuple[float, float] = (0.0, 1.0)
         self._marker_spec: tuple[str, int, int] | None = None
         self.title = ""
+        self.visible = True
         self.image = CellImage(lambda pos: self.cell_at(self.image.mapToParent(pos)), self._hover,
                                lambda cell: self._click(*cell))
         self.marker = QGraphicsRectItem()
@@ -80,6 +81,16 @@ class Tile:
         if shape != self.shape:
             self.shape = shape
             self.strip.needs_layout = True  # laid out once, in settle(), after all its tiles
+
+    def set_visible(self, visible: bool) -> None:
+        """Show or leave out the tile; a hidden tile takes no room in its strip."""
+        if visible != self.visible:
+            self.visible = visible
+            for item in (self.image, self.label):
+                item.setVisible(visible)
+            if not visible:
+                self.marker.hide()
+            self.strip.needs_layout = True
 
     def set_title(self, text: str) -> None:
         """The title above the tile (the titles' HTML subset, see plotting.parse_runs)."""
@@ -121,6 +132,9 @@ class Tile:
     def _place_marker(self) -> None:
         spec, rows = self._marker_spec, self.shape[0]
         if spec is None or rows == 0:
+            self.marker.hide()
+            return
+        if not self.visible:
             self.marker.hide()
             return
         kind, r, c = spec
@@ -192,14 +206,15 @@ class TileStrip:
         """Place the tiles side by side; reset the view when the strip's extent changed."""
         self.needs_layout = False
         x = 0.0
-        for tile in self.tiles:
+        shown = [t for t in self.tiles if t.visible]
+        for tile in shown:
             tile.x0 = x
             tile._place()
             x += tile.width * (1 + GAP)
-        width = x - GAP * (self.tiles[-1].width if self.tiles else 0)
-        rows = max((t.shape[0] for t in self.tiles), default=0)
+        width = x - GAP * (shown[-1].width if shown else 0)
+        rows = max((t.shape[0] for t in shown), default=0)
         height = self.vb.size().height()
-        band = max((t.label.band() for t in self.tiles), default=0.0)  # pixels
+        band = max((t.label.band() for t in shown), default=0.0)  # pixels
         top = band * rows / (height - band) if height > 2 * band else 0.6  # the same in row units
         extent = (width, float(rows), round(top, 3))
         if extent != self._extent and rows:
@@ -234,7 +249,7 @@ class TileStrip:
         if self._hovered is not None:
             shape, row, col = self._hovered
             for tile in self.tiles:
-                if tile.shape == shape:  # every matrix of the hovered one's shape shows the cell
+                if tile.visible and tile.shape == shape:  # every matrix of the hovered one's shape shows the cell
                     c = tile.cell_center(row, col)
                     path.moveTo(c.x(), -0.5)
                     path.lineTo(c.x(), shape[0] - 0.5)

@@ -102,6 +102,12 @@ class Panel(QWidget):
         except (RuntimeError, TypeError):  # already disconnected
             pass
 
+    def reset_view(self) -> None:
+        """Forget what earlier frames left: zooms and the remembered (sticky) axis ranges and
+        colour levels, so the next frame is framed as in a new window (Reset does this)."""
+        for hm in self.heatmaps():
+            hm.reset_view()
+
     def set_backends(self, result: dict) -> None:
         """The backend comparison for the current frame (only diagnostics uses it)."""
 

@@ -35,11 +35,13 @@ from ..constraints import LLAMA3_8B
 from ..figures.plots import (
     HighlightBars,
     add_plot,
+    fmt_number,
     lean_axes,
     set_axis_label,
     set_plot_title,
     sticky_max,
     style_plot,
+    unbroken,
 )
 from ..figures.themes import Theme
 from ..frame import Frame
@@ -70,6 +72,21 @@ _STAGES = {
     "weights·V": QT_TRANSLATE_NOOP("DiagnosticsPanel", "weights·V"),
     "output projection": QT_TRANSLATE_NOOP("DiagnosticsPanel", "output projection"),
 }
+
+
+#: a backend whose output is within this many ε (at the output's scale) of eager agrees with it
+ROUNDING_ULPS = 8
+#: bits of precision (the stored mantissa and its implicit leading 1): ε = 2^(1 − bits)
+SIGNIFICAND_BITS = {"float32": 24, "float16": 11, "bfloat16": 8}
+
+
+def backend_ulps(frame: Frame, diff: float) -> float:
+    """max |Δ| of a backend's output in units of ε·max|output| (NaN without a finite output)."""
+    eps = torch.finfo(getattr(torch, frame.config.dtype)).eps
+    scale = frame.output_scale
+    if not (math.isfinite(scale) and math.isfinite(diff)):
+        return float("nan")
+    return diff / (eps * scale) if scale > 0 else (0.0 if diff == 0 else float("inf"))
 
 
 def numerics_messages(frame: Frame) -> list[str]:
@@ -103,10 +120,17 @@ def numerics_messages(frame: Frame) -> list[str]:
             what = QCoreApplication.translate(
                 "DiagnosticsPanel", "−1e9 gives a uniform row over masked keys (silent garbage, not NaN)")
         n = rep.fully_masked_rows // (cfg.batch * cfg.n_heads)
-        text = QCoreApplication.translate("DiagnosticsPanel", "{n} query rows see no key at all: {what}.")
+        if n == 1:
+            text = QCoreApplication.translate("DiagnosticsPanel", "1 query row sees no key at all: {what}.")
+        else:
+            text = QCoreApplication.translate("DiagnosticsPanel", "{n} query rows see no key at all: {what}.")
         msgs.append(text.format(n=n, what=what))
     if rep.nan_rows and not rep.fully_masked_rows:
-        msgs.append(QCoreApplication.translate("DiagnosticsPanel", "{n} weight rows are NaN.").format(n=rep.nan_rows))
+        if rep.nan_rows == 1:
+            msgs.append(QCoreApplication.translate("DiagnosticsPanel", "1 weight row is NaN."))
+        else:
+            msgs.append(QCoreApplication.translate("DiagnosticsPanel", "{n} weight rows are NaN.").format(
+                n=rep.nan_rows))
     return msgs if len(msgs) == len(rep.messages) else list(rep.messages)
 
 
@@ -409,6 +433,10 @@ class DiagnosticsPanel(Panel):
         self._cache_key = None  # the bar names are translated too
         super().retranslate_ui()
 
+    def reset_view(self) -> None:
+        self._ymax.clear()
+        super().reset_view()
+
     # ---- interaction -----------------------------------------------------------
     def _on_click(self, ev) -> None:
         if self.frame is None or ev.button() != Qt.MouseButton.LeftButton:
@@ -455,10 +483,20 @@ class DiagnosticsPanel(Panel):
         f, th = self.frame, self.theme
         h = self.selection.head
         for key, label, plot, bars in self.metric_plots:
-            vals = np.nan_to_num(getattr(f, key))
-            bars.set(vals, selected=h)
+            raw = getattr(f, key)
+            vals = np.nan_to_num(raw)
+            none = np.isnan(raw)  # heads with no row left: hatched, "NaN" in the title
+            bars.set(vals, selected=h, other=none if none.any() else None)
             head = self.tr("head {h}").format(h=h)
-            set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {vals[h]:.3g}", th, size=9.0)
+            value = "NaN" if none[h] else fmt_number(vals[h])
+            extra = ""
+            if key == "head_entropy":  # every head at once (lessons 2, 3 and 5 quote these)
+                ent = f.entropy[f.valid_rows]
+                mean = fmt_number(float(ent.mean())) if ent.size else "NaN"
+                spread = fmt_number(float(np.nanstd(raw))) if (~none).any() else "NaN"
+                extra = " · " + unbroken(self.tr("all heads: mean {mean}, spread {spread}").format(
+                    mean=mean, spread=spread))
+            set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {value}{extra}", th, size=9.0)
 
     def set_backends(self, result: dict) -> None:
         """Redraw the backend table; the window has stored `result` in frame.backends."""
@@ -476,14 +514,42 @@ class DiagnosticsPanel(Panel):
         if math.isfinite(peak):
             rows.append(([self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
                 peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")], "note"))
+        rows += self._coverage_rows()
+        self.warn_card.set_rows(rows)
+
+    def _coverage_rows(self) -> list[tuple[list[str], str]]:
+        """What the per-head bars average over, and which heads collapsed.
+
+        NaN rows (a fully masked row under -inf, an overflow) have no entropy: they are left
+        out of every per-head mean, and a head with no row left has no value (NaN), which
+        is not a collapse.
+        """
+        f = self.frame
+        S, H = f.config.seq_len, f.config.n_heads
+        rows = []
+        covered = f.head_rows
+        if int(covered.min(initial=S)) < S:
+            if int(covered.max(initial=0)) == 0:
+                rows.append(([self.tr("every weight row is NaN: the per-head bars have no value")], "warning"))
+            elif int(covered.min()) == int(covered.max()):
+                rows.append(([self.tr("per-head bars: means over {n} of {S} rows (NaN rows left out)").format(
+                    n=int(covered[0]), S=S)], "note"))
+            else:
+                rows.append(([self.tr("per-head bars: means over {lo}–{hi} of {S} rows (NaN rows left out)").format(
+                    lo=int(covered.min()), hi=int(covered.max()), S=S)], "note"))
         ent = f.head_entropy
         if f.config.key_len > 1 and ent.size:
-            low = [g for g in range(len(ent)) if ent[g] < 0.1 * math.log(f.config.key_len)]
-            if low:
+            limit = 0.1 * math.log(f.config.key_len)
+            low = [g for g in range(H) if covered[g] > 0 and ent[g] < limit]
+            if len(low) == 1:
+                text = self.tr("head {heads} has collapsed (entropy &lt; 10% of uniform): "
+                               "almost one-hot rows, tiny gradients")
+            else:
                 text = self.tr("heads {heads} have collapsed (entropy &lt; 10% of uniform): "
                                "almost one-hot rows, tiny gradients")  # (the source string was HTML)
+            if low:
                 rows.append(([text.replace("&lt;", "<").format(heads=", ".join(map(str, low)))], "warning"))
-        self.warn_card.set_rows(rows)
+        return rows
 
     _kv_reference = ""  # the real model's KV cache at the chosen size (a note in the cost card)
 
@@ -570,9 +636,29 @@ class DiagnosticsPanel(Panel):
             else:
                 rows.append(([name, self.tr("measuring…")], "note"))
                 continue
-            dtxt = self.tr("reference") if diff is None else f"{diff:.2g}"
-            rows.append(([f"{name}{mark}", impl, dtxt, f"{ms:.2f} ms"], "body"))
+            rows.append(([f"{name}{mark}", impl, self._diff_text(diff), f"{ms:.2f} ms"], "body"))
+        rows.append(([self._rounding_note()], "note"))
         self.backend_card.set_rows(rows)
+
+    def _diff_text(self, diff: float | None) -> str:
+        """max |Δ| and what it is in units of the dtype's rounding at the output's scale."""
+        if diff is None:
+            return self.tr("reference")
+        ulps = backend_ulps(self.frame, diff)
+        if not math.isfinite(ulps):
+            return fmt_number(diff, 2)
+        verdict = "✓" if ulps <= ROUNDING_ULPS else "⚠"
+        return f"{fmt_number(diff, 2)} = {fmt_number(ulps, 2)} ε {verdict}"
+
+    def _rounding_note(self) -> str:
+        f = self.frame
+        dtype = f.config.dtype
+        info = torch.finfo(getattr(torch, dtype))
+        if not math.isfinite(f.output_scale):
+            return self.tr("the output is NaN: there is nothing to compare")
+        return self.tr("ε = {eps} ({bits} significand bits) at the output's scale {scale}: up to {k} ε (✓) "
+                       "is rounding, from summing in another order; more (⚠) is a real disagreement").format(
+            eps=f"{info.eps:.2g}", bits=SIGNIFICAND_BITS[dtype], scale=fmt_number(f.output_scale), k=ROUNDING_ULPS)
 
     def apply_theme(self, theme: Theme) -> None:
         for _key, _label, plot, bars in self.metric_plots:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
+    fmt_number,
+    fmt_percent,
     set_axis_label,
     set_bar_levels,
     sticky_max,
     style_colorbar,
+    unbroken,
 )
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..figures.thumbnails import HeadThumbnails
@@ -29,6 +34,10 @@ def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
         "HeadsPanel", "head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}").format(
         head=head, kv=cfg.kv_head_of(head), row=row, q=frame.query_labels[row], col=col, k=frame.key_labels[col],
         w=f"{w:.4g}", s=f"{s:.4g}")
+    if masked and not frame.mask[row].any() and not np.isnan(w):
+        return text + QCoreApplication.translate(
+            "HeadsPanel", " · masked: this query sees no key, {value} gives every key the same weight").format(
+            value=cfg.mask_value)
     return text + (QCoreApplication.translate("HeadsPanel", " · masked") if masked else "")
 
 
@@ -65,6 +74,12 @@ class HeadsPanel(Panel):
         self.nan_overlay = RgbaImage()
         self.nan_overlay.setZValue(5)
         self.big.vb.addItem(self.nan_overlay, ignoreBounds=True)
+        # rows that see no key but got weights (mask value min / -1e9: a uniform row) stay
+        # coloured, and hatched over: masked cells always read as masked
+        self.blind_overlay = QGraphicsPathItem()
+        self.blind_overlay.setPen(QPen(Qt.PenStyle.NoPen))
+        self.blind_overlay.setZValue(6)
+        self.big.vb.addItem(self.blind_overlay, ignoreBounds=True)
 
     def retranslate_ui(self) -> None:
         set_axis_label(self.big.item, "left", self.tr("query"))
@@ -78,6 +93,10 @@ class HeadsPanel(Panel):
         self.big.item.setMinimumWidth(0.55 * w)
         self.big.item.setMaximumWidth(0.62 * w)
         super().resizeEvent(event)
+
+    def reset_view(self) -> None:
+        self._vmax = None
+        super().reset_view()
 
     def heatmaps(self) -> list[Heatmap]:
         return [self.big]
@@ -97,6 +116,12 @@ class HeadsPanel(Panel):
         else:
             self._nan_rows = None
             self.nan_overlay.hide()
+        blind = np.flatnonzero(~frame.mask.any(-1))  # query rows that see no key
+        path = QPainterPath()
+        for r in blind.tolist():
+            path.addRect(QRectF(-0.5, r - 0.5, cfg.key_len, 1))
+        self._blind_rows = blind
+        self.blind_overlay.setPath(path)
 
     def draw_selection(self) -> None:
         frame, sel = self.frame, self.selection
@@ -107,11 +132,20 @@ class HeadsPanel(Panel):
         kv = cfg.kv_head_of(h)
         share = self.tr(" (shared by {n})").format(n=cfg.group_size) if cfg.group_size > 1 else ""
         head = self.tr("head {h}").format(h=h)
+        # facts about every head (the lessons quote them): order, causality
+        facts = [f"{cfg.seq_len}×{cfg.key_len}",
+                 self.tr("{share} on future keys").format(share=fmt_percent(frame.future_share))]
+        if frame.identical_pairs:
+            facts.append(self.tr("{n} identical row pairs").format(n=frame.identical_pairs))
+        facts = " · ".join(unbroken(t) for t in facts)
         self.big.set_title(
-            f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{cfg.effective_scale:.3g}) "
-            f"<span style='color:{self.theme.muted}'>{cfg.seq_len}×{cfg.key_len}</span>"
+            f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{fmt_number(cfg.effective_scale)})"
+            f"<br><span style='color:{self.theme.muted}'>{facts}</span>"
         )
         self.thumbs.set_selection(h, sel.query, sel.key)
+        nan = self._nan_rows[h] if self._nan_rows is not None else np.zeros(cfg.seq_len, bool)
+        # hatched where the row is coloured (a NaN row has its red wash and holes instead)
+        self.blind_overlay.setVisible(bool(len(self._blind_rows)) and not nan[self._blind_rows].all())
         if self._nan_rows is not None and self._nan_rows[h].any():
             rgba = np.zeros((cfg.seq_len, 1, 4), np.uint8)
             rgba[self._nan_rows[h]] = (220, 40, 40, 110)
@@ -122,9 +156,11 @@ class HeadsPanel(Panel):
             self.nan_overlay.hide()
 
     def apply_theme(self, theme: Theme) -> None:
+        self.blind_overlay.setBrush(QBrush(QColor(theme.foreground), Qt.BrushStyle.BDiagPattern))
         style_colorbar(self.cbar, theme)
         self.thumbs.apply_theme(theme)
         super().apply_theme(theme)
 
     _nan_rows: np.ndarray | None = None
+    _blind_rows: np.ndarray = np.zeros(0, int)
     _vmax: float | None = None

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from engine import AttentionConfig
 
 from .. import i18n
+from ..figures.plots import fmt_number, fmt_percent
 from ..figures.themes import Theme
 from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
 from .base import PANELS, Panel, register_panel
@@ -47,6 +48,7 @@ except ImportError:  # pragma: no cover - older PySide6
 MODEL_PANELS = ("model_grid", "model_head")
 _BYTES = {"kv_cache_bytes", "score_grid_bytes"}
 _COUNTS = {"nan_rows", "inf_scores_raw", "identical_rows"}
+_SHARES = {"future_mass"}
 _CACHE_MAX = 64
 
 
@@ -55,9 +57,9 @@ class _MetricSink(QObject):
 
 
 class _MetricJob(QRunnable):
-    """lesson_metric(config, metric) on the pool thread; skipped when nobody wants it any more."""
+    """lesson_metric(config, metric, head) on the pool thread; skipped when nobody wants it any more."""
 
-    def __init__(self, key: tuple[AttentionConfig, str], sink: _MetricSink, wanted) -> None:
+    def __init__(self, key: tuple[AttentionConfig, str, int], sink: _MetricSink, wanted) -> None:
         super().__init__()
         self.key, self.sink, self.wanted = key, sink, wanted
 
@@ -99,6 +101,9 @@ class LessonPanel(Panel):
         # the ✓ counts only from the preset of this chapter on (applied, or reached by hand),
         # not for an unrelated config that happens to move the metric the same way
         self._from_preset = False
+        # once the change happened the ✓ stays: the rest of a task (e.g. "then switch to min")
+        # moves the metric again, and the learner did not undo anything
+        self._achieved = False
         try:
             self.chapters: list[Chapter] = load_chapters()
             self.load_error = ""
@@ -234,6 +239,7 @@ class LessonPanel(Panel):
         new_index = max(0, min(int(index), len(self.chapters) - 1))
         if new_index != self.index:
             self._from_preset = False
+            self._achieved = False
         self.index = new_index
         if self.chapter_list.currentRow() != self.index:
             self.chapter_list.blockSignals(True)
@@ -269,6 +275,7 @@ class LessonPanel(Panel):
                 self._demo_action().trigger()  # loads off the UI thread; _on_model_changed follows
             return
         self._from_preset = True
+        self._achieved = False  # the task starts again from its preset
         w.set_state(ch.config, ch.selection)
         w.highlight_panels(ch.panels)
         self._update_try()
@@ -289,8 +296,9 @@ class LessonPanel(Panel):
             self._update_try()
 
     def _value(self, config: AttentionConfig, metric: str) -> tuple[float, str] | None:
-        """The cached metric, or None after asking the pool for it."""
-        key = (config, metric)
+        """The cached metric (at the chapter's selected head), or None after asking the pool."""
+        ch = self.chapter()
+        key = (config, metric, int(ch.selection.get("head", 0)) if ch is not None else 0)
         if key in self._cache:
             return self._cache[key]
         if key not in self._pending:
@@ -325,12 +333,14 @@ class LessonPanel(Panel):
         changed = any(getattr(w.config, k) != getattr(ch.config, k) for k in ch.try_changes)
         tracking = self._from_preset and changed
         # one rebinding, never a cleared set in between: the pool thread reads it
-        self._wanted = {(ch.config, metric), (w.config, metric)} if tracking else {(ch.config, metric)}
+        head = int(ch.selection.get("head", 0))
+        self._wanted = ({(ch.config, metric, head), (w.config, metric, head)} if tracking
+                        else {(ch.config, metric, head)})
         before = self._value(ch.config, metric)
         now = self._value(w.config, metric) if tracking else None
         self.metric_label.setVisible(True)
         fmt = self._format
-        name = self._metric_name(metric)
+        name = self._metric_name(metric, head)
         b_txt = "…" if before is None else fmt(metric, before)
         n_txt = "…" if now is None else fmt(metric, now)
         holds = None
@@ -345,9 +355,10 @@ class LessonPanel(Panel):
         else:
             line = self.tr("{metric}: {before} at the preset → {now} now").format(
                 metric=f"<b>{name}</b>", before=b_txt, now=f"<b>{n_txt}</b>")
+        self._achieved = self._achieved or bool(holds)
         self.metric_label.setText(
             f"{line}<br><span style='color:{muted}'>{self._expect_text(exp)}</span>")
-        self._set_holds(holds)
+        self._set_holds(True if self._achieved else holds)
 
     def _set_holds(self, holds: bool | None) -> None:
         self.check_label.setVisible(bool(holds))
@@ -365,16 +376,18 @@ class LessonPanel(Panel):
             return human_bytes(v)
         if metric in _COUNTS:
             return f"{v:.0f}"
-        return f"{v:.3g}"
+        if metric in _SHARES:
+            return fmt_percent(v)
+        return fmt_number(v)  # as the panels print it
 
-    def _metric_name(self, metric: str) -> str:
+    def _metric_name(self, metric: str, head: int = 0) -> str:
         names = {
             "mean_entropy": self.tr("mean entropy (nats)"),
             "mean_jacobian": self.tr("mean softmax gradient"),
-            "score_std": self.tr("std of Q·Kᵀ"),
+            "score_std": self.tr("std of Q·Kᵀ, head {h}").format(h=head),
             "nan_rows": self.tr("NaN weight rows"),
             "inf_scores_raw": self.tr("Q·Kᵀ entries overflowed to ±inf"),
-            "future_mass": self.tr("weight on future keys"),
+            "future_mass": self.tr("weight on future keys"),  # a share of each row, in %
             "identical_rows": self.tr("pairs of identical weight rows"),
             "head_entropy_spread": self.tr("spread of the entropy across heads"),
             "kv_cache_bytes": self.tr("KV cache (32 layers, 8192 tokens)"),

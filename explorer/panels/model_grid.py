@@ -122,8 +122,24 @@ PATTERN_COLORS = {
 }
 
 
+#: engine.models' pattern labels (English keys), as shown
+PATTERN_NAMES = {
+    "vertical/sink": QT_TRANSLATE_NOOP("ModelGridPanel", "vertical/sink"),
+    "diagonal": QT_TRANSLATE_NOOP("ModelGridPanel", "diagonal"),
+    "previous-token": QT_TRANSLATE_NOOP("ModelGridPanel", "previous-token"),
+    "broad": QT_TRANSLATE_NOOP("ModelGridPanel", "broad"),
+    "block": QT_TRANSLATE_NOOP("ModelGridPanel", "block"),
+    "mixed": QT_TRANSLATE_NOOP("ModelGridPanel", "mixed"),
+}
+
+
 def pattern_color(label: str) -> str:
     return PATTERN_COLORS.get(label, PATTERN_COLORS["mixed"])
+
+
+def pattern_name(label: str) -> str:
+    """A pattern label in the interface language."""
+    return QCoreApplication.translate("ModelGridPanel", PATTERN_NAMES.get(label, label))
 
 
 def thumbnails(attn: np.ndarray, max_cells: int = THUMB_CELLS) -> np.ndarray:
@@ -222,6 +238,8 @@ class HeadTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if isinstance(value, float) and not math.isfinite(value):
                 return "–"
+            if key == "pattern":
+                return pattern_name(str(value))
             return fmt.format(value)
         if role == self.SORT_ROLE:
             return value
@@ -574,7 +592,7 @@ class ModelGridPanel(Panel):
             self.cbar.hide()
             from engine.models import PATTERN_LABELS
 
-            items = " &nbsp; ".join(f"<span style='color:{pattern_color(p)}'>■</span> {p}"
+            items = " &nbsp; ".join(f"<span style='color:{pattern_color(p)}'>■</span> {pattern_name(p)}"
                                     for p in PATTERN_LABELS)
             self.legend.setText(items, color=self.theme.foreground, size=self.theme.pt(9.0))
             self.legend.show()
@@ -673,7 +691,7 @@ class ModelGridPanel(Panel):
                        "sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag "
                        "{diag:.3f}").format(
             layer=tr_.layers[layer], head=head, kv=f" (kv {kv})" if gqa else "",
-            pattern=m["pattern"][layer, head], entropy=m["entropy"][layer, head],
+            pattern=pattern_name(str(m["pattern"][layer, head])), entropy=m["entropy"][layer, head],
             sink=m["sink"][layer, head], distance=m["distance"][layer, head],
             prev=m["prev_token"][layer, head], diag=m["diagonal"][layer, head])
 

@@ -45,6 +45,7 @@ from ..figures.plots import (
 )
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
+from .model_grid import pattern_name
 
 CHANGE_CMAP = "inferno"
 #: tokens longer than this are cut on their buttons (the tooltip has the whole token)
@@ -398,7 +399,7 @@ class ModelHeadPanel(Panel):
         parts = [self.tr("<b>layer {layer} · head {head}</b>").format(layer=model_layer, head=head)]
         if group > 1:
             parts.append(self.tr("kv {kv} (shared by {n})").format(kv=kv, n=group))
-        parts.append(f"{html.escape(str(m['pattern'][layer, head]))}")
+        parts.append(html.escape(pattern_name(str(m["pattern"][layer, head]))))
         parts.append(self.tr("entropy {e:.2f}").format(e=float(m["entropy"][layer, head])))
         if after:
             d = self.deletion

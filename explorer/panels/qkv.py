@@ -63,6 +63,9 @@ class QKVPanel(Panel):
         self.wk = self.weights.add("W_K", 1.0, None, describe("W_K"))
         self.wv = self.weights.add("W_V", 1.0, None, describe("W_V"))
         self.keys = TileStrip(hover, SIGNED_CMAP)
+        # cross-attention: the memory K and V are computed from (shown only then)
+        self.mem = self.keys.add("memory", 2.0, pick_k, describe("memory"))
+        self.mem.set_visible(False)
         self.k = self.keys.add("K", 1.0, pick_k, describe("K"))
         self.v = self.keys.add("V", 1.0, pick_k, describe("V"))
         g = self.graphics
@@ -78,7 +81,7 @@ class QKVPanel(Panel):
         lay.setColumnStretchFactor(0, 1)
         lay.setColumnStretchFactor(1, 1)
         self._names: dict[str, np.ndarray] = {}
-        self._levels: dict[str, float] = {}
+        self._levels: dict[str, float] = {}  # sticky colour levels; reset_view forgets them
 
     def _sym(self, name: str, *arrays: np.ndarray) -> tuple[float, float]:
         """Symmetric levels ±M, M nice and sticky (colour bars keep their ticks while dragging)."""
@@ -94,7 +97,9 @@ class QKVPanel(Panel):
         if a is None or r >= a.shape[0] or c >= a.shape[1]:
             return ""
         f = self.frame
-        if name in ("X", "Q", "context"):
+        if name == "memory":
+            where = self.tr("memory row {row} ‘{label}’, dim {col}").format(row=r, label=f.key_labels[r], col=c)
+        elif name in ("X", "Q", "context"):
             where = self.tr("query {row} ‘{label}’, dim {col}").format(row=r, label=f.query_labels[r], col=c)
         elif name in ("K", "V"):
             where = self.tr("key {row} ‘{label}’, dim {col}").format(row=r, label=f.key_labels[r], col=c)
@@ -110,8 +115,19 @@ class QKVPanel(Panel):
         cfg = frame.config
         pos = "" if cfg.positional in ("none", "rope", "alibi") else self.tr(" + {positional} positions").format(
             positional=cfg.positional)
-        self.x.set_title(f"<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]}")
         self._names["X"] = x
+        mem = frame.memory
+        self.mem.set_visible(mem is not None)
+        if mem is None:
+            self.x.set_title(f"<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]}")
+        else:
+            self.mem.set_data(mem, self._sym("memory", mem))
+            self._names["memory"] = mem
+            muted = self.theme.muted
+            q_note, kv_note = self.tr("(the queries' input)"), self.tr("(keys and values come from it)")
+            self.x.set_title(f"<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]} <span style='color:{muted}'>{q_note}</span>")
+            self.mem.set_title(self.tr("<b>memory</b>{pos} · {rows}×{cols}").format(
+                pos=pos, rows=mem.shape[0], cols=mem.shape[1]) + f" <span style='color:{muted}'>{kv_note}</span>")
 
     def draw_selection(self) -> None:
         f, sel = self.frame, self.selection
@@ -151,7 +167,7 @@ class QKVPanel(Panel):
         self.ctx.set_title(f"<b>weights·V</b> {head} · {ctx.shape[0]}×{dh}")
         for tile in (self.x, self.q, self.ctx):
             tile.set_marker("row", sel.query)
-        for tile in (self.k, self.v):
+        for tile in (self.mem, self.k, self.v):
             tile.set_marker("row", sel.key)
         for strip in self.strips():
             strip.settle()

@@ -184,6 +184,11 @@ class ScoresPanel(Panel):
         self._retranslate_labels()
         super().retranslate_ui()
 
+    def reset_view(self) -> None:
+        for hist in (self.raw, self.scaled):
+            hist.xrange, hist.ymax, hist._last = None, None, None
+        super().reset_view()
+
     def all_heads(self) -> bool:
         return self.scope.currentIndex() == 1
 

@@ -76,7 +76,9 @@ class SoftmaxGradPanel(Panel):
         self.sweep_plot.setMenuEnabled(False)
         self.sweep_plot.showGrid(x=True, y=True, alpha=0.15)
         self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=-5)
-        sw = scaling_sweep()
+        sw = scaling_sweep()  # until the first frame: 64 keys; then the frame's key counts
+        self._sweep_counts: tuple | None = None
+        self._keys_text = ""  # the key counts the curves are for, in the axis title
         self.sweep_scaled = self.sweep_plot.plot(sw["d_k"], sw["grad_scaled"], name="÷√d_k",
                                                  symbol="o", symbolSize=6, antialias=True)
         self.sweep_unscaled = self.sweep_plot.plot(sw["d_k"], sw["grad_unscaled"], name="unscaled",
@@ -116,7 +118,7 @@ class SoftmaxGradPanel(Panel):
         set_axis_label(self.row_plot, "bottom", self.tr("key"))
         set_axis_label(self.row_plot, "left", self.tr("weight"))
         self.uniform.label.setFormat(self.tr("uniform"))
-        set_axis_label(self.sweep_plot, "bottom", self.tr("d_k (head dim)"))
+        set_axis_label(self.sweep_plot, "bottom", "d_k" + self._keys_text)
         set_axis_label(self.sweep_plot, "left", self.tr("mean ‖∂softmax/∂s‖_F"))
         names = {self.sweep_scaled: "÷√d_k", self.sweep_unscaled: self.tr("unscaled"),
                  self.sweep_here: self.tr("this config")}
@@ -128,6 +130,11 @@ class SoftmaxGradPanel(Panel):
     def retranslate_ui(self) -> None:
         self._retranslate_labels()
         super().retranslate_ui()
+
+    def reset_view(self) -> None:
+        self._row_ymax = None
+        self._shape = None
+        super().reset_view()
 
     def _on_click(self, ev) -> None:
         if self.frame is None or ev.button() != Qt.MouseButton.LeftButton:
@@ -157,15 +164,34 @@ class SoftmaxGradPanel(Panel):
         (x0, x1), _ = self.sweep_plot.viewRange()
         self.sweep_now_label.setAnchor((0, 1) if x < (x0 + x1) / 2 else (1, 1))
         self.sweep_now_label.setPos(x, 0.01)
+        if frame.sweep_counts != self._sweep_counts:  # curves for the key counts of this mask
+            self._sweep_counts = frame.sweep_counts
+            sw = scaling_sweep(frame.sweep_counts)
+            self.sweep_scaled.setData(sw["d_k"], sw["grad_scaled"])
+            self.sweep_unscaled.setData(sw["d_k"], sw["grad_unscaled"])
+        # the curves are for the key counts of this config's rows: say so at the line
+        counts = [n for n, _rows in frame.sweep_counts]
+        if not counts:
+            keys = ""
+        elif len(counts) == 1:
+            keys = self.tr(" ({n} keys/row)").format(n=counts[0])
+        else:
+            keys = self.tr(" ({lo}–{hi} keys/row)").format(lo=min(counts), hi=max(counts))
         if self.sweep_now_label.toPlainText() != f"d_k = {dk}":
             self.sweep_now_label.setText(f"d_k = {dk}")
+        if keys != self._keys_text:
+            self._keys_text = keys
+            set_axis_label(self.sweep_plot, "bottom", "d_k" + keys)
         jac = frame.jac_norm[frame.valid_rows]
-        here = float(jac.mean()) if jac.size else 0.0
-        self.here_mark.setPos(math.log10(dk), here)
+        here = float(jac.mean()) if jac.size else float("nan")
+        self.here_mark.setVisible(math.isfinite(here))
+        if math.isfinite(here):
+            self.here_mark.setPos(math.log10(dk), here)
         scaled = (self.tr("scaled") if cfg.scale is None
                   else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
+        value = f"{here:.3f}" if math.isfinite(here) else self.tr("NaN (no row sees a key)")
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
-            scaled=scaled, value=f"{here:.3f}"), self.theme)
+            scaled=scaled, value=value), self.theme)
 
     def draw_selection(self) -> None:
         f, sel, th = self.frame, self.selection, self.theme
