@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QScrollArea,
     QToolBar,
@@ -43,6 +42,7 @@ from .controls import ConfigControls
 from .figures.heatmap import link_views
 from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
 from .frame import Frame, build_frame, measure_backends
+from .history import UNDO_LIMIT, ConfigChange
 from .panels import CORE_PANELS, PANELS, Panel
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
@@ -186,6 +186,11 @@ class MainWindow(QMainWindow):
 
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
+        # every config change is a step to undo; clean = as saved (the title's "*" otherwise)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self._replaying = False  # set_config from undo/redo or a session: not a new step
+        self._whole_step = False  # the next change is a step of its own (Reset, a lesson preset)
         self._create_banner()
         self._create_controls()
         self._create_panels()
@@ -237,6 +242,7 @@ class MainWindow(QMainWindow):
         self.controls = ConfigControls()
         self.controls.config_requested.connect(self.set_config)
         self.controls.reset_requested.connect(self.reset)
+        self.controls.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         scroll = QScrollArea()
         scroll.setWidget(self.controls)
         scroll.setWidgetResizable(True)
@@ -327,6 +333,10 @@ class MainWindow(QMainWindow):
         self.act_save = act(lambda: self.save_session(self._session_path), QKeySequence.StandardKey.Save)
         self.act_save_as = act(lambda: self.save_session(None), "Ctrl+Shift+S")
         self.act_reset = act(self.reset, "Ctrl+R")
+        self.act_undo = act(self.undo, QKeySequence.StandardKey.Undo)
+        self.act_redo = act(self.redo, QKeySequence.StandardKey.Redo)
+        self.undo_stack.indexChanged.connect(self._retranslate_history)
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.act_quit = act(self.close, QKeySequence.StandardKey.Quit)
         self.act_dark = act(lambda checked=False: self.apply_theme(DARK if checked else LIGHT), "Ctrl+T")
         self.act_dark.setCheckable(True)
@@ -351,6 +361,19 @@ class MainWindow(QMainWindow):
             self.language_group.addAction(a)
             self.act_languages[code] = a
 
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
+    def _retranslate_history(self, _index: int = 0) -> None:
+        """Undo/Redo name the step they take back (enabled only when there is one)."""
+        st = self.undo_stack
+        self.act_undo.setEnabled(st.canUndo())
+        self.act_redo.setEnabled(st.canRedo())
+        self.act_undo.setText(self.tr("&Undo {change}").format(change=st.undoText()).strip()
+                              if st.canUndo() else self.tr("&Undo"))
+        self.act_redo.setText(self.tr("&Redo {change}").format(change=st.redoText()).strip()
+                              if st.canRedo() else self.tr("&Redo"))
+
     def _retranslate_actions(self) -> None:
         for a, text, tip in (
             (self.act_open, self.tr("&Open session…"), self.tr("Open a session file (.json)")),
@@ -372,6 +395,7 @@ class MainWindow(QMainWindow):
         ):
             a.setText(text)
             a.setStatusTip(tip)
+        self._retranslate_history()
 
     def _create_menus(self) -> None:
         mb = self.menuBar()
@@ -391,6 +415,10 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_reset)
         m.addSeparator()
         m.addAction(self.act_quit)
+        e = self.menu_edit = menu(mb, "edit")  # (Copy panel joins it: export_dialog)
+        e.addAction(self.act_undo)
+        e.addAction(self.act_redo)
+        e.addSeparator()
         v = self.menu_view = menu(mb, "view")
         v.addAction(self.act_dark)
         self.language_menu = menu(v, "language")
@@ -484,9 +512,7 @@ class MainWindow(QMainWindow):
         self.menu_selection.setTitle(self.tr("&Selection"))
         self.menu_lessons.setTitle(self.tr("&Lessons"))
         self.menu_help.setTitle(self.tr("&Help"))
-        edit = self.menuBar().findChild(QMenu, "menu_edit")
-        if edit is not None:
-            edit.setTitle(self.tr("&Edit"))
+        self.menu_edit.setTitle(self.tr("&Edit"))
         from .export_dialog import retranslate_export_actions
 
         retranslate_export_actions(self)
@@ -592,6 +618,7 @@ class MainWindow(QMainWindow):
                 self.selection.set(*sel)  # this shape is on screen already
             else:
                 self._pending_selection = sel
+        self._whole_step = True
         self.set_config(config)
 
     # ---- the contract ---------------------------------------------------------------
@@ -627,6 +654,10 @@ class MainWindow(QMainWindow):
         if not isinstance(config, AttentionConfig):
             raise TypeError(f"set_config needs an AttentionConfig, got {type(config).__name__}")
         changed = config != self._config
+        if changed and not self._replaying:
+            step = ConfigChange(self._config, config, self._replay, mergeable=not self._whole_step)
+            self.undo_stack.push(step)
+        self._whole_step = False
         self._config = config
         self.controls.set_config(config)
         rid = self.worker.request(config)
@@ -635,9 +666,29 @@ class MainWindow(QMainWindow):
         if changed:
             self.config_changed.emit(config)
 
+    def _replay(self, config: AttentionConfig) -> None:
+        """Show a config from the history (undo/redo) without recording a new step."""
+        self._replaying = True
+        try:
+            self.set_config(config)
+        finally:
+            self._replaying = False
+
+    def undo(self) -> None:
+        """Edit ▸ Undo: the configuration before the last change."""
+        self.controls.flush()  # a throttled slider value first: it is part of the last step
+        self.undo_stack.undo()
+
+    def redo(self) -> None:
+        self.undo_stack.redo()
+
     def reset(self) -> None:
-        """Back to the default configuration (selection to 0, 0, 0)."""
+        """Back to the default configuration (selection to 0, 0, 0), framed as in a new window
+        (zooms and remembered axis ranges forgotten). Undo brings the old config back."""
         self._pending_selection = (0, 0, 0)
+        for panel in self._panels.values():
+            panel.reset_view()
+        self._whole_step = True
         self.set_config(AttentionConfig())
 
     # ---- synchronous path (selftest, export, scripts) -------------------------------
@@ -810,13 +861,15 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         name = self._session_path.name if self._session_path else self.tr("untitled")
-        self.setWindowTitle(self.tr("Attention Explorer — {name}").format(name=name))
+        # "[*]": Qt shows "*" there while windowModified (changes since the session was saved)
+        self.setWindowTitle(self.tr("Attention Explorer — {name}").format(name=name) + "[*]")
 
     # ---- sessions ---------------------------------------------------------------------------
     def _apply_session(self, s) -> None:
         self.model_info = s.model
         self._pending_selection = (s.head, s.query, s.key)
-        self.set_config(s.config)
+        self._replay(s.config)
+        self.undo_stack.clear()  # an opened session starts a history of its own, unmodified
         # loads the session's model off the UI thread (its own code is never trusted from a file)
         self.model_controller.restore(s.model)
 
@@ -865,6 +918,7 @@ class MainWindow(QMainWindow):
             return False
         self._session_path = Path(path)
         self._add_recent(path)
+        self.undo_stack.setClean()
         self._update_title()
         self.statusBar().showMessage(self.tr("saved {path}").format(path=path), 4000)
         return True
