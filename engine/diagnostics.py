@@ -10,12 +10,10 @@ import torch
 from .config import AttentionConfig
 from .inputs import generator, torch_dtype
 from .kvcache import kv_cache_bytes
-from .trace import AttentionTrace, row_entropy, softmax_jacobian_norm
+from .rows import HEAD_METRICS, head_metrics, softmax_jacobian_norm, stats_for, weight_row_stats
+from .trace import AttentionTrace
 
 FLOAT16_MAX = 65504.0
-
-
-HEAD_METRICS = ("mean_entropy", "max_weight", "sink_mass", "mean_distance", "diagonal", "previous_token")
 
 
 def head_summary(weights: torch.Tensor, q_offset: int = 0,
@@ -33,46 +31,27 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0,
       diagonal       mean weight on key pos(i) (attend to yourself)
       previous_token mean weight on key pos(i) − 1
     `only` names the metrics wanted (the explorer's frame needs three of the six).
+    The same reductions of per-row statistics (engine.rows) serve a long trace head by head.
     """
-    w = weights.float()
-    H, S, Skv = w.shape
-    valid = ~torch.isnan(w).any(-1)  # (H, S)
-    if not bool(valid.all()):
-        w = torch.nan_to_num(w, nan=0.0)
-    n = valid.sum(-1).clamp(min=1).float()  # (H,)
-    pos = torch.arange(S) + q_offset
-    j = torch.arange(Skv)
-    dist = (pos[:, None] - j[None, :]).abs().float()  # (S, Skv)
-
-    def at(offset: int) -> torch.Tensor:
-        idx = pos - offset
-        ok = (idx >= 0) & (idx < Skv)
-        vals = torch.zeros(H, S)
-        vals[:, ok] = w[:, ok.nonzero().squeeze(-1), idx[ok]]
-        return (vals * valid).sum(-1) / n
-
-    def mean_rows(t: torch.Tensor) -> torch.Tensor:
-        return (torch.nan_to_num(t) * valid).sum(-1) / n
-
-    metrics = {
-        "mean_entropy": lambda: mean_rows(row_entropy(w) if entropy is None else entropy.float()),
-        "max_weight": lambda: w.amax(dim=(-1, -2)),
-        "sink_mass": lambda: mean_rows(w[..., 0]),
-        "mean_distance": lambda: mean_rows((w * dist).sum(-1)),
-        "diagonal": lambda: at(0),
-        "previous_token": lambda: at(1),
-    }
-    unknown = set(only) - set(metrics)
-    if unknown:
-        raise ValueError(f"unknown head metric(s) {sorted(unknown)}; known: {', '.join(HEAD_METRICS)}")
-    return {name: metrics[name]() for name in only}
+    stats = stats_for(only)
+    pos = torch.arange(weights.shape[-2]) + q_offset
+    rows = weight_row_stats(weights, pos, stats, entropy=entropy if "mean_entropy" in only else None)
+    return head_metrics(rows, only)
 
 
 def trace_head_summary(trace: AttentionTrace, batch: int = 0,
                        only: tuple[str, ...] = HEAD_METRICS) -> dict[str, torch.Tensor]:
-    """head_summary of one batch row of a trace."""
+    """head_summary of one batch row of a trace: from its whole weights when they are held
+    (or small), else head by head from :meth:`AttentionTrace.row_stats`, which never holds
+    more than a block of one head's grids."""
     cfg = trace.config
-    return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len, trace.entropy[batch], only)
+    if not trace.blocked:
+        entropy = trace.entropy[batch] if "mean_entropy" in only else None
+        return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len, entropy, only)
+    stats = stats_for(only)
+    per_head = [trace.row_stats(batch, h) for h in range(cfg.n_heads)]
+    rows = {name: torch.stack([r[name] for r in per_head]) for name in stats}  # (H, S)
+    return head_metrics(rows, only)
 
 
 @dataclass(frozen=True)
@@ -95,9 +74,12 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     """Count overflows, NaN rows and fully masked rows; explain each in one line.
 
     The common case (nothing wrong) is decided by cheap reductions, without
-    the per-entry scans: this runs on every slider move.
+    the per-entry scans: this runs on every slider move. A blocked (long, fused)
+    trace is counted head by head from its per-row statistics.
     """
     cfg = trace.config
+    if trace.blocked:
+        return _report(cfg, *_blocked_counts(trace))
     if (
         trace.mask.any(-1).all()
         and torch.isfinite(trace.scores_raw).all()
@@ -111,9 +93,32 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     visible = trace.mask.expand_as(trace.scores)
     inf_scores = int((torch.isinf(trace.scores.float()) & visible).sum())
     nan_rows = int(torch.isnan(trace.weights.float()).any(-1).sum())
-    fully = int((~trace.mask.any(-1)).sum()) * cfg.batch * cfg.n_heads
     finite = raw[torch.isfinite(raw)]
     max_abs = float(finite.abs().max()) if finite.numel() else float("nan")
+    return _report(cfg, inf_raw, inf_scores, nan_rows, max_abs, trace.mask)
+
+
+def _blocked_counts(trace: AttentionTrace) -> tuple[int, int, int, float, torch.Tensor]:
+    """(inf_raw, inf_scores, nan_rows, max finite |Q·Kᵀ|, mask) summed over every head's rows."""
+    cfg = trace.config
+    inf_raw = inf_scores = nan_rows = 0
+    top = float("-inf")
+    for b in range(cfg.batch):
+        for h in range(cfg.n_heads):
+            r = trace.row_stats(b, h)
+            inf_raw += int(r["inf_scores_raw"].sum())
+            inf_scores += int(r["inf_scores"].sum())
+            nan_rows += int((~r["valid"]).sum())
+            top = max(top, float(r["max_abs_score_raw"].max()))
+    return inf_raw, inf_scores, nan_rows, (top if top > float("-inf") else float("nan")), trace.mask
+
+
+def _report(cfg: AttentionConfig, inf_raw: int, inf_scores: int, nan_rows: int, max_abs: float,
+            mask: torch.Tensor) -> OverflowReport:
+    """The report and its one-line messages from the counts."""
+    fully = int((~mask.any(-1)).sum()) * cfg.batch * cfg.n_heads
+    if not (inf_raw or inf_scores or nan_rows or fully):
+        return OverflowReport(0, 0, 0, 0, max_abs, ())
     msgs = []
     limit = torch.finfo(torch_dtype(cfg.dtype)).max
     if inf_raw:

@@ -27,8 +27,9 @@ def build_mask(config: AttentionConfig) -> torch.Tensor:
     if config.window is not None:
         if config.causal:
             mask &= j > pos - config.window
-        else:
-            mask &= (pos - j).abs() < config.window
+        else:  # |pos − j| < window, in bool planes only (no int64 (S, Skv) distances)
+            mask &= j > pos - config.window
+            mask &= j < pos + config.window
     if config.pad:
         mask &= j < Skv - config.pad  # padding acts on the key axis
     return mask

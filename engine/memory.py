@@ -45,30 +45,51 @@ def format_bytes(n: float) -> str:
     return f"{n:.1f} TiB"  # pragma: no cover
 
 
-def memory_estimate(config: AttentionConfig) -> dict[str, int]:
-    """Bytes a run of ``config`` needs at its peak, by part (all ints):
+#: Elements of one (rows, Skv) block on the blocked paths (head grids, per-row diagnostics,
+#: the blocked eager reference): 16 MiB per float32 plane of a block.
+ROW_BLOCK_ELEMENTS = 1 << 22
 
-    ``grids``: every (B, H, S, Skv) grid an eager trace holds (scores_raw, scores,
-    weights) and the (S, Skv) mask; ``head``: one head's grids (what
-    ``head_grid``-style views need); ``weights``: W_Q, W_K, W_V, W_O in float32 plus
-    their copies in the config dtype; ``activations``: x, q, k, v, context and
-    output (with the copies the dtype, RoPE and the backend make); ``temporaries``:
-    the transient peak on top (dtype conversions, ALiBi, the fused backend's mask,
-    the diagnostics' float32 copies); ``fused``: what a fused backend's own run
-    holds (weights, activations and its mask, no grid); ``total``: what
-    :func:`engine.run` needs, the sum of weights, activations, grids and temporaries.
-    """
-    c = config
-    item = _ITEMSIZE[c.dtype]
-    low = c.dtype != "float32"  # a second copy in the config dtype exists
+
+#: Query rows a block has at least (fewer only when S is smaller): a matrix product of a few
+#: rows takes another kernel than the whole grid's, with other rounding, so blocks this tall
+#: keep a head's grid bit-identical to the same head of the whole grid.
+MIN_BLOCK_ROWS = 64
+
+
+def row_block(config: AttentionConfig) -> int:
+    """Query rows per block of the blocked paths: ROW_BLOCK_ELEMENTS / Skv, at least
+    MIN_BLOCK_ROWS (or S)."""
+    S = config.seq_len
+    return min(S, max(MIN_BLOCK_ROWS, ROW_BLOCK_ELEMENTS // max(1, config.key_len)))
+
+
+def row_slices(config: AttentionConfig) -> list[slice]:
+    """The query-row blocks of the blocked paths, each :func:`row_block` rows; a last block
+    shorter than MIN_BLOCK_ROWS joins the one before (so no block is a few rows)."""
+    S, step = config.seq_len, row_block(config)
+    starts = list(range(0, S, step))
+    if len(starts) > 1 and S - starts[-1] < MIN_BLOCK_ROWS:
+        starts.pop()
+    return [slice(a, b) for a, b in zip(starts, [*starts[1:], S], strict=True)]
+
+
+def _weight_bytes(c: AttentionConfig) -> int:
+    """W_Q, W_O (d×d) and W_K, W_V (d×kvd) in float32, their copies in a lower dtype, and
+    the unscaled normals drawing one holds."""
+    item, low = _ITEMSIZE[c.dtype], c.dtype != "float32"
+    d, kvd = c.d_model, c.kv_heads * c.head_dim
+    n_w = 2 * d * d + 2 * d * kvd
+    return n_w * _F32 + (n_w * item if low else 0) + d * d * _F32
+
+
+def _activation_bytes(c: AttentionConfig) -> int:
+    """x (+ its drawn copy and dtype copy), the cross-attention source, positional tables,
+    q, k, v (+ RoPE's float32 arithmetic, GQA's repeated k and v, a prescaled q), and the
+    context, its merged copy and the output: what either path holds of size (·, S or Skv, ·)."""
+    item, low = _ITEMSIZE[c.dtype], c.dtype != "float32"
     B, S, Skv, d, H = c.batch, c.seq_len, c.key_len, c.d_model, c.n_heads
     kvd = c.kv_heads * c.head_dim
     cross = c.kv_len is not None
-
-    # W_Q, W_O (d×d) and W_K, W_V (d×kvd); drawing one also holds its unscaled normals
-    n_w = 2 * d * d + 2 * d * kvd
-    weights = n_w * _F32 + (n_w * item if low else 0) + d * d * _F32
-
     a = B * S * d  # one (B, S, d_model) tensor, in elements
     akv = B * Skv * kvd  # k or v
     act = 2 * a * _F32 + (a * item if low else 0)  # x0 (+ the drawn copy), x in the dtype
@@ -82,44 +103,109 @@ def memory_estimate(config: AttentionConfig) -> dict[str, int]:
         act += 6 * max(a, akv) * _F32  # float32 copy, rotated half, two products, the sum
     if c.group_size > 1:
         act += 2 * B * H * Skv * c.head_dim * item  # k, v repeated per query head
-    act += 3 * a * item  # context, its merged copy, the eager output
-    if c.backend != "eager":
-        act += 3 * a * item  # the backend's context, merged copy and output
+    act += 3 * a * item  # context, its merged copy, the output
     if c.prescale_q:
         act += a * item
+    return act
+
+
+def _mask_build_bytes(c: AttentionConfig) -> int:
+    """The bool planes build_mask steps through."""
+    return c.seq_len * c.key_len * (3 if c.window is not None else 2)
+
+
+def _slack(n: int) -> int:
+    """Allocator slack (freed blocks are not always reusable at once) and the small tensors
+    not counted: 15 % on top."""
+    return n * 15 // 100
+
+
+def _fused_parts(c: AttentionConfig) -> tuple[int, int]:
+    """(activations, temporaries) of a fused run: it holds no (B, H, S, Skv) grid, only the
+    trace's (S, Skv) bool mask, one shared mask plane for the kernel (none for plain causal
+    self-attention), ALiBi's bias one chunk of heads at a time, and the kernel's float32
+    accumulators."""
+    from .backends import FUSED_WORKSPACE, head_chunks
+
+    item = _ITEMSIZE[c.dtype]
+    B, S, Skv, H = c.batch, c.seq_len, c.key_len, c.n_heads
+    plane = S * Skv
+    act = _activation_bytes(c) + plane  # + the trace's bool mask
+    masked = c.causal or c.window is not None or c.pad > 0
+    plain_causal = c.causal and S == Skv and c.window is None and not c.pad
+    tmp = _mask_build_bytes(c)
+    if c.positional == "alibi":
+        per_head = plane * (_F32 + item)
+        heads = max(ch.stop - ch.start for ch in head_chunks(H, c.group_size, per_head))
+        tmp += heads * per_head + 2 * plane * _F32  # the chunk's bias, |pos − j| and its arithmetic
+    elif masked and not plain_causal:
+        tmp += plane * (item + 1) + plane * _F32  # the additive plane, ~mask, the kernel's copy
+    tmp += 2 * B * H * S * c.head_dim * _F32  # the kernel's float32 accumulators
+    if c.device == "cuda":  # a math kernel on the GPU: chunks bounded by the workspace
+        tmp += min(FUSED_WORKSPACE, 2 * B * H * plane * _F32)
+    return act, tmp
+
+
+def memory_estimate(config: AttentionConfig) -> dict[str, int]:
+    """Bytes a run of ``config`` needs at its peak, by part (all ints):
+
+    ``grids``: every (B, H, S, Skv) grid an eager trace holds (scores_raw, scores,
+    weights) and the (S, Skv) mask; ``head``: one head's grids (what
+    :meth:`AttentionTrace.head_grid` holds); ``eager``: what the materialising path needs
+    (an eager run, or a fused trace's grid fields on first access): weights, activations,
+    grids and temporaries; ``fused``: what a fused backend's run needs (weights,
+    activations, its mask plane and kernel temporaries, no grid); ``rows``: what the
+    blocked per-row diagnostics and eager reference of a fused trace add on top of it;
+    ``weights``, ``activations``, ``temporaries``: the parts of this config's own run
+    (eager or fused); ``total``: what :func:`engine.run` needs: ``eager`` for the eager
+    backend, ``fused`` for sdpa and flash.
+    """
+    c = config
+    item = _ITEMSIZE[c.dtype]
+    low = c.dtype != "float32"
+    B, S, Skv, H = c.batch, c.seq_len, c.key_len, c.n_heads
+    weights = _weight_bytes(c)
+    act = _activation_bytes(c)
 
     grid = B * H * S * Skv
     plane = S * Skv  # one (S, Skv) grid
     grids = 3 * grid * item + plane  # scores_raw, scores, weights; the bool mask
-    masked = c.causal or c.window is not None or c.pad > 0
-    mask_build = plane * (16 if c.window is not None else 2)  # int64 distances, bool steps
     bias = 0
     if c.positional == "alibi":
-        bias = H * plane * (_F32 + item) + plane * (2 * 8 + _F32)  # held bias, its copy, distances
+        bias = H * plane * (_F32 + item) + 2 * plane * _F32  # held bias, its copy, |pos − j|
     eager_tmp = grid * item + (grid * _F32 if low else 0)  # one step's new grid; softmax upcast
     # float32 copy of the weights (when not float32), p·p or log p, and the product vecdot makes
     diag_tmp = (3 if low else 2) * grid * _F32
-    fused_tmp = 0
-    if c.backend != "eager":
-        if masked or c.positional == "alibi":
-            fused_tmp += H * plane * (2 * _F32 + item)  # the additive (1, H, S, Skv) mask
-        if c.backend == "sdpa":
-            fused_tmp += 2 * grid * max(item, _F32)  # the math kernel materialises its scores
-    temporaries = bias + max(mask_build, eager_tmp, diag_tmp, fused_tmp)
-    # allocator slack (freed blocks are not always reusable at once) and the small tensors
-    # not counted above: 15 % of everything
-    temporaries += (weights + act + grids + temporaries) * 15 // 100
+    temporaries = bias + max(_mask_build_bytes(c), eager_tmp, diag_tmp)
+    temporaries += _slack(weights + act + grids + temporaries)
+    eager = weights + act + grids + temporaries
+
+    f_act, f_tmp = _fused_parts(c)
+    f_tmp += _slack(weights + f_act + f_tmp)
+    fused = weights + f_act + f_tmp
+
+    block = row_block(c) * Skv
+    # a block's scores_raw, scores, weights and their float32 copies, log p, p·p, |pos − j|,
+    # p·|pos − j| and the bool tests; the reference context, the row statistics, the
+    # reference output and its difference
+    rows = block * (4 * item + 6 * _F32 + 3) + B * H * S * (c.head_dim * item + 16 * _F32)
+    rows += 3 * B * S * c.d_model * _F32
+    if c.positional == "alibi":
+        rows += 3 * block * _F32
+    rows += _slack(rows)
 
     head = 3 * plane * item + plane + 2 * plane * _F32
-    fused = weights + act + fused_tmp
+    is_eager = c.backend == "eager"
     return {
         "grids": int(grids),
         "head": int(head),
+        "eager": int(eager),
         "fused": int(fused),
+        "rows": int(rows),
         "weights": int(weights),
-        "activations": int(act),
-        "temporaries": int(temporaries),
-        "total": int(weights + act + grids + temporaries),
+        "activations": int(act if is_eager else f_act),
+        "temporaries": int(temporaries if is_eager else f_tmp),
+        "total": int(eager if is_eager else fused),
     }
 
 
@@ -235,16 +321,52 @@ def check_decode_memory(config: AttentionConfig) -> int:
 
 def check_memory(config: AttentionConfig, estimate: dict[str, int] | None = None) -> dict[str, int]:
     """ConfigError stating the estimate when a run of ``config`` does not fit the budget;
-    returns the estimate otherwise. Allocates nothing."""
+    returns the estimate otherwise. Allocates nothing. The eager backend is counted with
+    its grids; a fused one (sdpa, flash) without: it holds none."""
     est = memory_estimate(config) if estimate is None else estimate
     budget = memory_budget()
     if est["total"] <= budget:
         return est
-    parts = ", ".join(f"{label} {format_bytes(est[key])}" for key, label in _PARTS)
-    top = max((key for key, _ in _PARTS), key=lambda k: est[k])
+    shape = (f"batch·heads·S·Skv = {config.batch}·{config.n_heads}·{config.seq_len}·{config.key_len}, "
+             f"d_model = {config.d_model}")
+    if config.backend == "eager":
+        parts = ", ".join(f"{label} {format_bytes(est[key])}" for key, label in _PARTS)
+        top = max((key for key, _ in _PARTS), key=lambda k: est[k])
+        raise ConfigError(
+            f"this config needs about {format_bytes(est['total'])} ({parts}; {shape}), over the "
+            f"{format_bytes(budget)} memory budget: {_ADVICE[top]}"
+            + ("; a fused backend (sdpa, flash) holds no grid" if top == "grids" else "")
+        )
+    fused = (("weights", "weights"), ("activations", "activations"), ("temporaries", "mask and kernel temporaries"))
+    parts = ", ".join(f"{label} {format_bytes(est[key])}" for key, label in fused)
+    top = max((key for key, _ in fused), key=lambda k: est[k])
     raise ConfigError(
-        f"this config needs about {format_bytes(est['total'])} ({parts}; "
-        f"batch·heads·S·Skv = {config.batch}·{config.n_heads}·{config.seq_len}·{config.key_len}, "
-        f"d_model = {config.d_model}), over the {format_bytes(budget)} memory budget: "
-        f"{_ADVICE[top]}"
+        f"this {config.backend} run needs about {format_bytes(est['total'])} ({parts}; no attention "
+        f"grid; {shape}), over the {format_bytes(budget)} memory budget: {_ADVICE[top]}"
     )
+
+
+def check_lazy_memory(config: AttentionConfig, part: str, estimate: dict[str, int] | None = None) -> None:
+    """ConfigError stating the estimate when what a fused trace computes on first access does
+    not fit the budget. ``part``: "grids" (every (B, H, S, Skv) grid at once, the eager
+    materialisation), "head" (one head's grids) or "rows" (the blocked per-row diagnostics
+    and eager reference). Allocates nothing."""
+    est = memory_estimate(config) if estimate is None else estimate
+    budget = memory_budget()
+    if part == "grids":
+        need = est["eager"]
+        if need > budget:
+            raise ConfigError(
+                f"the attention grids of this trace (scores_raw, scores, weights: "
+                f"{format_bytes(est['grids'])} for batch·heads·S·Skv = {config.batch}·{config.n_heads}·"
+                f"{config.seq_len}·{config.key_len}) need about {format_bytes(need)} with the run, over the "
+                f"{format_bytes(budget)} memory budget: use head_grid(name, head) for one head "
+                f"({format_bytes(est['head'])}) or lower seq_len, kv_len, heads or batch")
+        return
+    extra = {"head": "one head's grids", "rows": "the blocked per-row diagnostics"}[part]
+    need = est["fused"] + est[part]
+    if need > budget:
+        raise ConfigError(
+            f"{extra} of this trace need about {format_bytes(est[part])} on top of the run's "
+            f"{format_bytes(est['fused'])} ({format_bytes(need)} in all), over the "
+            f"{format_bytes(budget)} memory budget: lower seq_len or kv_len")

@@ -1,10 +1,18 @@
-"""The textbook formula, step by step, in the config dtype."""
+"""The textbook formula, step by step, in the config dtype.
+
+:func:`eager_steps` computes every (B, H, S, Skv) grid at once (the materialising
+path); :func:`head_rows` computes the same steps for some query rows of one head,
+so long sequences can be inspected a head or a block at a time with the same
+numbers (each step is the same operation on a slice).
+"""
 
 from __future__ import annotations
 
 import torch
 
 from ..masks import mask_fill_value
+
+GRID_STEPS = ("scores_raw", "scores", "weights")
 
 
 def repeat_kv(x: torch.Tensor, group: int) -> torch.Tensor:
@@ -29,14 +37,54 @@ def eager_steps(call) -> dict[str, torch.Tensor]:
         scores = (call.q * call.scale) @ k.transpose(-2, -1)
     else:
         scores = scores_raw * call.scale
-    if call.bias is not None:
-        scores = scores + call.bias.to(scores.dtype).to(scores.device)
+    bias = call.alibi()
+    if bias is not None:
+        scores = scores + bias.to(scores.dtype).to(scores.device)
     if not bool(call.mask.all()):  # masked_fill, as on the slide (where() is the fast form)
         fill = mask_fill_value(cfg.mask_value, scores.dtype)
         scores = torch.where(call.mask.to(scores.device), scores, fill)
     weights = torch.softmax(scores, dim=-1)
     context = weights @ v  # (B, H, S, Dh)
     return {"scores_raw": scores_raw, "scores": scores, "weights": weights, "context": context}
+
+
+def head_rows(call, batch: int, head: int, rows: slice, upto: str = "weights") -> dict[str, torch.Tensor]:
+    """The steps of :func:`eager_steps` for query rows ``rows`` of one (batch, head):
+    ``scores_raw``, then ``scores`` and ``weights`` unless ``upto`` stops earlier; each
+    (r, Skv) in q's dtype. No other head is touched; the ALiBi bias is computed for these
+    rows only. Equal to ``eager_steps(call)[name][batch, head, rows]``."""
+    cfg = call.config
+    kv = head // cfg.group_size
+    # kept 4-D, (1, 1, r, ·), so the product takes the same batched-matmul path as the whole grid
+    q = call.q[batch : batch + 1, head : head + 1, rows]  # (1, 1, r, Dh)
+    k = call.k[batch : batch + 1, kv : kv + 1]  # (1, 1, Skv, Dh)
+    raw = q @ k.transpose(-2, -1)  # (1, 1, r, Skv)
+    out = {"scores_raw": raw[0, 0]}
+    if upto == "scores_raw":
+        return out
+    scores = (q * call.scale) @ k.transpose(-2, -1) if cfg.prescale_q else raw * call.scale
+    scores = scores[0, 0]  # (r, Skv)
+    bias = call.alibi(slice(head, head + 1), rows)
+    if bias is not None:
+        scores = scores + bias[0].to(scores.dtype).to(scores.device)
+    mask = call.mask[rows]
+    if not bool(mask.all()):
+        scores = torch.where(mask.to(scores.device), scores, mask_fill_value(cfg.mask_value, scores.dtype))
+    out["scores"] = scores
+    if upto == "scores":
+        return out
+    out["weights"] = torch.softmax(scores, dim=-1)
+    return out
+
+
+def head_grid(call, batch: int, head: int, name: str, blocks: list[slice]) -> torch.Tensor:
+    """One head's ``name`` grid (S, Skv) in q's dtype, computed a block of query rows at a
+    time (``blocks``) into the result, so the peak is one plane plus a block's temporaries."""
+    S, Skv = call.config.seq_len, call.config.key_len
+    out = torch.empty(S, Skv, dtype=call.q.dtype, device=call.q.device)
+    for rows in blocks:
+        out[rows] = head_rows(call, batch, head, rows, upto=name)[name]
+    return out
 
 
 def attend(call) -> tuple[torch.Tensor, str]:

@@ -1,7 +1,8 @@
 """FlashAttention: the flash-attn package on CUDA, else torch's own flash kernel.
 
 torch's kernel (`sdpa_kernel(SDPBackend.FLASH_ATTENTION)`) runs on CPU too,
-with float masks and GQA. flash-attn takes (B, S, H, Dh), fp16/bf16 only,
+with float masks and GQA; it goes through ``fused_attention`` (one shared mask
+plane, ALiBi in chunks of heads), so no (B, H, S, Skv) grid is ever held. flash-attn takes (B, S, H, Dh), fp16/bf16 only,
 head_dim ≤ 256, and masks only through causal / window_size / alibi_slopes.
 """
 
@@ -13,9 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from . import BackendUnavailable
+from . import BackendUnavailable, fused_attention
 from .eager import unavailable_reason as _device_reason
-from .sdpa import _sdpa_args
 
 
 def flash_attn_installed() -> bool:
@@ -65,13 +65,14 @@ def attend(call) -> tuple[torch.Tensor, str]:
         why = _flash_attn_refusal(call)
         if why is None:
             return _flash_attn(call), "flash:flash-attn"
-    q, k, v, mask, scale = _sdpa_args(call)
-    where = "cuda" if q.is_cuda else "cpu"
-    try:
+    where = "cuda" if call.q.is_cuda else "cpu"
+
+    def kernel(*args, **kwargs) -> torch.Tensor:
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            out = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=mask, scale=scale, enable_gqa=call.config.group_size > 1
-            )
+            return F.scaled_dot_product_attention(*args, **kwargs)
+
+    try:
+        out = fused_attention(call, kernel)
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BackendUnavailable(
