@@ -65,6 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("selftest", help="build the window offscreen, run every backend, render, export")
 
+    train = sub.add_parser("train", help="train the training lab's tiny transformer headless")
+    train.add_argument("--task", help="induction (default), copy, reverse or sort")
+    train.add_argument("--steps", type=_positive_int, help="optimiser steps (default: the config's)")
+    train.add_argument("--seed", type=_non_negative_int, help="seed of weights, data and dropout")
+    train.add_argument("--config", help="a JSON file of training config fields (engine.training.TrainConfig)")
+    train.add_argument("--out", help="folder to save the run to (opens with --model in gui/inspect)")
+    train.add_argument("--json", action="store_true", help="print progress as JSON lines")
+
     bench = sub.add_parser("bench", help="latency and scale benchmarks")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repeats (for smoke tests)")
@@ -77,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 _EXPECTED = {"out": "a folder", "session": "a session file", "model": "a model folder or hub id",
-             "text": "some text"}
+             "text": "some text", "config": "a training config file"}
 
 
 def _usage_error(args: argparse.Namespace) -> str | None:
@@ -142,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
             from engine.models.report import inspect_command
 
             return inspect_command(args.model, args.text, args.layers, args.json)
+        if args.command == "train":
+            from engine.training.cli import train_command
+
+            return train_command(args.task, args.steps, args.seed, args.config, args.out, args.json)
         if args.command == "selftest":
             from explorer.selftest import run_selftest
 

@@ -298,12 +298,41 @@ def load_model(
     """
     with offline_mode(not allow_download):
         folder = resolve_source(source, allow_download=allow_download, tqdm_class=tqdm_class)
+        if _is_training_run(folder):  # a run saved by the training lab (engine.training)
+            return _load_training_run(folder, source=os.fspath(source), device=device)
         raw_config = read_config(folder)
         notices = _check_remote_code(folder, raw_config, trust_remote_code)
         with _quiet():
             return _load(folder, raw_config, notices, source=os.fspath(source), device=device,
                          trust_remote_code=trust_remote_code, dtype=dtype, n_layers=n_layers,
                          memory_limit=memory_limit)
+
+
+def _is_training_run(folder: Path) -> bool:
+    from ..training.run_folder import is_training_run
+
+    return is_training_run(folder)
+
+
+def _load_training_run(folder: Path, *, source: str, device: str) -> LoadedModel:
+    """A training-lab run: its own tiny transformer (attention through :mod:`.capture` like a
+    transformers model) and a tokenizer of the task's symbols."""
+    from ..config import ConfigError
+    from ..training.run_folder import RunFolderError, open_for_inspection
+
+    try:
+        model, tokenizer, notices = open_for_inspection(folder)
+    except (RunFolderError, ConfigError) as exc:
+        raise ModelLoadError(f"This training run cannot be opened: {exc}", reason="corrupt_weights") from exc
+    if device not in ("cpu", "auto") and not (device.startswith("cuda") and torch.cuda.is_available()):
+        raise ModelLoadError(f"A training run opens on 'cpu' or a CUDA GPU torch sees, not {device!r}.",
+                             reason="device")
+    model = model.to("cpu" if device == "auto" else device)
+    loaded = LoadedModel(name=display_name(source, folder), path=folder, model=model,
+                         tokenizer=tokenizer, notices=notices, summary=None,  # type: ignore[arg-type]
+                         memory_bytes=sum(p.numel() * p.element_size() for p in model.parameters()))
+    loaded._probe()
+    return loaded
 
 
 def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dtype, n_layers,
