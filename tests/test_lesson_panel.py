@@ -128,12 +128,12 @@ def test_no_check_for_a_config_that_is_not_from_the_preset(qtbot, window, lesson
 
 def test_closing_the_lessons_clears_the_marks(qtbot, window, lesson):
     lesson.open_chapter(0)
-    assert window.highlighted_panels() == ("qkv",)
+    assert window.highlighted_panels() == ("qkv", "scores")
     window.dock("lesson").close()
     qtbot.waitUntil(lambda: window.highlighted_panels() == (), timeout=5_000)
     assert not window.dock("qkv").windowTitle().startswith("★")
     window.show_lessons()
-    assert window.highlighted_panels() == ("qkv",)
+    assert window.highlighted_panels() == ("qkv", "scores")
 
 
 def test_model_chapter_opens_the_demo_model_and_marks_its_panels(qtbot, window, lesson):

@@ -4,7 +4,7 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../explorer/window.py" line="+116"/>
+        <location filename="../../explorer/window.py" line="+132"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -12,7 +12,7 @@
 <context>
     <name>ConfigControls</name>
     <message>
-        <location filename="../../explorer/controls.py" line="+301"/>
+        <location filename="../../explorer/controls.py" line="+354"/>
         <source>Shape</source>
         <translation>形状</translation>
     </message>
@@ -158,11 +158,11 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>Query length S (clears the typed tokens)</source>
-        <translation>查询长度 S（会清除已输入的词元）</translation>
+        <source>Query length S: a typed sentence is cut to its first S words or filled up with ‘·’ tokens, and comes back whole when S does</source>
+        <translation>查询长度 S：输入的句子会被截成前 S 个词，或用 ‘·’ 词元补足；S 恢复时整句回来</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Keys and values come from a separate memory of its own length</source>
         <translation>键和值来自一段单独的记忆，长度可以不同</translation>
     </message>
@@ -253,11 +253,12 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+81"/>
         <source>sliding window</source>
         <translation>滑动窗口</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-80"/>
         <source>pre-scale Q (fp16 overflow fix)</source>
         <translation>预先缩放 Q（修复 fp16 溢出）</translation>
     </message>
@@ -327,17 +328,32 @@
         <translation>ALiBi（线性偏置）</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>RoPE needs an even head_dim; d_model/heads = {d_model}/{heads} = {head_dim}</source>
         <translation>RoPE 需要偶数的 head_dim；d_model/头数 = {d_model}/{heads} = {head_dim}</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location line="+53"/>
+        <source>{field} accepts {lo} to {hi}: {value} is out of range</source>
+        <translation>{field} 的取值范围是 {lo} 到 {hi}：{value} 超出范围</translation>
+    </message>
+    <message>
+        <location line="+59"/>
         <source>{head_dim}  (scale 1/√{head_dim} = {scale})</source>
         <translation>{head_dim}（缩放 1/√{head_dim} = {scale}）</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+54"/>
+        <source>first {S} of {n} words (the rest returns with S)</source>
+        <translation>{n} 个词中的前 {S} 个（S 变大时其余的词会回来）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} words + {k} filler tokens ‘{filler}’</source>
+        <translation>{n} 个词 + {k} 个填充词元 ‘{filler}’</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>… ({n} groups)</source>
         <translation>…（共 {n} 组）</translation>
     </message>
@@ -345,7 +361,7 @@
 <context>
     <name>DiagnosticsPanel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+64"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+69"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
     </message>
@@ -370,7 +386,7 @@
         <translation>输出投影</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+30"/>
         <source>pre-scaling Q kept the softmax input finite.</source>
         <translation>预先缩放 Q 使 softmax 的输入保持有限。</translation>
     </message>
@@ -410,22 +426,32 @@
         <translation>−1e9 会在被掩码的键上得到均匀的一行（悄无声息的无效值，而不是 NaN）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <source>1 query row sees no key at all: {what}.</source>
+        <translation>1 个查询行看不到任何键：{what}。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>{n} query rows see no key at all: {what}.</source>
         <translation>{n} 个查询行看不到任何键：{what}。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <source>1 weight row is NaN.</source>
+        <translation>1 个权重行是 NaN。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>{n} weight rows are NaN.</source>
         <translation>{n} 个权重行为 NaN。</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+89"/>
         <source>Copy table</source>
         <translation>复制表格</translation>
     </message>
     <message>
-        <location line="+131"/>
+        <location line="+136"/>
         <source>entropy (nats)</source>
         <translation>熵（奈特）</translation>
     </message>
@@ -440,7 +466,7 @@
         <translation>平均距离（词元）</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+60"/>
         <source>KV cache at</source>
         <translation>KV 缓存：</translation>
     </message>
@@ -490,12 +516,17 @@
         <translation>后端：输出与 eager 的差异</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+61"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+7"/>
+        <source>all heads: mean {mean}, spread {spread}</source>
+        <translation>所有头：平均 {mean}，离散度 {spread}</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>✓ no overflow, no NaN, every query sees a key</source>
         <translation>✓ 无溢出，无 NaN，每个查询都能看到键</translation>
     </message>
@@ -505,12 +536,32 @@
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+18"/>
+        <source>every weight row is NaN: the per-head bars have no value</source>
+        <translation>所有权重行都是 NaN：各头的柱状图没有数值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>per-head bars: means over {n} of {S} rows (NaN rows left out)</source>
+        <translation>各头柱状图：{S} 行中 {n} 行的平均（不计 NaN 行）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>per-head bars: means over {lo}–{hi} of {S} rows (NaN rows left out)</source>
+        <translation>各头柱状图：{S} 行中 {lo}–{hi} 行的平均（不计 NaN 行）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>head {heads} has collapsed (entropy &amp;lt; 10% of uniform): almost one-hot rows, tiny gradients</source>
+        <translation>头 {heads} 已坍缩（熵 &amp;lt; 均匀分布的 10%）：几乎是独热行，梯度极小</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>heads {heads} have collapsed (entropy &amp;lt; 10% of uniform): almost one-hot rows, tiny gradients</source>
         <translation>注意力头 {heads} 已坍缩（熵 &amp;lt; 均匀分布的 10%）：几乎是独热的行，梯度极小</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>stage</source>
         <translation>阶段</translation>
     </message>
@@ -535,12 +586,12 @@
         <translation>O(n²)：FlashAttention 从不把它写出</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+16"/>
         <source>this ({kind})</source>
         <translation>当前（{kind}）</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+25"/>
         <source>&lt;b&gt;KV cache&lt;/b&gt; · {layers} layers × {tokens} tokens · {dtype}</source>
         <translation>&lt;b&gt;KV 缓存&lt;/b&gt; · {layers} 层 × {tokens} 个词元 · {dtype}</translation>
     </message>
@@ -550,6 +601,7 @@
         <translation>Llama-3-8B（32 层，32 个查询头 / 8 个 KV 头，bf16）：{gqa}，若为 MHA 则需 {mha}</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>KV cache of {ref}</source>
         <translation>KV 缓存对照：{ref}</translation>
     </message>
@@ -559,12 +611,22 @@
         <translation>测量中…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+9"/>
         <source>reference</source>
         <translation>基准</translation>
     </message>
     <message>
-        <location line="-16"/>
+        <location line="+12"/>
+        <source>the output is NaN: there is nothing to compare</source>
+        <translation>输出是 NaN：没有可比较的数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ε = {eps} ({bits} significand bits) at the output&apos;s scale {scale}: up to {k} ε (✓) is rounding, from summing in another order; more (⚠) is a real disagreement</source>
+        <translation>ε = {eps}（{bits} 位有效位），输出量级为 {scale}：不超过 {k} ε（✓）是舍入误差，来自不同的求和顺序；更大（⚠）才是真正的不一致</translation>
+    </message>
+    <message>
+        <location line="-36"/>
         <source>backend</source>
         <translation>后端</translation>
     </message>
@@ -582,7 +644,7 @@
 <context>
     <name>Export</name>
     <message>
-        <location filename="../../explorer/export.py" line="+97"/>
+        <location filename="../../explorer/export.py" line="+104"/>
         <source>Attention Explorer · {summary}</source>
         <translation>注意力探索器 · {summary}</translation>
     </message>
@@ -590,7 +652,7 @@
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../explorer/export_dialog.py" line="+60"/>
+        <location filename="../../explorer/export_dialog.py" line="+61"/>
         <source>PNG image</source>
         <translation>PNG 图像</translation>
     </message>
@@ -615,12 +677,12 @@
         <translation>屏幕：与窗口显示一致</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
         <source>Attention Explorer</source>
         <translation>注意力探索器</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+12"/>
         <source>there is no panel to export</source>
         <translation>没有可导出的面板</translation>
     </message>
@@ -630,14 +692,9 @@
         <translation>{path} 已存在；未写入任何文件</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>no panel to copy</source>
         <translation>没有可复制的面板</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>panel {name} is hidden: show it in the window first</source>
-        <translation>面板 {name} 已隐藏：请先在窗口中显示它</translation>
     </message>
     <message>
         <location line="+36"/>
@@ -791,49 +848,87 @@ Replace them?</source>
 <context>
     <name>HeadsPanel</name>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="+28"/>
+        <location filename="../../explorer/panels/heads.py" line="+33"/>
         <source>head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}</source>
         <translation>头 {head}（KV {kv}）· 查询 {row}「{q}」→ 键 {col}「{k}」· 权重 {w} · 分数 {s}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source> · masked: this query sees no key, {value} gives every key the same weight</source>
+        <translation> · 被遮蔽：这个查询看不到任何键，{value} 让每个键得到相同的权重</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source> · masked</source>
         <translation> · 已掩码</translation>
     </message>
     <message>
         <location line="+11"/>
-        <location line="+68"/>
+        <location line="+82"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="-68"/>
-        <location line="+27"/>
+        <location line="-82"/>
+        <location line="+33"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-26"/>
-        <location line="+27"/>
+        <location line="-32"/>
+        <location line="+33"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="-21"/>
-        <location line="+22"/>
+        <location line="-27"/>
+        <location line="+28"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+46"/>
         <source> (shared by {n})</source>
         <translation>（{n} 个头共享）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{share} on future keys</source>
+        <translation>未来的键占 {share}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>1 identical row pair</source>
+        <translation>1 对相同的行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{n} identical row pairs</source>
+        <translation>{n} 对相同的行</translation>
+    </message>
+</context>
+<context>
+    <name>History</name>
+    <message>
+        <location filename="../../explorer/history.py" line="+36"/>
+        <source>{n} settings</source>
+        <translation>{n} 项设置</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>off</source>
+        <translation>关</translation>
     </message>
 </context>
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="+341"/>
+        <location filename="../../explorer/panels/lesson.py" line="+351"/>
         <source>{metric}: {value} at the preset. Apply the preset, then make the change.</source>
         <translation>{metric}：预设下为 {value}。先应用预设，再做出改动。</translation>
     </message>
@@ -848,12 +943,12 @@ Replace them?</source>
         <translation>{metric}：预设下 {before} → 现在 {now}</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>The change happened as the text says</source>
         <translation>变化与文中所说一致</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+20"/>
         <source>mean entropy (nats)</source>
         <translation>平均熵（奈特）</translation>
     </message>
@@ -863,12 +958,7 @@ Replace them?</source>
         <translation>softmax 平均梯度</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>std of Q·Kᵀ</source>
-        <translation>Q·Kᵀ 的标准差</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>NaN weight rows</source>
         <translation>NaN 权重行数</translation>
     </message>
@@ -974,7 +1064,12 @@ Replace them?</source>
         <translation>应用预设</translation>
     </message>
     <message>
-        <location line="-18"/>
+        <location line="-68"/>
+        <source>std of Q·Kᵀ, head {h}</source>
+        <translation>Q·Kᵀ 的标准差，头 {h}</translation>
+    </message>
+    <message>
+        <location line="+50"/>
         <source>Open a model first: File ▸ Open demo model (the bundled all-MiniLM-L6-v2) or File ▸ Open model…, or start the explorer with &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt;; the model panels then appear and this chapter marks them.</source>
         <translation>请先打开一个模型：“文件 ▸ 打开演示模型”（自带的 all-MiniLM-L6-v2）或“文件 ▸ 打开模型…”，也可以用 &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt; 启动探索器；随后会出现模型面板，本章会把它们标出来。</translation>
     </message>
@@ -1007,7 +1102,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+223"/>
+        <location filename="../../explorer/window.py" line="+247"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1107,7 +1202,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+90"/>
+        <location line="+95"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1182,7 +1277,7 @@ Replace them?</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -1197,17 +1292,37 @@ Replace them?</source>
         <translation>打开课程（Ctrl+L）</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+43"/>
         <source>The Chinese translation is not built: run `make translations` (needs pyside6-lrelease).</source>
         <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
     </message>
     <message>
-        <location line="-77"/>
+        <location line="-79"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="+281"/>
+        <location line="-112"/>
+        <source>&amp;Undo {change}</source>
+        <translation>撤销 {change}(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Redo {change}</source>
+        <translation>重做 {change}(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+430"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
@@ -1252,12 +1367,12 @@ Replace them?</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Attention Explorer — {name}</source>
         <translation>注意力探索器 — {name}</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>Open session</source>
         <translation>打开会话</translation>
     </message>
@@ -1287,7 +1402,7 @@ Replace them?</source>
         <translation>无法保存 {name}：{reason}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
@@ -1302,7 +1417,7 @@ Replace them?</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+54"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
@@ -1457,7 +1572,7 @@ Replace them?</source>
 <context>
     <name>ModelGridPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="+55"/>
+        <location filename="../../explorer/panels/model_grid.py" line="+63"/>
         <location line="+28"/>
         <source>entropy</source>
         <translation>熵</translation>
@@ -1502,11 +1617,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
+        <location line="+57"/>
         <source>diagonal</source>
         <translation>对角线</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-56"/>
         <location line="+30"/>
         <source>weight on the token itself</source>
         <translation>落在词元自身上的权重</translation>
@@ -1524,18 +1640,18 @@ Replace them?</source>
     </message>
     <message>
         <location line="+10"/>
-        <location line="+457"/>
+        <location line="+492"/>
         <source>layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location line="-456"/>
-        <location line="+461"/>
+        <location line="-491"/>
+        <location line="+496"/>
         <source>head</source>
         <translation>头</translation>
     </message>
     <message>
-        <location line="-460"/>
+        <location line="-495"/>
         <source>kv</source>
         <translation>KV</translation>
     </message>
@@ -1606,16 +1722,37 @@ Replace them?</source>
     </message>
     <message>
         <location line="+2"/>
+        <location line="+23"/>
         <source>block</source>
         <translation>块状</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-22"/>
         <source>how alike neighbouring rows are (1 = identical)</source>
         <translation>相邻行的相似程度（1 = 完全相同）</translation>
     </message>
     <message>
-        <location line="+258"/>
+        <location line="+18"/>
+        <source>vertical/sink</source>
+        <translation>竖条/汇聚</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>previous-token</source>
+        <translation>前一个词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>broad</source>
+        <translation>广泛</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>mixed</source>
+        <translation>混合</translation>
+    </message>
+    <message>
+        <location line="+253"/>
         <source>colour by</source>
         <translation>着色依据</translation>
     </message>
@@ -1665,7 +1802,7 @@ Replace them?</source>
         <translation>示例…</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+94"/>
         <source> · {kv} KV heads (GQA)</source>
         <translation> · {kv} 个 KV 头（GQA）</translation>
     </message>
@@ -1705,7 +1842,7 @@ Replace them?</source>
         <translation>边框：{metric}（{meaning}）· 每个缩略图按自身最大值缩放颜色</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+87"/>
         <source>layer {layer} · head {head}{kv} · {pattern} · entropy {entropy:.3f} · sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag {diag:.3f}</source>
         <translation>第 {layer} 层 · 头 {head}{kv} · {pattern} · 熵 {entropy:.3f} · 汇聚 {sink:.3f} · 距离 {distance:.2f} · 前一 {prev:.3f} · 对角 {diag:.3f}</translation>
     </message>
@@ -1713,7 +1850,7 @@ Replace them?</source>
 <context>
     <name>ModelHeadPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="+213"/>
+        <location filename="../../explorer/panels/model_head.py" line="+217"/>
         <location line="+17"/>
         <source>layer</source>
         <translation>层</translation>
@@ -1810,7 +1947,7 @@ Replace them?</source>
         <translation>其余每个词元的最终隐藏状态移动了多少：‖h_after − h_before‖ / ‖h_before‖</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+94"/>
         <source>token {i} ‘{token}’: drop it and see how every head and the output change</source>
         <translation>词元 {i}「{token}」：删除它，看看每个注意力头和输出如何变化</translation>
     </message>
@@ -1979,42 +2116,42 @@ Replace them?</source>
 <context>
     <name>Panel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="-209"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="-287"/>
         <source>Diagnostics: heads, numerics, memory, backends</source>
         <translation>诊断：注意力头、数值、内存、后端</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="-72"/>
+        <location filename="../../explorer/panels/heads.py" line="-94"/>
         <source>Heads: attention weights</source>
         <translation>注意力头：注意力权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="-365"/>
+        <location filename="../../explorer/panels/lesson.py" line="-376"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="-404"/>
+        <location filename="../../explorer/panels/model_grid.py" line="-422"/>
         <source>Model: every layer × head</source>
         <translation>模型：所有层 × 注意力头</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="-365"/>
+        <location filename="../../explorer/panels/model_head.py" line="-378"/>
         <source>Model: one head and the deletion test</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+45"/>
+        <location filename="../../explorer/panels/qkv.py" line="+44"/>
         <source>Q, K, V: the projections of the selected head</source>
         <translation>Q、K、V：所选注意力头的投影</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="+156"/>
+        <location filename="../../explorer/panels/scores.py" line="+159"/>
         <source>Scores: QKᵀ before and after √d_k</source>
         <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+49"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+50"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
@@ -2022,7 +2159,12 @@ Replace them?</source>
 <context>
     <name>QKVPanel</name>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+54"/>
+        <location filename="../../explorer/panels/qkv.py" line="+57"/>
+        <source>memory row {row} ‘{label}’, dim {col}</source>
+        <translation>记忆第 {row} 行 ‘{label}’，维度 {col}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>query {row} ‘{label}’, dim {col}</source>
         <translation>查询 {row}「{label}」，维度 {col}</translation>
     </message>
@@ -2042,7 +2184,22 @@ Replace them?</source>
         <translation> + {positional} 位置编码</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+11"/>
+        <source>(the queries&apos; input)</source>
+        <translation>（查询的输入）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>(keys and values come from it)</source>
+        <translation>（键和值由它而来）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;memory&lt;/b&gt;{pos} · {rows}×{cols}</source>
+        <translation>&lt;b&gt;记忆&lt;/b&gt;{pos} · {rows}×{cols}</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>(q heads {first}–{last})</source>
         <translation>（查询头 {first}–{last}）</translation>
     </message>
@@ -2060,7 +2217,7 @@ Replace them?</source>
 <context>
     <name>ScoresPanel</name>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="-72"/>
+        <location filename="../../explorer/panels/scores.py" line="-73"/>
         <source>density</source>
         <translation>概率密度</translation>
     </message>
@@ -2080,7 +2237,7 @@ Replace them?</source>
         <translation>所选单元格</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>Q·Kᵀ (unscaled)</source>
         <translation>Q·Kᵀ（未缩放）</translation>
     </message>
@@ -2110,7 +2267,7 @@ Replace them?</source>
         <translation>统计所选注意力头或全部注意力头的分数直方图</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+27"/>
         <source>all {n} heads</source>
         <translation>全部 {n} 个头</translation>
     </message>
@@ -2173,7 +2330,7 @@ Replace them?</source>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+60"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+66"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -2193,12 +2350,7 @@ Replace them?</source>
         <translation>均匀</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>d_k (head dim)</source>
-        <translation>d_k（头维度）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>mean ‖∂softmax/∂s‖_F</source>
         <translation>平均 ‖∂softmax/∂s‖_F</translation>
     </message>
@@ -2213,7 +2365,17 @@ Replace them?</source>
         <translation>当前配置</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+53"/>
+        <source> ({n} keys/row)</source>
+        <translation>（每行 {n} 个键）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> ({lo}–{hi} keys/row)</source>
+        <translation>（每行 {lo}–{hi} 个键）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>scaled</source>
         <translation>已缩放</translation>
     </message>
@@ -2221,6 +2383,11 @@ Replace them?</source>
         <location line="+1"/>
         <source>scale {scale}</source>
         <translation>缩放 {scale}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NaN (no row sees a key)</source>
+        <translation>NaN（没有行能看到键）</translation>
     </message>
     <message>
         <location line="+1"/>

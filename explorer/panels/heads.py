@@ -135,7 +135,9 @@ class HeadsPanel(Panel):
         # facts about every head (the lessons quote them): order, causality
         facts = [f"{cfg.seq_len}×{cfg.key_len}",
                  self.tr("{share} on future keys").format(share=fmt_percent(frame.future_share))]
-        if frame.identical_pairs:
+        if frame.identical_pairs == 1:
+            facts.append(self.tr("1 identical row pair"))
+        elif frame.identical_pairs:
             facts.append(self.tr("{n} identical row pairs").format(n=frame.identical_pairs))
         facts = " · ".join(unbroken(t) for t in facts)
         self.big.set_title(

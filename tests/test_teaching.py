@@ -1,0 +1,355 @@
+"""Issue 15: every number agrees with its explanation, nothing a student does is lost.
+
+Each test reads what the window shows (titles, card rows, control texts, the
+status bar, pixels) for a config where today's code told the student something
+wrong, and checks it against the engine.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
+
+from engine import AttentionConfig
+from explorer.figures.layout import text_boxes
+from explorer.figures.plots import fmt_number
+from explorer.frame import scaling_sweep
+from explorer.lessons import LESSON_DIR, load_chapters
+
+from conftest import shown_window
+
+
+@pytest.fixture(scope="module")
+def win(qapp):
+    with shown_window(qapp) as w:
+        yield w
+
+
+def show(win, qapp, cfg: AttentionConfig, backends: bool = False):
+    """Draw `cfg` now (and the backend comparison); the frame shown."""
+    win.render_sync(cfg)
+    qapp.processEvents()
+    if backends:
+        win.measure_backends_sync()
+        qapp.processEvents()
+    return win.frame
+
+
+def plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ")
+
+
+def panel_texts(win, name: str) -> list[str]:
+    """Every text panel `name` shows: plot titles, readouts, axis and tick labels, card rows."""
+    panel = win.panel(name)
+    texts = [plain(t) for _view, boxes in text_boxes(panel) for t, _b, _a in boxes]
+    texts += [plain(lab.text()) for lab in panel.findChildren(QLabel) if lab.isVisible() and lab.text()]
+    return texts
+
+
+def joined(win, name: str) -> str:
+    return "\n".join(panel_texts(win, name))
+
+
+# ---- the √d_k sweep: the star and the curves answer the same question -------------------------
+
+def _sweep_title(win) -> str:
+    return next(t for t in panel_texts(win, "softmax_grad") if t.startswith("why √d_k"))
+
+
+@pytest.mark.parametrize("seq_len", [8, 64])
+def test_the_star_sits_on_the_curve_of_its_own_scaling(win, qapp, seq_len):
+    """At S=8 the scaled config's star sat on the unscaled curve (curves had 64 keys)."""
+    for scale, own, other in ((None, "grad_scaled", "grad_unscaled"), (1.0, "grad_unscaled", "grad_scaled")):
+        f = show(win, qapp, AttentionConfig(seq_len=seq_len, scale=scale))
+        here = float(re.search(r"here \([^)]*\): ([0-9.]+)", _sweep_title(win)).group(1))
+        sw = scaling_sweep(f.sweep_counts)
+        i = list(sw["d_k"]).index(f.config.head_dim)
+        assert abs(here - sw[own][i]) < abs(here - sw[other][i]), (seq_len, scale, here)
+        assert abs(here - sw[own][i]) < 0.25 * sw[own][i]
+    # and the panel says what the curves are for
+    assert f"{seq_len} keys/row" in joined(win, "softmax_grad")
+
+
+def test_causal_curves_cover_the_rows_key_counts(win, qapp):
+    f = show(win, qapp, AttentionConfig(seq_len=8, causal=True))
+    assert f.sweep_counts == tuple((n, 1) for n in range(1, 9))
+    assert "1–8 keys/row" in joined(win, "softmax_grad")
+
+
+# ---- NaN rows are NaN, not "collapsed" ----------------------------------------------------------
+
+def test_fully_padded_rows_are_nan_not_collapsed(win, qapp):
+    show(win, qapp, AttentionConfig(pad=8))
+    diag = joined(win, "diagnostics")
+    assert "collapsed" not in diag
+    assert "every weight row is NaN" in diag
+    assert "entropy (nats) · head 0: NaN" in diag
+    assert "sink mass (key 0) · head 0: NaN" in diag
+    assert "here (scaled): NaN" in _sweep_title(win)
+
+
+def test_per_head_bars_say_how_many_rows_they_cover(win, qapp):
+    # float16 overflow (lesson 8): some rows of some heads are NaN
+    f = show(win, qapp, AttentionConfig(d_model=256, n_heads=2, seq_len=16, init_std=3.0, dtype="float16"))
+    covered = f.head_rows
+    assert covered.min() < 16 and covered.max() > 0
+    diag = joined(win, "diagnostics")
+    assert re.search(r"per-head bars: means over \d+(–\d+)? of 16 rows \(NaN rows left out\)", diag)
+    ent = f.entropy[0][f.valid_rows[0]]
+    assert f"head 0: {fmt_number(ent.mean())}" in diag  # the mean of the rows that have weights
+
+
+def test_one_collapsed_head_is_one_head(win, qapp):
+    show(win, qapp, AttentionConfig(d_model=1024, n_heads=1, scale=1.0, seq_len=8))
+    diag = joined(win, "diagnostics")
+    assert "head 0 has collapsed" in diag
+    assert "heads 0 have" not in diag
+
+
+def test_no_minus_zero():
+    assert fmt_number(-0.0) == "0"
+    assert fmt_number(-1e-12, 3) == "-1e-12"
+    assert fmt_number(float("nan")) == "NaN"
+    assert fmt_number(0.0625) == "0.0625"
+
+
+# ---- backend differences against the dtype's rounding -------------------------------------------
+
+LESSON_10 = dict(d_model=64, n_heads=4, seq_len=16, causal=True, backend="flash")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_backend_differences_are_judged_in_units_of_rounding(win, qapp, dtype):
+    """Lesson 10 says the backends agree up to rounding, also in bfloat16: the card says why."""
+    f = show(win, qapp, AttentionConfig(**LESSON_10, dtype=dtype), backends=True)
+    card = win.panel("diagnostics").backend_card.text()
+    eps = {"float32": 2.0 ** -23, "bfloat16": 2.0 ** -7}[dtype]
+    assert f"ε = {eps:.2g}" in card
+    for name in ("sdpa", "flash"):
+        row = next(line for line in card.splitlines() if line.startswith(name))
+        diff = f.backends[name]["max_abs_diff"]
+        ulps = diff / (eps * f.output_scale)
+        assert f"{fmt_number(ulps, 2)} ε ✓" in row  # rounding: within 8 ε of the output's scale
+        assert ulps <= 8
+
+
+# ---- the lessons quote what their panels show ----------------------------------------------------
+
+CHAPTERS = [ch for ch in load_chapters() if ch.expect]
+
+
+def _lesson_values(lesson) -> tuple[str, str | None]:
+    text = plain(lesson.metric_label.text())
+    m = re.search(r": (.+?) at the preset(?: → (.+?) now)?", text)
+    assert m, text
+    return m.group(1), m.group(2)
+
+
+@pytest.mark.parametrize("ch", CHAPTERS, ids=lambda ch: ch.key)
+def test_each_lesson_quotes_the_number_its_panels_show(win, qapp, qtbot, ch):
+    lesson = win.show_lessons([c.key for c in load_chapters()].index(ch.key))
+    lesson.apply_preset()
+    qtbot.waitUntil(lambda: bool(lesson.metric_label.text()) and "…" not in lesson.metric_label.text(),
+                    timeout=20000)
+    show(win, qapp, win.config, backends=ch.expect["metric"] == "backend_max_abs_diff")
+    before, _ = _lesson_values(lesson)
+    shown = "\n".join(joined(win, p) for p in ch.panels)
+    assert before in shown, (ch.key, before)
+    lesson.do_it()
+    qtbot.waitUntil(lambda: _lesson_values(lesson)[1] not in (None, "…"), timeout=20000)
+    show(win, qapp, win.config)
+    _, now = _lesson_values(lesson)
+    shown = "\n".join(joined(win, p) for p in ch.panels)
+    assert now in shown, (ch.key, now)
+
+
+def test_the_check_stays_once_the_task_is_done(win, qapp, qtbot):
+    """Chapter 4: padding 5 gives the ✓; its next step (mask value min) must not take it away."""
+    keys = [c.key for c in load_chapters()]
+    lesson = win.show_lessons(keys.index("04-masks"))
+    lesson.apply_preset()
+    qtbot.waitUntil(lambda: lesson.try_holds is False or lesson.metric_label.text() != "", timeout=20000)
+    win.set_config(win.config.replace(pad=5))
+    qtbot.waitUntil(lambda: lesson.try_holds is True, timeout=20000)
+    win.set_config(win.config.replace(mask_value="min"))
+    qtbot.wait(300)
+    qtbot.waitUntil(lambda: "…" not in lesson.metric_label.text(), timeout=20000)
+    assert lesson.try_holds is True
+    assert lesson.check_label.isVisible()
+
+
+def test_chinese_lessons_have_no_spaces_around_bold_terms():
+    """Chinese sets no space between characters: "关注 **对角线**" reads as a gap (a bold Latin
+    term such as **W_Q** keeps its spaces)."""
+    cjk = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+    for path in sorted((LESSON_DIR / "zh").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        bad = re.findall(rf"{cjk} \*\*{cjk}[^*]*\*\*|\*\*[^*]*{cjk}\*\* {cjk}", text)
+        assert not bad, (path.name, bad[:3])
+        doc = QTextDocument()
+        doc.setMarkdown(text)
+        assert "**" not in doc.toPlainText(), path.name  # every bold term still parses as bold
+
+
+# ---- small lies and oddities ----------------------------------------------------------------------
+
+def test_the_greyed_multiplier_shows_the_exact_scale(win, qapp):
+    show(win, qapp, AttentionConfig(d_model=256, n_heads=1))
+    spin = win.controls.scale.spin
+    assert not spin.isEnabled()
+    assert spin.text() == "0.0625"
+
+
+def test_rows_that_see_no_key_are_hatched_under_minus_1e9(win, qapp):
+    """Query rows 3 and 4 see no key (window 1, causal, the last two keys padded): under -1e9 they
+    get a uniform row, drawn in colour; the hatching over it says the cells are masked."""
+    cfg = AttentionConfig(seq_len=5, window=1, causal=True, pad=2, mask_value="-1e9", d_model=32, n_heads=2)
+    f = show(win, qapp, cfg)
+    assert not f.mask[3].any() and f.mask[1].any()
+    heads = win.panel("heads")
+    img = heads.grab().toImage()
+    hm = heads.heatmaps()[0]
+
+    def colours(row: int, col: int) -> int:
+        c = hm.vb.mapViewToScene(QPointF(col, row))
+        p = heads.graphics.mapFromScene(c)
+        p = heads.graphics.mapTo(heads, p)
+        ratio = img.devicePixelRatio()
+        seen = set()
+        for dx in range(-6, 7):
+            for dy in range(-6, 7):
+                seen.add(img.pixel(int((p.x() + dx) * ratio), int((p.y() + dy) * ratio)))
+        return len(seen)
+
+    assert colours(1, 1) == 1  # a visible cell: its colour only
+    assert colours(3, 1) >= 2  # the uniform fallback's colour, and hatch lines over it
+    from explorer.panels.heads import describe_cell
+
+    assert "sees no key" in describe_cell(f, 0, 3, 0)
+
+
+def test_reset_forgets_the_stretched_axis_ranges(win, qapp):
+    fresh = show(win, qapp, AttentionConfig())
+    assert fresh is not None
+    scores = win.panel("scores")
+    plot = scores.raw.plot
+    default_range = plot.viewRange()[0]
+    show(win, qapp, AttentionConfig(d_model=1024, n_heads=2, scale=1.0))  # a 4× wider histogram
+    assert plot.viewRange()[0][1] > 2 * default_range[1]
+    win.reset()
+    show(win, qapp, win.config)
+    assert plot.viewRange()[0] == pytest.approx(default_range, rel=0.05)
+
+
+def test_init_std_of_lesson_8_is_shown_and_a_refused_value_is_said(win, qapp):
+    show(win, qapp, AttentionConfig(init_std=3.0))
+    box = win.controls.init_std
+    assert box.value() == pytest.approx(3.0)
+    box.setFocus()
+    box.selectAll()
+    QTest.keyClicks(box, "30")
+    qapp.processEvents()
+    message = win.statusBar().currentMessage()
+    assert "init std" in message and "out of range" in message and "30" in message
+
+
+def test_the_typed_sentence_survives_a_change_of_query_length(win, qapp):
+    c = win.controls
+    show(win, qapp, AttentionConfig())
+    c.tokens.setText("the cat sat on the mat")
+    c.tokens.editingFinished.emit()
+    qapp.processEvents()
+    assert win.config.tokens == ("the", "cat", "sat", "on", "the", "mat")
+    c.seq_len.set_value(4)
+    c.seq_len.value_changed.emit(4)
+    qapp.processEvents()
+    assert win.config.tokens == ("the", "cat", "sat", "on")
+    assert "first 4 of 6 words" in c.sentence_note.text()
+    assert c.tokens.text() == "the cat sat on the mat"
+    c.seq_len.value_changed.emit(8)
+    qapp.processEvents()
+    assert win.config.seq_len == 8 and win.config.tokens[:6] == ("the", "cat", "sat", "on", "the", "mat")
+    assert "2 filler tokens" in c.sentence_note.text()
+    c.seq_len.value_changed.emit(6)
+    qapp.processEvents()
+    assert win.config.tokens == ("the", "cat", "sat", "on", "the", "mat")
+    assert c.sentence_note.text() == ""
+
+
+def test_cross_attention_shows_the_memory_keys_come_from(win, qapp):
+    f = show(win, qapp, AttentionConfig(kv_len=12, positional="sinusoidal"))
+    titles = [t for t in panel_texts(win, "qkv") if t.startswith("memory")]
+    assert titles and titles[0].startswith("memory + sinusoidal positions · 12×64"), titles
+    dh = f.config.head_dim
+    k_from_memory = f.memory @ f.w_k[:, :dh]
+    np.testing.assert_allclose(k_from_memory, f.k[0], rtol=1e-4, atol=1e-4)
+    show(win, qapp, AttentionConfig())
+    assert "memory" not in joined(win, "qkv")
+
+
+def test_pattern_labels_are_translated():
+    from engine.models import PATTERN_LABELS
+    from explorer.panels.model_grid import PATTERN_NAMES
+
+    assert set(PATTERN_NAMES) == set(PATTERN_LABELS)
+
+
+# ---- undo, redo, modified ---------------------------------------------------------------------------
+
+def test_undo_redo_and_the_modified_mark(win, qapp, tmp_path):
+    show(win, qapp, AttentionConfig())
+    win.save_session(tmp_path / "s.json")
+    assert not win.isWindowModified()
+    c = win.controls
+    for d in (16, 24, 32):  # a drag: one step
+        c.d_model.slider.setValue(c.d_model._to_index(d))
+        qapp.processEvents()
+    c.flush()
+    c.causal.setChecked(True)
+    qapp.processEvents()
+    assert (win.config.d_model, win.config.causal) == (32, True)
+    assert win.isWindowModified() and "*" in win.windowTitle().replace("[*]", "*")
+    assert win.act_undo.text() == "&Undo causal = on"
+    win.act_undo.trigger()
+    assert (win.config.d_model, win.config.causal) == (32, False)
+    assert c.causal.isChecked() is False
+    win.act_undo.trigger()
+    assert win.config.d_model == 64 and c.d_model.value() == 64
+    assert not win.isWindowModified()  # back where it was saved
+    win.act_redo.trigger()
+    assert win.config.d_model == 32
+    win.reset()
+    assert win.config == AttentionConfig()
+    win.act_undo.trigger()
+    assert win.config.d_model == 32  # Reset is a step of its own
+
+
+def test_ctrl_z_undoes(win, qapp):
+    show(win, qapp, AttentionConfig())
+    win.set_config(AttentionConfig(n_heads=8))
+    win.activateWindow()
+    win.panel("heads").setFocus()
+    QTest.keyClick(win.panel("heads"), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qapp.processEvents()
+    assert win.config.n_heads == 4
+
+
+def test_opening_a_session_starts_an_unmodified_history(win, qapp, tmp_path):
+    from explorer.session import save_session
+
+    path = tmp_path / "other.json"
+    save_session(path, AttentionConfig(causal=True), {"head": 0, "query": 0, "key": 0}, None)
+    win.set_config(AttentionConfig(n_heads=2))
+    assert win.open_session(path)
+    assert win.config.causal and not win.isWindowModified()
+    assert not win.act_undo.isEnabled()
