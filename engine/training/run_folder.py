@@ -126,13 +126,8 @@ def _write_json(path: Path, value) -> None:
 
 
 def _optimizer_tensors(trainer) -> dict[str, torch.Tensor]:
-    """AdamW's per-parameter state by parameter index, plus the dropout generator's state."""
-    out = {"rng.dropout": trainer.dropout_generator.get_state()}
-    for i, st in trainer.optimizer.state_dict()["state"].items():
-        for key, value in st.items():
-            t = value if torch.is_tensor(value) else torch.tensor(float(value))
-            out[f"state.{i}.{key}"] = t.detach().contiguous()
-    return out
+    """AdamW's moments and step count, plus the dropout generator's state."""
+    return {"rng.dropout": trainer.dropout_generator.get_state(), **trainer.optimizer.state_tensors()}
 
 
 # ---- reading ----------------------------------------------------------------------
@@ -223,12 +218,7 @@ def load_run(folder: str | os.PathLike, *, threads: int | None = 1):
     try:
         trainer.data_rng.bit_generator.state = head["data_rng"]
         trainer.dropout_generator.set_state(opt.pop("rng.dropout"))
-        state: dict[int, dict] = {}
-        for key, value in opt.items():
-            _, index, name = key.split(".", 2)
-            state.setdefault(int(index), {})[name] = value
-        groups = trainer.optimizer.state_dict()["param_groups"]
-        trainer.optimizer.load_state_dict({"state": state, "param_groups": groups})
+        trainer.optimizer.load_state_tensors(opt)
     except (KeyError, ValueError, TypeError, RuntimeError) as exc:
         raise RunFolderError(f"the optimiser state in {folder} cannot be restored: "
                              f"{' '.join(str(exc).split())[:160]}") from None

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 
 from .config import TrainConfig
 from .model import TinyTransformer, init_generator
+from .optim import AdamW
 from .scores import head_scores
 from .symbols import symbols
 from .tasks import IGNORE, Batch, make_batch, probe_prefixes
@@ -181,7 +182,7 @@ class Trainer:
         groups = [{"params": decay, "weight_decay": c.weight_decay}]
         if other:
             groups.append({"params": other, "weight_decay": 0.0})
-        self.optimizer = torch.optim.AdamW(groups, lr=c.lr, betas=BETAS, eps=EPS, fused=True)
+        self.optimizer = AdamW(groups, lr=c.lr, betas=BETAS, eps=EPS)
         self.history: list[TrainStep] = []
         self.elapsed_s = 0.0
         self.vocab = symbols(c)
@@ -232,7 +233,7 @@ class Trainer:
                                     ignore_index=IGNORE, reduction="none").view(batch.targets.shape)
         real = batch.targets != IGNORE
         loss = per_token.sum() / real.sum()
-        self.optimizer.zero_grad(set_to_none=True)
+        self.optimizer.zero_grad()
         loss.backward()
         max_norm = c.grad_clip if c.grad_clip > 0 else float("inf")
         grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm))
