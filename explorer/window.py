@@ -315,6 +315,7 @@ class MainWindow(QMainWindow):
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self._panels[name] = panel
         self._docks[name] = dock
+        panel.help_requested.connect(self.show_help)
         if self._frame is not None:
             panel.show_frame(self._frame)
         return panel
@@ -346,7 +347,8 @@ class MainWindow(QMainWindow):
         self.act_query_up = act(lambda: self.selection.step(query=-1), "Alt+Up")
         self.act_key_right = act(lambda: self.selection.step(key=1), "Alt+Right")
         self.act_key_left = act(lambda: self.selection.step(key=-1), "Alt+Left")
-        self.act_shortcuts = act(self._show_shortcuts, "F1")
+        self.act_help = act(lambda: self.show_help(self._help_topic_here()), QKeySequence.StandardKey.HelpContents)
+        self.act_shortcuts = act(self._show_shortcuts, "Ctrl+/")
         self.act_about = act(self._show_about)
         self.act_lessons = act(lambda: self.show_lessons(), "Ctrl+L")
         # each language is named in itself, never translated
@@ -388,6 +390,8 @@ class MainWindow(QMainWindow):
             (self.act_query_up, self.tr("Previous query"), ""),
             (self.act_key_right, self.tr("Next key"), ""),
             (self.act_key_left, self.tr("Previous key"), ""),
+            (self.act_help, self.tr("&Help on this panel"),
+             self.tr("What the panel under the mouse shows and how to read it, with today's numbers")),
             (self.act_shortcuts, self.tr("&Keyboard shortcuts"), ""),
             (self.act_about, self.tr("&About"), ""),
             (self.act_lessons, self.tr("Show &lessons"),
@@ -438,6 +442,7 @@ class MainWindow(QMainWindow):
         self.menu_lessons.addSeparator()
         self._chapter_actions: list[QAction] = []
         h = self.menu_help = menu(mb, "help")
+        h.addAction(self.act_help)
         h.addAction(self.act_shortcuts)
         h.addAction(self.act_about)
         # a Lessons button at the right end of the menu bar: found at a glance, costs no height
@@ -1000,6 +1005,26 @@ class MainWindow(QMainWindow):
         self.act_dark.blockSignals(True)
         self.act_dark.setChecked(theme.dark)
         self.act_dark.blockSignals(False)
+
+    def show_help(self, name: str = "overview"):
+        """Open the help window on panel `name` ("controls", "overview" also); it follows the
+        frames while open. Returns the dialog."""
+        from .help_dialog import show_help
+
+        return show_help(self, name)
+
+    def _help_topic_here(self) -> str:
+        """The panel under the mouse (else the one with the focus), the controls, or the overview."""
+        from PySide6.QtGui import QCursor
+
+        for w in (QApplication.widgetAt(QCursor.pos()), QApplication.focusWidget()):
+            while w is not None:
+                if isinstance(w, Panel):
+                    return w.name
+                if w is self.controls_dock:
+                    return "controls"
+                w = w.parentWidget()
+        return "overview"
 
     def _show_shortcuts(self) -> None:
         rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QGraphicsScene, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, Signal
+from PySide6.QtWidgets import QGraphicsScene, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
 from ..figures.heatmap import Heatmap
 from ..figures.plots import cache_static_items
@@ -37,6 +37,8 @@ def register_panel(cls: type[Panel]) -> type[Panel]:
 
 class Panel(QWidget):
     """A dockable view of the current frame; the plots live in `self.graphics`."""
+
+    help_requested = Signal(str)  # the panel's name: its "?" was pressed
 
     name: ClassVar[str] = ""
     #: English; mark it with QT_TRANSLATE_NOOP("Panel", ...) so display_title() can translate it
@@ -72,6 +74,14 @@ class Panel(QWidget):
         layout.addWidget(self.graphics, 1)
         self._selection_stale = False
         selection.changed.connect(self._on_selection_changed)
+        # "?" in the top-right corner, over the plots (no row of its own): what this panel shows
+        self.help_button = QToolButton(self)
+        self.help_button.setObjectName("panel_help")
+        self.help_button.setText("?")
+        self.help_button.setAutoRaise(True)
+        self.help_button.setFixedSize(20, 20)
+        self.help_button.clicked.connect(lambda: self.help_requested.emit(self.name))
+        self._retranslate_help()
 
     # ---- driven by the window ---------------------------------------------
     def show_frame(self, frame: Frame) -> None:
@@ -139,9 +149,18 @@ class Panel(QWidget):
         return self.graphics.scene()
 
     # ---- language ---------------------------------------------------------------
+    def _retranslate_help(self) -> None:
+        self.help_button.setToolTip(QCoreApplication.translate("Panel", "What this panel shows, how to read it (F1)"))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.help_button.move(self.width() - self.help_button.width() - 2, 2)
+        self.help_button.raise_()
+
     def retranslate_ui(self) -> None:
         """Re-set fixed texts (axis labels, toolbar) in the current language and redraw the
         frame, whose titles and readouts are formatted with tr() as they are drawn."""
+        self._retranslate_help()
         if self.frame is not None:
             self.show_frame(self.frame)
 

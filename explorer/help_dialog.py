@@ -1,0 +1,78 @@
+"""The help window: a panel's explanation with today's numbers (explorer.help), kept up to date.
+
+One non-modal dialog per main window. `show_help(window, name)` opens it on
+panel `name` (or "controls", "overview"); it follows the window's frames while
+open, so the formula it shows is always the one on screen. Links `lesson:NN-name`
+open that chapter in the lessons dock.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
+
+from . import i18n
+from .help import OVERVIEW, has_help, help_values, load_help
+
+
+class HelpDialog(QDialog):
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.setObjectName("help_dialog")
+        self.window_ = window
+        self.topic = OVERVIEW
+        self.resize(640, 560)
+        lay = QVBoxLayout(self)
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("help_text")
+        self.browser.setOpenLinks(False)  # lesson: links are ours
+        self.browser.anchorClicked.connect(self._on_link)
+        lay.addWidget(self.browser, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        lay.addWidget(buttons)
+        window.frame_rendered.connect(lambda _cfg: self.refresh() if self.isVisible() else None)
+        window.selection.changed.connect(lambda *_: self.refresh() if self.isVisible() else None)
+
+    def show_topic(self, name: str) -> None:
+        self.topic = name if has_help(name) else OVERVIEW
+        self.refresh()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def refresh(self) -> None:
+        w, lang = self.window_, i18n.lesson_language()
+        sel = w.selection
+        values = help_values(w.frame, sel.head, sel.query, sel.key, lang)
+        title, body = load_help(self.topic, lang, values)
+        self.setWindowTitle(title)
+        self.browser.setMarkdown(f"# {title}\n\n{body}")
+
+    def text(self) -> str:
+        """What the dialog shows, as plain text."""
+        return self.browser.toPlainText()
+
+    def _on_link(self, url: QUrl) -> None:
+        if url.scheme() == "lesson":
+            from .lessons import LessonError, load_chapters
+
+            try:
+                keys = [ch.key for ch in load_chapters()]
+            except LessonError:
+                return
+            key = url.path() or url.toString().partition(":")[2]
+            if key in keys:
+                self.window_.show_lessons(keys.index(key))
+            return
+        QDesktopServices.openUrl(url)
+
+
+def show_help(window, name: str) -> HelpDialog:
+    """Open (or raise) the window's help on `name`."""
+    dlg = window.findChild(HelpDialog, "help_dialog")
+    if dlg is None:
+        dlg = HelpDialog(window)
+    dlg.show_topic(name)
+    return dlg
