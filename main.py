@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "every 10%%, latency median/p95/max and the exceptions counted")
     bench.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
                        help="random seed of --soak (default 0)")
+    bench.add_argument("--train", action="store_true",
+                       help="instead: the training lab's benchmarks (steps/s, seconds to induction per seed)")
     return p
 
 
@@ -158,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
             from explorer.selftest import run_selftest
 
             return run_selftest()
+        if args.command == "bench" and args.train:
+            from engine.training.bench import bench_command as training_bench
+
+            return training_bench(args.json, args.quick)
         if args.command == "bench":
             from explorer.bench import bench_command
 

@@ -80,9 +80,9 @@ def progress_record(s: TrainStep, rate: float) -> dict:
         "induction": round(_best(s.scores["induction"], later), 4),
         "previous_token": round(_best(s.scores["previous_token"], slice(0, 1)), 4),
         "steps_per_s": round(rate, 1), "elapsed_s": round(s.elapsed_s, 3),
-        "heads": {"induction": s.scores["induction"].round(4).tolist(),
-                  "previous_token": s.scores["previous_token"].round(4).tolist(),
-                  "entropy": s.entropy.round(4).tolist()},
+        "heads": {"induction": s.scores["induction"].astype(float).round(4).tolist(),
+                  "previous_token": s.scores["previous_token"].astype(float).round(4).tolist(),
+                  "entropy": s.entropy.astype(float).round(4).tolist()},
     }
 
 
