@@ -40,6 +40,12 @@ def learned(positions: torch.Tensor, d_model: int, seed: int) -> torch.Tensor:
     return table[positions.clamp(min=0)]
 
 
+def rope_angles(positions: torch.Tensor, head_dim: int, base: float = 10000.0) -> torch.Tensor:
+    """(N, Dh/2) float32 rotation angles in radians: position p turns pair i by p·base^(−2i/Dh)."""
+    inv_freq = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)  # (Dh/2,)
+    return positions.to(torch.float32)[:, None] * inv_freq[None, :]
+
+
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
     """Rotate pairs (x[..., i], x[..., i + Dh/2]) by angle pos·base^(−2i/Dh).
 
@@ -47,8 +53,7 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     Llama / Hugging Face. Computed in float32, returned in x's dtype.
     """
     dh = x.shape[-1]
-    inv_freq = base ** (-torch.arange(0, dh, 2, dtype=torch.float32) / dh)  # (Dh/2,)
-    angle = positions.to(torch.float32)[:, None] * inv_freq[None, :]  # (N, Dh/2)
+    angle = rope_angles(positions, dh, base)  # (N, Dh/2)
     cos = torch.cat([angle.cos(), angle.cos()], dim=-1)  # (N, Dh)
     sin = torch.cat([angle.sin(), angle.sin()], dim=-1)
     xf = x.float()

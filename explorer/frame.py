@@ -284,3 +284,60 @@ def histogram(values: np.ndarray, bins: int = 60) -> tuple[np.ndarray, np.ndarra
 def finite_std(values: np.ndarray) -> float:
     v = values[np.isfinite(values)]
     return float(v.std()) if v.size else float("nan")
+
+
+@dataclass
+class PositionalView:
+    """What the positions panel draws for a config's encoding (float32 arrays).
+
+    table (rows, cols) with its axis names and a symmetric colour range; a curve
+    (x, ys: one line per entry) against the distance between two positions.
+    """
+
+    kind: str
+    table: np.ndarray | None
+    rows: str  # what a table row is ("position", "query")
+    cols: str  # what a column is ("dim", "pair", "key")
+    levels: tuple[float, float]
+    distance: np.ndarray  # (n,) token distances of the curve
+    curves: dict[str, np.ndarray]  # label → (n,) values
+
+
+def positional_view(config: AttentionConfig, head: int = 0) -> PositionalView:
+    """The positional encoding of `config`, as the positions panel shows it.
+
+    sinusoidal / learned: the table added to X (one row per key position) and the mean
+    cosine similarity of two positions' vectors against their distance; rope: cos of
+    each pair's rotation angle, and the q·k score of one vector with itself moved Δ apart
+    (mean of cos(Δ·θ_i): RoPE makes the score depend on the distance only); alibi: the
+    bias of `head` and every head's −slope·distance; none: nothing (attention is blind to
+    order).
+    """
+    from engine import positional as pe
+
+    Skv, d, dh = config.key_len, config.d_model, config.head_dim
+    pos = torch.arange(Skv)
+    dist = np.arange(Skv, dtype=np.float32)
+    kind = config.positional
+    if kind in ("sinusoidal", "learned"):
+        table = (pe.sinusoidal(pos, d) if kind == "sinusoidal" else pe.learned(pos, d, config.seed)).numpy()
+        unit = table / np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-12)
+        sim = unit @ unit.T  # (Skv, Skv)
+        curve = np.array([np.diagonal(sim, k).mean() for k in range(Skv)], np.float32)
+        m = float(np.abs(table).max()) or 1.0
+        return PositionalView(kind, table.astype(np.float32), "position", "dim", (-m, m), dist,
+                              {"cos(PE(p), PE(p+Δ))": curve})
+    if kind == "rope":
+        angles = pe.rope_angles(pos, dh).numpy()  # (Skv, Dh/2)
+        theta = angles[1] if Skv > 1 else np.zeros(dh // 2, np.float32)  # per-pair frequency
+        score = np.cos(dist[:, None] * theta[None, :]).mean(-1).astype(np.float32)
+        return PositionalView(kind, np.cos(angles).astype(np.float32), "position", "pair", (-1.0, 1.0), dist,
+                              {"q·k(Δ) / q·k(0)": score})
+    if kind == "alibi":
+        h = min(head, config.n_heads - 1)
+        bias = pe.alibi_bias(config.n_heads, config.seq_len, Skv)  # (H, S, Skv)
+        slopes = pe.alibi_slopes(config.n_heads).numpy()
+        m = float(bias.abs().max()) or 1.0
+        curves = {f"h{g}: −{slopes[g]:.3g}·Δ": (-slopes[g] * dist).astype(np.float32) for g in range(config.n_heads)}
+        return PositionalView(kind, bias[h].numpy().astype(np.float32), "query", "key", (-m, m), dist, curves)
+    return PositionalView(kind, None, "", "", (-1.0, 1.0), dist, {})

@@ -20,7 +20,7 @@ from .frame import Frame, finite_std
 HELP_DIR = asset_path("help")
 #: the help shown when no panel is meant (F1 over the window itself)
 OVERVIEW = "overview"
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
 
 
 def help_path(name: str, lang: str) -> Path:

@@ -41,9 +41,10 @@ from . import i18n
 from .controls import ConfigControls
 from .figures.heatmap import link_views
 from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
+from .formula import FormulaStrip
 from .frame import Frame, build_frame, measure_backends
 from .history import UNDO_LIMIT, ConfigChange
-from .panels import CORE_PANELS, PANELS, Panel
+from .panels import CORE_PANELS, PANELS, TABBED_PANELS, Panel
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
 from .sizing import hold_size, release_size
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
         self._replaying = False  # set_config from undo/redo or a session: not a new step
         self._whole_step = False  # the next change is a step of its own (Reset, a lesson preset)
         self._create_banner()
+        self._create_formula()
         self._create_controls()
         self._create_panels()
         self._create_actions()
@@ -238,6 +240,28 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         central.hide()
 
+    def _create_formula(self) -> None:
+        """The formula strip under the menu bar: the pipeline with today's shapes, a step a
+        click away from its panel (View ▸ Formula hides it)."""
+        self.formula = FormulaStrip()
+        self.formula.panel_requested.connect(self.show_panel)
+        bar = QToolBar()
+        bar.setObjectName("formula_bar")
+        bar.setMovable(False)
+        bar.addWidget(self.formula)
+        self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.formula_bar = bar
+
+    def show_panel(self, name: str) -> None:
+        """Bring panel `name`'s dock to the front (reopened if closed) and give it the focus."""
+        dock = self._docks.get(name)
+        if dock is None:
+            return
+        dock.show()
+        dock.raise_()
+        self._panels[name].setFocus()
+
     def _create_controls(self) -> None:
         self.controls = ConfigControls()
         self.controls.config_requested.connect(self.set_config)
@@ -270,6 +294,10 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(d["heads"], d["qkv"], Qt.Orientation.Horizontal)
         self.splitDockWidget(d["scores"], d["diagnostics"], Qt.Orientation.Horizontal)
         self.splitDockWidget(d["scores"], d["softmax_grad"], Qt.Orientation.Vertical)
+        for name, behind in TABBED_PANELS:
+            self.add_panel(name, dock_area=False)
+            self.tabifyDockWidget(d[behind], d[name])
+            d[behind].raise_()
         self._default_layout_pending = True
 
     def _apply_default_sizes(self) -> None:
@@ -428,6 +456,7 @@ class MainWindow(QMainWindow):
         self.language_menu = menu(v, "language")
         for a in self.language_group.actions():
             self.language_menu.addAction(a)
+        v.addAction(self.formula_bar.toggleViewAction())
         v.addSeparator()
         for i, dock in enumerate([self.controls_dock, *self._docks.values()]):
             a = dock.toggleViewAction()
@@ -506,6 +535,8 @@ class MainWindow(QMainWindow):
     def retranslate_ui(self) -> None:
         """Every text the window itself owns, in the current language (children do their own)."""
         self.banner_bar.setWindowTitle(self.tr("Messages"))
+        self.formula_bar.setWindowTitle(self.tr("Formula"))
+        self.formula.retranslate(self._config, self.selection.head)
         self.controls_dock.setWindowTitle(self.tr("Configuration"))
         for name in self._docks:
             self._docks[name].setWindowTitle(self._dock_title(name))
@@ -659,6 +690,7 @@ class MainWindow(QMainWindow):
         if not isinstance(config, AttentionConfig):
             raise TypeError(f"set_config needs an AttentionConfig, got {type(config).__name__}")
         changed = config != self._config
+        self.formula.set_config(config, self.selection.head)
         if changed and not self._replaying:
             step = ConfigChange(self._config, config, self._replay, mergeable=not self._whole_step)
             self.undo_stack.push(step)
@@ -752,6 +784,7 @@ class MainWindow(QMainWindow):
         self._busy.stop()
         self._frame = frame
         cfg = frame.config
+        self.formula.set_config(cfg, self.selection.head)
         if self.banner.kind == "error":
             self.banner.hide_message()
         before = self.selection.as_dict()
@@ -833,6 +866,7 @@ class MainWindow(QMainWindow):
     # ---- selection, status --------------------------------------------------------------
     def _on_selection_changed(self) -> None:
         s = self.selection
+        self.formula.set_config(self._config, s.head)
         f = self._frame
         if f is None:
             return

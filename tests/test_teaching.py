@@ -11,9 +11,11 @@ import re
 
 import numpy as np
 import pytest
+import torch
 
 pytest.importorskip("pytestqt")
 
+from conftest import shown_window
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtTest import QTest
@@ -22,10 +24,8 @@ from PySide6.QtWidgets import QLabel
 from engine import AttentionConfig
 from explorer.figures.layout import text_boxes
 from explorer.figures.plots import fmt_number
-from explorer.frame import scaling_sweep
+from explorer.frame import positional_view, scaling_sweep
 from explorer.lessons import LESSON_DIR, load_chapters
-
-from conftest import shown_window
 
 
 @pytest.fixture(scope="module")
@@ -353,3 +353,129 @@ def test_opening_a_session_starts_an_unmodified_history(win, qapp, tmp_path):
     assert win.open_session(path)
     assert win.config.causal and not win.isWindowModified()
     assert not win.act_undo.isEnabled()
+
+
+# ---- every panel explains itself -------------------------------------------------------------------
+
+HELP_TOPICS = ["overview", "controls", "qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions",
+               "lesson", "model_grid", "model_head"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_panel_has_help_in_both_languages(win, qapp, lang):
+    from explorer.help import has_help, help_values, load_help, placeholders
+    from explorer.panels import PANELS
+
+    f = show(win, qapp, AttentionConfig())
+    values = help_values(f, lang=lang)
+    for name in {*HELP_TOPICS, *PANELS}:
+        assert has_help(name, lang), (name, lang)
+        assert placeholders(name, lang) <= set(values), (name, lang, placeholders(name, lang) - set(values))
+        title, body = load_help(name, lang, values)
+        assert title and body and "{" not in body, (name, lang)
+
+
+def test_the_question_mark_explains_the_panel_with_todays_numbers(win, qapp, qtbot):
+    show(win, qapp, AttentionConfig(d_model=64, n_heads=4))  # d_k 16, scale 0.25
+    win.selection.set(head=2, query=0, key=0)
+    win.panel("heads").help_button.click()
+    from explorer.help_dialog import HelpDialog
+
+    dlg = win.findChild(HelpDialog, "help_dialog")
+    assert dlg is not None and dlg.isVisible()
+    text = dlg.text()
+    assert dlg.windowTitle() == "Heads: attention weights"
+    assert "weights_2 = softmax(Q_2 K_2ᵀ · 0.25 + mask)" in text
+    win.panel("scores").help_button.click()
+    assert "std(QKᵀ) ≈ √d_k = 4" in dlg.text()
+    win.set_config(AttentionConfig(d_model=256, n_heads=4))  # the open help follows: d_k 64
+    qtbot.waitUntil(lambda: "√d_k = 8" in dlg.text(), timeout=10000)
+    # its lesson link opens the chapter
+    from PySide6.QtCore import QUrl
+
+    dlg.browser.anchorClicked.emit(QUrl("lesson:03-scaling"))
+    keys = [c.key for c in load_chapters()]
+    assert win.panel("lesson").index == keys.index("03-scaling")
+    dlg.close()
+
+
+# ---- the formula, live ----------------------------------------------------------------------------
+
+def test_the_formula_strip_shows_todays_shapes(win, qapp):
+    show(win, qapp, AttentionConfig(d_model=64, n_heads=4, seq_len=8))
+    win.selection.set(head=0)
+    strip = win.formula
+    q = strip.buttons["q"].text()
+    assert "(8, 64)·(64, 16) = (8, 16)" in q
+    assert "(8, 16)·(16, 8) = (8, 8)" in strip.buttons["scores"].text()
+    assert "· 0.25" in strip.buttons["scale"].text()
+    assert strip.buttons["bias"].property("inactive") is True  # no ALiBi: greyed
+    win.set_config(AttentionConfig(d_model=64, n_heads=4, seq_len=8, kv_len=12, n_kv_heads=2,
+                                   positional="alibi", causal=True))
+    qapp.processEvents()
+    kv = strip.buttons["kv"].text()
+    assert "M·W_K" in kv and "(12, 64)·(64, 16) = (12, 16) ×2" in kv
+    assert "(8, 16)·(16, 12) = (8, 12)" in strip.buttons["scores"].text()
+    assert "ALiBi" in strip.buttons["bias"].text() and strip.buttons["bias"].property("inactive") is False
+    assert "causal" in strip.buttons["mask"].text()
+
+
+def test_a_formula_step_brings_its_panel_forward(win, qapp):
+    show(win, qapp, AttentionConfig())
+    win.tabifyDockWidget(win.dock("heads"), win.dock("scores"))
+    win.dock("heads").raise_()
+    qapp.processEvents()
+    assert win.panel("scores").visibleRegion().isEmpty()
+    win.formula.buttons["scores"].click()
+    qapp.processEvents()
+    assert not win.panel("scores").visibleRegion().isEmpty()
+    win.restoreState(win.saveState())
+
+
+# ---- positions drawn ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("positional,title", [
+    ("sinusoidal", "sinusoidal table added to X · 8×64"),
+    ("learned", "learned table added to X · 8×64"),
+    ("rope", "RoPE: cos(p·θ_i)"),
+    ("alibi", "ALiBi bias of head 1 · 8×8"),
+])
+def test_the_positions_panel_draws_the_encoding_in_use(win, qapp, positional, title):
+    from engine import positional as pe
+
+    win.show_panel("positions")
+    f = show(win, qapp, AttentionConfig(positional=positional))
+    win.selection.set(head=1)
+    qapp.processEvents()
+    texts = panel_texts(win, "positions")
+    assert any(t.startswith(title) for t in texts), texts
+    table = win.panel("positions").table.data
+    if positional == "sinusoidal":
+        np.testing.assert_allclose(table, pe.sinusoidal(torch.arange(8), 64).numpy())
+        # X is the token embeddings plus this table
+        from engine.inputs import token_embeddings
+
+        np.testing.assert_allclose(f.x, token_embeddings(f.config)[0].numpy() + table, atol=1e-5)
+    if positional == "alibi":
+        np.testing.assert_allclose(table, pe.alibi_bias(4, 8, 8)[1].numpy())
+    if positional == "rope":  # the score depends on the distance only: q·k(0) = 1 at Δ = 0
+        view = positional_view(f.config)
+        assert next(iter(view.curves.values()))[0] == pytest.approx(1.0)
+
+
+def test_without_positions_shuffling_only_permutes_the_weights(win, qapp):
+    words = ("dog", "bites", "man", "today")
+    f = show(win, qapp, AttentionConfig(tokens=words, d_model=32, n_heads=2))
+    panel = win.panel("positions")
+    win.show_panel("positions")
+    qapp.processEvents()
+    assert "No positional encoding." in joined(win, "positions")
+    panel.shuffle.click()
+    qapp.processEvents()
+    shuffled = win.config.tokens
+    assert sorted(shuffled) == sorted(words) and shuffled != words
+    g = show(win, qapp, win.config)
+    perm = [words.index(t) for t in shuffled]
+    np.testing.assert_allclose(g.weights, f.weights[:, perm][:, :, perm], atol=1e-6)
+    win.act_undo.trigger()
+    assert win.config.tokens == words

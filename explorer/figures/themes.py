@@ -134,6 +134,9 @@ def stylesheet(theme: Theme) -> str:
                      border: 1px solid {theme.error}; border-radius: 4px; }}
     QFrame#banner QLabel {{ color: {theme.foreground}; }}
     QStatusBar QLabel {{ padding: 0 6px; }}
+    QWidget#formula_strip QToolButton {{ padding: 1px 5px; }}
+    QWidget#formula_strip QToolButton[inactive="true"] {{ color: {theme.muted}; }}
+    QToolButton#panel_help {{ font-weight: bold; color: {theme.accent2}; }}
     """
 
 

@@ -5,9 +5,21 @@ order; later panels (model_grid, model_head) register the same way. `lesson`
 is registered too but not a default panel: the Lessons menu opens its dock.
 """
 
-from . import diagnostics, heads, lesson, model_grid, model_head, qkv, scores, softmax_grad  # noqa: F401 (registers)
+from . import (  # noqa: F401 (registers)
+    diagnostics,
+    heads,
+    lesson,
+    model_grid,
+    model_head,
+    positions,
+    qkv,
+    scores,
+    softmax_grad,
+)
 from .base import PANELS, Panel, register_panel
 
 CORE_PANELS = ("heads", "qkv", "scores", "softmax_grad", "diagnostics")
+#: opened with the window too, each in a tab behind a core panel: (panel, the panel it sits behind)
+TABBED_PANELS = (("positions", "qkv"),)
 
-__all__ = ["CORE_PANELS", "PANELS", "Panel", "register_panel"]
+__all__ = ["CORE_PANELS", "PANELS", "TABBED_PANELS", "Panel", "register_panel"]

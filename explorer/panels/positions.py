@@ -1,0 +1,163 @@
+"""`positions`: the positional encoding in use, and what it does to a score as distance grows.
+
+    sinusoidal / learned   the table added to X (position × dim) | cos-similarity vs distance
+    rope                   cos(p·θ_i) per position and pair      | q·k of one vector Δ apart
+    alibi                  the selected head's bias (query × key)| −slope·Δ of every head
+    none                   nothing to draw: attention sees a set, not a sequence
+
+"Shuffle the words" permutes the typed sentence: without positions every weight
+only moves with its token (the rows and columns permute, the numbers stay).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from ..figures.heatmap import Heatmap
+from ..figures.plots import (
+    RunsLabel,
+    add_plot,
+    lean_axes,
+    set_axis_label,
+    set_label_text,
+    set_plot_title,
+    style_plot,
+)
+from ..figures.themes import CATEGORY_COLORS, SIGNED_CMAP, Theme
+from ..frame import Frame, positional_view
+from .base import Panel, register_panel
+
+#: at most this many heads get a line of their own in the ALiBi plot
+MAX_LINES = 8
+
+
+@register_panel
+class PositionsPanel(Panel):
+    name = "positions"
+    title = QT_TRANSLATE_NOOP("Panel", "Positions: the encoding and distance")
+
+    def __init__(self, selection, hover, parent=None) -> None:
+        super().__init__(selection, hover, parent)
+        self.shuffle = QPushButton()
+        self.shuffle.clicked.connect(self.shuffle_words)
+        self.toolbar.addWidget(self.shuffle)
+        self.shuffle_note = QLabel()
+        self.shuffle_note.setObjectName("hint")
+        self.toolbar.addWidget(self.shuffle_note, 1)
+        self.toolbar.addSpacing(24)  # the panel's "?" sits in the corner
+        self.table = Heatmap(hover, SIGNED_CMAP)
+        self.graphics.addItem(self.table.item, row=0, col=0)
+        self.curve_plot = add_plot(self.graphics.ci, 0, 1, axisItems=lean_axes())
+        self.curve_plot.hideButtons()
+        self.curve_plot.setMenuEnabled(False)
+        self.curve_plot.showGrid(x=True, y=True, alpha=0.15)
+        self.curves = [self.curve_plot.plot([], []) for _ in range(MAX_LINES)]
+        self.note = RunsLabel("", justify="left", size="9pt")
+        self.graphics.ci.addItem(self.note, row=1, col=0, colspan=2)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 2)
+        self._shuffles = 0
+        self._retranslate_labels()
+
+    def _retranslate_labels(self) -> None:
+        self.shuffle.setText(self.tr("Shuffle the words"))
+        self.shuffle.setToolTip(self.tr("Put the typed words in a random order: without positions, the "
+                                        "weights move with their tokens and do not change"))
+        set_axis_label(self.curve_plot, "bottom", self.tr("distance Δ (tokens)"))
+
+    def retranslate_ui(self) -> None:
+        self._retranslate_labels()
+        super().retranslate_ui()
+
+    def heatmaps(self) -> list[Heatmap]:
+        return [self.table]
+
+    def shuffle_words(self) -> None:
+        """The typed sentence in another order (a new config: Ctrl+Z takes it back)."""
+        w = self.window()
+        cfg = self.frame.config if self.frame is not None else None
+        if cfg is None or not cfg.tokens or len(cfg.tokens) < 2 or not hasattr(w, "set_config"):
+            return
+        self._shuffles += 1
+        words = list(cfg.tokens)
+        rng = random.Random(self._shuffles)
+        order = words[:]
+        while order == words and len(set(words)) > 1:
+            rng.shuffle(order)
+        w.set_config(cfg.replace(tokens=tuple(order)))
+
+    def draw_frame(self, frame: Frame) -> None:
+        cfg = frame.config
+        can = bool(cfg.tokens) and len(set(cfg.tokens)) > 1
+        self.shuffle.setEnabled(can)
+        self.shuffle_note.setText("" if can else self.tr("type a sentence to shuffle it"))
+
+    def draw_selection(self) -> None:
+        f, th = self.frame, self.theme
+        cfg = f.config
+        view = positional_view(cfg, self.selection.head)
+        muted = th.muted
+        if view.table is None:
+            self.table.item.hide()
+            self.curve_plot.hide()
+            text = self.tr("<b>No positional encoding.</b> Attention compares every query with every key by "
+                           "content alone: it sees a set, not a sequence. Shuffle the words and every weight "
+                           "moves with its token, unchanged. Choose sinusoidal, learned, RoPE or ALiBi.")
+            set_label_text(self.note, text, color=th.foreground, size=th.pt(9.5))
+            return
+        self.table.item.show()
+        self.curve_plot.show()
+        self.table.set_data(view.table, view.levels)
+        names = {"position": self.tr("position"), "dim": self.tr("dim"), "pair": self.tr("pair i"),
+                 "query": self.tr("query"), "key": self.tr("key")}
+        set_axis_label(self.table.item, "left", names[view.rows])
+        set_axis_label(self.table.item, "bottom", names[view.cols])
+        rows, cols = view.table.shape
+        if view.kind in ("sinusoidal", "learned"):
+            kind = self.tr("sinusoidal") if view.kind == "sinusoidal" else self.tr("learned")
+            self.table.set_title(self.tr("<b>{kind} table</b> added to X · {rows}×{cols}").format(
+                kind=kind, rows=rows, cols=cols))
+            curve_title = self.tr("<b>similarity</b> of two positions Δ apart")
+            note = (self.tr("Each position adds its own vector to X; nearby positions have similar vectors, so "
+                            "the scores can tell near from far.") if view.kind == "sinusoidal" else
+                    self.tr("Each position adds its own trained vector to X (random here): any two positions "
+                            "differ, but nothing says which are near."))
+        elif view.kind == "rope":
+            self.table.set_title(self.tr("<b>RoPE</b>: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · "
+                                         "{rows}×{cols}").format(rows=rows, cols=cols))
+            curve_title = self.tr("<b>q·k</b> of one vector Δ positions apart")
+            note = self.tr("RoPE rotates each pair of q and k by an angle that grows with the position: q·k "
+                           "then depends only on the distance Δ, not on where the pair sits.")
+        else:
+            self.table.set_title(self.tr("<b>ALiBi</b> bias of head {h} · {rows}×{cols}").format(
+                h=min(self.selection.head, cfg.n_heads - 1), rows=rows, cols=cols))
+            curve_title = self.tr("<b>bias</b> −slope·Δ per head")
+            note = self.tr("ALiBi adds −slope·distance to every score: each head has its own slope, so some "
+                           "heads look far and some only near.")
+        set_plot_title(self.curve_plot, curve_title, th)
+        set_label_text(self.note, f"<span style='color:{muted}'>{note}</span>", color=th.foreground,
+                       size=th.pt(9.0))
+        items = list(view.curves.items())
+        for i, line in enumerate(self.curves):
+            if i < len(items):
+                _label, ys = items[i]
+                line.setData(view.distance, ys)
+                colour = CATEGORY_COLORS[i % len(CATEGORY_COLORS)] if len(items) > 1 else th.accent
+                line.setPen(th.pen(colour, 2))
+                line.show()
+            else:
+                line.hide()
+        lo = min(float(np.min(ys)) for _l, ys in items[:MAX_LINES])
+        hi = max(float(np.max(ys)) for _l, ys in items[:MAX_LINES])
+        self.curve_plot.setRange(xRange=(0, max(float(view.distance[-1]), 1.0)),
+                                 yRange=(min(lo, 0.0), max(hi, 0.0) or 1.0), padding=0.05)
+        set_axis_label(self.curve_plot, "left", items[0][0] if len(items) == 1 else self.tr("bias"))
+
+    def apply_theme(self, theme: Theme) -> None:
+        style_plot(self.curve_plot, theme)
+        super().apply_theme(theme)
+
