@@ -33,7 +33,6 @@ def _shape(*dims: int) -> str:
 
 def pipeline(config: AttentionConfig, head: int = 0) -> list[Step]:
     """The steps of `config`'s attention for query head `head` (its KV head for K and V)."""
-    tr = QCoreApplication.translate
     S, Skv, d, Dh = config.seq_len, config.key_len, config.d_model, config.head_dim
     H, Hkv = config.n_heads, config.kv_heads
     h = min(head, H - 1)
@@ -41,10 +40,10 @@ def pipeline(config: AttentionConfig, head: int = 0) -> list[Step]:
     src = "M" if config.kv_len is not None else "X"  # cross-attention reads a memory
     pos = {"sinusoidal": " + PE", "learned": " + PE"}.get(config.positional, "")
     rope = " (RoPE)" if config.positional == "rope" else ""
-    masks = [m for m, on in (("causal", config.causal), (tr("Formula", "window {w}").format(w=config.window),
+    masks = [m for m, on in (("causal", config.causal), (QCoreApplication.translate("Formula", "window {w}").format(w=config.window),
                                                           config.window is not None),
-                             (tr("Formula", "pad {p}").format(p=config.pad), config.pad > 0)) if on]
-    bias = "ALiBi" if config.positional == "alibi" else tr("Formula", "no bias")
+                             (QCoreApplication.translate("Formula", "pad {p}").format(p=config.pad), config.pad > 0)) if on]
+    bias = "ALiBi" if config.positional == "alibi" else QCoreApplication.translate("Formula", "no bias")
     scale = f"{config.effective_scale:.4g}"
     return [
         Step("x", f"X{pos}", _shape(S, d), "qkv"),
@@ -52,12 +51,12 @@ def pipeline(config: AttentionConfig, head: int = 0) -> list[Step]:
         Step("kv", f"K{g}, V{g} = {src}·W_K, {src}·W_V",
              f"{_shape(Skv, d)}·{_shape(d, Dh)} = {_shape(Skv, Dh)}" + (f" ×{Hkv}" if Hkv > 1 else ""), "qkv"),
         Step("scores", "QKᵀ", f"{_shape(S, Dh)}·{_shape(Dh, Skv)} = {_shape(S, Skv)}", "scores"),
-        Step("scale", f"· {scale}", "1/√d_k" if config.scale is None else tr("Formula", "custom"), "scores"),
+        Step("scale", f"· {scale}", "1/√d_k" if config.scale is None else QCoreApplication.translate("Formula", "custom"), "scores"),
         Step("bias", f"+ {bias}", _shape(H, S, Skv) if config.positional == "alibi" else "–", "scores",
              active=config.positional == "alibi"),
-        Step("mask", tr("Formula", "mask") + f" ({config.mask_value})",
-             ", ".join(masks) if masks else tr("Formula", "none"), "heads", active=bool(masks)),
-        Step("softmax", "softmax", tr("Formula", "rows of {n} sum to 1").format(n=Skv), "softmax_grad"),
+        Step("mask", QCoreApplication.translate("Formula", "mask") + f" ({config.mask_value})",
+             ", ".join(masks) if masks else QCoreApplication.translate("Formula", "none"), "heads", active=bool(masks)),
+        Step("softmax", "softmax", QCoreApplication.translate("Formula", "rows of {n} sum to 1").format(n=Skv), "softmax_grad"),
         Step("context", "· V", f"{_shape(S, Skv)}·{_shape(Skv, Dh)} = {_shape(S, Dh)}", "qkv"),
         Step("output", "· W_O", f"{_shape(S, H * Dh)}·{_shape(H * Dh, d)} = {_shape(S, d)}", "diagnostics"),
     ]

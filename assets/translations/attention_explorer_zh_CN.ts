@@ -4,7 +4,7 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../explorer/window.py" line="+132"/>
+        <location filename="../../explorer/window.py" line="+133"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -846,6 +846,49 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>Formula</name>
+    <message>
+        <location filename="../../explorer/formula.py" line="+43"/>
+        <source>window {w}</source>
+        <translation>窗口 {w}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>pad {p}</source>
+        <translation>填充 {p}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no bias</source>
+        <translation>无偏置</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rows of {n} sum to 1</source>
+        <translation>每行 {n} 个权重之和为 1</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Show the panel that draws this step</source>
+        <translation>显示画出这一步的面板</translation>
+    </message>
+</context>
+<context>
     <name>HeadsPanel</name>
     <message>
         <location filename="../../explorer/panels/heads.py" line="+33"/>
@@ -1102,7 +1145,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+247"/>
+        <location filename="../../explorer/window.py" line="+276"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1183,6 +1226,16 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>&amp;Help on this panel</source>
+        <translation>这个面板的帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What the panel under the mouse shows and how to read it, with today&apos;s numbers</source>
+        <translation>鼠标下的面板画的是什么、怎么读，附上当前的数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>&amp;Keyboard shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
@@ -1202,7 +1255,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+97"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1238,6 +1291,11 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>Formula</source>
+        <translation>公式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
@@ -1297,12 +1355,12 @@ Replace them?</source>
         <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
     </message>
     <message>
-        <location line="-79"/>
+        <location line="-81"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="-112"/>
+        <location line="-116"/>
         <source>&amp;Undo {change}</source>
         <translation>撤销 {change}(&amp;U)</translation>
     </message>
@@ -1322,7 +1380,7 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+430"/>
+        <location line="+438"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
@@ -1332,7 +1390,7 @@ Replace them?</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>selected: head {head} · query {query} ‘{q}’ · key {key} ‘{k}’</source>
         <translation>已选：头 {head} · 查询 {query}「{q}」· 键 {key}「{k}」</translation>
     </message>
@@ -1417,7 +1475,7 @@ Replace them?</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+74"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
@@ -2154,6 +2212,134 @@ Replace them?</source>
         <location filename="../../explorer/panels/softmax_grad.py" line="+50"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/base.py" line="+153"/>
+        <source>What this panel shows, how to read it (F1)</source>
+        <translation>这个面板画的是什么、怎么读（F1）</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/positions.py" line="+41"/>
+        <source>Positions: the encoding and distance</source>
+        <translation>位置：编码与距离</translation>
+    </message>
+</context>
+<context>
+    <name>PositionsPanel</name>
+    <message>
+        <location line="+26"/>
+        <source>Shuffle the words</source>
+        <translation>打乱词序</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Put the typed words in a random order: without positions, the weights move with their tokens and do not change</source>
+        <translation>把输入的词随机排序：没有位置编码时，权重随它们的词元移动，数值不变</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>distance Δ (tokens)</source>
+        <translation>距离 Δ（词元）</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>type a sentence to shuffle it</source>
+        <translation>输入一句话才能打乱它</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>&lt;b&gt;No positional encoding.&lt;/b&gt; Attention compares every query with every key by content alone: it sees a set, not a sequence. Shuffle the words and every weight moves with its token, unchanged. Choose sinusoidal, learned, RoPE or ALiBi.</source>
+        <translation>&lt;b&gt;没有位置编码。&lt;/b&gt;注意力只按内容比较每个查询和每个键：它看到的是一个集合，而不是序列。打乱词序后，每个权重随它的词元移动，数值不变。请选择正弦、可学习、RoPE 或 ALiBi。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>dim</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>pair i</source>
+        <translation>第 i 对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>learned</source>
+        <translation>可学习</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;{kind} table&lt;/b&gt; added to X · {rows}×{cols}</source>
+        <translation>加到 X 上的&lt;b&gt;{kind}编码表&lt;/b&gt; · {rows}×{cols}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;similarity&lt;/b&gt; of two positions Δ apart</source>
+        <translation>相隔 Δ 的两个位置的&lt;b&gt;相似度&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Each position adds its own vector to X; nearby positions have similar vectors, so the scores can tell near from far.</source>
+        <translation>每个位置给 X 加上自己的向量；相近的位置向量相似，所以分数能分辨远近。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Each position adds its own trained vector to X (random here): any two positions differ, but nothing says which are near.</source>
+        <translation>每个位置给 X 加上自己训练得到的向量（这里是随机的）：任意两个位置都不同，但看不出哪些相近。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;RoPE&lt;/b&gt;: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · {rows}×{cols}</source>
+        <translation>&lt;b&gt;RoPE&lt;/b&gt;：cos(p·θ_i)，第 i 对旋转 p·10000^(−2i/d_k) · {rows}×{cols}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;q·k&lt;/b&gt; of one vector Δ positions apart</source>
+        <translation>同一向量相隔 Δ 个位置时的 &lt;b&gt;q·k&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RoPE rotates each pair of q and k by an angle that grows with the position: q·k then depends only on the distance Δ, not on where the pair sits.</source>
+        <translation>RoPE 把 q 和 k 的每一对分量旋转一个随位置增大的角度：于是 q·k 只取决于距离 Δ，而与这对词元所在的位置无关。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;ALiBi&lt;/b&gt; bias of head {h} · {rows}×{cols}</source>
+        <translation>头 {h} 的 &lt;b&gt;ALiBi&lt;/b&gt; 偏置 · {rows}×{cols}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;bias&lt;/b&gt; −slope·Δ per head</source>
+        <translation>每个头的&lt;b&gt;偏置&lt;/b&gt; −斜率·Δ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ALiBi adds −slope·distance to every score: each head has its own slope, so some heads look far and some only near.</source>
+        <translation>ALiBi 给每个分数加上 −斜率·距离：每个头有自己的斜率，所以有的头看得远，有的只看近处。</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>bias</source>
+        <translation>偏置</translation>
     </message>
 </context>
 <context>
