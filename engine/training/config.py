@@ -11,8 +11,8 @@ BOS, x1..xL, x1..xL with L drawn per sequence from 8..16 (``seq_len`` 33).
 Seeds 0–7 were measured (``python main.py bench --train``): each reaches the
 induction milestone at steps 360–432 of the default 600, 6–8 s on one CPU
 thread of the 2-core machine (numbers in docs/architecture.md). The init std
-is 0.1, not GPT-2's 0.02: at 0.02 three of four seeds had not formed the
-head by step 600.
+is 0.1, not GPT-2's 0.02: at 0.02 seeds 1–3 had not formed the head by
+step 1000 (seed 0 at 593).
 """
 
 from __future__ import annotations
