@@ -46,8 +46,9 @@ def format_bytes(n: float) -> str:
 
 
 #: Elements of one (rows, Skv) block on the blocked paths (head grids, per-row diagnostics,
-#: the blocked eager reference): 16 MiB per float32 plane of a block.
-ROW_BLOCK_ELEMENTS = 1 << 22
+#: the blocked eager reference): 64 MiB per float32 plane of a block; large enough that the
+#: per-operation overhead of a threaded kernel stays small against the work.
+ROW_BLOCK_ELEMENTS = 1 << 24
 
 
 #: Query rows a block has at least (fewer only when S is smaller): a matrix product of a few
@@ -137,7 +138,8 @@ def _fused_parts(c: AttentionConfig) -> tuple[int, int]:
     if c.positional == "alibi":
         per_head = plane * (_F32 + item)
         heads = max(ch.stop - ch.start for ch in head_chunks(H, c.group_size, per_head))
-        tmp += heads * per_head + 2 * plane * _F32  # the chunk's bias, |pos − j| and its arithmetic
+        # the chunk's bias and its dtype copy; |pos − j| (scaled in place for a one-head chunk)
+        tmp += heads * per_head + (plane * _F32 if heads > 1 else 0)
     elif masked and not plain_causal:
         tmp += plane * (item + 1) + plane * _F32  # the additive plane, ~mask, the kernel's copy
     tmp += 2 * B * H * S * c.head_dim * _F32  # the kernel's float32 accumulators
@@ -184,14 +186,17 @@ def memory_estimate(config: AttentionConfig) -> dict[str, int]:
     f_tmp += _slack(weights + f_act + f_tmp)
     fused = weights + f_act + f_tmp
 
-    block = row_block(c) * Skv
-    # a block's scores_raw, scores, weights and their float32 copies, log p, p·p, |pos − j|,
-    # p·|pos − j| and the bool tests; the reference context, the row statistics, the
-    # reference output and its difference
-    rows = block * (4 * item + 6 * _F32 + 3) + B * H * S * (c.head_dim * item + 16 * _F32)
-    rows += 3 * B * S * c.d_model * _F32
+    block = (row_block(c) + MIN_BLOCK_ROWS) * Skv  # the last block may take a short tail
+    # a block's Q·Kᵀ (which becomes the scores in place) and weights, the weights' float32
+    # copy, one temporary of the statistics (log p, p·p or p·|pos − j|), |pos − j| and the
+    # bool tests; with prescale_q a second product; the reference context, the row
+    # statistics, the reference output and its difference
+    rows = block * (2 * item + (_F32 if low else 0) + 2 * _F32 + 3)
+    if c.prescale_q:
+        rows += block * item
+    rows += B * H * S * (c.head_dim * item + 16 * _F32) + 3 * B * S * c.d_model * _F32
     if c.positional == "alibi":
-        rows += 3 * block * _F32
+        rows += block * (2 * _F32 + item)  # |pos − j|, the bias and its dtype copy
     rows += _slack(rows)
 
     head = 3 * plane * item + plane + 2 * plane * _F32
@@ -346,13 +351,16 @@ def check_memory(config: AttentionConfig, estimate: dict[str, int] | None = None
     )
 
 
-def check_lazy_memory(config: AttentionConfig, part: str, estimate: dict[str, int] | None = None) -> None:
+def check_lazy_memory(config: AttentionConfig, part: str, estimate: dict[str, int] | None = None,
+                      budget: int | None = None) -> None:
     """ConfigError stating the estimate when what a fused trace computes on first access does
     not fit the budget. ``part``: "grids" (every (B, H, S, Skv) grid at once, the eager
     materialisation), "head" (one head's grids) or "rows" (the blocked per-row diagnostics
-    and eager reference). Allocates nothing."""
+    and eager reference). ``budget``: the one its run was checked against (the trace keeps
+    it: under an address-space limit, the budget measured later would count the trace's
+    own memory twice); memory_budget() when None. Allocates nothing."""
     est = memory_estimate(config) if estimate is None else estimate
-    budget = memory_budget()
+    budget = memory_budget() if budget is None else budget
     if part == "grids":
         need = est["eager"]
         if need > budget:

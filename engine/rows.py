@@ -45,10 +45,19 @@ def row_entropy(weights: torch.Tensor) -> torch.Tensor:
     return -torch.linalg.vecdot(p, logp)
 
 
+def key_distances(positions: torch.Tensor, key_len: int) -> torch.Tensor:
+    """(r, Skv) float32 |pos(i) − j| for query positions (r,) and keys 0…Skv−1: exact
+    integers in float32 (positions < 2²⁴)."""
+    j = torch.arange(key_len, dtype=torch.float32)
+    return (positions.to(torch.float32)[:, None] - j[None, :]).abs_()
+
+
 def weight_row_stats(weights: torch.Tensor, positions: torch.Tensor, stats=WEIGHT_ROW_STATS,
-                     entropy: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+                     entropy: torch.Tensor | None = None,
+                     distances: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
     """Statistics of each weight row; weights (…, r, Skv), positions (r,) int64 absolute
     query positions (key j sits at j). Each value is (…, r): float32, "valid" bool.
+    ``distances`` may pass key_distances(positions, Skv), shared by every head of a block.
 
       valid           the row has no NaN (a fully masked "-inf" row is all NaN)
       entropy         −Σ p log p, nats (NaN for an invalid row); ``entropy`` may pass it
@@ -63,24 +72,24 @@ def weight_row_stats(weights: torch.Tensor, positions: torch.Tensor, stats=WEIGH
     w = weights.float()
     Skv = w.shape[-1]
     out: dict[str, torch.Tensor] = {}
-    valid = ~torch.isnan(w).any(-1)
+    # a softmax row is all NaN or has none, and amax propagates NaN: one cheap reduction
+    top = w.amax(-1)
+    valid = ~torch.isnan(top)
+    all_valid = bool(valid.all())
     if "valid" in stats:
         out["valid"] = valid
     if "entropy" in stats:
         out["entropy"] = row_entropy(w) if entropy is None else entropy.float()
     if "jacobian_norm" in stats:
         out["jacobian_norm"] = softmax_jacobian_norm(w)
-    if not bool(valid.all()):
+    if not all_valid:
         w = torch.nan_to_num(w, nan=0.0)
     if "row_max" in stats:
-        out["row_max"] = w.amax(-1)
+        out["row_max"] = top if all_valid else torch.where(valid, top, 0.0)
     if "sink" in stats:
         out["sink"] = w[..., 0]
     if "distance" in stats:
-        j = torch.arange(Skv, dtype=torch.float32)
-        # |pos(i) − j| is an exact integer in float32 (positions < 2²⁴)
-        dist = (positions.to(torch.float32)[:, None] - j[None, :]).abs_()  # (r, Skv)
-        out["distance"] = (w * dist).sum(-1)
+        out["distance"] = (w * (key_distances(positions, Skv) if distances is None else distances)).sum(-1)
 
     def at(offset: int) -> torch.Tensor:
         idx = positions - offset
@@ -96,29 +105,37 @@ def weight_row_stats(weights: torch.Tensor, positions: torch.Tensor, stats=WEIGH
     return out
 
 
-def score_row_stats(scores_raw: torch.Tensor, scores: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
-    """Overflow statistics of each row; scores_raw, scores (…, r, Skv), mask (r, Skv) bool.
+def raw_row_stats(scores_raw: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Overflow statistics of each row of Q·Kᵀ, (…, r, Skv) → (…, r):
 
-      inf_scores_raw     entries of Q·Kᵀ that are ±inf (int64)
+      inf_scores_raw     entries that are ±inf (int64)
       max_abs_score_raw  largest finite |Q·Kᵀ| (float32; −inf when none is finite)
-      inf_scores         visible (unmasked) softmax inputs that are ±inf (int64)
-    The common case (everything finite) is decided by one reduction per test.
+    The common case (everything finite) takes one reduction (aminmax).
     """
-    shape = scores_raw.shape[:-1]
-    if bool(torch.isfinite(scores_raw).all()):
-        inf_raw = torch.zeros(shape, dtype=torch.int64)
-        lo, hi = torch.aminmax(scores_raw, dim=-1)
-        top = torch.maximum(-lo.float(), hi.float())
-    else:
-        inf = torch.isinf(scores_raw)
-        inf_raw = inf.sum(-1)
-        top = torch.where(inf, float("-inf"), scores_raw.float().abs()).amax(-1)
-    inf_s = torch.isinf(scores)
-    if bool(inf_s.any()):
-        inf_scores = (inf_s & mask).sum(-1)
-    else:
-        inf_scores = torch.zeros(shape, dtype=torch.int64)
-    return {"inf_scores_raw": inf_raw, "max_abs_score_raw": top, "inf_scores": inf_scores}
+    lo, hi = torch.aminmax(scores_raw, dim=-1)  # a NaN or ±inf anywhere shows in lo or hi
+    top = torch.maximum(-lo.float(), hi.float())
+    if bool(torch.isfinite(top).all()):
+        return {"inf_scores_raw": torch.zeros(top.shape, dtype=torch.int64), "max_abs_score_raw": top}
+    top = torch.where(torch.isfinite(scores_raw), scores_raw.float().abs(), float("-inf")).amax(-1)
+    return {"inf_scores_raw": torch.isinf(scores_raw).sum(-1), "max_abs_score_raw": top}
+
+
+def visible_inf_rows(scores: torch.Tensor, mask: torch.Tensor, bound: float | None = None) -> torch.Tensor:
+    """(…, r) int64: visible (unmasked) softmax inputs that are ±inf; scores (…, r, Skv), mask
+    (r, Skv). ``bound``, an upper bound of every visible |score| (max |Q·Kᵀ|·|scale| + the
+    largest |ALiBi bias|), skips the scan when it is far below the dtype's max (the factor 2
+    kept covers rounding)."""
+    none = torch.zeros(scores.shape[:-1], dtype=torch.int64)
+    if bound is not None and bound < torch.finfo(scores.dtype).max / 2:
+        return none
+    inf = torch.isinf(scores)
+    return (inf & mask).sum(-1) if bool(inf.any()) else none
+
+
+def score_row_stats(scores_raw: torch.Tensor, scores: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
+    """:func:`raw_row_stats` of scores_raw and ``inf_scores`` (:func:`visible_inf_rows`) of
+    scores; (…, r, Skv) each, mask (r, Skv) bool."""
+    return {**raw_row_stats(scores_raw), "inf_scores": visible_inf_rows(scores, mask)}
 
 
 def head_metrics(rows: dict[str, torch.Tensor], only=HEAD_METRICS) -> dict[str, torch.Tensor]:

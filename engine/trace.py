@@ -10,6 +10,7 @@ head's grid or the per-row diagnostics only when asked (see AttentionTrace).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import replace
@@ -18,7 +19,7 @@ import torch
 
 from . import positional as pe
 from .backends import AttentionCall, BackendUnavailable, attend, eager
-from .backends.eager import GRID_STEPS, eager_steps, head_rows
+from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
 from .inputs import Weights, init_weights, memory_embeddings, token_embeddings, torch_dtype
 from .masks import build_mask
@@ -31,7 +32,15 @@ from .memory import (
     row_slices,
 )
 from .positional import query_positions
-from .rows import row_entropy, score_row_stats, softmax_jacobian_norm, weight_row_stats
+from .rows import (
+    key_distances,
+    raw_row_stats,
+    row_entropy,
+    score_row_stats,
+    softmax_jacobian_norm,
+    visible_inf_rows,
+    weight_row_stats,
+)
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "GRID_NAMES", "AttentionTrace", "memory_budget", "memory_estimate",
            "row_entropy", "run", "run_backend_comparison", "softmax_jacobian_norm"]
@@ -65,7 +74,8 @@ class AttentionTrace:
                  v: torch.Tensor, mask: torch.Tensor, context: torch.Tensor, output: torch.Tensor,
                  backend_impl: str, call: AttentionCall, w_o: torch.Tensor, weights_used: Weights | None = None,
                  grids: dict[str, torch.Tensor] | None = None,
-                 timings_ms: dict[str, float] | None = None) -> None:
+                 timings_ms: dict[str, float] | None = None, budget: int | None = None,
+                 estimate: dict[str, int] | None = None) -> None:
         self.config = config
         self.x, self.q, self.k, self.v = x, q, k, v
         self.mask = mask
@@ -78,7 +88,8 @@ class AttentionTrace:
         self._w_o = w_o  # (d, d) in the config dtype, on the device
         self._grids = grids
         self._lock = threading.RLock()
-        self._estimate: dict[str, int] | None = None
+        self._estimate = estimate
+        self._budget = memory_budget() if budget is None else budget  # what the run was checked against
         self._row_fields: dict[str, torch.Tensor] = {}  # entropy, jacobian_norm (B, H, S)
         self._rows: dict[tuple[int, int], dict[str, torch.Tensor]] = {}  # (b, h) → (S,) stats
         self._ref_context: torch.Tensor | None = None  # (B, H, S, Dh) blocked eager reference
@@ -117,7 +128,7 @@ class AttentionTrace:
         if self._grids is not None:
             return False
         est = self.memory_estimate
-        return not (est["grids"] <= SMALL_GRIDS and est["eager"] <= memory_budget())
+        return not (est["grids"] <= SMALL_GRIDS and est["eager"] <= self._budget)
 
     @property
     def memory_estimate(self) -> dict[str, int]:
@@ -136,7 +147,7 @@ class AttentionTrace:
         with self._lock:
             if self._grids is not None:
                 return
-            check_lazy_memory(self.config, "grids", self.memory_estimate)
+            check_lazy_memory(self.config, "grids", self.memory_estimate, self._budget)
             t0 = time.perf_counter()
             with torch.inference_mode():
                 steps = eager_steps(self._call)
@@ -162,7 +173,7 @@ class AttentionTrace:
             raise IndexError(f"head_grid: batch must be in 0…{cfg.batch - 1}, got {batch!r}")
         if not self.blocked:
             return self._grid(name)[batch, head]
-        check_lazy_memory(cfg, "head", self.memory_estimate)
+        check_lazy_memory(cfg, "head", self.memory_estimate, self._budget)
         with torch.inference_mode():
             return eager.head_grid(self._call, batch, head, name, row_slices(cfg)).cpu()
 
@@ -173,39 +184,60 @@ class AttentionTrace:
         diagonal, previous_token) and score_row_stats (inf_scores_raw, max_abs_score_raw,
         inf_scores). From the grids when held; otherwise computed block by block together with
         this head's eager reference context, and kept (a few floats per row)."""
-        key = (batch, head)
         with self._lock:
-            if key not in self._rows:
-                self._rows[key] = self._compute_rows(batch, head)
-            return self._rows[key]
+            if (batch, head) not in self._rows:
+                self._compute_rows(batch, [head])
+            return self._rows[(batch, head)]
 
-    def _compute_rows(self, b: int, h: int) -> dict[str, torch.Tensor]:
+    def _compute_rows(self, b: int, heads: list[int]) -> None:
+        """Row statistics of heads ``heads`` of batch row b into ``_rows``: block of query rows
+        outer, heads inner (a block's key distances serve every head)."""
         cfg = self.config
         pos = query_positions(cfg.seq_len, cfg.key_len)
         if self._grids is not None:
             g = self._grids
-            return {**weight_row_stats(g["weights"][b, h], pos),
-                    **score_row_stats(g["scores_raw"][b, h], g["scores"][b, h], self.mask)}
-        check_lazy_memory(cfg, "rows", self.memory_estimate)
+            for h in heads:
+                self._rows[(b, h)] = {**weight_row_stats(g["weights"][b, h], pos),
+                                      **score_row_stats(g["scores_raw"][b, h], g["scores"][b, h], self.mask)}
+            return
+        check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
         call = self._call
         if self._ref_context is None:
             self._ref_context = torch.full(call.q.shape, float("nan"), dtype=call.q.dtype, device=call.q.device)
-        v = call.v[b, h // cfg.group_size]  # (Skv, Dh)
-        blocks = []
+        # |ALiBi bias| ≤ slope·distance < max(S, Skv): slopes are below 1
+        bias_bound = float(max(cfg.seq_len, cfg.key_len)) if cfg.positional == "alibi" else 0.0
+        blocks: dict[int, list[dict[str, torch.Tensor]]] = {h: [] for h in heads}
         with torch.inference_mode():
             for rows in row_slices(cfg):
-                st = head_rows(call, b, h, rows)  # (r, Skv) each
-                w = st["weights"]
-                self._ref_context[b, h, rows] = w @ v
-                blocks.append({**weight_row_stats(w.cpu(), pos[rows]),
-                               **score_row_stats(st["scores_raw"].cpu(), st["scores"].cpu(), self.mask[rows])})
-        return {name: torch.cat([blk[name] for blk in blocks]) for name in blocks[0]}
+                dist = key_distances(pos[rows], cfg.key_len)  # (r, Skv), shared by the heads
+                mask = self.mask[rows]
+                for h in heads:
+                    # one block's planes at a time: Q·Kᵀ becomes the scores in place once its
+                    # statistics are taken, the weights replace the scores
+                    raw = eager.head_scores_raw(call, b, h, rows)  # (r, Skv)
+                    stats = raw_row_stats(raw.cpu())
+                    top = float(stats["max_abs_score_raw"].max())
+                    scores = eager.head_scores(call, b, h, rows, raw, inplace=True)
+                    del raw
+                    finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())
+                    bound = top * abs(call.scale) + bias_bound if finite else None
+                    stats["inf_scores"] = visible_inf_rows(scores.cpu(), mask, bound)
+                    w = torch.softmax(scores, dim=-1)
+                    del scores
+                    self._ref_context[b, h, rows] = w @ call.v[b, h // cfg.group_size]
+                    stats.update(weight_row_stats(w.cpu(), pos[rows], distances=dist))
+                    blocks[h].append(stats)
+                    del w
+        for h in heads:
+            self._rows[(b, h)] = {name: torch.cat([blk[name] for blk in blocks[h]]) for name in blocks[h][0]}
 
     def _all_rows(self) -> None:
         cfg = self.config
-        for b in range(cfg.batch):
-            for h in range(cfg.n_heads):
-                self.row_stats(b, h)
+        with self._lock:
+            for b in range(cfg.batch):
+                missing = [h for h in range(cfg.n_heads) if (b, h) not in self._rows]
+                if missing:
+                    self._compute_rows(b, missing)
 
     def _row_field(self, name: str) -> torch.Tensor:
         """entropy or jacobian_norm, (B, H, S) float32: from the whole weights when not blocked
@@ -297,7 +329,8 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrac
     if not isinstance(config, AttentionConfig):
         raise ConfigError(f"run() needs an AttentionConfig, got {type(config).__name__}")
     # weights, activations, grids (eager only) and temporaries against the budget, before any allocation
-    check_memory(config)
+    budget = memory_budget()
+    est = check_memory(config)
     B, S, d, H = config.batch, config.seq_len, config.d_model, config.n_heads
     if x is not None:
         x = torch.as_tensor(x)
@@ -331,6 +364,10 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrac
         v = _split_heads(src @ w.w_v.to(dev, dtype), config.kv_heads)
         if config.positional == "rope":
             q, k = pe.rope(q, q_pos.to(dev)), pe.rope(k, k_pos.to(dev))
+        # contiguous (B, heads, N, Dh), not views of the (B, N, heads·Dh) projections: torch's
+        # fused kernels run about twice as fast on them, and the eager steps, a head's grid and
+        # a block of rows then all multiply the same layout (the same numbers)
+        q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
         mask = build_mask(config)
         # no bias tensor: the eager steps compute ALiBi whole, a fused backend per chunk of heads
         call = AttentionCall(config, q, k, v, mask.to(dev), None, config.effective_scale)
@@ -359,7 +396,7 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrac
             q=q.cpu(), k=k.cpu(), v=v.cpu(), mask=mask,
             context=context.cpu(), output=output.cpu(),
             backend_impl=impl, call=call, w_o=w_o, weights_used=w, grids=grids,
-            timings_ms=timings,
+            timings_ms=timings, budget=budget, estimate=est,
         )
     timings["total"] = (time.perf_counter() - t0) * 1e3
     return trace

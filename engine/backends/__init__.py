@@ -71,8 +71,10 @@ class AttentionCall:
         pos = query_positions(cfg.seq_len, cfg.key_len)[rows].to(torch.float32)  # (r,)
         j = torch.arange(cfg.key_len, dtype=torch.float32)  # (Skv,)
         dist = (pos[:, None] - j[None, :]).abs_()  # (r, Skv)
-        neg = -alibi_slopes(cfg.n_heads)  # (H,)
-        return neg[heads][:, None, None] * dist[None]
+        neg = -alibi_slopes(cfg.n_heads)[heads]  # (h,)
+        if len(neg) == 1:  # one head: scale the distances in place (one plane, same numbers)
+            return dist.mul_(neg[0])[None]
+        return neg[:, None, None] * dist[None]
 
     def plain_causal(self) -> bool:
         """True when the mask is exactly SDPA's ``is_causal`` (self-attention, S = Skv, causal,
@@ -102,10 +104,12 @@ class AttentionCall:
         return add.to(self.q.dtype).unsqueeze(0).to(self.q.device)
 
 
-def head_chunks(n_heads: int, group: int, bytes_per_head: int, workspace: int = FUSED_WORKSPACE) -> list[slice]:
-    """Query-head ranges for fused calls, each holding at most ``workspace`` bytes of per-head
-    temporaries. A chunk is whole KV groups or lies inside one group, so each chunk sees a
-    contiguous range of KV heads that divides it (what ``enable_gqa`` needs)."""
+def head_chunks(n_heads: int, group: int, bytes_per_head: int, workspace: int | None = None) -> list[slice]:
+    """Query-head ranges for fused calls, each holding at most ``workspace`` bytes
+    (FUSED_WORKSPACE by default) of per-head temporaries, at least one head. A chunk is whole
+    KV groups or lies inside one group, so each chunk sees a contiguous range of KV heads
+    that divides it (what ``enable_gqa`` needs)."""
+    workspace = FUSED_WORKSPACE if workspace is None else workspace
     c = n_heads if bytes_per_head <= 0 else max(1, min(n_heads, workspace // bytes_per_head))
     if c >= group:
         c -= c % group

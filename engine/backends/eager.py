@@ -23,6 +23,21 @@ def repeat_kv(x: torch.Tensor, group: int) -> torch.Tensor:
     return x[:, :, None].expand(B, Hkv, group, N, Dh).reshape(B, Hkv * group, N, Dh)
 
 
+def per_head_qk(q: torch.Tensor, k: torch.Tensor, group: int) -> torch.Tensor:
+    """Q·Kᵀ (B, H, S, Skv) from q (B, H, S, Dh) and k (B, Hkv, Skv, Dh), one (1, 1, S, Dh) ×
+    (1, 1, Dh, Skv) product per head. torch's CPU kernel for a batch of matrices can round
+    differently from that for one (it picks by shape), so every path (the whole grid, one
+    head, a block of rows) multiplies one head at a time and gets the same numbers."""
+    B, H, S, _ = q.shape
+    out = torch.empty(B, H, S, k.shape[2], dtype=q.dtype, device=q.device)
+    for b in range(B):
+        for h in range(H):
+            kv = h // group
+            torch.matmul(q[b : b + 1, h : h + 1], k[b : b + 1, kv : kv + 1].transpose(-2, -1),
+                         out=out[b : b + 1, h : h + 1])
+    return out
+
+
 def eager_steps(call) -> dict[str, torch.Tensor]:
     """scores_raw, scores, weights, context for an AttentionCall, all in q's dtype.
 
@@ -30,11 +45,10 @@ def eager_steps(call) -> dict[str, torch.Tensor]:
     softmax input is instead (scale·Q)·Kᵀ, which stays in range.
     """
     cfg = call.config
-    k = repeat_kv(call.k, cfg.group_size)  # (B, H, Skv, Dh)
-    v = repeat_kv(call.v, cfg.group_size)
-    scores_raw = call.q @ k.transpose(-2, -1)  # (B, H, S, Skv)
+    v = repeat_kv(call.v, cfg.group_size)  # (B, H, Skv, Dh)
+    scores_raw = per_head_qk(call.q, call.k, cfg.group_size)  # (B, H, S, Skv)
     if cfg.prescale_q:
-        scores = (call.q * call.scale) @ k.transpose(-2, -1)
+        scores = per_head_qk(call.q * call.scale, call.k, cfg.group_size)
     else:
         scores = scores_raw * call.scale
     bias = call.alibi()
@@ -48,32 +62,53 @@ def eager_steps(call) -> dict[str, torch.Tensor]:
     return {"scores_raw": scores_raw, "scores": scores, "weights": weights, "context": context}
 
 
+def head_scores_raw(call, batch: int, head: int, rows: slice) -> torch.Tensor:
+    """(r, Skv) Q·Kᵀ of query rows ``rows`` of one (batch, head), in q's dtype; equal to
+    ``eager_steps(call)["scores_raw"][batch, head, rows]``."""
+    kv = head // call.config.group_size
+    # kept 4-D, (1, 1, r, ·), so the product takes the same batched-matmul path as the whole grid
+    q = call.q[batch : batch + 1, head : head + 1, rows]  # (1, 1, r, Dh)
+    k = call.k[batch : batch + 1, kv : kv + 1]  # (1, 1, Skv, Dh)
+    return (q @ k.transpose(-2, -1))[0, 0]
+
+
+def head_scores(call, batch: int, head: int, rows: slice, raw: torch.Tensor, *, inplace: bool = False) -> torch.Tensor:
+    """(r, Skv) softmax input of those rows from their ``raw`` Q·Kᵀ: scaled (or recomputed
+    from the prescaled Q), ALiBi added, masked; the same operations as :func:`eager_steps`.
+    ``inplace`` reuses ``raw``'s memory when it is not needed any more (same numbers)."""
+    cfg = call.config
+    if cfg.prescale_q:
+        kv = head // cfg.group_size
+        q = call.q[batch : batch + 1, head : head + 1, rows]
+        k = call.k[batch : batch + 1, kv : kv + 1]
+        scores = ((q * call.scale) @ k.transpose(-2, -1))[0, 0]
+    else:
+        scores = raw.mul_(call.scale) if inplace else raw * call.scale
+    bias = call.alibi(slice(head, head + 1), rows)
+    if bias is not None:
+        bias = bias[0].to(scores.dtype).to(scores.device)
+        scores = scores.add_(bias) if inplace or cfg.prescale_q else scores + bias
+    mask = call.mask[rows]
+    if not bool(mask.all()):
+        fill = mask_fill_value(cfg.mask_value, scores.dtype)
+        keep = mask.to(scores.device)
+        scores = scores.masked_fill_(~keep, fill) if inplace or cfg.prescale_q else torch.where(keep, scores, fill)
+    return scores
+
+
 def head_rows(call, batch: int, head: int, rows: slice, upto: str = "weights") -> dict[str, torch.Tensor]:
     """The steps of :func:`eager_steps` for query rows ``rows`` of one (batch, head):
     ``scores_raw``, then ``scores`` and ``weights`` unless ``upto`` stops earlier; each
     (r, Skv) in q's dtype. No other head is touched; the ALiBi bias is computed for these
     rows only. Equal to ``eager_steps(call)[name][batch, head, rows]``."""
-    cfg = call.config
-    kv = head // cfg.group_size
-    # kept 4-D, (1, 1, r, ·), so the product takes the same batched-matmul path as the whole grid
-    q = call.q[batch : batch + 1, head : head + 1, rows]  # (1, 1, r, Dh)
-    k = call.k[batch : batch + 1, kv : kv + 1]  # (1, 1, Skv, Dh)
-    raw = q @ k.transpose(-2, -1)  # (1, 1, r, Skv)
-    out = {"scores_raw": raw[0, 0]}
+    raw = head_scores_raw(call, batch, head, rows)
+    out = {"scores_raw": raw}
     if upto == "scores_raw":
         return out
-    scores = (q * call.scale) @ k.transpose(-2, -1) if cfg.prescale_q else raw * call.scale
-    scores = scores[0, 0]  # (r, Skv)
-    bias = call.alibi(slice(head, head + 1), rows)
-    if bias is not None:
-        scores = scores + bias[0].to(scores.dtype).to(scores.device)
-    mask = call.mask[rows]
-    if not bool(mask.all()):
-        scores = torch.where(mask.to(scores.device), scores, mask_fill_value(cfg.mask_value, scores.dtype))
-    out["scores"] = scores
+    out["scores"] = head_scores(call, batch, head, rows, raw)
     if upto == "scores":
         return out
-    out["weights"] = torch.softmax(scores, dim=-1)
+    out["weights"] = torch.softmax(out["scores"], dim=-1)
     return out
 
 
