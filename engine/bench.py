@@ -1,4 +1,6 @@
-"""Engine benchmarks: the full eager trace and the sdpa backend vs a bare SDPA call.
+"""Engine benchmarks: the full eager trace and the sdpa backend vs a bare SDPA call, and
+the long-context run (issue 16): flash and sdpa at S=8192 against a bare SDPA layer, and
+their peak RSS measured in a subprocess.
 
 Timings interleave the contenders in one loop and quote medians, so a noisy
 shared machine slows both alike and the ratios stay meaningful.
@@ -6,16 +8,28 @@ shared machine slows both alike and the ratios stay meaningful.
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from .backends import AttentionCall, attend
 from .config import AttentionConfig
+from .memory import format_bytes, memory_estimate
 from .trace import run
+
+#: The long-context target of issue 16: B=1, H=16, S=8192, Dh=64, float32.
+LONG_CONTEXT = {"d_model": 1024, "n_heads": 16, "seq_len": 8192}
+#: Its goals: peak RSS of a fused run (bytes), and its time over a bare SDPA layer.
+LONG_CONTEXT_GOALS = {"peak_rss_bytes": 1.5e9, "time_over_bare_layer": 1.3}
 
 
 def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 2) -> dict[str, float]:
@@ -82,8 +96,93 @@ def bench_scale(repeats: int = 3) -> dict:
     return {"config": "H=8 d_model=512 float32", "rows": rows}
 
 
+_PEAK_CHILD = textwrap.dedent("""
+    import json, sys, time
+    import engine
+    from engine import AttentionConfig, run
+
+    def status(key):  # this process's VmHWM (peak RSS) or VmRSS, in bytes
+        for line in open("/proc/self/status"):
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+
+    cfg = AttentionConfig(backend=sys.argv[1], **json.loads(sys.argv[2]))
+    out = {"baseline_rss": status("VmRSS")}
+    t0 = time.perf_counter()
+    trace = run(cfg)
+    out.update(run_s=time.perf_counter() - t0, impl=trace.backend_impl, peak_run=status("VmHWM"))
+    if sys.argv[3] == "1":  # what the window needs of every head, computed head by head
+        t0 = time.perf_counter()
+        engine.trace_head_summary(trace, only=("mean_entropy", "sink_mass", "mean_distance"))
+        trace.softmax_jacobian_norm, engine.overflow_report(trace)
+        out.update(summaries_s=time.perf_counter() - t0, peak_with_summaries=status("VmHWM"),
+                   max_abs_diff=trace.backend_max_abs_diff)
+    print(json.dumps(out))
+""")
+
+
+def peak_rss(backend: str, config: dict, summaries: bool, timeout_s: float = 900) -> dict:
+    """Run ``config`` with ``backend`` in a fresh subprocess; its peak RSS (VmHWM) after the
+    run and, with ``summaries``, after the per-head summaries, Jacobian rows and overflow
+    report the window shows (computed head by head), plus the seconds each took."""
+    env = {k: v for k, v in os.environ.items() if k != "ATTN_EXPLORER_MEMORY_BUDGET"}
+    r = subprocess.run([sys.executable, "-c", _PEAK_CHILD, backend, json.dumps(config), "1" if summaries else "0"],
+                       cwd=Path(__file__).resolve().parents[1], env=env, capture_output=True, text=True,
+                       timeout=timeout_s)
+    if r.returncode != 0:
+        lines = r.stderr.strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit status {r.returncode}"}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def bench_long_context(repeats: int = 3, summaries: bool = True) -> dict:
+    """flash and sdpa at B=1, H=16, S=8192, Dh=64, float32 (issue 16).
+
+    Time: ``engine.run`` of each, interleaved with a bare layer on the same input and
+    weights: the three projections, one F.scaled_dot_product_attention call on contiguous
+    (B, H, S, Dh) tensors (its fast layout) and W_O; medians, and their ratio in one run.
+    Memory: each backend's peak RSS in a fresh subprocess (run, then the per-head summaries
+    the window needs); eager's estimate, which the budget refuses.
+    """
+    cfg = AttentionConfig(**LONG_CONTEXT, backend="flash")
+    B, S, d, H = cfg.batch, cfg.seq_len, cfg.d_model, cfg.n_heads
+    probe = run(cfg)
+    x, w = probe.x, probe.weights_used
+    del probe
+
+    def bare_layer():
+        with torch.inference_mode():
+            q, k, v = ((x @ m).view(B, S, H, -1).transpose(1, 2).contiguous() for m in (w.w_q, w.w_k, w.w_v))
+            o = F.scaled_dot_product_attention(q, k, v)
+            return o.transpose(1, 2).reshape(B, S, d) @ w.w_o
+
+    med = interleaved_medians({"bare_sdpa_layer": bare_layer,
+                               "flash_run": lambda: run(cfg),
+                               "sdpa_run": lambda: run(cfg.replace(backend="sdpa"))},
+                              repeats, warmup=1 if repeats > 1 else 0)
+    rss = {b: peak_rss(b, LONG_CONTEXT, summaries) for b in ("flash", "sdpa")}
+    eager = memory_estimate(cfg.replace(backend="eager"))
+    out = {
+        "config": "B=1 H=16 S=8192 Dh=64 float32",
+        "median_ms": med,
+        "flash_over_bare_layer": med["flash_run"] / med["bare_sdpa_layer"],
+        "sdpa_over_bare_layer": med["sdpa_run"] / med["bare_sdpa_layer"],
+        "peak_rss": rss,
+        "eager_estimate": format_bytes(eager["total"]),
+        "fused_estimate": format_bytes(memory_estimate(cfg)["total"]),
+        "goals": {"peak_rss": "< 1.5 GB", "time_over_bare_layer": "≤ 1.3"},
+    }
+    peaks = [r.get("peak_with_summaries", r.get("peak_run")) for r in rss.values()]
+    out["verdict"] = "ok" if (
+        all(p is not None and p < LONG_CONTEXT_GOALS["peak_rss_bytes"] for p in peaks)
+        and max(out["flash_over_bare_layer"], out["sdpa_over_bare_layer"]) <= LONG_CONTEXT_GOALS["time_over_bare_layer"]
+    ) else "MISSED"
+    return out
+
+
 def engine_benchmarks(quick: bool = False) -> dict:
     return {
         "trace_vs_sdpa": bench_trace_vs_sdpa(5 if quick else 21),
         "scale": bench_scale(1 if quick else 3),
+        "long_context": bench_long_context(1 if quick else 3, summaries=not quick),
     }

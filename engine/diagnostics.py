@@ -49,7 +49,7 @@ def trace_head_summary(trace: AttentionTrace, batch: int = 0,
         entropy = trace.entropy[batch] if "mean_entropy" in only else None
         return head_summary(trace.weights[batch], cfg.key_len - cfg.seq_len, entropy, only)
     stats = stats_for(only)
-    per_head = [trace.row_stats(batch, h) for h in range(cfg.n_heads)]
+    per_head = trace.row_stats(batch)  # every head in one pass
     rows = {name: torch.stack([r[name] for r in per_head]) for name in stats}  # (H, S)
     return head_metrics(rows, only)
 
@@ -104,8 +104,7 @@ def _blocked_counts(trace: AttentionTrace) -> tuple[int, int, int, float, torch.
     inf_raw = inf_scores = nan_rows = 0
     top = float("-inf")
     for b in range(cfg.batch):
-        for h in range(cfg.n_heads):
-            r = trace.row_stats(b, h)
+        for r in trace.row_stats(b):  # every head of batch row b in one pass
             inf_raw += int(r["inf_scores_raw"].sum())
             inf_scores += int(r["inf_scores"].sum())
             nan_rows += int((~r["valid"]).sum())

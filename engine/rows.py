@@ -31,8 +31,10 @@ def softmax_jacobian_norm(weights: torch.Tensor) -> torch.Tensor:
     unscaled scores stop learning.
     """
     p = weights.float()
-    s2 = torch.linalg.vecdot(p, p)
-    s3 = torch.linalg.vecdot(p * p, p)
+    p2 = p * p
+    s2 = p2.sum(-1)  # what vecdot(p, p) computes, without a second product
+    s3 = torch.linalg.vecdot(p2, p)
+    del p2
     return (s2 - 2 * s3 + s2 * s2).clamp(min=0).sqrt()
 
 
@@ -87,7 +89,7 @@ def weight_row_stats(weights: torch.Tensor, positions: torch.Tensor, stats=WEIGH
     if "row_max" in stats:
         out["row_max"] = top if all_valid else torch.where(valid, top, 0.0)
     if "sink" in stats:
-        out["sink"] = w[..., 0]
+        out["sink"] = w[..., 0].clone()  # not a view: it would keep the whole block alive
     if "distance" in stats:
         out["distance"] = (w * (key_distances(positions, Skv) if distances is None else distances)).sum(-1)
 

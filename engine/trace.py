@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import torch
@@ -45,6 +46,8 @@ from .rows import (
 __all__ = ["DEFAULT_MEMORY_BUDGET", "GRID_NAMES", "AttentionTrace", "memory_budget", "memory_estimate",
            "row_entropy", "run", "run_backend_comparison", "softmax_jacobian_norm"]
 
+#: progress(done, total): called by the blocked paths after each block.
+Progress = Callable[[int, int], None]
 #: The (B, H, S, Skv) grid fields, each also available one head at a time (head_grid).
 GRID_NAMES = GRID_STEPS
 #: A fused trace whose grids total at most this many bytes (and fit the budget) materialises
@@ -178,18 +181,41 @@ class AttentionTrace:
             return eager.head_grid(self._call, batch, head, name, row_slices(cfg)).cpu()
 
     # ---- per-row statistics -------------------------------------------------------------------
-    def row_stats(self, batch: int, head: int) -> dict[str, torch.Tensor]:
+    def row_stats(self, batch: int, head: int | None = None,
+                  progress: Progress | None = None) -> dict[str, torch.Tensor] | list[dict[str, torch.Tensor]]:
         """Every per-row statistic of one (batch, head), each (S,): those of
         engine.rows.weight_row_stats (valid, entropy, jacobian_norm, row_max, sink, distance,
-        diagonal, previous_token) and score_row_stats (inf_scores_raw, max_abs_score_raw,
-        inf_scores). From the grids when held; otherwise computed block by block together with
-        this head's eager reference context, and kept (a few floats per row)."""
-        with self._lock:
-            if (batch, head) not in self._rows:
-                self._compute_rows(batch, [head])
-            return self._rows[(batch, head)]
+        diagonal, previous_token) and raw_row_stats (inf_scores_raw, max_abs_score_raw) with
+        inf_scores. ``head=None``: a list, one dict per head, computed in one pass.
 
-    def _compute_rows(self, b: int, heads: list[int]) -> None:
+        From the grids when held; otherwise computed block by block together with the heads'
+        eager reference context, and kept (a few floats per row). ``progress(done, total)``
+        is called after each block (blocks × heads); an exception it raises cancels the pass
+        and keeps nothing of it.
+        """
+        cfg = self.config
+        heads = range(cfg.n_heads) if head is None else [head]
+        with self._lock:
+            missing = [h for h in heads if (batch, h) not in self._rows]
+            if missing:
+                self._compute_rows(batch, missing, progress)
+            rows = [self._rows[(batch, h)] for h in heads]
+        return rows if head is None else rows[0]
+
+    def compute_rows(self, progress: Progress | None = None) -> None:
+        """Compute, now, everything derived from the weight rows (entropy, Jacobian norm, head
+        summaries, overflow counts, backend_max_abs_diff): block by block for a blocked trace,
+        ``progress(done, total)`` after each block; from the whole grids otherwise. For a
+        worker thread, so that reading those later is instant."""
+        if not self.blocked:
+            self._row_field("entropy")
+            self._row_field("jacobian_norm")
+            self._ensure_reference()
+            return
+        self._all_rows(progress)
+        self._ensure_reference()
+
+    def _compute_rows(self, b: int, heads: list[int], progress: Progress | None = None) -> None:
         """Row statistics of heads ``heads`` of batch row b into ``_rows``: block of query rows
         outer, heads inner (a block's key distances serve every head)."""
         cfg = self.config
@@ -207,8 +233,10 @@ class AttentionTrace:
         # |ALiBi bias| ≤ slope·distance < max(S, Skv): slopes are below 1
         bias_bound = float(max(cfg.seq_len, cfg.key_len)) if cfg.positional == "alibi" else 0.0
         blocks: dict[int, list[dict[str, torch.Tensor]]] = {h: [] for h in heads}
+        slices = row_slices(cfg)
+        total, done = len(slices) * len(heads), 0
         with torch.inference_mode():
-            for rows in row_slices(cfg):
+            for rows in slices:
                 dist = key_distances(pos[rows], cfg.key_len)  # (r, Skv), shared by the heads
                 mask = self.mask[rows]
                 for h in heads:
@@ -228,16 +256,24 @@ class AttentionTrace:
                     stats.update(weight_row_stats(w.cpu(), pos[rows], distances=dist))
                     blocks[h].append(stats)
                     del w
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
         for h in heads:
             self._rows[(b, h)] = {name: torch.cat([blk[name] for blk in blocks[h]]) for name in blocks[h][0]}
 
-    def _all_rows(self) -> None:
+    def _all_rows(self, progress: Progress | None = None) -> None:
         cfg = self.config
         with self._lock:
-            for b in range(cfg.batch):
-                missing = [h for h in range(cfg.n_heads) if (b, h) not in self._rows]
-                if missing:
-                    self._compute_rows(b, missing)
+            todo = [(b, [h for h in range(cfg.n_heads) if (b, h) not in self._rows]) for b in range(cfg.batch)]
+            todo = [(b, heads) for b, heads in todo if heads]
+            n_blocks = len(row_slices(cfg))
+            total = sum(len(heads) for _, heads in todo) * n_blocks
+            offset = 0
+            for b, heads in todo:
+                report = None if progress is None else (lambda d, _t, o=offset: progress(o + d, total))
+                self._compute_rows(b, heads, report)
+                offset += len(heads) * n_blocks
 
     def _row_field(self, name: str) -> torch.Tensor:
         """entropy or jacobian_norm, (B, H, S) float32: from the whole weights when not blocked

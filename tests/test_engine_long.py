@@ -109,6 +109,32 @@ def test_the_long_path_gives_the_numbers_of_the_whole_grids(blocked, cfg, backen
     assert torch.allclose(tr.eager_output.float(), whole.output.float(), atol=1e-6, equal_nan=True)
 
 
+def test_the_row_pass_reports_progress_and_a_cancel_keeps_nothing(blocked):
+    """compute_rows(progress): progress(done, total) after each block of each head (here 2
+    blocks × 4 heads); an exception from it cancels, and the next pass starts over."""
+    cfg = AttentionConfig(seq_len=40, backend="flash")
+    tr = run(cfg)
+    seen = []
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel_at_3(done, total):
+        seen.append((done, total))
+        if done == 3:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        tr.compute_rows(cancel_at_3)
+    assert seen == [(1, 8), (2, 8), (3, 8)]
+    seen.clear()
+    tr.compute_rows(lambda done, total: seen.append((done, total)))
+    assert seen == [(i, 8) for i in range(1, 9)]
+    whole = run(cfg.replace(backend="eager"))
+    assert same(tr.entropy, whole.entropy) and tr.backend_max_abs_diff < 1e-5
+    assert not tr.holds_grids
+
+
 def test_head_grid_is_a_view_of_held_grids_and_checks_its_arguments():
     tr = run(AttentionConfig(batch=2, seq_len=6))
     assert tr.head_grid("weights", 3, batch=1).data_ptr() == tr.weights[1, 3].data_ptr()
