@@ -311,7 +311,7 @@ def positional_view(config: AttentionConfig, head: int = 0) -> PositionalView:
     each pair's rotation angle, and the q·k score of one vector with itself moved Δ apart
     (mean of cos(Δ·θ_i): RoPE makes the score depend on the distance only); alibi: the
     bias of `head` and every head's −slope·distance; none: nothing (attention is blind to
-    order).
+    order): the cosine similarity of X's rows, which only equal tokens make 1.
     """
     from engine import positional as pe
 
@@ -340,4 +340,13 @@ def positional_view(config: AttentionConfig, head: int = 0) -> PositionalView:
         m = float(bias.abs().max()) or 1.0
         curves = {f"h{g}: −{slopes[g]:.3g}·Δ": (-slopes[g] * dist).astype(np.float32) for g in range(config.n_heads)}
         return PositionalView(kind, bias[h].numpy().astype(np.float32), "query", "key", (-m, m), dist, curves)
-    return PositionalView(kind, None, "", "", (-1.0, 1.0), dist, {})
+    # none: X carries the tokens' content only; how alike two rows are, against their distance
+    from engine.inputs import token_embeddings
+
+    x = token_embeddings(config)[0].numpy()  # (S, d)
+    unit = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    sim = (unit @ unit.T).astype(np.float32)  # (S, S)
+    S = config.seq_len
+    curve = np.array([np.diagonal(sim, k).mean() for k in range(S)], np.float32)
+    return PositionalView(kind, sim, "query", "query", (-1.0, 1.0), np.arange(S, dtype=np.float32),
+                          {"cos(x_i, x_i+Δ)": curve})

@@ -294,9 +294,10 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(d["heads"], d["qkv"], Qt.Orientation.Horizontal)
         self.splitDockWidget(d["scores"], d["diagnostics"], Qt.Orientation.Horizontal)
         self.splitDockWidget(d["scores"], d["softmax_grad"], Qt.Orientation.Vertical)
-        for name, behind in TABBED_PANELS:
+        for name, behind in TABBED_PANELS:  # closed at first: View ▸ opens it in a tab beside `behind`
             self.add_panel(name, dock_area=False)
             self.tabifyDockWidget(d[behind], d[name])
+            d[name].hide()
             d[behind].raise_()
         self._default_layout_pending = True
 
@@ -460,6 +461,8 @@ class MainWindow(QMainWindow):
         v.addSeparator()
         for i, dock in enumerate([self.controls_dock, *self._docks.values()]):
             a = dock.toggleViewAction()
+            # opened from the menu: in front, also when it shares a tab group
+            a.triggered.connect(lambda checked, dock=dock: dock.raise_() if checked else None)
             a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             v.addAction(a)
         s = self.menu_selection = menu(mb, "selection")

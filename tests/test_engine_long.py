@@ -135,11 +135,37 @@ def test_the_row_pass_reports_progress_and_a_cancel_keeps_nothing(blocked):
     assert not tr.holds_grids
 
 
+@pytest.mark.parametrize("reduce", ["max", "mean"])
+def test_pooled_grid_is_the_head_grid_in_tiles(blocked, reduce):
+    """pooled_grid: one head at a level of detail (tiles of ⌈S/rows⌉ × ⌈Skv/cols⌉), computed
+    block by block, equal to tiling head_grid; the same for an eager trace."""
+    cfg = AttentionConfig(seq_len=70, kv_len=45, causal=True, pad=2, positional="alibi", backend="flash")
+    tr = run(cfg)
+    eager = run(cfg.replace(backend="eager"))
+    for name in engine.trace.GRID_NAMES:
+        got = tr.pooled_grid(name, 2, (8, 10), reduce)  # tiles of 9 × 5: (8, 9) cells
+        full = tr.head_grid(name, 2).float()
+        want = torch.tensor([[getattr(full[i * 9:(i + 1) * 9, j * 5:(j + 1) * 5], "amax" if reduce == "max" else "mean")()
+                              for j in range(9)] for i in range(8)])
+        assert got.shape == (8, 9)
+        if reduce == "max":
+            assert same(got, want), name
+        else:
+            assert torch.allclose(got, want, equal_nan=True, atol=1e-6), name
+        from_whole = eager.pooled_grid(name, 2, (8, 10), reduce)
+        assert same(from_whole, got) if reduce == "max" else torch.allclose(from_whole, got, equal_nan=True), name
+    assert not tr.holds_grids
+    with pytest.raises(ValueError, match="reduce"):
+        tr.pooled_grid("weights", 0, (4, 4), "median")
+
+
 def test_head_grid_is_a_view_of_held_grids_and_checks_its_arguments():
     tr = run(AttentionConfig(batch=2, seq_len=6))
     assert tr.head_grid("weights", 3, batch=1).data_ptr() == tr.weights[1, 3].data_ptr()
     with pytest.raises(ValueError, match="scores_raw, scores, weights"):
         tr.head_grid("context", 0)
+    with pytest.raises(IndexError, match="head must be in 0…3"):
+        tr.pooled_grid("weights", -1, (2, 2))
     with pytest.raises(IndexError, match="head must be in 0…3"):
         tr.head_grid("weights", 4)
     with pytest.raises(IndexError, match="batch must be in 0…1"):
@@ -216,6 +242,19 @@ def test_head_chunks_are_whole_kv_groups_or_inside_one(n_heads, group, per_head,
     for c in chunks:
         size = c.stop - c.start
         assert size % group == 0 or (group % size == 0 and c.start // group == (c.stop - 1) // group)
+
+
+@pytest.mark.parametrize("backend", ["sdpa", "flash"])
+@pytest.mark.parametrize("scale", [0.0, -0.5, 0.5])
+@pytest.mark.parametrize("prescale_q", [False, True])
+def test_plain_causal_matches_eager_for_any_scale(backend, scale, prescale_q):
+    """Plain causal self-attention goes to the kernel as is_causal (no mask tensor) only
+    where torch's CPU kernel gets it right: a positive scale (it turns the masked −inf into
+    NaN for 0 and +inf below); elsewhere the mask plane."""
+    cfg = AttentionConfig(seq_len=6, causal=True, scale=scale, prescale_q=prescale_q, backend=backend)
+    tr = run(cfg)
+    assert bool(torch.isfinite(tr.output).all())
+    assert tr.backend_max_abs_diff < 1e-5
 
 
 @pytest.mark.parametrize("backend", ["sdpa", "flash"])

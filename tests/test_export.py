@@ -33,7 +33,7 @@ from explorer import export as ex
 from explorer.export import ExportError, ExportOptions, export_command, render_figure, write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
-PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics")
+PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -154,8 +154,7 @@ def test_cli_every_panel_every_format_subprocess(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stderr.strip() == "", r.stderr
     printed = r.stdout.split()
-    expected = [str(out / f"{p}.{f}") for p in ("heads", "qkv", "scores", "softmax_grad", "diagnostics")
-                for f in ("png", "svg", "pdf")]
+    expected = [str(out / f"{p}.{f}") for p in PANELS for f in ("png", "svg", "pdf")]
     assert sorted(printed) == sorted(expected)
     for name in PANELS:
         check_png(out / f"{name}.png", 800)

@@ -469,7 +469,7 @@ def test_without_positions_shuffling_only_permutes_the_weights(win, qapp):
     panel = win.panel("positions")
     win.show_panel("positions")
     qapp.processEvents()
-    assert "No positional encoding." in joined(win, "positions")
+    assert "No positional encoding: cos(x_i, x_j)" in joined(win, "positions")
     panel.shuffle.click()
     qapp.processEvents()
     shuffled = win.config.tokens

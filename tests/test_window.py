@@ -516,7 +516,7 @@ def test_save_and_open_session_through_the_window(qtbot, w, tmp_path):
     assert w.open_session(path)
     wait_for(qtbot, w, lambda c: c == cfg)
     assert (w.selection.head, w.selection.query, w.selection.key) == (1, 4, 2)
-    assert w.windowTitle().endswith("s.json")
+    assert w.windowTitle().replace("[*]", "").endswith("s.json")  # ("[*]": Qt shows "*" there once modified)
 
 
 def test_a_malformed_session_is_refused_in_place(qtbot, w, tmp_path):
@@ -795,7 +795,7 @@ def test_token_axes_put_ticks_where_pyqtgraph_would(qtbot, w):
                     for a, b in ((m0, s0), (m1, s1)):
                         assert abs(a.x() - b.x()) <= 0.6 and abs(a.y() - b.y()) <= 0.6, (when, axis.orientation)
                 if not axis.rotated:
-                    assert [t for _r, _f, t in mine[2]] == [t for _r, _f, t in stock[2]], when
+                    assert [t for _r, _f, t in mine[2]] == [t for _r, _f, t in stock[2]], (when, axis.orientation, axis.range, axis.geometry(), [r for r, _f, _t in stock[2]], [r for r, _f, _t in mine[2]])
         finally:
             p.end()
 

@@ -1145,7 +1145,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+276"/>
+        <location filename="../../explorer/window.py" line="+277"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1255,7 +1255,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+97"/>
+        <location line="+99"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1360,7 +1360,7 @@ Replace them?</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="-116"/>
+        <location line="-118"/>
         <source>&amp;Undo {change}</source>
         <translation>撤销 {change}(&amp;U)</translation>
     </message>
@@ -1380,7 +1380,7 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+438"/>
+        <location line="+440"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
@@ -2248,11 +2248,6 @@ Replace them?</source>
     </message>
     <message>
         <location line="+10"/>
-        <source>&lt;b&gt;No positional encoding.&lt;/b&gt; Attention compares every query with every key by content alone: it sees a set, not a sequence. Shuffle the words and every weight moves with its token, unchanged. Choose sinusoidal, learned, RoPE or ALiBi.</source>
-        <translation>&lt;b&gt;没有位置编码。&lt;/b&gt;注意力只按内容比较每个查询和每个键：它看到的是一个集合，而不是序列。打乱词序后，每个权重随它的词元移动，数值不变。请选择正弦、可学习、RoPE 或 ALiBi。</translation>
-    </message>
-    <message>
-        <location line="+8"/>
         <source>position</source>
         <translation>位置</translation>
     </message>
@@ -2278,6 +2273,21 @@ Replace them?</source>
     </message>
     <message>
         <location line="+5"/>
+        <source>&lt;b&gt;No positional encoding&lt;/b&gt;: cos(x_i, x_j) of X&apos;s rows · {rows}×{cols}</source>
+        <translation>&lt;b&gt;没有位置编码&lt;/b&gt;：X 各行的 cos(x_i, x_j) · {rows}×{cols}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;similarity&lt;/b&gt; of two rows Δ apart</source>
+        <translation>相隔 Δ 的两行的&lt;b&gt;相似度&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>attention sees a set, not a sequence: only equal tokens have equal rows</source>
+        <translation>注意力看到的是集合而不是序列：只有相同的词元才有相同的行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>sinusoidal</source>
         <translation>正弦</translation>
     </message>
@@ -2298,16 +2308,26 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>Each position adds its own vector to X; nearby positions have similar vectors, so the scores can tell near from far.</source>
-        <translation>每个位置给 X 加上自己的向量；相近的位置向量相似，所以分数能分辨远近。</translation>
+        <source>nearby positions get similar vectors: scores can tell near from far</source>
+        <translation>相近的位置得到相似的向量：分数能分辨远近</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source>Each position adds its own trained vector to X (random here): any two positions differ, but nothing says which are near.</source>
-        <translation>每个位置给 X 加上自己训练得到的向量（这里是随机的）：任意两个位置都不同，但看不出哪些相近。</translation>
+        <source>a trained vector per position (random here): nothing says which are near</source>
+        <translation>每个位置一个训练得到的向量（这里是随机的）：看不出哪些相近</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
+        <source>q·k depends on the distance Δ only, not on where the pair sits</source>
+        <translation>q·k 只取决于距离 Δ，而与这对词元的位置无关</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>each head its own slope: some look far, some only near</source>
+        <translation>每个头有自己的斜率：有的看得远，有的只看近处</translation>
+    </message>
+    <message>
+        <location line="-8"/>
         <source>&lt;b&gt;RoPE&lt;/b&gt;: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · {rows}×{cols}</source>
         <translation>&lt;b&gt;RoPE&lt;/b&gt;：cos(p·θ_i)，第 i 对旋转 p·10000^(−2i/d_k) · {rows}×{cols}</translation>
     </message>
@@ -2315,11 +2335,6 @@ Replace them?</source>
         <location line="+2"/>
         <source>&lt;b&gt;q·k&lt;/b&gt; of one vector Δ positions apart</source>
         <translation>同一向量相隔 Δ 个位置时的 &lt;b&gt;q·k&lt;/b&gt;</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>RoPE rotates each pair of q and k by an angle that grows with the position: q·k then depends only on the distance Δ, not on where the pair sits.</source>
-        <translation>RoPE 把 q 和 k 的每一对分量旋转一个随位置增大的角度：于是 q·k 只取决于距离 Δ，而与这对词元所在的位置无关。</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -2330,11 +2345,6 @@ Replace them?</source>
         <location line="+2"/>
         <source>&lt;b&gt;bias&lt;/b&gt; −slope·Δ per head</source>
         <translation>每个头的&lt;b&gt;偏置&lt;/b&gt; −斜率·Δ</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>ALiBi adds −slope·distance to every score: each head has its own slope, so some heads look far and some only near.</source>
-        <translation>ALiBi 给每个分数加上 −斜率·距离：每个头有自己的斜率，所以有的头看得远，有的只看近处。</translation>
     </message>
     <message>
         <location line="+19"/>
@@ -2516,7 +2526,7 @@ Replace them?</source>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+66"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+65"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -2536,7 +2546,12 @@ Replace them?</source>
         <translation>均匀</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>d_k (head dim)</source>
+        <translation>d_k（头维度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>mean ‖∂softmax/∂s‖_F</source>
         <translation>平均 ‖∂softmax/∂s‖_F</translation>
     </message>
@@ -2552,16 +2567,21 @@ Replace them?</source>
     </message>
     <message>
         <location line="+53"/>
-        <source> ({n} keys/row)</source>
-        <translation>（每行 {n} 个键）</translation>
+        <source> {n} keys/row</source>
+        <translation> 每行 {n} 个键</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source> ({lo}–{hi} keys/row)</source>
-        <translation>（每行 {lo}–{hi} 个键）</translation>
+        <source> {lo}–{hi} keys/row</source>
+        <translation> 每行 {lo}–{hi} 个键</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+3"/>
+        <source>curves:</source>
+        <translation>曲线：</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>scaled</source>
         <translation>已缩放</translation>
     </message>

@@ -17,7 +17,9 @@ The rule a reader can rely on:
 - a vertical axis shows every token when a line of text fits in a cell, else
   every k-th one by the same rule.
 
-Long tokens are shortened to 10 characters with "…".
+Long tokens are shortened to 10 characters with "…". A label that would run more than
+EDGE_PX past the end of the axis (a token at the edge of a zoomed view) is left out, as
+pyqtgraph does.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .plots import LeanAxis
 _NICE_STEPS = tuple(m * 10**p for p in range(7) for m in (1, 2, 5))
 MAX_CHARS = 10
 GAP_PX = 6.0  # between two labels side by side
+EDGE_PX = 15.0  # a label may run this far past the axis' end (pyqtgraph's margin); further: left out
 
 _A = Qt.AlignmentFlag
 _NO_CLIP = Qt.TextFlag.TextDontClip
@@ -102,8 +105,8 @@ class TokenAxis(LeanAxis):
         px_per_cell = size / max(maxVal - minVal, 1e-9)
         metrics = QFontMetricsF(self._font())
         line = metrics.height()
-        if not self.horizontal:
-            self.step = thinning_step(line, px_per_cell)
+        if not self.horizontal:  # (a pixel between two lines: they must not touch)
+            self.step = thinning_step(line + 1, px_per_cell)
         else:
             if hi - lo <= 2000:
                 texts = self.tickStrings(range(lo, hi + 1), 1.0, 1.0)
@@ -171,7 +174,8 @@ class TokenAxis(LeanAxis):
                     box = QRectF(x - line / 2, y0 + gap if out > 0 else y0 - gap - w, line, w)
                 else:
                     box = QRectF(x - w / 2, y0 + gap if out > 0 else y0 - gap - line, w, line)
-                texts.append((box, flags, text))
+                if box.left() >= bounds.left() - EDGE_PX and box.right() <= bounds.right() + EDGE_PX:
+                    texts.append((box, flags, text))
             self._reserve(widest if self.rotated else line)
         else:
             out = -1 if self.orientation == "left" else 1
@@ -182,7 +186,9 @@ class TokenAxis(LeanAxis):
                 ticks.append((tick_pen, QPointF(x0, y), QPointF(x0 + out * tick_len, y)))
                 w = metrics.horizontalAdvance(text)
                 widest = max(widest, w)
-                texts.append((QRectF(x0 - gap - w if out < 0 else x0 + gap, y - line / 2, w, line), flags, text))
+                box = QRectF(x0 - gap - w if out < 0 else x0 + gap, y - line / 2, w, line)
+                if box.top() >= bounds.top() - EDGE_PX and box.bottom() <= bounds.bottom() + EDGE_PX:
+                    texts.append((box, flags, text))
             self._reserve(widest)
         return axis, ticks, texts if self.style["showValues"] else []
 

@@ -19,7 +19,8 @@ from . import (  # noqa: F401 (registers)
 from .base import PANELS, Panel, register_panel
 
 CORE_PANELS = ("heads", "qkv", "scores", "softmax_grad", "diagnostics")
-#: opened with the window too, each in a tab behind a core panel: (panel, the panel it sits behind)
+#: made with the window but closed, each placed in a tab beside a core panel for when View ▸
+#: opens it: (panel, the panel it shares a tab with)
 TABBED_PANELS = (("positions", "qkv"),)
 
 __all__ = ["CORE_PANELS", "PANELS", "TABBED_PANELS", "Panel", "register_panel"]

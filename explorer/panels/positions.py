@@ -3,7 +3,7 @@
     sinusoidal / learned   the table added to X (position × dim) | cos-similarity vs distance
     rope                   cos(p·θ_i) per position and pair      | q·k of one vector Δ apart
     alibi                  the selected head's bias (query × key)| −slope·Δ of every head
-    none                   nothing to draw: attention sees a set, not a sequence
+    none                   cos(x_i, x_j) of X's rows: content only, a set and not a sequence
 
 "Shuffle the words" permutes the typed sentence: without positions every weight
 only moves with its token (the rows and columns permute, the numbers stay).
@@ -101,43 +101,37 @@ class PositionsPanel(Panel):
         cfg = f.config
         view = positional_view(cfg, self.selection.head)
         muted = th.muted
-        if view.table is None:
-            self.table.item.hide()
-            self.curve_plot.hide()
-            text = self.tr("<b>No positional encoding.</b> Attention compares every query with every key by "
-                           "content alone: it sees a set, not a sequence. Shuffle the words and every weight "
-                           "moves with its token, unchanged. Choose sinusoidal, learned, RoPE or ALiBi.")
-            set_label_text(self.note, text, color=th.foreground, size=th.pt(9.5))
-            return
-        self.table.item.show()
-        self.curve_plot.show()
         self.table.set_data(view.table, view.levels)
+        tokens = {"query": f.query_labels, "key": f.key_labels}
+        self.table.set_labels(tokens.get(view.rows), tokens.get(view.cols))
         names = {"position": self.tr("position"), "dim": self.tr("dim"), "pair": self.tr("pair i"),
                  "query": self.tr("query"), "key": self.tr("key")}
         set_axis_label(self.table.item, "left", names[view.rows])
         set_axis_label(self.table.item, "bottom", names[view.cols])
         rows, cols = view.table.shape
-        if view.kind in ("sinusoidal", "learned"):
+        if view.kind == "none":
+            self.table.set_title(self.tr("<b>No positional encoding</b>: cos(x_i, x_j) of X's rows · {rows}×{cols}").format(
+                rows=rows, cols=cols))
+            curve_title = self.tr("<b>similarity</b> of two rows Δ apart")
+            note = self.tr("attention sees a set, not a sequence: only equal tokens have equal rows")
+        elif view.kind in ("sinusoidal", "learned"):
             kind = self.tr("sinusoidal") if view.kind == "sinusoidal" else self.tr("learned")
             self.table.set_title(self.tr("<b>{kind} table</b> added to X · {rows}×{cols}").format(
                 kind=kind, rows=rows, cols=cols))
             curve_title = self.tr("<b>similarity</b> of two positions Δ apart")
-            note = (self.tr("Each position adds its own vector to X; nearby positions have similar vectors, so "
-                            "the scores can tell near from far.") if view.kind == "sinusoidal" else
-                    self.tr("Each position adds its own trained vector to X (random here): any two positions "
-                            "differ, but nothing says which are near."))
+            note = (self.tr("nearby positions get similar vectors: scores can tell near from far")
+                    if view.kind == "sinusoidal" else
+                    self.tr("a trained vector per position (random here): nothing says which are near"))
         elif view.kind == "rope":
             self.table.set_title(self.tr("<b>RoPE</b>: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · "
                                          "{rows}×{cols}").format(rows=rows, cols=cols))
             curve_title = self.tr("<b>q·k</b> of one vector Δ positions apart")
-            note = self.tr("RoPE rotates each pair of q and k by an angle that grows with the position: q·k "
-                           "then depends only on the distance Δ, not on where the pair sits.")
+            note = self.tr("q·k depends on the distance Δ only, not on where the pair sits")
         else:
             self.table.set_title(self.tr("<b>ALiBi</b> bias of head {h} · {rows}×{cols}").format(
                 h=min(self.selection.head, cfg.n_heads - 1), rows=rows, cols=cols))
             curve_title = self.tr("<b>bias</b> −slope·Δ per head")
-            note = self.tr("ALiBi adds −slope·distance to every score: each head has its own slope, so some "
-                           "heads look far and some only near.")
+            note = self.tr("each head its own slope: some look far, some only near")
         set_plot_title(self.curve_plot, curve_title, th)
         set_label_text(self.note, f"<span style='color:{muted}'>{note}</span>", color=th.foreground,
                        size=th.pt(9.0))

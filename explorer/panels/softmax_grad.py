@@ -78,7 +78,6 @@ class SoftmaxGradPanel(Panel):
         self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=-5)
         sw = scaling_sweep()  # until the first frame: 64 keys; then the frame's key counts
         self._sweep_counts: tuple | None = None
-        self._keys_text = ""  # the key counts the curves are for, in the axis title
         self.sweep_scaled = self.sweep_plot.plot(sw["d_k"], sw["grad_scaled"], name="÷√d_k",
                                                  symbol="o", symbolSize=6, antialias=True)
         self.sweep_unscaled = self.sweep_plot.plot(sw["d_k"], sw["grad_unscaled"], name="unscaled",
@@ -118,7 +117,7 @@ class SoftmaxGradPanel(Panel):
         set_axis_label(self.row_plot, "bottom", self.tr("key"))
         set_axis_label(self.row_plot, "left", self.tr("weight"))
         self.uniform.label.setFormat(self.tr("uniform"))
-        set_axis_label(self.sweep_plot, "bottom", "d_k" + self._keys_text)
+        set_axis_label(self.sweep_plot, "bottom", self.tr("d_k (head dim)"))
         set_axis_label(self.sweep_plot, "left", self.tr("mean ‖∂softmax/∂s‖_F"))
         names = {self.sweep_scaled: "÷√d_k", self.sweep_unscaled: self.tr("unscaled"),
                  self.sweep_here: self.tr("this config")}
@@ -174,14 +173,13 @@ class SoftmaxGradPanel(Panel):
         if not counts:
             keys = ""
         elif len(counts) == 1:
-            keys = self.tr(" ({n} keys/row)").format(n=counts[0])
+            keys = self.tr(" {n} keys/row").format(n=counts[0])
         else:
-            keys = self.tr(" ({lo}–{hi} keys/row)").format(lo=min(counts), hi=max(counts))
+            keys = self.tr(" {lo}–{hi} keys/row").format(lo=min(counts), hi=max(counts))
         if self.sweep_now_label.toPlainText() != f"d_k = {dk}":
             self.sweep_now_label.setText(f"d_k = {dk}")
-        if keys != self._keys_text:
-            self._keys_text = keys
-            set_axis_label(self.sweep_plot, "bottom", "d_k" + keys)
+        curves = self.tr("curves:")
+        keys_note = f"<br><span style='color:{self.theme.muted}'>{unbroken(curves + keys)}</span>" if keys else ""
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else float("nan")
         self.here_mark.setVisible(math.isfinite(here))
@@ -191,7 +189,7 @@ class SoftmaxGradPanel(Panel):
                   else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
         value = f"{here:.3f}" if math.isfinite(here) else self.tr("NaN (no row sees a key)")
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
-            scaled=scaled, value=value), self.theme)
+            scaled=scaled, value=value) + keys_note, self.theme)
 
     def draw_selection(self) -> None:
         f, sel, th = self.frame, self.selection, self.theme
