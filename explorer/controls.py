@@ -393,6 +393,10 @@ class ConfigControls(QWidget):
         )
         for widget, tip in tips:
             widget.setToolTip(tip)
+            # also in the status bar while the mouse is over it (a tooltip window may not show:
+            # offscreen, some X servers without a window manager, a remote desktop)
+            for part in (widget, *widget.findChildren(QWidget)):
+                part.setStatusTip(tip)
         self.tokens.setPlaceholderText(self.tr("type words: they become the tokens"))
         self.cross.setText(self.tr("separate keys (cross-attention)"))
         self.causal.setText(self.tr("causal (bottom-right aligned)"))

@@ -205,6 +205,7 @@ class MainWindow(QMainWindow):
         from .model_loading import install_model_support
 
         install_model_support(self)  # File ▸ Open model…; self.model_controller, model_selection
+        self.model_controller.model_changed.connect(self._retitle_docks)
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
@@ -607,7 +608,15 @@ class MainWindow(QMainWindow):
     def _dock_title(self, name: str, cls: type[Panel] | None = None) -> str:
         cls = cls or type(self._panels[name])
         title = cls.display_title()
+        ctl = getattr(self, "model_controller", None)
+        if ctl is not None and ctl.loaded is not None and not cls.requires_model and cls.exportable:
+            # beside a real model's panels: say these show the sliders' layer, not the model
+            title += self.tr(" · the sliders' layer, not the model")
         return f"★ {title}" if name in self._highlighted else title
+
+    def _retitle_docks(self, *_args) -> None:
+        for name, dock in self._docks.items():
+            dock.setWindowTitle(self._dock_title(name))
 
     def show_lessons(self, chapter: int | None = None) -> QWidget:
         """Open (or raise) the lesson panel in its own dock, at `chapter` (0-based) if given."""

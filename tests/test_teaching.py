@@ -479,3 +479,15 @@ def test_without_positions_shuffling_only_permutes_the_weights(win, qapp):
     np.testing.assert_allclose(g.weights, f.weights[:, perm][:, :, perm], atol=1e-6)
     win.act_undo.trigger()
     assert win.config.tokens == words
+
+
+def test_every_control_explains_itself_in_the_status_bar(win, qapp):
+    """Tooltip windows need a window manager; the same text also shows in the status bar."""
+    c = win.controls
+    for widget in (c.d_model.slider, c.d_model.spin, c.heads, c.kv_heads, c.tokens, c.seq_len.slider,
+                   c.causal, c.pad.spin, c.mask_value, c.scale_mode, c.dtype, c.positional, c.backend, c.seed):
+        assert widget.statusTip(), widget
+        win.statusBar().clearMessage()
+        QTest.mouseMove(widget)  # the mouse enters the control
+        qapp.processEvents()
+        assert win.statusBar().currentMessage() == widget.statusTip(), widget

@@ -100,6 +100,14 @@ def test_minilm_grid_shows_every_layer_and_head(w):
     assert grid.text.toPlainText() == TEXT
 
 
+def test_synthetic_panels_say_they_are_not_the_model(w):
+    """Beside a real model's panels, the sliders' panels say they do not describe it (issue 15)."""
+    assert w.model_controller.loaded is not None
+    for name in ("heads", "qkv", "scores", "softmax_grad", "diagnostics"):
+        assert w.dock(name).windowTitle().endswith(" · the sliders' layer, not the model"), name
+    assert "not the model" not in w.dock("model_grid").windowTitle()
+
+
 def test_click_on_a_thumbnail_selects_that_head(qtbot, w):
     grid, head = w.panel("model_grid"), w.panel("model_head")
     sel = w.model_selection

@@ -237,7 +237,7 @@
         <translation>恢复默认配置（Ctrl+R）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>type words: they become the tokens</source>
         <translation>输入单词：它们会成为词元</translation>
     </message>
@@ -1145,7 +1145,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+277"/>
+        <location filename="../../explorer/window.py" line="+278"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1380,7 +1380,12 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+440"/>
+        <location line="+207"/>
+        <source> · the sliders&apos; layer, not the model</source>
+        <translation> · 滑块所设的层，不是模型</translation>
+    </message>
+    <message>
+        <location line="+241"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
