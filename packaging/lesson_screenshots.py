@@ -94,6 +94,21 @@ def window_pictures(w, settle, out: Path) -> int:
             print(f"could not write {path}", file=sys.stderr)
             return 1
         print(path)
+    # a panel's help with today's numbers (the window's state above)
+    dlg = w.show_help("heads")
+    settle()
+    path = out / "screenshot_help.png"
+    if not dlg.grab().save(str(path)):
+        print(f"could not write {path}", file=sys.stderr)
+        return 1
+    print(path)
+    dlg.close()
+    # the positions panel under RoPE, as a slide figure
+    w.render_sync(AttentionConfig(tokens=tokens, positional="rope"))
+    settle()
+    path = out / "figure_positions.png"
+    path.write_bytes(render_panel(w, "positions", "png", ExportOptions(width=1600, theme="slides")))
+    print(path)
     w.shutdown()
     return 0
 
