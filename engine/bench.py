@@ -184,5 +184,5 @@ def engine_benchmarks(quick: bool = False) -> dict:
     return {
         "trace_vs_sdpa": bench_trace_vs_sdpa(5 if quick else 21),
         "scale": bench_scale(1 if quick else 3),
-        "long_context": bench_long_context(1 if quick else 3, summaries=not quick),
+        "long_context": bench_long_context(1 if quick else 5, summaries=not quick),
     }

@@ -64,10 +64,13 @@ def row_block(config: AttentionConfig) -> int:
     return min(S, max(MIN_BLOCK_ROWS, ROW_BLOCK_ELEMENTS // max(1, config.key_len)))
 
 
-def row_slices(config: AttentionConfig) -> list[slice]:
-    """The query-row blocks of the blocked paths, each :func:`row_block` rows; a last block
-    shorter than MIN_BLOCK_ROWS joins the one before (so no block is a few rows)."""
-    S, step = config.seq_len, row_block(config)
+def row_slices(config: AttentionConfig, multiple: int = 1) -> list[slice]:
+    """The query-row blocks of the blocked paths, each :func:`row_block` rows (rounded to a
+    multiple of ``multiple``, at least one); a last block shorter than MIN_BLOCK_ROWS joins
+    the one before (so no block is a few rows, and every block but the last starts and ends
+    on a multiple)."""
+    S = config.seq_len
+    step = max(multiple, row_block(config) // multiple * multiple)
     starts = list(range(0, S, step))
     if len(starts) > 1 and S - starts[-1] < MIN_BLOCK_ROWS:
         starts.pop()
@@ -133,7 +136,9 @@ def _fused_parts(c: AttentionConfig) -> tuple[int, int]:
     plane = S * Skv
     act = _activation_bytes(c) + plane  # + the trace's bool mask
     masked = c.causal or c.window is not None or c.pad > 0
-    plain_causal = c.causal and S == Skv and c.window is None and not c.pad
+    # what AttentionCall.plain_causal sends as is_causal (no mask tensor)
+    plain_causal = (c.causal and S == Skv and c.window is None and not c.pad
+                    and (c.prescale_q or c.effective_scale > 0))
     tmp = _mask_build_bytes(c)
     if c.positional == "alibi":
         per_head = plane * (_F32 + item)

@@ -167,3 +167,27 @@ def stats_for(only) -> tuple[str, ...]:
     """The row statistics :func:`head_metrics` needs for the metrics ``only``."""
     _check_metrics(only)
     return ("valid", *(_ROW_OF[m] for m in only))
+
+
+def pool_tiles(grid: torch.Tensor, tile: tuple[int, int], reduce: str = "max") -> torch.Tensor:
+    """(r, Skv) → (⌈r/tr⌉, ⌈Skv/tc⌉) float32: each cell the max (or mean) of one tr × tc
+    tile (the last row and column of tiles may be smaller). NaN and ±inf propagate: a tile
+    holding a NaN row shows NaN, a masked −inf score pulls a mean to −inf."""
+    if reduce not in ("max", "mean"):
+        raise ValueError(f"reduce must be 'max' or 'mean', got {reduce!r}")
+    tr, tc = tile
+    g = grid.float()
+    r, n = g.shape
+    R, C = -(-r // tr), -(-n // tc)
+    if (R * tr, C * tc) != (r, n):
+        pad = torch.full((R * tr, C * tc), float("-inf") if reduce == "max" else 0.0)
+        pad[:r, :n] = g
+        g = pad
+    t = g.view(R, tr, C, tc)
+    if reduce == "max":
+        return t.amax(dim=(1, 3))
+    rows = torch.full((R,), float(tr))
+    rows[-1] = r - (R - 1) * tr
+    cols = torch.full((C,), float(tc))
+    cols[-1] = n - (C - 1) * tc
+    return t.sum(dim=(1, 3)) / (rows[:, None] * cols[None, :])

@@ -35,6 +35,7 @@ from .memory import (
 from .positional import query_positions
 from .rows import (
     key_distances,
+    pool_tiles,
     raw_row_stats,
     row_entropy,
     score_row_stats,
@@ -167,18 +168,48 @@ class AttentionTrace:
         computed for this head alone, a block of query rows at a time (peak: one (S, Skv)
         plane), refused with the estimate when even that does not fit the budget.
         """
-        if name not in GRID_NAMES:
-            raise ValueError(f"head_grid: name must be one of {', '.join(GRID_NAMES)}, got {name!r}")
+        self._check_head(name, head, batch)
         cfg = self.config
-        if not (isinstance(head, int) and 0 <= head < cfg.n_heads):
-            raise IndexError(f"head_grid: head must be in 0…{cfg.n_heads - 1}, got {head!r}")
-        if not (isinstance(batch, int) and 0 <= batch < cfg.batch):
-            raise IndexError(f"head_grid: batch must be in 0…{cfg.batch - 1}, got {batch!r}")
         if not self.blocked:
             return self._grid(name)[batch, head]
         check_lazy_memory(cfg, "head", self.memory_estimate, self._budget)
         with torch.inference_mode():
             return eager.head_grid(self._call, batch, head, name, row_slices(cfg)).cpu()
+
+    def pooled_grid(self, name: str, head: int, shape: tuple[int, int], reduce: str = "max",
+                    batch: int = 0) -> torch.Tensor:
+        """One head's grid reduced to what ``shape`` = (rows, cols) cells can show: tiles of
+        ⌈S/rows⌉ × ⌈Skv/cols⌉ entries, each cell their max (or mean, ``reduce``), float32 of
+        shape (⌈S/tile rows⌉, ⌈Skv/tile cols⌉) ≤ ``shape``. The level of detail a long
+        sequence's heatmap can draw, computed a block of rows at a time (never the whole
+        (S, Skv) plane of a blocked trace); the same numbers as pooling head_grid."""
+        self._check_head(name, head, batch)
+        cfg = self.config
+        rows, cols = (max(1, int(n)) for n in shape)
+        tile = (-(-cfg.seq_len // rows), -(-cfg.key_len // cols))
+        if not self.blocked:
+            return pool_tiles(self._grid(name)[batch, head], tile, reduce)
+        check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
+        parts, carry = [], None  # carry: the rows of a tile a block left unfinished
+        slices = row_slices(cfg)  # the blocks of head_grid: the same numbers
+        with torch.inference_mode():
+            for i, rows in enumerate(slices):
+                g = eager.head_rows(self._call, batch, head, rows, upto=name)[name].cpu()
+                g = g if carry is None else torch.cat([carry, g])
+                whole = g.shape[0] if i == len(slices) - 1 else g.shape[0] // tile[0] * tile[0]
+                if whole:
+                    parts.append(pool_tiles(g[:whole], tile, reduce))
+                carry = g[whole:] if whole < g.shape[0] else None
+        return torch.cat(parts)
+
+    def _check_head(self, name: str, head: int, batch: int) -> None:
+        cfg = self.config
+        if name not in GRID_NAMES:
+            raise ValueError(f"name must be one of {', '.join(GRID_NAMES)}, got {name!r}")
+        if not (isinstance(head, int) and 0 <= head < cfg.n_heads):
+            raise IndexError(f"head must be in 0…{cfg.n_heads - 1}, got {head!r}")
+        if not (isinstance(batch, int) and 0 <= batch < cfg.batch):
+            raise IndexError(f"batch must be in 0…{cfg.batch - 1}, got {batch!r}")
 
     # ---- per-row statistics -------------------------------------------------------------------
     def row_stats(self, batch: int, head: int | None = None,

@@ -77,10 +77,15 @@ class AttentionCall:
         return neg[:, None, None] * dist[None]
 
     def plain_causal(self) -> bool:
-        """True when the mask is exactly SDPA's ``is_causal`` (self-attention, S = Skv, causal,
-        no window or padding): top-left and bottom-right alignment agree there."""
+        """True when the mask goes to torch's fused kernels as ``is_causal`` instead of a
+        tensor: it is exactly that mask (self-attention, S = Skv, causal, no window, padding
+        or ALiBi: top-left and bottom-right alignment agree there), and the kernel's scale is
+        positive (torch's CPU kernel multiplies its masked −inf by the scale: NaN for 0,
+        +inf below)."""
         cfg = self.config
-        return cfg.causal and cfg.seq_len == cfg.key_len and cfg.window is None and not cfg.pad
+        scale = 1.0 if cfg.prescale_q else self.scale
+        return (cfg.causal and cfg.seq_len == cfg.key_len and cfg.window is None and not cfg.pad
+                and not self.has_alibi and scale > 0)
 
     def additive_mask(self, heads: slice = slice(None)) -> torch.Tensor | None:
         """Float mask in q's dtype for torch's fused kernels: the masked value where the mask
@@ -137,7 +142,7 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
     per_head = bytes_per_head
     if call.has_alibi:
         per_head += cfg.seq_len * cfg.key_len * (4 + q.element_size())
-    causal = call.plain_causal() and not call.has_alibi
+    causal = call.plain_causal()
     shared = None if (causal or call.has_alibi) else call.additive_mask()
     chunks = head_chunks(cfg.n_heads, g, per_head)
 

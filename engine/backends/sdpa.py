@@ -29,8 +29,7 @@ def _kernel_name(call) -> str:
     if call.has_alibi or not (call.plain_causal() or bool(call.mask.all())):
         mask = torch.zeros(1, 1, 1, 1, dtype=q.dtype, device=q.device).expand(1, 1, cfg.seq_len, cfg.key_len)
     try:
-        choice = torch._fused_sdp_choice(q, k, v, mask, 0.0, call.plain_causal() and not call.has_alibi,
-                                         scale=call.scale)
+        choice = torch._fused_sdp_choice(q, k, v, mask, 0.0, call.plain_causal(), scale=call.scale)
         return _KERNEL_NAMES.get(int(choice), str(int(choice)))
     except Exception:  # private helper: the name is informative only
         return "auto"
