@@ -105,7 +105,8 @@ class AttentionCall:
             return add[None, None]
         add = self.alibi(heads)  # (h, S, Skv) float32
         if not bool(self.mask.all()):  # in place only on a freshly computed bias, never a held one
-            add = add.masked_fill(~self.mask, fill) if self.bias is not None else add.masked_fill_(~self.mask, fill)
+            hidden = ~self.mask.to(add.device)
+            add = add.masked_fill(hidden, fill) if self.bias is not None else add.masked_fill_(hidden, fill)
         return add.to(self.q.dtype).unsqueeze(0).to(self.q.device)
 
 
