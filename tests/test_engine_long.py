@@ -269,6 +269,49 @@ def test_alibi_in_chunks_of_heads_matches_eager(monkeypatch, backend, kv):
     assert tr.backend_max_abs_diff < 1e-5
 
 
+_ESTIMATE_CHILD = textwrap.dedent("""
+    import json, sys
+    import engine
+    from engine import AttentionConfig, run
+
+    def status(key):  # VmHWM: this process's peak RSS; VmRSS: now
+        for line in open("/proc/self/status"):
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+
+    cfg = AttentionConfig(**json.loads(sys.argv[1]))
+    run(cfg.replace(seq_len=8, kv_len=None if cfg.kv_len is None else 8))  # kernels and caches warm
+    base = status("VmRSS")
+    trace = run(cfg)
+    peaks = {"run": status("VmHWM") - base}
+    trace.compute_rows()
+    peaks["rows"] = status("VmHWM") - base
+    trace.head_grid("weights", cfg.n_heads - 1)
+    peaks["head"] = status("VmHWM") - base
+    print(json.dumps(peaks))
+""")
+
+
+@pytest.mark.parametrize("kw", [
+    {"seq_len": 2048, "n_heads": 8, "d_model": 512, "causal": True, "positional": "alibi"},
+    {"seq_len": 1536, "kv_len": 2048, "n_heads": 8, "n_kv_heads": 2, "d_model": 512, "window": 300, "pad": 7},
+    {"seq_len": 2048, "n_heads": 4, "d_model": 256, "mask_value": "min", "causal": True, "prescale_q": True},
+], ids=["alibi-causal", "gqa-cross-window-pad", "prescale-min"])
+def test_the_estimate_covers_a_fused_run_its_rows_and_one_head(kw):
+    """Measured in a subprocess: a fused run's peak RSS is within estimate["total"] (=
+    "fused"); the row pass adds at most "rows", one head's grid at most "head"."""
+    cfg = AttentionConfig(backend="flash", **kw)
+    est = engine.memory_estimate(cfg)
+    r = subprocess.run([sys.executable, "-c", _ESTIMATE_CHILD, json.dumps(cfg.to_dict())], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-1500:]
+    peaks = json.loads(r.stdout.splitlines()[-1])
+    assert est["total"] == est["fused"] and est["fused"] < est["eager"] / 2
+    assert peaks["run"] <= est["fused"], (peaks, est)
+    assert peaks["rows"] <= est["fused"] + est["rows"], (peaks, est)
+    assert peaks["head"] <= est["fused"] + max(est["rows"], est["head"]), (peaks, est)
+
+
 _CHILD = textwrap.dedent("""
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
