@@ -11,8 +11,9 @@ The panel only mirrors the lab; the lab says what changed with `changed(what)`:
 - "view": the head, the step replayed (the timeline) or the log scale;
 - "state": running / paused / done; "message": the line under the settings.
 
-The UI thread never touches a Trainer: `TrainingWorker` holds the current run's, and its
-`Progress` records are appended here (`Run.history`, `Run.snapshots`).
+The UI thread never touches a Trainer: the training process behind `TrainingWorker` holds
+the current run's, and its `Progress` messages are appended here (`Run.history`,
+`Run.snapshots`).
 """
 
 from __future__ import annotations
@@ -285,7 +286,7 @@ class TrainingLab(QObject):
             run.snapshots.append(p.probe)
         if p.circuit is not None:
             run.circuit = p.circuit
-        if p.stopped and self.running and self.worker.idle:
+        if p.stopped and self.running and p.seq == self.worker.seq:  # no newer request on its way
             if p.reached and self._queue and run.steps_done >= run.config.steps:
                 nxt = self._queue.pop(0)
                 self._new_run(nxt.config, nxt.name)

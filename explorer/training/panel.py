@@ -16,6 +16,7 @@ step in the loss and induction plots and the loss title says it.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pyqtgraph as pg
@@ -87,6 +88,9 @@ SCORE_PLOTS = (
     ("previous_token", QT_TRANSLATE_NOOP("TrainingPanel", "Previous-token score")),
     ("induction", QT_TRANSLATE_NOOP("TrainingPanel", "Induction score")),
 )
+#: the least time between two redraws while training: ~11 Hz (the training process sends
+#: ~12 updates a second; drawing each costs the CPU the training shares)
+REDRAW_S = 0.085
 #: short names of the settings in a legend that tells runs apart
 LEGEND_NAMES = {"n_layers": "layers", "n_heads": "heads", "n_kv_heads": "kv", "d_model": "d",
                 "warmup_steps": "warmup", "init_std": "init", "attn_only": "attn-only"}
@@ -116,6 +120,13 @@ def planned_lr(config: TrainConfig, steps: np.ndarray) -> np.ndarray:
         low = c.lr * MIN_LR_RATIO
         after = low + 0.5 * (c.lr - low) * (1.0 + np.cos(np.pi * progress))
     return np.where(s <= c.warmup_steps, warm, after)
+
+
+def _set_xrange(plot, xmax: float) -> None:
+    """plot.setXRange(0, xmax), skipped when unchanged (a range change re-lays out the axis)."""
+    if getattr(plot, "_training_xmax", None) != xmax:
+        plot._training_xmax = xmax
+        plot.setXRange(0, xmax, padding=0.02)
 
 
 def _set_pen(item, pen) -> None:
@@ -182,6 +193,7 @@ class TrainingPanel(Panel):
         super().__init__(selection, hover, parent)
         self.lab: TrainingLab = lab_for(selection)
         self._series: dict[int, _Series] = {}
+        self._pens: dict = {}
         self._loss_items: dict[int, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
         self._head_items: dict[str, list[pg.PlotDataItem]] = {name: [] for name, _t in SCORE_PLOTS}
         self._legend_key = None
@@ -498,9 +510,10 @@ class TrainingPanel(Panel):
         if not self.isVisible():
             self._stale = True
             return
-        if not self._redraw_pending:  # several changes in one pass of the event loop: one redraw
+        if not self._redraw_pending:  # changes closer than REDRAW_S: one redraw
             self._redraw_pending = True
-            QTimer.singleShot(0, self._deferred_redraw)
+            wait = REDRAW_S - (time.perf_counter() - self._drawn_at)
+            QTimer.singleShot(max(0, int(wait * 1000)), self._deferred_redraw)
 
     def _deferred_redraw(self) -> None:
         self._redraw_pending = False
@@ -706,6 +719,7 @@ class TrainingPanel(Panel):
         """Draw the lab's state: the shown runs' curves, the viewed run's heads and scores."""
         lab = self.lab
         run = lab.viewed_run()
+        self._drawn_at = time.perf_counter()
         if run is None:
             return
         for r in lab.runs:
@@ -718,6 +732,14 @@ class TrainingPanel(Panel):
         self._draw_heads(run)
         self._draw_scores(run)
         self._sync_timeline(run)
+
+    def _pen(self, colour, width: float = 1.0, style=None):
+        """theme.pen, made once per theme (a redraw asks for ~20 pens, 10 times a second)."""
+        key = (colour, width, style)
+        pen = self._pens.get(key)
+        if pen is None:
+            pen = self._pens[key] = self.theme.pen(colour, width, style)
+        return pen
 
     def _xmax(self, runs: list[Run]) -> float:
         return float(max(max(r.config.steps, r.steps_done) for r in runs))
@@ -740,8 +762,8 @@ class TrainingPanel(Panel):
                 items = (self.loss_plot.plot([], []), self.loss_plot.plot([], []))
                 self._loss_items[r.id] = items
             width = 2.0 if r is run else 1.2
-            _set_pen(items[0], th.pen(r.colour, width))
-            _set_pen(items[1], th.pen(r.colour, width, Qt.PenStyle.DashLine))
+            _set_pen(items[0], self._pen(r.colour, width))
+            _set_pen(items[1], self._pen(r.colour, width, Qt.PenStyle.DashLine))
             items[0].setData(s.steps, s.loss)
             finite = np.isfinite(s.pred)
             items[1].setData(s.steps[finite], s.pred[finite])
@@ -755,10 +777,10 @@ class TrainingPanel(Panel):
                     self.legend.addItem(self._loss_items[r.id][0], labels[r.id])
             for _sample, label in self.legend.items:
                 label.setText(label.text, color=th.foreground, size=th.pt(7.5))
-        self.loss_plot.setXRange(0, self._xmax(shown), padding=0.02)
+        _set_xrange(self.loss_plot, self._xmax(shown))
         chance = math.log(run.config.vocab)
         self.chance.setPos(math.log10(chance) if log else chance)
-        _set_pen(self.chance, th.pen(th.muted, 1, Qt.PenStyle.DotLine))
+        _set_pen(self.chance, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
         self.chance.label.setColor(QColor(th.muted))
         # the title: today's numbers, then the milestone, unmistakable
         last = run.history[-1] if run.history else None
@@ -785,7 +807,7 @@ class TrainingPanel(Panel):
                 line.hide()
                 continue
             line.setPos(hit.step)
-            _set_pen(line, th.pen(th.accent, 1.5, Qt.PenStyle.DashLine))
+            _set_pen(line, self._pen(th.accent, 1.5, Qt.PenStyle.DashLine))
             line.show()
         if hit is not None:
             self.milestone_lines[0].label.setFormat(self.tr("induction head, step {step}").format(step=hit.step))
@@ -798,11 +820,13 @@ class TrainingPanel(Panel):
         xmax = max(c.steps, run.steps_done)
         plan = np.arange(1, xmax + 1)
         self.lr_planned.setData(plan, planned_lr(c, plan))
-        _set_pen(self.lr_planned, th.pen(th.muted, 1, Qt.PenStyle.DotLine))
+        _set_pen(self.lr_planned, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
         self.lr_used.setData(s.steps, s.lr)
-        _set_pen(self.lr_used, th.pen(run.colour, 2))
-        self.lr_plot.setXRange(0, xmax, padding=0.02)
-        self.lr_plot.setYRange(0, c.lr * 1.08, padding=0)
+        _set_pen(self.lr_used, self._pen(run.colour, 2))
+        _set_xrange(self.lr_plot, xmax)
+        if getattr(self.lr_plot, "_training_ymax", None) != c.lr:
+            self.lr_plot._training_ymax = c.lr
+            self.lr_plot.setYRange(0, c.lr * 1.08, padding=0)
         now = s.lr[-1] if len(s.lr) else planned_lr(c, np.array([1]))[0]
         warm = self.tr(" · warmup {n}").format(n=c.warmup_steps) if c.warmup_steps else ""
         set_plot_title(self.lr_plot, self.tr("<b>Learning rate</b> {lr}{warm}").format(lr=f"{now:.2g}", warm=warm), th)
@@ -866,15 +890,15 @@ class TrainingPanel(Panel):
                 layer, head = divmod(i, c.n_heads)
                 colour = CATEGORY_COLORS[i % len(CATEGORY_COLORS)]
                 style = Qt.PenStyle.SolidLine if layer % 2 == 0 else Qt.PenStyle.DashLine
-                _set_pen(item, th.pen(colour, 1.5, style))
+                _set_pen(item, self._pen(colour, 1.5, style))
                 if data is None:
                     item.setData([], [])
                 else:
                     item.setData(s.steps, data[:, layer, head])
-            plot.setXRange(0, xmax, padding=0.02)
+            _set_xrange(plot, xmax)
             line = self.thresholds.get(name)
             if line is not None:
-                _set_pen(line, th.pen(th.muted, 1, Qt.PenStyle.DotLine))
+                _set_pen(line, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
             text = f"<b>{_tr(title)}</b>"
             if data is not None and len(data):
                 last = data[-1]
@@ -903,7 +927,7 @@ class TrainingPanel(Panel):
                 line.hide()
             else:
                 line.setPos(step)
-                _set_pen(line, th.pen(th.accent2, 1.5))
+                _set_pen(line, self._pen(th.accent2, 1.5))
                 line.show()
 
     def _sync_timeline(self, run: Run) -> None:
@@ -936,10 +960,12 @@ class TrainingPanel(Panel):
         style_colorbar(self.cbar, theme)
         self._legend_key = None
         self._head_legend_key = None
+        self._pens = {}
         super().apply_theme(theme)
         self._sync_controls()
         self.redraw()
 
     _head_legend_key = None
     _log = False
+    _drawn_at = 0.0
 

@@ -1,0 +1,160 @@
+"""The training loop the window's lab drives, Qt-free: it runs in a child process.
+
+`serve(commands, results, threads)` owns one Trainer and answers commands read from
+`commands` (a multiprocessing Connection) with messages on `results`:
+
+    ("new", run_id, config)      a fresh Trainer; answered by its step-0 Progress
+    ("play", seq, target)        train until the run has `target` steps
+    ("step", seq, n)             train n more steps
+    ("pause", seq)               stop after the chunk now running
+    ("every", n)                 the timeline's snapshot interval
+    ("save", folder)             Trainer.save; answered by ("saved", run_id, folder, error)
+    ("stop",)                    end the loop
+
+While training it runs chunks of ~80 ms of steps, each answered by ("progress", Progress):
+the new step records and one probe, so the window updates ~12 times a second whatever a
+step costs. A process rather than a thread of the window: the GUI's drawing is Python
+(pyqtgraph), and a training thread that must take the GIL back after every torch call ran
+at 40 % of its bare speed beside a 10 Hz display (measured here); in its own process it
+runs on its own core.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass
+
+from engine.training import CircuitCheck, ProbeSnapshot, Trainer, TrainStep
+
+#: wall time of one chunk of steps (a Progress, i.e. a display update, follows each)
+CHUNK_S = 0.08
+
+
+@dataclass(eq=False)
+class Progress:
+    """What one chunk produced. ``steps``: the new records (empty for a new run's first
+    probe or a pause); ``probe``: the probe batch after them; ``snapshot``: the probe is a
+    timeline snapshot (its step is a multiple of the snapshot interval, or 0); ``stopped``:
+    the loop is idle after this message (target reached or paused), ``circuit`` then says
+    which circuit the run has; ``reached``: the play/step target was reached; ``seq``: the
+    latest play/step/pause request handled (a newer one may be on its way)."""
+
+    run_id: int
+    steps: list[TrainStep]
+    probe: ProbeSnapshot
+    snapshot: bool
+    stopped: bool
+    reached: bool
+    circuit: CircuitCheck | None
+    seq: int
+    chunk_s: float
+
+
+class _Loop:
+    def __init__(self, commands, results, threads: int | None) -> None:
+        self.commands, self.results, self.threads = commands, results, threads
+        self.trainer: Trainer | None = None
+        self.run_id = 0
+        self.playing = False
+        self.target = 0
+        self.every = 25
+        self.seq = 0
+        self.step_s = 0.02  # running estimate of one step's wall time
+
+    def busy(self) -> bool:
+        return self.playing and self.trainer is not None and self.trainer.steps_done < self.target
+
+    def run(self) -> None:
+        while True:
+            if self.busy():
+                while self.commands.poll():
+                    if not self.handle(self.commands.recv()):
+                        return
+                if self.busy():
+                    self.chunk()
+                continue
+            try:
+                command = self.commands.recv()
+            except (EOFError, OSError):
+                return
+            if not self.handle(command):
+                return
+
+    def send(self, *message) -> None:
+        self.results.send(message)
+
+    def progress(self, steps, snapshot: bool, stopped: bool, reached: bool, chunk_s: float = 0.0) -> None:
+        tr = self.trainer
+        circuit = tr.check_circuit() if stopped and tr.steps_done else None
+        self.send("progress", Progress(self.run_id, steps, tr.probe(), snapshot, stopped, reached, circuit,
+                                       self.seq, chunk_s))
+
+    def handle(self, command: tuple) -> bool:
+        kind = command[0]
+        try:
+            if kind == "stop":
+                return False
+            if kind == "new":
+                _, self.run_id, config = command
+                self.playing = False
+                self.trainer = Trainer(config, threads=self.threads)
+                self.progress([], True, False, False)
+            elif kind in ("play", "step"):
+                self.seq = command[1]
+                if self.trainer is not None:
+                    done = self.trainer.steps_done
+                    self.target = command[2] if kind == "play" else done + command[2]
+                    self.playing = done < self.target
+                    if not self.playing:
+                        self.progress([], False, True, True)
+            elif kind == "pause":
+                self.seq = command[1]
+                was = self.playing
+                self.playing = False
+                if was and self.trainer is not None:
+                    self.progress([], False, True, False)
+            elif kind == "every":
+                self.every = max(1, int(command[1]))
+            elif kind == "save":
+                folder = command[1]
+                if self.trainer is None:
+                    self.send("saved", self.run_id, folder, "nothing has been trained")
+                else:
+                    self.trainer.save(folder)
+                    self.send("saved", self.run_id, folder, "")
+        except Exception as exc:  # a bug or a refusal must not end the loop
+            self.playing = False
+            detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            if kind == "save":
+                self.send("saved", self.run_id, command[1], detail)
+            else:
+                self.send("failed", self.run_id, detail)
+        return True
+
+    def chunk(self) -> None:
+        tr = self.trainer
+        done = tr.steps_done
+        k = max(1, min(self.target - done, round(CHUNK_S / max(self.step_s, 1e-4))))
+        k = min(k, self.every - done % self.every)  # end on the next snapshot step
+        t0 = time.perf_counter()
+        try:
+            steps = tr.step(k)
+        except Exception as exc:
+            self.playing = False
+            self.send("failed", self.run_id, traceback.format_exception_only(type(exc), exc)[-1].strip())
+            return
+        self.step_s = 0.7 * self.step_s + 0.3 * (time.perf_counter() - t0) / k
+        reached = tr.steps_done >= self.target
+        if reached:
+            self.playing = False
+        stopped = not self.busy() and not self.commands.poll()
+        self.progress(steps, tr.steps_done % self.every == 0, stopped, reached, time.perf_counter() - t0)
+
+
+def serve(commands, results, threads: int | None = 1) -> None:
+    """The loop (see the module docstring); returns on ("stop",) or when `commands` closes."""
+    try:
+        _Loop(commands, results, threads).run()
+    finally:
+        results.close()
