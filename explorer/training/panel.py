@@ -129,6 +129,21 @@ def _set_xrange(plot, xmax: float) -> None:
         plot.setXRange(0, xmax, padding=0.02)
 
 
+def _set_text(label: QLabel, text: str) -> None:
+    """label.setText, skipped when unchanged (a word-wrapped label re-lays out its column)."""
+    if label.text() != text:
+        label.setText(text)
+
+
+def _curve(plot) -> pg.PlotDataItem:
+    """A curve that draws only what is in view, at most ~2 points a pixel, unchecked for NaN."""
+    item = plot.plot([], [])
+    item.setClipToView(True)
+    item.setDownsampling(auto=True, method="peak")
+    item.setSkipFiniteCheck(True)
+    return item
+
+
 def _set_pen(item, pen) -> None:
     """item.setPen(pen), skipped when the pen is the one drawn (setPen repaints the item)."""
     key = (pen.color().rgba(), pen.widthF(), pen.style())
@@ -566,10 +581,10 @@ class TrainingPanel(Panel):
     def _sync_preset_texts(self) -> None:
         p = self.lab.preset
         if p is None:
-            self.explanation.setText(self.tr("Your own settings: Start trains them; Reset begins a new run."))
+            _set_text(self.explanation, self.tr("Your own settings: Start trains them; Reset begins a new run."))
             self.expectation.hide()
             return
-        self.explanation.setText(p.display_explanation())
+        _set_text(self.explanation, p.display_explanation())
         self.expectation.show()
         v = self.lab.verdict()
         th = self.theme
@@ -580,7 +595,7 @@ class TrainingPanel(Panel):
             text += f"<br><span style='color:{colour}'><b>{mark}</b>: {v.text}</span>"
         elif self.lab.running:
             text += f"<br><i>{self.tr('checking while it trains…')}</i>"
-        self.expectation.setText(text)
+        _set_text(self.expectation, text)
 
     def _sync_runs_list(self) -> None:
         self.runs_list.blockSignals(True)
@@ -613,11 +628,12 @@ class TrainingPanel(Panel):
         self.inspect_button.setEnabled(getattr(lab.window, "model_controller", None) is not None)
         text, kind = lab.message
         self.message.setVisible(bool(text))
-        self.message.setText(text)
+        _set_text(self.message, text)
         colour = self.theme.error if kind == "error" else self.theme.muted
-        self.message.setStyleSheet(f"color: {colour};")
+        if self.message.styleSheet() != f"color: {colour};":
+            self.message.setStyleSheet(f"color: {colour};")
         if run is None:
-            self.status_label.setText("")
+            _set_text(self.status_label, "")
             return
         states = {"idle": self.tr("ready"), "running": self.tr("training"), "paused": self.tr("paused"),
                   "done": self.tr("done")}
@@ -626,7 +642,7 @@ class TrainingPanel(Panel):
                  self.tr("step {n} of {total}").format(n=run.steps_done, total=run.config.steps)]
         if math.isfinite(rate):
             parts.append(self.tr("{rate} steps/s").format(rate=f"{rate:.0f}"))
-        self.status_label.setText(" · ".join(parts))
+        _set_text(self.status_label, " · ".join(parts))
         self._sync_preset_texts()
 
     # ---- form ---------------------------------------------------------------------------------------
@@ -759,7 +775,7 @@ class TrainingPanel(Panel):
             s = self._series[r.id]
             items = self._loss_items.get(r.id)
             if items is None:
-                items = (self.loss_plot.plot([], []), self.loss_plot.plot([], []))
+                items = (_curve(self.loss_plot), _curve(self.loss_plot))
                 self._loss_items[r.id] = items
             width = 2.0 if r is run else 1.2
             _set_pen(items[0], self._pen(r.colour, width))
@@ -883,7 +899,7 @@ class TrainingPanel(Panel):
                 plot.removeItem(items.pop())
                 rebuilt = True
             while len(items) < n_curves:
-                items.append(plot.plot([], []))
+                items.append(_curve(plot))
                 rebuilt = True
             data = s.heads.get(name)
             for i, item in enumerate(items):
@@ -946,9 +962,9 @@ class TrainingPanel(Panel):
         probe = run.snapshot_at(step)
         shown = probe.step if probe is not None else 0
         if step is None:
-            self.timeline_step.setText(self.tr("step {n} (live)").format(n=shown))
+            _set_text(self.timeline_step, self.tr("step {n} (live)").format(n=shown))
         else:
-            self.timeline_step.setText(self.tr("step {n} of {total}").format(n=shown, total=run.steps_done))
+            _set_text(self.timeline_step, self.tr("step {n} of {total}").format(n=shown, total=run.steps_done))
         self.live_button.setEnabled(step is not None)
 
     # ---- look --------------------------------------------------------------------------------------------
