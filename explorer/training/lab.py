@@ -180,7 +180,7 @@ class TrainingLab(QObject):
 
     def refuse(self, error: str) -> None:
         """A setting the engine refused (the panel's form): say why, naming the field."""
-        self._set_message(_tr("Not accepted: {reason}").format(reason=error), "error")
+        self._set_message(QCoreApplication.translate("TrainingLab", "Not accepted: {reason}").format(reason=error), "error")
 
     def make_config(self, values: dict) -> TrainConfig:
         """A TrainConfig of the settings with ``values`` changed; raises ConfigError naming the field."""
@@ -301,7 +301,7 @@ class TrainingLab(QObject):
     def _on_failed(self, run_id: int, message: str) -> None:
         self._tick = None
         self._set_state("paused")
-        self._set_message(_tr("Training failed: {reason}").format(reason=message), "error")
+        self._set_message(QCoreApplication.translate("TrainingLab", "Training failed: {reason}").format(reason=message), "error")
 
     # ---- what is shown -----------------------------------------------------------------------------
     def select_head(self, layer: int, head: int) -> None:
@@ -359,24 +359,24 @@ class TrainingLab(QObject):
         window's model controller). Returns False when there is no window to open it in."""
         ctl = getattr(self.window, "model_controller", None)
         if ctl is None or self.current is None:
-            self._set_message(_tr("There is no model inspector in this window."), "error")
+            self._set_message(QCoreApplication.translate("TrainingLab", "There is no model inspector in this window."), "error")
             return False
         self.pause()
         folder = Path(tempfile.mkdtemp(prefix="attention-explorer-run-")) / "run"
         self._temp_dirs.append(str(folder.parent))
         self.worker.save(str(folder))
-        self._set_message(_tr("Saving the run for the inspector…"), "info")
+        self._set_message(QCoreApplication.translate("TrainingLab", "Saving the run for the inspector…"), "info")
         return True
 
     def _on_saved(self, run_id: int, folder: str, error: str) -> None:
         if error:
-            self._set_message(_tr("The run could not be saved: {reason}").format(reason=error), "error")
+            self._set_message(QCoreApplication.translate("TrainingLab", "The run could not be saved: {reason}").format(reason=error), "error")
             return
         self.inspector_folder = folder
         ctl = getattr(self.window, "model_controller", None)
         if ctl is not None:
             ctl.load(folder)
-            self._set_message(_tr("Opened in the inspector: the model panels show this run's model."), "info")
+            self._set_message(QCoreApplication.translate("TrainingLab", "Opened in the inspector: the model panels show this run's model."), "info")
 
     # ---- state and shutdown --------------------------------------------------------------------------
     def _set_state(self, state: str) -> None:

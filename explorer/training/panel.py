@@ -431,12 +431,12 @@ class TrainingPanel(Panel):
         self.grid = HeadGrid(self.hover, WEIGHTS_CMAP, on_click=lambda layer, head: self.lab.select_head(layer, head),
                              describe=self._describe_tile)
         mid.addItem(self.grid.plot, row=0, col=0)
-        self.big = Heatmap(self.hover, WEIGHTS_CMAP, title="", row_title=_tr("query"), col_title=_tr("key"),
+        self.big = Heatmap(self.hover, WEIGHTS_CMAP, title="", row_title=self.tr("query"), col_title=self.tr("key"),
                            describe=self._describe_cell)
         self.big.set_levels((0.0, 1.0))
         mid.addItem(self.big.item, row=0, col=1)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=12,
-                                    label=_tr("weight"))
+                                    label=self.tr("weight"))
         self.big.item.layout.addItem(self.cbar, 2, 5)
         set_bar_levels(self.cbar, (0.0, 1.0))
         mid.layout.setColumnStretchFactor(0, 1)
@@ -588,13 +588,15 @@ class TrainingPanel(Panel):
         self.expectation.show()
         v = self.lab.verdict()
         th = self.theme
-        text = f"<b>{self.tr('Expect:')}</b> {p.display_expectation()}"
+        expect = self.tr("Expect:")
+        text = f"<b>{expect}</b> {p.display_expectation()}"
         if v is not None and v.state != "pending":
             colour = th.ok if v.state == "met" else th.error
             mark = self.tr("✓ met") if v.state == "met" else self.tr("✗ not met")
             text += f"<br><span style='color:{colour}'><b>{mark}</b>: {v.text}</span>"
         elif self.lab.running:
-            text += f"<br><i>{self.tr('checking while it trains…')}</i>"
+            checking = self.tr("checking while it trains…")
+            text += f"<br><i>{checking}</i>"
         _set_text(self.expectation, text)
 
     def _sync_runs_list(self) -> None:
@@ -815,8 +817,8 @@ class TrainingPanel(Panel):
                          + self.tr("Induction head formed at step {step}").format(step=hit.step)
                          + f"</b>{wall}</span>")
         elif run.circuit is not None and run.circuit.verdict == "other":
-            lines.append(f"<span style='color:{th.warning}'>{self.tr('Another circuit formed')}: "
-                         f"{run.circuit.message}</span>")
+            other = self.tr("Another circuit formed")
+            lines.append(f"<span style='color:{th.warning}'>{other}: {run.circuit.message}</span>")
         set_plot_title(self.loss_plot, "<br>".join(lines), th)
         for line in self.milestone_lines:
             if hit is None:

@@ -73,13 +73,13 @@ def check_induction(runs: Sequence) -> Verdict:
         return Verdict("pending", "")
     hit = first_reached(run.history)
     if hit is not None:
-        return Verdict("met", _tr("met at step {step}: best layer-1 induction score {ind}, best layer-0 "
+        return Verdict("met", QCoreApplication.translate("TrainingPresets", "met at step {step}: best layer-1 induction score {ind}, best layer-0 "
                                   "previous-token score {prev}").format(
             step=hit.step, ind=f"{hit.best('induction', layer=1):.2f}",
             prev=f"{hit.best('previous_token', layer=0):.2f}"))
     last = run.history[-1]
     if _done(run):
-        return Verdict("not met", _tr("not met by step {step}: best induction score {ind}").format(
+        return Verdict("not met", QCoreApplication.translate("TrainingPresets", "not met by step {step}: best induction score {ind}").format(
             step=last.step, ind=f"{last.best('induction', layer=min(1, run.config.n_layers - 1)):.2f}"))
     return Verdict("pending", "")
 
@@ -95,7 +95,7 @@ def check_warmup(runs: Sequence) -> Verdict:
     cold = float(runs[0].history[-1].entropy_norm[0].min())
     warm = float(runs[1].history[-1].entropy_norm[0].min())
     ok = cold < COLLAPSED_BELOW and warm > HEALTHY_ABOVE
-    text = _tr("layer 0's least normalised entropy: {cold} without warmup, {warm} with it").format(
+    text = QCoreApplication.translate("TrainingPresets", "layer 0's least normalised entropy: {cold} without warmup, {warm} with it").format(
         cold=f"{cold:.2f}", warm=f"{warm:.2f}")
     return Verdict("met" if ok else "not met", text)
 
@@ -106,7 +106,7 @@ def check_scale(runs: Sequence) -> Verdict:
     scaled, unscaled = runs[0].history[-1], runs[1].history[-1]
     ok = (float(unscaled.max_weight.mean()) > 0.8 and unscaled.loss > math.log(unscaled_vocab(runs[1])) - 0.15
           and scaled.loss < unscaled.loss - 0.4)
-    text = _tr("loss {a} with 1/√d_k, {b} without; mean max weight {wa} against {wb}").format(
+    text = QCoreApplication.translate("TrainingPresets", "loss {a} with 1/√d_k, {b} without; mean max weight {wa} against {wb}").format(
         a=f"{scaled.loss:.2f}", b=f"{unscaled.loss:.2f}", wa=f"{float(scaled.max_weight.mean()):.2f}",
         wb=f"{float(unscaled.max_weight.mean()):.2f}")
     return Verdict("met" if ok else "not met", text)
@@ -145,7 +145,7 @@ def check_differentiate(runs: Sequence) -> Verdict:
     ent0 = float(start.entropy_norm.min())
     d0, d1 = head_spread(start.attentions), head_spread(end.attentions)
     ok = ent0 > UNIFORM_ABOVE and d0 < ALIKE_BELOW and d1 > APART_ABOVE
-    text = _tr("at step 0 the least normalised entropy is {ent} and the heads differ by {d0}; at step "
+    text = QCoreApplication.translate("TrainingPresets", "at step 0 the least normalised entropy is {ent} and the heads differ by {d0}; at step "
                "{step} they differ by {d1}").format(ent=f"{ent0:.2f}", d0=f"{d0:.2f}", step=end.step,
                                                     d1=f"{d1:.2f}")
     return Verdict("met" if ok else "not met", text)
