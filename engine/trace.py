@@ -276,6 +276,9 @@ class AttentionTrace:
                     raw = eager.head_scores_raw(call, b, h, rows)  # (r, Skv)
                     stats = raw_row_stats(raw.cpu())
                     top = float(stats["max_abs_score_raw"].max())
+                    if cfg.prescale_q:  # the scores are another product: free this one first
+                        del raw
+                        raw = None
                     scores = eager.head_scores(call, b, h, rows, raw, inplace=True)
                     del raw
                     finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())

@@ -72,10 +72,12 @@ def head_scores_raw(call, batch: int, head: int, rows: slice) -> torch.Tensor:
     return (q @ k.transpose(-2, -1))[0, 0]
 
 
-def head_scores(call, batch: int, head: int, rows: slice, raw: torch.Tensor, *, inplace: bool = False) -> torch.Tensor:
-    """(r, Skv) softmax input of those rows from their ``raw`` Q·Kᵀ: scaled (or recomputed
-    from the prescaled Q), ALiBi added, masked; the same operations as :func:`eager_steps`.
-    ``inplace`` reuses ``raw``'s memory when it is not needed any more (same numbers)."""
+def head_scores(call, batch: int, head: int, rows: slice, raw: torch.Tensor | None, *,
+                inplace: bool = False) -> torch.Tensor:
+    """(r, Skv) softmax input of those rows from their ``raw`` Q·Kᵀ: scaled (or, with
+    prescale_q, recomputed from the prescaled Q: ``raw`` may then be None), ALiBi added,
+    masked; the same operations as :func:`eager_steps`. ``inplace`` reuses ``raw``'s memory
+    when it is not needed any more (same numbers)."""
     cfg = call.config
     if cfg.prescale_q:
         kv = head // cfg.group_size
