@@ -374,7 +374,7 @@ def test_thumbnails_show_every_cell_and_follow_the_zoom(qtbot, w):
 
 @pytest.mark.parametrize("heads", [4, 32])
 def test_thumbnail_labels_never_cover_a_tile(qtbot, w, heads):
-    size = w.size()
+    size, state = w.size(), w.saveState()
     if heads == 32:
         w.resize(1000, 620)  # a small window: no room above 6 rows of tiles for their labels
     try:
@@ -391,6 +391,8 @@ def test_thumbnail_labels_never_cover_a_tile(qtbot, w, heads):
             assert not any(box.intersects(t) for t in tiles)
     finally:
         w.resize(size)
+        w.restoreState(state)  # the dock sizes too: the small window squeezed them
+        qtbot.wait(20)
 
 
 def test_status_says_computing_only_while_a_slow_frame_is_awaited(qtbot, w, monkeypatch):
