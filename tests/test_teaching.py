@@ -487,6 +487,7 @@ def test_every_control_explains_itself_in_the_status_bar(win, qapp):
     for widget in (c.d_model.slider, c.d_model.spin, c.heads, c.kv_heads, c.tokens, c.seq_len.slider,
                    c.causal, c.pad.spin, c.mask_value, c.scale_mode, c.dtype, c.positional, c.backend, c.seed):
         assert widget.statusTip(), widget
+        win.controls_dock.widget().ensureWidgetVisible(widget)  # (the controls scroll)
         QTest.mouseMove(win.panel("heads"))  # elsewhere first: then the mouse enters the control
         qapp.processEvents()
         win.statusBar().clearMessage()
