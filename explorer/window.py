@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
     compute_failed = Signal(object, str)  # config, message (shown in the banner)
     backends_measured = Signal(object)  # {backend: {...}} for the shown frame
     config_changed = Signal(object)  # the requested config changed
+    reference_changed = Signal(object)  # the pinned reference frame A, or None
 
     def __init__(self, session: str | os.PathLike | Mapping | Session | None = None, *,
                  settings: QSettings | None = None, theme: Theme = DARK) -> None:
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self._replaying = False  # set_config from undo/redo or a session: not a new step
         self._whole_step = False  # the next change is a step of its own (Reset, a lesson preset)
+        self._reference: Frame | None = None  # the pinned state A the panels compare with
         self._create_banner()
         self._create_formula()
         self._create_controls()
@@ -346,6 +348,8 @@ class MainWindow(QMainWindow):
         self._panels[name] = panel
         self._docks[name] = dock
         panel.help_requested.connect(self.show_help)
+        if self._reference is not None:
+            panel.reference = self._reference
         if self._frame is not None:
             panel.show_frame(self._frame)
         return panel
@@ -364,6 +368,9 @@ class MainWindow(QMainWindow):
         self.act_save = act(lambda: self.save_session(self._session_path), QKeySequence.StandardKey.Save)
         self.act_save_as = act(lambda: self.save_session(None), "Ctrl+Shift+S")
         self.act_reset = act(self.reset, "Ctrl+R")
+        self.act_pin = act(lambda: self.pin_reference(), "Ctrl+P")
+        self.act_unpin = act(self.clear_reference)
+        self.act_unpin.setEnabled(False)
         self.act_undo = act(self.undo, QKeySequence.StandardKey.Undo)
         self.act_redo = act(self.redo, QKeySequence.StandardKey.Redo)
         self.undo_stack.indexChanged.connect(self._retranslate_history)
@@ -412,6 +419,10 @@ class MainWindow(QMainWindow):
             (self.act_save, self.tr("&Save session"), self.tr("Save the configuration and selection")),
             (self.act_save_as, self.tr("Save session &as…"), ""),
             (self.act_reset, self.tr("&Reset to defaults"), self.tr("Back to the default configuration")),
+            (self.act_pin, self.tr("&Pin as reference A"),
+             self.tr("Keep what is shown now as A: the heads panel then shows A, the current B or B − A, "
+                     "the diagnostics both")),
+            (self.act_unpin, self.tr("&Clear the reference"), ""),
             (self.act_quit, self.tr("&Quit"), ""),
             (self.act_dark, self.tr("&Dark theme"), self.tr("Switch between the dark and the light theme")),
             (self.act_next_head, self.tr("Next head"), ""),
@@ -452,6 +463,9 @@ class MainWindow(QMainWindow):
         e = self.menu_edit = menu(mb, "edit")  # (Copy panel joins it: export_dialog)
         e.addAction(self.act_undo)
         e.addAction(self.act_redo)
+        e.addSeparator()
+        e.addAction(self.act_pin)
+        e.addAction(self.act_unpin)
         e.addSeparator()
         v = self.menu_view = menu(mb, "view")
         v.addAction(self.act_dark)
@@ -714,6 +728,31 @@ class MainWindow(QMainWindow):
         self._busy.start()
         if changed:
             self.config_changed.emit(config)
+
+    # ---- the reference A -------------------------------------------------------------------
+    @property
+    def reference(self) -> Frame | None:
+        """The pinned frame A the panels compare the current one (B) with, or None."""
+        return self._reference
+
+    def pin_reference(self, frame: Frame | None = None) -> Frame | None:
+        """Pin `frame` (default: the one shown) as the reference A; returns it."""
+        frame = self._frame if frame is None else frame
+        if frame is None:
+            return None
+        self._set_reference(frame)
+        self.statusBar().showMessage(self.tr("pinned as A: {config}").format(config=frame.config.summary()), 5000)
+        return frame
+
+    def clear_reference(self) -> None:
+        self._set_reference(None)
+
+    def _set_reference(self, frame: Frame | None) -> None:
+        self._reference = frame
+        self.act_unpin.setEnabled(frame is not None)
+        for panel in self._panels.values():
+            panel.set_reference(frame)
+        self.reference_changed.emit(frame)
 
     def _replay(self, config: AttentionConfig) -> None:
         """Show a config from the history (undo/redo) without recording a new step."""

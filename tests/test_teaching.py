@@ -494,3 +494,31 @@ def test_every_control_explains_itself_in_the_status_bar(win, qapp):
         QTest.mouseMove(widget)
         qapp.processEvents()
         assert win.statusBar().currentMessage() == widget.statusTip(), widget
+
+
+# ---- a pinned reference A (issue 18's first slice) --------------------------------------------------
+
+def test_pin_a_reference_and_see_the_difference(win, qapp):
+    a = show(win, qapp, AttentionConfig(d_model=256, n_heads=4))
+    win.act_pin.trigger()
+    assert win.reference is a
+    b = show(win, qapp, AttentionConfig(d_model=256, n_heads=4, scale=1.0))
+    win.selection.set(head=2)
+    qapp.processEvents()
+    heads = win.panel("heads")
+    assert heads.view.isVisible() and heads.comparison() == "B-A"
+    np.testing.assert_array_equal(heads.big.data, b.weights[2] - a.weights[2])  # exactly the engine's B − A
+    assert any(t.startswith("B − A · head 2 · max |Δ|") for t in panel_texts(win, "heads"))
+    numerics = win.panel("diagnostics").warn_card.text()
+    ent_a, ent_b = (float(fr.entropy[fr.valid_rows].mean()) for fr in (a, b))
+    assert f"mean entropy: {fmt_number(ent_a)} → {fmt_number(ent_b)}" in numerics
+    heads.view.setCurrentIndex(1)  # A itself
+    np.testing.assert_array_equal(heads.big.data, a.weights_shown[2])
+    # another shape: no difference map, said, and the current B shown
+    heads.view.setCurrentIndex(2)
+    show(win, qapp, AttentionConfig(d_model=256, n_heads=4, seq_len=12))
+    assert heads.comparison() == "B"
+    assert not heads.view.model().item(2).isEnabled()
+    assert "differ in shape" in heads.view.model().item(2).toolTip()
+    win.act_unpin.trigger()
+    assert win.reference is None and not heads.view.isVisible()

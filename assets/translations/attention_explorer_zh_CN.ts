@@ -536,6 +536,31 @@
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
+        <location line="+23"/>
+        <source>mean entropy</source>
+        <translation>平均熵</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>largest |Q·Kᵀ|</source>
+        <translation>最大 |Q·Kᵀ|</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NaN weight rows</source>
+        <translation>NaN 权重行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>future keys&apos; share</source>
+        <translation>未来键的权重占比</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A → B (A: {config})</source>
+        <translation>A → B（A：{config}）</translation>
+    </message>
+    <message>
         <location line="+18"/>
         <source>every weight row is NaN: the per-head bars have no value</source>
         <translation>所有权重行都是 NaN：各头的柱状图没有数值</translation>
@@ -906,31 +931,77 @@ Replace them?</source>
         <translation> · 已掩码</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <location line="+82"/>
+        <location line="+22"/>
+        <location line="+153"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="-82"/>
-        <location line="+33"/>
+        <location line="-153"/>
+        <location line="+35"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-32"/>
-        <location line="+33"/>
+        <location line="-34"/>
+        <location line="+35"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="-27"/>
-        <location line="+28"/>
+        <location line="-29"/>
+        <location line="+30"/>
+        <location line="+103"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="-99"/>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>B: current</source>
+        <translation>B：当前</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>A: reference</source>
+        <translation>A：参照</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>B − A</source>
+        <translation>B − A</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compare with the pinned reference A (Edit ▸ Pin as reference A, Ctrl+P)</source>
+        <translation>与固定的参照 A 比较（编辑 ▸ 固定为参照 A，Ctrl+P）</translation>
+    </message>
+    <message>
+        <location line="+69"/>
+        <source>&lt;b&gt;A&lt;/b&gt; (reference) · head {h}</source>
+        <translation>&lt;b&gt;A&lt;/b&gt;（参照）· 头 {h}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>weight B − A</source>
+        <translation>权重 B − A</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;b&gt;B − A&lt;/b&gt; · head {h} · max |Δ| {m}</source>
+        <translation>&lt;b&gt;B − A&lt;/b&gt; · 头 {h} · 最大 |Δ| {m}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>A and B differ in shape ({a} and {b}): no difference map</source>
+        <translation>A 和 B 的形状不同（{a} 和 {b}）：没有差值图</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source> (shared by {n})</source>
         <translation>（{n} 个头共享）</translation>
     </message>
@@ -948,6 +1019,11 @@ Replace them?</source>
         <location line="+2"/>
         <source>{n} identical row pairs</source>
         <translation>{n} 对相同的行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>thumbnails: B, the current config</source>
+        <translation>小图：B，当前配置</translation>
     </message>
 </context>
 <context>
@@ -1145,7 +1221,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+278"/>
+        <location filename="../../explorer/window.py" line="+285"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1178,6 +1254,21 @@ Replace them?</source>
         <location line="+0"/>
         <source>Back to the default configuration</source>
         <translation>恢复默认配置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Pin as reference A</source>
+        <translation>固定为参照 A(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keep what is shown now as A: the heads panel then shows A, the current B or B − A, the diagnostics both</source>
+        <translation>把当前显示的内容保存为 A：注意力头面板随后可显示 A、当前的 B 或 B − A，诊断面板同时列出两者</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Clear the reference</source>
+        <translation>清除参照(&amp;C)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1255,7 +1346,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+102"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1360,7 +1451,7 @@ Replace them?</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="-118"/>
+        <location line="-125"/>
         <source>&amp;Undo {change}</source>
         <translation>撤销 {change}(&amp;U)</translation>
     </message>
@@ -1380,12 +1471,17 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+207"/>
+        <location line="+214"/>
         <source> · the sliders&apos; layer, not the model</source>
         <translation> · 滑块所设的层，不是模型</translation>
     </message>
     <message>
-        <location line="+241"/>
+        <location line="+116"/>
+        <source>pinned as A: {config}</source>
+        <translation>已固定为 A：{config}</translation>
+    </message>
+    <message>
+        <location line="+150"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
@@ -2179,12 +2275,12 @@ Replace them?</source>
 <context>
     <name>Panel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="-287"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="-315"/>
         <source>Diagnostics: heads, numerics, memory, backends</source>
         <translation>诊断：注意力头、数值、内存、后端</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="-94"/>
+        <location filename="../../explorer/panels/heads.py" line="-179"/>
         <source>Heads: attention weights</source>
         <translation>注意力头：注意力权重</translation>
     </message>
@@ -2219,7 +2315,7 @@ Replace them?</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/base.py" line="+153"/>
+        <location filename="../../explorer/panels/base.py" line="+160"/>
         <source>What this panel shows, how to read it (F1)</source>
         <translation>这个面板画的是什么、怎么读（F1）</translation>
     </message>
@@ -2228,11 +2324,16 @@ Replace them?</source>
         <source>Positions: the encoding and distance</source>
         <translation>位置：编码与距离</translation>
     </message>
+    <message>
+        <location filename="../../explorer/training/panel.py" line="+205"/>
+        <source>Training lab</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>PositionsPanel</name>
     <message>
-        <location line="+26"/>
+        <location filename="../../explorer/panels/positions.py" line="+26"/>
         <source>Shuffle the words</source>
         <translation>打乱词序</translation>
     </message>
@@ -2634,6 +2735,542 @@ Replace them?</source>
         <location line="+2"/>
         <source>(uniform {value})</source>
         <translation>（均匀分布 {value}）</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingActions</name>
+    <message>
+        <location filename="../../explorer/training/__init__.py" line="+57"/>
+        <source>&amp;Training lab…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Train a tiny transformer and watch its heads form</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;Training</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TrainingLab</name>
+    <message>
+        <location filename="../../explorer/training/lab.py" line="+183"/>
+        <source>Not accepted: {reason}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+121"/>
+        <source>Training failed: {reason}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+58"/>
+        <source>There is no model inspector in this window.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Saving the run for the inspector…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The run could not be saved: {reason}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Opened in the inspector: the model panels show this run&apos;s model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TrainingPanel</name>
+    <message>
+        <location filename="../../explorer/training/panel.py" line="-137"/>
+        <source>Task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Layers</source>
+        <translation type="unfinished">层数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>d_model</source>
+        <translation type="unfinished">d_model（模型宽度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Attention only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LayerNorm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Dropout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scale of QKᵀ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Init std</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Warmup steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Schedule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Entropy (1 = uniform)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Previous-token score</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Induction score</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+345"/>
+        <source>query</source>
+        <translation type="unfinished">查询</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>key</source>
+        <translation type="unfinished">键</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>weight</source>
+        <translation type="unfinished">权重</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>Start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Train the run to its planned steps (a finished run: that many more)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Train a few steps (Step by), then stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A new run of the settings; the old one stays for comparison</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open in inspector</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save this run and open its model in the model panels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>log scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Experiment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Custom settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Step by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Snapshot every</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Runs (tick to overlay, click to view)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Forget the other runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Follow the training again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+2"/>
+        <location line="+2"/>
+        <source>step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>loss (nats)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>chance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+72"/>
+        <source>Your own settings: Start trains them; Reset begins a new run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Expect:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>✓ met</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>✗ not met</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>checking while it trains…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+325"/>
+        <source>step {n} of {total}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-323"/>
+        <source>{rate} steps/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+72"/>
+        <source>L{layer} H{head} · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+88"/>
+        <source>&lt;b&gt;Loss&lt;/b&gt; · not trained yet · chance ln {v} = {c} nats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;Loss&lt;/b&gt; at step {step}: {loss} nats · predictable part (dashed) {pred} · chance {c}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Induction head formed at step {step}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Another circuit formed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>induction head, step {step}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source> · warmup {n}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;Learning rate&lt;/b&gt; {lr}{warm}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&lt;b&gt;Heads&lt;/b&gt; · preparing the model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>prev {p}
+ind {i}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&lt;b&gt;Heads at step {step}&lt;/b&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>replay; training is at step {now}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>probe sequence · click a head to see it large</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;L{layer} H{head}&lt;/b&gt; at step {step} · induction {ind} · previous-token {prev} · entropy {ent}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source> · best layer-0 head {v} (line: {t})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> · best later head {v} (line: {t})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> · lowest {v}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>step {n} (live)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TrainingPresets</name>
+    <message>
+        <location filename="../../explorer/training/presets.py" line="+76"/>
+        <source>met at step {step}: best layer-1 induction score {ind}, best layer-0 previous-token score {prev}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>not met by step {step}: best induction score {ind}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>layer 0&apos;s least normalised entropy: {cold} without warmup, {warm} with it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>loss {a} with 1/√d_k, {b} without; mean max weight {wa} against {wb}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>at step 0 the least normalised entropy is {ent} and the heads differ by {d0}; at step {step} they differ by {d1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>An induction head forms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A 2-layer, attention-only transformer (2 heads, d_model 64, post-LN) learns sequences that repeat: BOS, 8–16 random symbols, then the same symbols again. The second half is predictable only by looking back: a layer-0 head learns to attend to the previous token, and a layer-1 head uses it to find the token after the earlier copy of the current one (an induction head, Olsson et al. 2022). Watch the loss on the repeated half sit on a plateau, then drop as the two heads appear. Init: std 0.1 for every weight, not GPT-2&apos;s 0.02: at 0.02 three of four seeds had no induction head by step 1000.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Within 600 steps the best layer-1 head&apos;s induction score passes 0.5 and the best layer-0 head&apos;s previous-token score passes 0.3 (seed 0: at step 397; seeds 0–7: 360–432).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>induction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Warmup vs none at lr 1e-2 (collapse)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The same pre-LN model and seed, trained twice at a learning rate of 1e-2: first at full rate from step 1, then with the rate ramped up linearly over 200 steps. Without warmup the first large steps blow up the query and key weights: layer 0&apos;s attention collapses (each query locks onto one key, its entropy falls towards 0) and the loss stays near ln 48 ≈ 3.87, knowing nothing. With warmup the heads stay broad while they learn. Init: std 0.1, pre-LN (GPT-2&apos;s placement; post-LN collapses the same way, Xiong et al. 2020).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>After 200 steps layer 0&apos;s least normalised entropy is below 0.3 without warmup and above 0.6 with it (seed 0: 0.15 against 0.75; seeds 1 and 2: 0.09 and 0.08 against 0.76 and 0.60).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no warmup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>warmup 200</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Forget √d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The same model trained with softmax(QKᵀ/√d_k) and with softmax(QKᵀ): the scale is the one difference. With d_k = 32 the unscaled scores are √32 ≈ 5.7 times larger, so from the first step the softmax is almost one-hot, its gradient almost zero, and the loss refuses to go down. Init: std 0.1 with pre-LN, so W_Q and W_K see unit-variance inputs and the scores are large enough to saturate. With post-LN, or GPT-2&apos;s 0.02 init, the scores start small and dropping the scale does not hurt (it can even speed learning).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>After 150 steps the unscaled model&apos;s mean max weight is above 0.8 and its loss within 0.15 of ln 48 ≈ 3.87, while the scaled one&apos;s loss is at least 0.4 lower.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>with 1/√d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no 1/√d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Heads differentiate from a uniform start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Four heads per layer, all starting alike: with GPT-2&apos;s small init (std 0.02) every query and key is almost zero, so every head&apos;s attention is uniform over the keys it may see and the heads of a layer are indistinguishable. Training breaks the tie: small random differences in their weights grow, and the heads of layer 1 split into different patterns: one sharpens onto a few keys while another stays broad (their entropy curves part ways after ~150 steps). Scrub the timeline back to step 0 to see them identical. Init: std 0.02, chosen for the uniform start (the induction preset uses 0.1 to learn faster).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>At step 0 every head&apos;s normalised entropy is above 0.9 and the heads of a layer differ by less than 0.05 (mean total-variation distance of their rows); by step 300 two heads of one layer differ by more than 0.3 (seeds 0 and 1: 0.92 and 0.96).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>4 heads, uniform start</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

@@ -241,6 +241,15 @@ class Heatmap:
             self.vb.setRange(rect, padding=0)
             self._place_marker()
 
+    def set_cmap(self, cmap: str) -> None:
+        """Another colour map (recolours the current data)."""
+        if cmap != self.cmap.name:
+            self.cmap = pg.colormap.get(cmap)
+            self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)
+            self._drawn_levels = None
+            if self.data is not None:
+                self.set_data(self.data)
+
     def set_levels(self, levels: tuple[float, float]) -> None:
         """Change the colour levels (recolours the current data if they changed)."""
         levels = (float(levels[0]), float(levels[1]))

@@ -58,6 +58,7 @@ class Panel(QWidget):
         self.selection = selection
         self.hover = hover
         self.frame: Frame | None = None
+        self.reference: Frame | None = None  # the pinned state A (MainWindow.pin_reference)
         self.theme: Theme = DARK
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -117,6 +118,12 @@ class Panel(QWidget):
         colour levels, so the next frame is framed as in a new window (Reset does this)."""
         for hm in self.heatmaps():
             hm.reset_view()
+
+    def set_reference(self, frame: Frame | None) -> None:
+        """The pinned reference A (None: unpinned); panels that compare redraw with it."""
+        self.reference = frame
+        if self.frame is not None:
+            self.show_frame(self.frame)
 
     def set_backends(self, result: dict) -> None:
         """The backend comparison for the current frame (only diagnostics uses it)."""

@@ -515,7 +515,35 @@ class DiagnosticsPanel(Panel):
             rows.append(([self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
                 peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")], "note"))
         rows += self._coverage_rows()
+        rows += self._reference_rows()
         self.warn_card.set_rows(rows)
+
+    def _reference_rows(self) -> list[tuple[list[str], str]]:
+        """With a pinned reference A: each number for A and for the current B, and the change."""
+        ref, f = self.reference, self.frame
+        if ref is None:
+            return []
+
+        def mean_entropy(fr: Frame) -> float:
+            ent = fr.entropy[fr.valid_rows]
+            return float(ent.mean()) if ent.size else math.nan
+
+        def change(a: float, b: float) -> str:
+            if not (math.isfinite(a) and math.isfinite(b)):
+                return ""
+            d = b - a
+            return f" ({'+' if d > 0 else '−' if d < 0 else '±'}{fmt_number(abs(d))})"
+
+        items = [
+            (self.tr("mean entropy"), mean_entropy(ref), mean_entropy(f)),
+            (self.tr("largest |Q·Kᵀ|"), ref.overflow.max_abs_score_raw, f.overflow.max_abs_score_raw),
+            (self.tr("NaN weight rows"), float(ref.overflow.nan_rows), float(f.overflow.nan_rows)),
+            (self.tr("future keys' share"), ref.future_share, f.future_share),
+        ]
+        rows = [([self.tr("A → B (A: {config})").format(config=ref.config.summary())], "note")]
+        for name, a, b in items:
+            rows.append(([f"{name}: {fmt_number(a)} → {fmt_number(b)}{change(a, b)}"], "note"))
+        return rows
 
     def _coverage_rows(self) -> list[tuple[list[str], str]]:
         """What the per-head bars average over, and which heads collapsed.

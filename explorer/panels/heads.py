@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem
+from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QLabel
 
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
@@ -18,7 +18,7 @@ from ..figures.plots import (
     style_colorbar,
     unbroken,
 )
-from ..figures.themes import WEIGHTS_CMAP, Theme
+from ..figures.themes import SIGNED_CMAP, WEIGHTS_CMAP, Theme
 from ..figures.thumbnails import HeadThumbnails
 from ..frame import Frame
 from .base import Panel, register_panel
@@ -48,6 +48,17 @@ class HeadsPanel(Panel):
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
+        # with a pinned reference A: show the current B, A, or B − A (hidden until one is pinned)
+        self.view_label = QLabel()
+        self.view = QComboBox()
+        self.view.addItems(["", "", ""])
+        self.view.currentIndexChanged.connect(lambda _i: self.draw_selection() if self.frame else None)
+        self.toolbar.addWidget(self.view_label)
+        self.toolbar.addWidget(self.view)
+        self.toolbar.addStretch(1)
+        self.toolbar.addSpacing(24)  # the "?" in the corner
+        for w in (self.view_label, self.view):
+            w.hide()
         self.big = Heatmap(
             hover, WEIGHTS_CMAP, title=self.tr("head {h}").format(h=0), row_title=self.tr("query"),
             col_title=self.tr("key"),
@@ -71,6 +82,7 @@ class HeadsPanel(Panel):
         # the thumbnails show the cells the large map is zoomed to
         self.big.vb.sigRangeChanged.connect(lambda vb, _r, *_a: self.thumbs.follow_range(vb.viewRange()))
         # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
+        self._retranslate_view()
         self.nan_overlay = RgbaImage()
         self.nan_overlay.setZValue(5)
         self.big.vb.addItem(self.nan_overlay, ignoreBounds=True)
@@ -82,10 +94,38 @@ class HeadsPanel(Panel):
         self.big.vb.addItem(self.blind_overlay, ignoreBounds=True)
 
     def retranslate_ui(self) -> None:
+        self._retranslate_view()
         set_axis_label(self.big.item, "left", self.tr("query"))
         set_axis_label(self.big.item, "bottom", self.tr("key"))
         set_axis_label(self.cbar, "left", self.tr("weight"))  # (keeps the style style_colorbar set)
         super().retranslate_ui()
+
+    def _retranslate_view(self) -> None:
+        self.view_label.setText(self.tr("Show"))
+        for i, text in enumerate((self.tr("B: current"), self.tr("A: reference"), self.tr("B − A"))):
+            self.view.setItemText(i, text)
+        self.view.setToolTip(self.tr("Compare with the pinned reference A (Edit ▸ Pin as reference A, Ctrl+P)"))
+
+    def comparison(self) -> str:
+        """What the large map shows: "B" (current), "A" (the reference) or "B-A"."""
+        if self.reference is None:
+            return "B"
+        mode = ("B", "A", "B-A")[max(self.view.currentIndex(), 0)]
+        if mode == "B-A" and not self._same_shape():
+            return "B"
+        return mode
+
+    def _same_shape(self) -> bool:
+        return (self.reference is not None and self.frame is not None
+                and self.reference.weights.shape == self.frame.weights.shape)
+
+    def set_reference(self, frame) -> None:
+        for w in (self.view_label, self.view):
+            w.setVisible(frame is not None)
+        if frame is not None and self.view.currentIndex() == 0:
+            with QSignalBlocker(self.view):
+                self.view.setCurrentIndex(2)  # pinned to compare: the difference first
+        super().set_reference(frame)
 
     def resizeEvent(self, event) -> None:
         # the large map gets ~60% of the width; the grid of small maps shares the rest
@@ -123,11 +163,53 @@ class HeadsPanel(Panel):
         self._blind_rows = blind
         self.blind_overlay.setPath(path)
 
+    def _draw_compared(self, mode: str, h: int) -> str:
+        """Put A or B − A in the large map; returns the title's lead."""
+        ref, f = self.reference, self.frame
+        if mode == "A":
+            ha = min(h, ref.config.n_heads - 1)
+            self.big.set_cmap(WEIGHTS_CMAP)
+            levels = (0.0, max(ref.weight_max, 1e-6))
+            self.big.set_data(ref.weights_shown[ha], levels)
+            self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
+            set_bar_levels(self.cbar, levels)
+            return self.tr("<b>A</b> (reference) · head {h}").format(h=ha)
+        diff = f.weights[h] - ref.weights[h]  # (S, Skv); NaN where either row is NaN
+        finite = diff[np.isfinite(diff)]
+        m = float(np.abs(finite).max()) if finite.size else 0.0
+        levels = (-max(m, 1e-9), max(m, 1e-9))
+        self.big.set_cmap(SIGNED_CMAP)
+        set_axis_label(self.cbar, "left", self.tr("weight B − A"))
+        self.big.set_data(diff, levels)
+        self.cbar.setColorMap(pg.colormap.get(SIGNED_CMAP))
+        set_bar_levels(self.cbar, levels)
+        return self.tr("<b>B − A</b> · head {h} · max |Δ| {m}").format(h=h, m=fmt_number(m))
+
     def draw_selection(self) -> None:
         frame, sel = self.frame, self.selection
         cfg = frame.config
         h = sel.head
-        self.big.set_data(frame.weights_shown[h])
+        mode = self.comparison()
+        if self.reference is not None:
+            model = self.view.model()
+            item = model.item(2) if hasattr(model, "item") else None
+            if item is not None:
+                item.setEnabled(self._same_shape())
+                item.setToolTip("" if self._same_shape() else self.tr(
+                    "A and B differ in shape ({a} and {b}): no difference map").format(
+                    a="×".join(map(str, self.reference.weights.shape[1:])),
+                    b="×".join(map(str, frame.weights.shape[1:]))))
+        if mode != "B-A":
+            set_axis_label(self.cbar, "left", self.tr("weight"))
+        if mode == "B":
+            self.big.set_cmap(WEIGHTS_CMAP)
+            self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
+            set_bar_levels(self.cbar, (0.0, self._vmax))
+            self.big.set_levels((0.0, self._vmax))
+            self.big.set_data(frame.weights_shown[h])
+            lead = None
+        else:
+            lead = self._draw_compared(mode, h)
         self.big.set_marker("cell", sel.query, sel.key)
         kv = cfg.kv_head_of(h)
         share = self.tr(" (shared by {n})").format(n=cfg.group_size) if cfg.group_size > 1 else ""
@@ -140,10 +222,14 @@ class HeadsPanel(Panel):
         elif frame.identical_pairs:
             facts.append(self.tr("{n} identical row pairs").format(n=frame.identical_pairs))
         facts = " · ".join(unbroken(t) for t in facts)
-        self.big.set_title(
-            f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{fmt_number(cfg.effective_scale)})"
-            f"<br><span style='color:{self.theme.muted}'>{facts}</span>"
-        )
+        if lead is not None:  # comparing with A: say what is shown, and that the thumbnails are B
+            note = self.tr("thumbnails: B, the current config")
+            self.big.set_title(f"{lead}<br><span style='color:{self.theme.muted}'>{unbroken(note)}</span>")
+        else:
+            self.big.set_title(
+                f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{fmt_number(cfg.effective_scale)})"
+                f"<br><span style='color:{self.theme.muted}'>{facts}</span>"
+            )
         self.thumbs.set_selection(h, sel.query, sel.key)
         nan = self._nan_rows[h] if self._nan_rows is not None else np.zeros(cfg.seq_len, bool)
         # hatched where the row is coloured (a NaN row has its red wash and holes instead)
