@@ -208,6 +208,9 @@ class MainWindow(QMainWindow):
 
         install_model_support(self)  # File ▸ Open model…; self.model_controller, model_selection
         self.model_controller.model_changed.connect(self._retitle_docks)
+        from .training import install_training
+
+        install_training(self)  # Lessons ▸ Training lab…; self.training_lab
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)

@@ -1221,7 +1221,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+285"/>
+        <location filename="../../explorer/window.py" line="+288"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -2327,7 +2327,7 @@ Replace them?</source>
     <message>
         <location filename="../../explorer/training/panel.py" line="+205"/>
         <source>Training lab</source>
-        <translation type="unfinished"></translation>
+        <translation>训练实验室</translation>
     </message>
 </context>
 <context>
@@ -2742,17 +2742,17 @@ Replace them?</source>
     <message>
         <location filename="../../explorer/training/__init__.py" line="+57"/>
         <source>&amp;Training lab…</source>
-        <translation type="unfinished"></translation>
+        <translation>训练实验室(&amp;T)…</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Train a tiny transformer and watch its heads form</source>
-        <translation type="unfinished"></translation>
+        <translation>训练一个小型 Transformer，观察它的注意力头如何形成</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>&amp;Training</source>
-        <translation type="unfinished"></translation>
+        <translation>训练(&amp;T)</translation>
     </message>
 </context>
 <context>
@@ -2760,32 +2760,32 @@ Replace them?</source>
     <message>
         <location filename="../../explorer/training/lab.py" line="+183"/>
         <source>Not accepted: {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>未接受：{reason}</translation>
     </message>
     <message>
         <location line="+121"/>
         <source>Training failed: {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>训练失败：{reason}</translation>
     </message>
     <message>
         <location line="+58"/>
         <source>There is no model inspector in this window.</source>
-        <translation type="unfinished"></translation>
+        <translation>这个窗口没有模型检查器。</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Saving the run for the inspector…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在为检查器保存这次运行…</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>The run could not be saved: {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法保存这次运行：{reason}</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Opened in the inspector: the model panels show this run&apos;s model.</source>
-        <translation type="unfinished"></translation>
+        <translation>已在检查器中打开：模型面板显示这次运行的模型。</translation>
     </message>
 </context>
 <context>
@@ -2793,366 +2793,367 @@ Replace them?</source>
     <message>
         <location filename="../../explorer/training/panel.py" line="-137"/>
         <source>Task</source>
-        <translation type="unfinished"></translation>
+        <translation>任务</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Layers</source>
-        <translation type="unfinished">层数</translation>
+        <translation>层数</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Heads</source>
-        <translation type="unfinished"></translation>
+        <translation>头数</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>d_model</source>
-        <translation type="unfinished">d_model（模型宽度）</translation>
+        <translation>d_model</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Attention only</source>
-        <translation type="unfinished"></translation>
+        <translation>仅注意力</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>LayerNorm</source>
-        <translation type="unfinished"></translation>
+        <translation>LayerNorm</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Dropout</source>
-        <translation type="unfinished"></translation>
+        <translation>Dropout</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Scale of QKᵀ</source>
-        <translation type="unfinished"></translation>
+        <translation>QKᵀ 的缩放</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Init std</source>
-        <translation type="unfinished"></translation>
+        <translation>初始化标准差</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>学习率</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Warmup steps</source>
-        <translation type="unfinished"></translation>
+        <translation>预热步数</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Schedule</source>
-        <translation type="unfinished"></translation>
+        <translation>学习率计划</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Steps</source>
-        <translation type="unfinished"></translation>
+        <translation>步数</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Batch</source>
-        <translation type="unfinished"></translation>
+        <translation>批大小</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Seed</source>
-        <translation type="unfinished"></translation>
+        <translation>随机种子</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Entropy (1 = uniform)</source>
-        <translation type="unfinished"></translation>
+        <translation>熵（1 = 均匀）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Previous-token score</source>
-        <translation type="unfinished"></translation>
+        <translation>前一词元分数</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Induction score</source>
-        <translation type="unfinished"></translation>
+        <translation>归纳分数</translation>
     </message>
     <message>
         <location line="+345"/>
         <source>query</source>
-        <translation type="unfinished">查询</translation>
+        <translation>查询</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>key</source>
-        <translation type="unfinished">键</translation>
+        <translation>键</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>weight</source>
-        <translation type="unfinished">权重</translation>
+        <translation>权重</translation>
     </message>
     <message>
         <location line="+45"/>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>开始</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Train the run to its planned steps (a finished run: that many more)</source>
-        <translation type="unfinished"></translation>
+        <translation>把这次运行训练到计划的步数（已完成的运行：再训练同样多步）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>暂停</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>单步</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Train a few steps (Step by), then stop</source>
-        <translation type="unfinished"></translation>
+        <translation>训练几步（见“每次单步”），然后停下</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Reset</source>
-        <translation type="unfinished"></translation>
+        <translation>重置</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>A new run of the settings; the old one stays for comparison</source>
-        <translation type="unfinished"></translation>
+        <translation>用当前设置开始新的运行；旧的运行保留用于比较</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Open in inspector</source>
-        <translation type="unfinished"></translation>
+        <translation>在检查器中打开</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Save this run and open its model in the model panels</source>
-        <translation type="unfinished"></translation>
+        <translation>保存这次运行，并在模型面板中打开它的模型</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>log scale</source>
-        <translation type="unfinished"></translation>
+        <translation>对数坐标</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Experiment</source>
-        <translation type="unfinished"></translation>
+        <translation>实验</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Custom settings</source>
-        <translation type="unfinished"></translation>
+        <translation>自定义设置</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Step by</source>
-        <translation type="unfinished"></translation>
+        <translation>每次单步</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Snapshot every</source>
-        <translation type="unfinished"></translation>
+        <translation>快照间隔</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Runs (tick to overlay, click to view)</source>
-        <translation type="unfinished"></translation>
+        <translation>运行（勾选以叠加，点击以查看）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Forget the other runs</source>
-        <translation type="unfinished"></translation>
+        <translation>清除其他运行</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Timeline</source>
-        <translation type="unfinished"></translation>
+        <translation>时间轴</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Live</source>
-        <translation type="unfinished"></translation>
+        <translation>实时</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Follow the training again</source>
-        <translation type="unfinished"></translation>
+        <translation>重新跟随训练进度</translation>
     </message>
     <message>
         <location line="+1"/>
         <location line="+2"/>
         <location line="+2"/>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <location line="-3"/>
         <source>loss (nats)</source>
-        <translation type="unfinished"></translation>
+        <translation>损失（nats）</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>chance</source>
-        <translation type="unfinished"></translation>
+        <translation>随机水平</translation>
     </message>
     <message>
         <location line="+72"/>
         <source>Your own settings: Start trains them; Reset begins a new run.</source>
-        <translation type="unfinished"></translation>
+        <translation>你自己的设置：“开始”进行训练；“重置”开始新的运行。</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Expect:</source>
-        <translation type="unfinished"></translation>
+        <translation>预期：</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>✓ met</source>
-        <translation type="unfinished"></translation>
+        <translation>✓ 达成</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>✗ not met</source>
-        <translation type="unfinished"></translation>
+        <translation>✗ 未达成</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>checking while it trains…</source>
-        <translation type="unfinished"></translation>
+        <translation>训练中持续检查…</translation>
     </message>
     <message>
         <location line="+42"/>
         <source>ready</source>
-        <translation type="unfinished"></translation>
+        <translation>就绪</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>training</source>
-        <translation type="unfinished"></translation>
+        <translation>训练中</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>paused</source>
-        <translation type="unfinished"></translation>
+        <translation>已暂停</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>done</source>
-        <translation type="unfinished"></translation>
+        <translation>完成</translation>
     </message>
     <message>
         <location line="+3"/>
         <location line="+325"/>
         <source>step {n} of {total}</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {n} 步 / 共 {total} 步</translation>
     </message>
     <message>
         <location line="-323"/>
         <source>{rate} steps/s</source>
-        <translation type="unfinished"></translation>
+        <translation>{rate} 步/秒</translation>
     </message>
     <message>
         <location line="+72"/>
         <source>L{layer} H{head} · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w}</source>
-        <translation type="unfinished"></translation>
+        <translation>L{layer} H{head} · 查询 {row} ‘{q}’ → 键 {col} ‘{k}’ · 权重 {w}</translation>
     </message>
     <message>
         <location line="+88"/>
         <source>&lt;b&gt;Loss&lt;/b&gt; · not trained yet · chance ln {v} = {c} nats</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;损失&lt;/b&gt; · 尚未训练 · 随机水平 ln {v} = {c} nats</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>&lt;b&gt;Loss&lt;/b&gt; at step {step}: {loss} nats · predictable part (dashed) {pred} · chance {c}</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;损失&lt;/b&gt; 第 {step} 步：{loss} nats · 可预测部分（虚线）{pred} · 随机水平 {c}</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>Induction head formed at step {step}</source>
-        <translation type="unfinished"></translation>
+        <translation>归纳头在第 {step} 步形成</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Another circuit formed</source>
-        <translation type="unfinished"></translation>
+        <translation>形成了另一种电路</translation>
     </message>
     <message>
         <location line="+11"/>
         <source>induction head, step {step}</source>
-        <translation type="unfinished"></translation>
+        <translation>归纳头，第 {step} 步</translation>
     </message>
     <message>
         <location line="+18"/>
         <source> · warmup {n}</source>
-        <translation type="unfinished"></translation>
+        <translation> · 预热 {n} 步</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&lt;b&gt;Learning rate&lt;/b&gt; {lr}{warm}</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;学习率&lt;/b&gt; {lr}{warm}</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>&lt;b&gt;Heads&lt;/b&gt; · preparing the model…</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;注意力头&lt;/b&gt; · 正在准备模型…</translation>
     </message>
     <message>
         <location line="+11"/>
         <source>prev {p}
 ind {i}</source>
-        <translation type="unfinished"></translation>
+        <translation>前 {p}
+归 {i}</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>&lt;b&gt;Heads at step {step}&lt;/b&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;第 {step} 步的注意力头&lt;/b&gt;</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>replay; training is at step {now}</source>
-        <translation type="unfinished"></translation>
+        <translation>回放；训练已到第 {now} 步</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>probe sequence · click a head to see it large</source>
-        <translation type="unfinished"></translation>
+        <translation>探针序列 · 点击一个头查看大图</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>&lt;b&gt;L{layer} H{head}&lt;/b&gt; at step {step} · induction {ind} · previous-token {prev} · entropy {ent}</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;L{layer} H{head}&lt;/b&gt; 第 {step} 步 · 归纳 {ind} · 前一词元 {prev} · 熵 {ent}</translation>
     </message>
     <message>
         <location line="+39"/>
         <source> · best layer-0 head {v} (line: {t})</source>
-        <translation type="unfinished"></translation>
+        <translation> · 第 0 层最佳头 {v}（阈值线：{t}）</translation>
     </message>
     <message>
         <location line="+4"/>
         <source> · best later head {v} (line: {t})</source>
-        <translation type="unfinished"></translation>
+        <translation> · 后续层最佳头 {v}（阈值线：{t}）</translation>
     </message>
     <message>
         <location line="+3"/>
         <source> · lowest {v}</source>
-        <translation type="unfinished"></translation>
+        <translation> · 最低 {v}</translation>
     </message>
     <message>
         <location line="+36"/>
         <source>step {n} (live)</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {n} 步（实时）</translation>
     </message>
 </context>
 <context>
@@ -3160,117 +3161,117 @@ ind {i}</source>
     <message>
         <location filename="../../explorer/training/presets.py" line="+76"/>
         <source>met at step {step}: best layer-1 induction score {ind}, best layer-0 previous-token score {prev}</source>
-        <translation type="unfinished"></translation>
+        <translation>在第 {step} 步达成：第 1 层最佳归纳分数 {ind}，第 0 层最佳前一词元分数 {prev}</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>not met by step {step}: best induction score {ind}</source>
-        <translation type="unfinished"></translation>
+        <translation>到第 {step} 步仍未达成：最佳归纳分数 {ind}</translation>
     </message>
     <message>
         <location line="+16"/>
         <source>layer 0&apos;s least normalised entropy: {cold} without warmup, {warm} with it</source>
-        <translation type="unfinished"></translation>
+        <translation>第 0 层最低归一化熵：无预热 {cold}，有预热 {warm}</translation>
     </message>
     <message>
         <location line="+11"/>
         <source>loss {a} with 1/√d_k, {b} without; mean max weight {wa} against {wb}</source>
-        <translation type="unfinished"></translation>
+        <translation>有 1/√d_k 时损失 {a}，没有时 {b}；平均最大权重 {wa} 对 {wb}</translation>
     </message>
     <message>
         <location line="+39"/>
         <source>at step 0 the least normalised entropy is {ent} and the heads differ by {d0}; at step {step} they differ by {d1}</source>
-        <translation type="unfinished"></translation>
+        <translation>第 0 步最低归一化熵为 {ent}，各头之间相差 {d0}；第 {step} 步相差 {d1}</translation>
     </message>
     <message>
         <location line="+10"/>
         <source>An induction head forms</source>
-        <translation type="unfinished"></translation>
+        <translation>归纳头的形成</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>A 2-layer, attention-only transformer (2 heads, d_model 64, post-LN) learns sequences that repeat: BOS, 8–16 random symbols, then the same symbols again. The second half is predictable only by looking back: a layer-0 head learns to attend to the previous token, and a layer-1 head uses it to find the token after the earlier copy of the current one (an induction head, Olsson et al. 2022). Watch the loss on the repeated half sit on a plateau, then drop as the two heads appear. Init: std 0.1 for every weight, not GPT-2&apos;s 0.02: at 0.02 three of four seeds had no induction head by step 1000.</source>
-        <translation type="unfinished"></translation>
+        <translation>一个 2 层、仅注意力的 Transformer（2 个头，d_model 64，post-LN）学习会重复的序列：BOS、8–16 个随机符号，然后再重复同样的符号。后半段只有回头看才能预测：第 0 层的一个头学会关注前一个词元，第 1 层的一个头利用它找到当前词元上一次出现之后的那个词元（归纳头，Olsson 等，2022）。观察重复部分的损失先停在平台上，然后随着这两个头出现而骤降。初始化：所有权重的标准差为 0.1，而不是 GPT-2 的 0.02：在 0.02 时，四个种子中有三个到第 1000 步还没有归纳头。</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>Within 600 steps the best layer-1 head&apos;s induction score passes 0.5 and the best layer-0 head&apos;s previous-token score passes 0.3 (seed 0: at step 397; seeds 0–7: 360–432).</source>
-        <translation type="unfinished"></translation>
+        <translation>600 步以内，第 1 层最佳头的归纳分数超过 0.5，第 0 层最佳头的前一词元分数超过 0.3（种子 0：第 397 步；种子 0–7：360–432 步）。</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>induction</source>
-        <translation type="unfinished"></translation>
+        <translation>归纳</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Warmup vs none at lr 1e-2 (collapse)</source>
-        <translation type="unfinished"></translation>
+        <translation>学习率 1e-2 下有无预热（坍缩）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>The same pre-LN model and seed, trained twice at a learning rate of 1e-2: first at full rate from step 1, then with the rate ramped up linearly over 200 steps. Without warmup the first large steps blow up the query and key weights: layer 0&apos;s attention collapses (each query locks onto one key, its entropy falls towards 0) and the loss stays near ln 48 ≈ 3.87, knowing nothing. With warmup the heads stay broad while they learn. Init: std 0.1, pre-LN (GPT-2&apos;s placement; post-LN collapses the same way, Xiong et al. 2020).</source>
-        <translation type="unfinished"></translation>
+        <translation>同一个 pre-LN 模型、同一个种子，以 1e-2 的学习率训练两次：第一次从第 1 步起就用全学习率，第二次在 200 步内线性升高学习率。没有预热时，最初的大步长让查询和键的权重急剧膨胀：第 0 层的注意力坍缩（每个查询锁定在一个键上，熵趋向 0），损失停留在 ln 48 ≈ 3.87 附近，什么也没学到。有预热时，各个头在学习过程中保持宽广。初始化：标准差 0.1，pre-LN（GPT-2 的放置方式；post-LN 也会同样坍缩，Xiong 等，2020）。</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>After 200 steps layer 0&apos;s least normalised entropy is below 0.3 without warmup and above 0.6 with it (seed 0: 0.15 against 0.75; seeds 1 and 2: 0.09 and 0.08 against 0.76 and 0.60).</source>
-        <translation type="unfinished"></translation>
+        <translation>200 步之后，第 0 层最低归一化熵在无预热时低于 0.3，有预热时高于 0.6（种子 0：0.15 对 0.75；种子 1 和 2：0.09 和 0.08 对 0.76 和 0.60）。</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>no warmup</source>
-        <translation type="unfinished"></translation>
+        <translation>无预热</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>warmup 200</source>
-        <translation type="unfinished"></translation>
+        <translation>预热 200 步</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Forget √d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>忘记 √d_k</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>The same model trained with softmax(QKᵀ/√d_k) and with softmax(QKᵀ): the scale is the one difference. With d_k = 32 the unscaled scores are √32 ≈ 5.7 times larger, so from the first step the softmax is almost one-hot, its gradient almost zero, and the loss refuses to go down. Init: std 0.1 with pre-LN, so W_Q and W_K see unit-variance inputs and the scores are large enough to saturate. With post-LN, or GPT-2&apos;s 0.02 init, the scores start small and dropping the scale does not hurt (it can even speed learning).</source>
-        <translation type="unfinished"></translation>
+        <translation>同一个模型分别用 softmax(QKᵀ/√d_k) 和 softmax(QKᵀ) 训练：唯一的区别是缩放。d_k = 32 时，未缩放的分数大 √32 ≈ 5.7 倍，所以从第一步起 softmax 就几乎是 one-hot，梯度几乎为零，损失不肯下降。初始化：标准差 0.1 加 pre-LN，因此 W_Q 和 W_K 看到的是单位方差的输入，分数大到足以饱和。若用 post-LN 或 GPT-2 的 0.02 初始化，分数一开始就很小，去掉缩放并无害处（甚至可能加快学习）。</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>After 150 steps the unscaled model&apos;s mean max weight is above 0.8 and its loss within 0.15 of ln 48 ≈ 3.87, while the scaled one&apos;s loss is at least 0.4 lower.</source>
-        <translation type="unfinished"></translation>
+        <translation>150 步之后，未缩放模型的平均最大权重高于 0.8，损失与 ln 48 ≈ 3.87 相差不到 0.15，而缩放模型的损失至少低 0.4。</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>with 1/√d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>有 1/√d_k</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>no 1/√d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>无 1/√d_k</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Heads differentiate from a uniform start</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力头从均匀起点开始分化</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Four heads per layer, all starting alike: with GPT-2&apos;s small init (std 0.02) every query and key is almost zero, so every head&apos;s attention is uniform over the keys it may see and the heads of a layer are indistinguishable. Training breaks the tie: small random differences in their weights grow, and the heads of layer 1 split into different patterns: one sharpens onto a few keys while another stays broad (their entropy curves part ways after ~150 steps). Scrub the timeline back to step 0 to see them identical. Init: std 0.02, chosen for the uniform start (the induction preset uses 0.1 to learn faster).</source>
-        <translation type="unfinished"></translation>
+        <translation>每层四个头，起点都一样：用 GPT-2 的小初始化（标准差 0.02）时，每个查询和键几乎都是零，所以每个头在可见的键上的注意力都是均匀的，同一层的各个头无法区分。训练打破了这种对称：权重中微小的随机差异逐渐放大，第 1 层的各个头分化成不同的模式：一个集中到少数几个键上，另一个保持宽广（它们的熵曲线在约 150 步之后分开）。把时间轴拖回第 0 步，可以看到它们完全相同。初始化：标准差 0.02，为了均匀的起点而选（归纳头预设用 0.1，学得更快）。</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>At step 0 every head&apos;s normalised entropy is above 0.9 and the heads of a layer differ by less than 0.05 (mean total-variation distance of their rows); by step 300 two heads of one layer differ by more than 0.3 (seeds 0 and 1: 0.92 and 0.96).</source>
-        <translation type="unfinished"></translation>
+        <translation>第 0 步时每个头的归一化熵都高于 0.9，同一层各头之间相差不到 0.05（各行的平均总变差距离）；到第 300 步，同一层有两个头相差超过 0.3（种子 0 和 1：0.92 和 0.96）。</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>4 heads, uniform start</source>
-        <translation type="unfinished"></translation>
+        <translation>4 个头，均匀起点</translation>
     </message>
 </context>
 </TS>
