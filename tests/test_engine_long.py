@@ -173,18 +173,18 @@ def test_head_grid_is_a_view_of_held_grids_and_checks_its_arguments():
 
 
 def test_over_the_budget_eager_is_refused_and_a_fused_trace_goes_head_by_head(monkeypatch):
-    """grids of 196 MiB under a 160 MiB budget: eager is refused stating its estimate, flash
+    """grids of 196 MiB under a 256 MiB budget: eager is refused stating its estimate, flash
     runs, its grid fields are refused stating theirs, one head and the diagnostics work."""
     cfg = AttentionConfig(d_model=256, n_heads=4, seq_len=2048)
     est = engine.memory_estimate(cfg)
     assert est["grids"] >= 3 * 4 * 2048**2 * 4
-    monkeypatch.setenv(BUDGET_ENV, str(160 * 2**20))
-    with pytest.raises(ConfigError, match=r"needs about \d+\.\d MiB \(.*attention grids 196\.0 MiB.*over the 160\.0 MiB"):
+    monkeypatch.setenv(BUDGET_ENV, str(256 * 2**20))
+    with pytest.raises(ConfigError, match=r"needs about \d+\.\d MiB \(.*attention grids 196\.0 MiB.*over the 256\.0 MiB"):
         run(cfg)
     tr = run(cfg.replace(backend="flash"))
     assert tr.blocked and not tr.holds_grids
     for name in ("weights", "scores_raw", "scores"):
-        with pytest.raises(ConfigError, match=r"attention grids.*196\.0 MiB.*over the 160\.0 MiB memory budget.*head_grid"):
+        with pytest.raises(ConfigError, match=r"attention grids.*196\.0 MiB.*over the 256\.0 MiB memory budget.*head_grid"):
             getattr(tr, name)
     head = tr.head_grid("weights", 2)
     summary = engine.trace_head_summary(tr, only=("mean_entropy", "sink_mass", "mean_distance"))
