@@ -220,19 +220,23 @@ def test_rows_that_see_no_key_are_hatched_under_minus_1e9(win, qapp):
     img = heads.grab().toImage()
     hm = heads.heatmaps()[0]
 
-    def colours(row: int, col: int) -> int:
-        c = hm.vb.mapViewToScene(QPointF(col, row))
+    def colours(row: int, col: int, vb=None, centre=None) -> int:
+        c = (vb or hm.vb).mapViewToScene(centre if centre is not None else QPointF(col, row))
         p = heads.graphics.mapFromScene(c)
         p = heads.graphics.mapTo(heads, p)
         ratio = img.devicePixelRatio()
         seen = set()
-        for dx in range(-6, 7):
-            for dy in range(-6, 7):
+        k = 6 if vb is None else 3
+        for dx in range(-k, k + 1):
+            for dy in range(-k, k + 1):
                 seen.add(img.pixel(int((p.x() + dx) * ratio), int((p.y() + dy) * ratio)))
         return len(seen)
 
     assert colours(1, 1) == 1  # a visible cell: its colour only
     assert colours(3, 1) >= 2  # the uniform fallback's colour, and hatch lines over it
+    th = heads.thumbs  # the thumbnails too
+    assert colours(0, 0, th.vb, th.cell_center(1, 1, 1)) == 1
+    assert colours(0, 0, th.vb, th.cell_center(1, 3, 1)) >= 2
     from explorer.panels.heads import describe_cell
 
     assert "sees no key" in describe_cell(f, 0, 3, 0)

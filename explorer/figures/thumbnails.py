@@ -66,6 +66,10 @@ class HeadThumbnails:
         self.image = CellImage(self.cell_at, self._hover, lambda cell: self._click(*cell))  # pixel = view unit
         self.hatch = _path_item(-10)
         self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
+        # over the colour: rows that see no key but got weights (a uniform fallback row)
+        self.blind = _path_item(5)
+        self.blind.setPen(QPen(Qt.PenStyle.NoPen))
+        self.blind_rows = np.zeros(0, bool)  # (S,) True = the query sees no key
         self.outlines = _path_item(10)
         self.current = QGraphicsRectItem()
         self.current.setZValue(11)
@@ -73,7 +77,7 @@ class HeadThumbnails:
         self.markers = _path_item(20)
         self.crosshair = _path_item(15)
         self.crosshair.hide()
-        for item in (self.hatch, self.image, self.outlines, self.current, self.markers, self.crosshair):
+        for item in (self.hatch, self.image, self.blind, self.outlines, self.current, self.markers, self.crosshair):
             self.vb.addItem(item, ignoreBounds=True)
         self.labels: list[TileLabel] = []
         self.data: np.ndarray | None = None  # (H, S, Skv), NaN = masked
@@ -113,6 +117,14 @@ class HeadThumbnails:
         else:
             self._draw_image()
             self._draw_labels()
+
+    def set_blind_rows(self, rows: np.ndarray) -> None:
+        """(S,) bool: query rows that see no key; hatched over their colour in every tile."""
+        rows = np.asarray(rows, bool)
+        if not np.array_equal(rows, self.blind_rows):
+            self.blind_rows = rows
+            if self.data is not None:
+                self._draw_tiles()
 
     def set_window(self, r0: int, r1: int, c0: int, c1: int) -> None:
         """Show cells [r0, r1) × [c0, c1) of every head (clamped to the maps)."""
@@ -236,10 +248,17 @@ class HeadThumbnails:
         self.outlines.setPath(outlines)
         masked = np.isnan(self.data[:, self.window[0]:self.window[1], self.window[2]:self.window[3]])
         hatch = QPainterPath()
+        blind = QPainterPath()
+        r0, r1 = self.window[0], self.window[1]
+        rows = np.flatnonzero(self.blind_rows[r0:r1]) if self.blind_rows.size == self.shape[0] else []
         for head, rect in enumerate(self._tile_rects()):
             if masked[head].any():  # the pattern only under tiles with holes
                 hatch.addRect(rect)
+            for r in rows:
+                if not masked[head, r].all():  # (a NaN row shows the hatch below already)
+                    blind.addRect(QRectF(rect.x(), rect.y() + r, rect.width(), 1))
         self.hatch.setPath(hatch)
+        self.blind.setPath(blind)
 
     def set_selection(self, head: int, row: int, col: int) -> None:
         if (head, row, col) != self.selected:
@@ -358,6 +377,7 @@ class HeadThumbnails:
     def apply_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.hatch.setBrush(QBrush(QColor(theme.hatch), Qt.BrushStyle.BDiagPattern))
+        self.blind.setBrush(QBrush(QColor(theme.foreground), Qt.BrushStyle.BDiagPattern))
         self.outlines.setPen(theme.pen(theme.hatch, 1))
         self.current.setPen(theme.pen(theme.accent, 2))
         self.markers.setPen(theme.pen(theme.accent, 2.5))

@@ -162,6 +162,7 @@ class HeadsPanel(Panel):
             path.addRect(QRectF(-0.5, r - 0.5, cfg.key_len, 1))
         self._blind_rows = blind
         self.blind_overlay.setPath(path)
+        self.thumbs.set_blind_rows(~frame.mask.any(-1))
 
     def _draw_compared(self, mode: str, h: int) -> str:
         """Put A or B − A in the large map; returns the title's lead."""
