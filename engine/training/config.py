@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..config import MAX_SEED, ConfigError, short_repr
+from ..config import MAX_SEED, ConfigError, _as_float, _is_int, short_repr
 
 TASKS = ("induction", "copy", "reverse", "sort")
 NORMS = ("pre", "post", "none")
@@ -36,10 +36,6 @@ SPECIALS = {"induction": ("<bos>",), "copy": ("<bos>", "<sep>"), "reverse": ("<b
 MAX_SCALE = 1000.0
 #: bytes a training step may hold in activations and gradients (a laptop beside the GUI)
 MEMORY_BUDGET = 2 * 2**30
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -73,12 +69,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         for name in ("dropout", "init_std", "lr", "weight_decay", "grad_clip", "scale"):
-            value = getattr(self, name)
-            if _is_int(value):  # JSON and people write 1 for 1.0
-                try:
-                    object.__setattr__(self, name, float(value))
-                except OverflowError:
-                    raise ConfigError(f"{name} must be a finite number, got {short_repr(value)}") from None
+            object.__setattr__(self, name, _as_float(name, getattr(self, name)))  # JSON writes 1 for 1.0
         self.validate()
 
     # ---- derived -----------------------------------------------------------------

@@ -93,6 +93,10 @@ class _HistPlot:
                 f"<span style='color:{theme.foreground}'>╌╌</span> {theory_name}  "
                 f"<span style='color:{theme.accent}'>┃</span> {selected}")
 
+    def forget(self) -> None:
+        """Frame the next histogram afresh: no remembered range, height or data."""
+        self.xrange, self.ymax, self._last = None, None, None
+
     def set(self, values: np.ndarray, theory_std: float, xrange: tuple[float, float] | None = None,
             bins: int = 60) -> tuple[float, int]:
         """Histogram `values` against N(0, theory_std²); xrange forces the view (fp16 limits)."""
@@ -186,7 +190,7 @@ class ScoresPanel(Panel):
 
     def reset_view(self) -> None:
         for hist in (self.raw, self.scaled):
-            hist.xrange, hist.ymax, hist._last = None, None, None
+            hist.forget()
         super().reset_view()
 
     def all_heads(self) -> bool:

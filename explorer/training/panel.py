@@ -122,13 +122,6 @@ def planned_lr(config: TrainConfig, steps: np.ndarray) -> np.ndarray:
     return np.where(s <= c.warmup_steps, warm, after)
 
 
-def _set_xrange(plot, xmax: float) -> None:
-    """plot.setXRange(0, xmax), skipped when unchanged (a range change re-lays out the axis)."""
-    if getattr(plot, "_training_xmax", None) != xmax:
-        plot._training_xmax = xmax
-        plot.setXRange(0, xmax, padding=0.02)
-
-
 def _set_text(label: QLabel, text: str) -> None:
     """label.setText, skipped when unchanged (a word-wrapped label re-lays out its column)."""
     if label.text() != text:
@@ -142,14 +135,6 @@ def _curve(plot) -> pg.PlotDataItem:
     item.setDownsampling(auto=True, method="peak")
     item.setSkipFiniteCheck(True)
     return item
-
-
-def _set_pen(item, pen) -> None:
-    """item.setPen(pen), skipped when the pen is the one drawn (setPen repaints the item)."""
-    key = (pen.color().rgba(), pen.widthF(), pen.style())
-    if getattr(item, "_training_pen", None) != key:
-        item._training_pen = key
-        item.setPen(pen)
 
 
 def legend_labels(runs: list[Run]) -> dict[int, str]:
@@ -206,6 +191,7 @@ class TrainingPanel(Panel):
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
+        self._drawn: dict[tuple[object, str], object] = {}  # see _fresh
         self.lab: TrainingLab = lab_for(selection)
         self._series: dict[int, _Series] = {}
         self._pens: dict = {}
@@ -751,6 +737,26 @@ class TrainingPanel(Panel):
         self._draw_scores(run)
         self._sync_timeline(run)
 
+    def _fresh(self, item, slot: str, value) -> bool:
+        """True (and remembered) when `value` is not what `item` last got under `slot`: pyqtgraph
+        repaints (and re-lays out) on every setPen / setRange, changed or not. The memory is
+        the panel's own, not an attribute written onto pyqtgraph's objects."""
+        key = (item, slot)  # (the item itself: an id could be reused by a later run's curve)
+        if self._drawn.get(key) == value:
+            return False
+        self._drawn[key] = value
+        return True
+
+    def _set_xrange(self, plot, xmax: float) -> None:
+        """plot.setXRange(0, xmax), skipped when unchanged (a range change re-lays out the axis)."""
+        if self._fresh(plot, "xmax", xmax):
+            plot.setXRange(0, xmax, padding=0.02)
+
+    def _set_pen(self, item, pen) -> None:
+        """item.setPen(pen), skipped when the pen is the one drawn (setPen repaints the item)."""
+        if self._fresh(item, "pen", (pen.color().rgba(), pen.widthF(), pen.style())):
+            item.setPen(pen)
+
     def _pen(self, colour, width: float = 1.0, style=None):
         """theme.pen, made once per theme (a redraw asks for ~20 pens, 10 times a second)."""
         key = (colour, width, style)
@@ -780,8 +786,8 @@ class TrainingPanel(Panel):
                 items = (_curve(self.loss_plot), _curve(self.loss_plot))
                 self._loss_items[r.id] = items
             width = 2.0 if r is run else 1.2
-            _set_pen(items[0], self._pen(r.colour, width))
-            _set_pen(items[1], self._pen(r.colour, width, Qt.PenStyle.DashLine))
+            self._set_pen(items[0], self._pen(r.colour, width))
+            self._set_pen(items[1], self._pen(r.colour, width, Qt.PenStyle.DashLine))
             items[0].setData(s.steps, s.loss)
             finite = np.isfinite(s.pred)
             items[1].setData(s.steps[finite], s.pred[finite])
@@ -795,10 +801,10 @@ class TrainingPanel(Panel):
                     self.legend.addItem(self._loss_items[r.id][0], labels[r.id])
             for _sample, label in self.legend.items:
                 label.setText(label.text, color=th.foreground, size=th.pt(7.5))
-        _set_xrange(self.loss_plot, self._xmax(shown))
+        self._set_xrange(self.loss_plot, self._xmax(shown))
         chance = math.log(run.config.vocab)
         self.chance.setPos(math.log10(chance) if log else chance)
-        _set_pen(self.chance, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
+        self._set_pen(self.chance, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
         self.chance.label.setColor(QColor(th.muted))
         # the title: today's numbers, then the milestone, unmistakable
         last = run.history[-1] if run.history else None
@@ -825,7 +831,7 @@ class TrainingPanel(Panel):
                 line.hide()
                 continue
             line.setPos(hit.step)
-            _set_pen(line, self._pen(th.accent, 1.5, Qt.PenStyle.DashLine))
+            self._set_pen(line, self._pen(th.accent, 1.5, Qt.PenStyle.DashLine))
             line.show()
         if hit is not None:
             self.milestone_lines[0].label.setFormat(self.tr("induction head, step {step}").format(step=hit.step))
@@ -838,12 +844,11 @@ class TrainingPanel(Panel):
         xmax = max(c.steps, run.steps_done)
         plan = np.arange(1, xmax + 1)
         self.lr_planned.setData(plan, planned_lr(c, plan))
-        _set_pen(self.lr_planned, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
+        self._set_pen(self.lr_planned, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
         self.lr_used.setData(s.steps, s.lr)
-        _set_pen(self.lr_used, self._pen(run.colour, 2))
-        _set_xrange(self.lr_plot, xmax)
-        if getattr(self.lr_plot, "_training_ymax", None) != c.lr:
-            self.lr_plot._training_ymax = c.lr
+        self._set_pen(self.lr_used, self._pen(run.colour, 2))
+        self._set_xrange(self.lr_plot, xmax)
+        if self._fresh(self.lr_plot, "ymax", c.lr):
             self.lr_plot.setYRange(0, c.lr * 1.08, padding=0)
         now = s.lr[-1] if len(s.lr) else planned_lr(c, np.array([1]))[0]
         warm = self.tr(" · warmup {n}").format(n=c.warmup_steps) if c.warmup_steps else ""
@@ -908,15 +913,15 @@ class TrainingPanel(Panel):
                 layer, head = divmod(i, c.n_heads)
                 colour = CATEGORY_COLORS[i % len(CATEGORY_COLORS)]
                 style = Qt.PenStyle.SolidLine if layer % 2 == 0 else Qt.PenStyle.DashLine
-                _set_pen(item, self._pen(colour, 1.5, style))
+                self._set_pen(item, self._pen(colour, 1.5, style))
                 if data is None:
                     item.setData([], [])
                 else:
                     item.setData(s.steps, data[:, layer, head])
-            _set_xrange(plot, xmax)
+            self._set_xrange(plot, xmax)
             line = self.thresholds.get(name)
             if line is not None:
-                _set_pen(line, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
+                self._set_pen(line, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
             text = f"<b>{_tr(title)}</b>"
             if data is not None and len(data):
                 last = data[-1]
@@ -945,7 +950,7 @@ class TrainingPanel(Panel):
                 line.hide()
             else:
                 line.setPos(step)
-                _set_pen(line, self._pen(th.accent2, 1.5))
+                self._set_pen(line, self._pen(th.accent2, 1.5))
                 line.show()
 
     def _sync_timeline(self, run: Run) -> None:
