@@ -13,7 +13,7 @@ from .diagnostics import (
     stage_costs,
     trace_head_summary,
 )
-from .kvcache import KVCache, decode, kv_cache_bytes
+from .kvcache import DecodeStep, KVCache, decode, decode_step_flops, decode_steps, kv_cache_bytes
 from .tiled import TileStep, tiled_attention
 from .trace import AttentionTrace, memory_estimate, run, run_backend_comparison
 
@@ -23,10 +23,13 @@ __all__ = [
     "AttentionTrace",
     "BackendUnavailable",
     "ConfigError",
+    "DecodeStep",
     "KVCache",
     "TileStep",
     "available_backends",
     "decode",
+    "decode_step_flops",
+    "decode_steps",
     "head_summary",
     "kv_cache_bytes",
     "kv_cache_comparison",

@@ -8,6 +8,11 @@ GQA and MQA shrink: 2 · layers · batch · Hkv · tokens · Dh · bytes.
 
 from __future__ import annotations
 
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
 import torch
 
 from . import positional as pe
@@ -53,18 +58,62 @@ class KVCache:
         return self.k[:, :, : self.offset], self.v[:, :, : self.offset]
 
 
-def decode(config: AttentionConfig, x: torch.Tensor | None = None) -> torch.Tensor:
-    """Run the sequence one token at a time through a KVCache; (B, S, d_model).
+@dataclass(frozen=True)
+class DecodeStep:
+    """One decoded token: what the cache held and what the step cost.
 
-    Equals ``run(replace(config, causal=True), x).output``: the cache changes the
-    cost, not the result.
+    q: (B, H, Dh) the new query row · k, v: (B, Hkv, Dh) what was written at offset − 1 ·
+    weights: (B, H, offset) the new row's softmax over every key in the cache ·
+    output: (B, d_model) this token's output (after W_O). FLOPs count 2 per
+    multiply-add of the matmuls (projections, Q·Kᵀ, weights·V, W_O): `flops_cached` with
+    the cache (one token's projections, one row of attention over `offset` keys),
+    `flops_recompute` without it (every token so far projected again and the full
+    offset × offset grid, as an eager forward over the prefix does). ms_*: measured wall
+    time of the two (median of a few runs), None unless measured.
+    """
+
+    t: int
+    offset: int
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    weights: torch.Tensor
+    output: torch.Tensor
+    flops_cached: int
+    flops_recompute: int
+    ms_cached: float | None = None
+    ms_recompute: float | None = None
+
+
+def decode_step_flops(config: AttentionConfig, n: int) -> tuple[int, int]:
+    """(with the cache, recomputing everything) FLOPs of the step that makes the cache hold
+    `n` tokens: per token 2·d·(H + 2·Hkv)·Dh for Q, K, V and 2·d·d for W_O; per query row
+    4·H·keys·Dh for Q·Kᵀ and weights·V. With the cache: 1 token, 1 row over n keys (O(n));
+    without: n tokens, n rows over n keys (O(n²))."""
+    d, H, Hkv, Dh = config.d_model, config.n_heads, config.kv_heads, config.head_dim
+    per_token = 2 * d * (H + 2 * Hkv) * Dh + 2 * d * d
+    per_row_key = 4 * H * Dh
+    b = config.batch
+    return b * (per_token + per_row_key * n), b * (n * per_token + per_row_key * n * n)
+
+
+def decode_steps(config: AttentionConfig, x: torch.Tensor | None = None, *,
+                 measure: bool | Callable[[int], bool] = False, repeats: int = 3) -> Iterator[DecodeStep]:
+    """The sequence decoded one token at a time through a preallocated KVCache, a
+    `DecodeStep` per token (t = 0 … S−1). Stacking the outputs gives `decode`.
+
+    measure: time each step (or the steps t for which measure(t) is true) with the cache
+    and recomputing the whole prefix without one (`repeats` runs each, the median).
     """
     if config.kv_len is not None:
         raise ConfigError("decode needs self-attention: kv_len must be None")
     check_decode_memory(config)  # before anything is allocated
     B, S, d, H = config.batch, config.seq_len, config.d_model, config.n_heads
+    Hkv, Dh = config.kv_heads, config.head_dim
     dtype = torch_dtype(config.dtype)
     causal = config.replace(causal=True)
+    # inference mode around each piece of work, never across a yield: it is thread-wide
+    # state and the caller's code runs between the steps
     with torch.inference_mode():
         x0 = token_embeddings(config) if x is None else torch.as_tensor(x).float().clone()
         pos = torch.arange(S)
@@ -72,31 +121,74 @@ def decode(config: AttentionConfig, x: torch.Tensor | None = None) -> torch.Tens
             x0 += pe.sinusoidal(pos, d)
         elif config.positional == "learned":
             x0 += pe.learned(pos, d, config.seed)
+        x0 = x0.to(dtype)  # (B, S, d)
         w = init_weights(config)
         w_q, w_k, w_v, w_o = (t.to(dtype) for t in (w.w_q, w.w_k, w.w_v, w.w_o))
         mask = build_mask(causal)  # row t: which of keys 0…t token t may see
-        bias = pe.alibi_bias(H, S, S) if config.positional == "alibi" else None
+        bias = pe.alibi_bias(H, S, S).to(dtype) if config.positional == "alibi" else None
         fill = mask_fill_value(config.mask_value, dtype)
-        scale = config.effective_scale
-        cache = KVCache(B, config.kv_heads, S, config.head_dim, dtype)
-        outputs = []
-        for t in range(S):
-            xt = x0[:, t : t + 1].to(dtype)  # (B, 1, d)
-            q = xt @ w_q
-            q = q.view(B, 1, H, -1).transpose(1, 2)  # (B, H, 1, Dh)
-            k = (xt @ w_k).view(B, 1, config.kv_heads, -1).transpose(1, 2)  # (B, Hkv, 1, Dh)
-            v = (xt @ w_v).view(B, 1, config.kv_heads, -1).transpose(1, 2)
-            if config.positional == "rope":
-                q, k = pe.rope(q, pos[t : t + 1]), pe.rope(k, pos[t : t + 1])
-            keys, values = cache.append(k, v)  # (B, Hkv, t+1, Dh)
-            keys, values = repeat_kv(keys, config.group_size), repeat_kv(values, config.group_size)
-            qs = q * scale if config.prescale_q else q
-            s = qs @ keys.transpose(-2, -1)  # (B, H, 1, t+1)
-            if not config.prescale_q:
-                s = s * scale
-            if bias is not None:
-                s = s + bias[:, t : t + 1, : t + 1].to(dtype)
-            s = s.masked_fill(~mask[t, : t + 1], fill)
-            ctx = torch.softmax(s, dim=-1) @ values  # (B, H, 1, Dh)
-            outputs.append(ctx.transpose(1, 2).reshape(B, 1, d) @ w_o)
-        return torch.cat(outputs, dim=1)
+        cache = KVCache(B, Hkv, S, Dh, dtype)
+    scale = config.effective_scale
+
+    def project(xs: torch.Tensor, p0: int):
+        """xs (B, n, d) at positions p0…: q (B, H, n, Dh), k, v (B, Hkv, n, Dh)."""
+        n = xs.shape[1]
+        q = (xs @ w_q).view(B, n, H, Dh).transpose(1, 2)
+        k = (xs @ w_k).view(B, n, Hkv, Dh).transpose(1, 2)
+        v = (xs @ w_v).view(B, n, Hkv, Dh).transpose(1, 2)
+        if config.positional == "rope":
+            q, k = pe.rope(q, pos[p0 : p0 + n]), pe.rope(k, pos[p0 : p0 + n])
+        return q, k, v
+
+    def attend(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, rows: slice, n: int):
+        """q (B, H, r, Dh) over keys, values (B, Hkv, n, Dh): weights (B, H, r, n), context."""
+        keys, values = repeat_kv(keys, config.group_size), repeat_kv(values, config.group_size)
+        qs = q * scale if config.prescale_q else q
+        s = qs @ keys.transpose(-2, -1)  # (B, H, r, n)
+        if not config.prescale_q:
+            s = s * scale
+        if bias is not None:
+            s = s + bias[:, rows, :n]
+        s = s.masked_fill(~mask[rows, :n], fill)
+        wts = torch.softmax(s, dim=-1)
+        return wts, wts @ values
+
+    def cached_step(t: int):
+        q, k, v = project(x0[:, t : t + 1], t)  # (B, H, 1, Dh), (B, Hkv, 1, Dh)
+        keys, values = cache.append(k, v)  # (B, Hkv, t+1, Dh): views of the buffer
+        wts, ctx = attend(q, keys, values, slice(t, t + 1), t + 1)
+        return q, k, v, wts, ctx.transpose(1, 2).reshape(B, 1, d) @ w_o
+
+    def recompute(t: int) -> torch.Tensor:
+        q, k, v = project(x0[:, : t + 1], 0)  # every token so far, again
+        _w, ctx = attend(q, k, v, slice(0, t + 1), t + 1)
+        return ctx.transpose(1, 2).reshape(B, t + 1, d) @ w_o
+
+    for t in range(S):
+        ms_cached = ms_full = None
+        with torch.inference_mode():
+            if measure(t) if callable(measure) else measure:
+                runs_c, runs_f = [], []
+                for _ in range(max(1, repeats)):
+                    t0 = time.perf_counter()
+                    cached_step(t)
+                    t1 = time.perf_counter()
+                    recompute(t)
+                    t2 = time.perf_counter()
+                    cache.offset = t  # the timed run wrote this token: rewind, write it again below
+                    runs_c.append((t1 - t0) * 1e3)
+                    runs_f.append((t2 - t1) * 1e3)
+                ms_cached, ms_full = statistics.median(runs_c), statistics.median(runs_f)
+            q, k, v, wts, out = cached_step(t)
+            q, k, v, wts, out = (a.clone() for a in (q[:, :, 0], k[:, :, 0], v[:, :, 0], wts[:, :, 0], out[:, 0]))
+        fc, fr = decode_step_flops(config, t + 1)
+        yield DecodeStep(t, cache.offset, q, k, v, wts, out, fc, fr, ms_cached, ms_full)
+
+
+def decode(config: AttentionConfig, x: torch.Tensor | None = None) -> torch.Tensor:
+    """Run the sequence one token at a time through a KVCache; (B, S, d_model).
+
+    Equals ``run(replace(config, causal=True), x).output``: the cache changes the
+    cost, not the result.
+    """
+    return torch.stack([step.output for step in decode_steps(config, x)], dim=1)
