@@ -25,7 +25,7 @@ DEMO_MODEL_SKIP = frozenset({".gitattributes"})
 # transformers probes scipy with find_spec only, so leaving it out is safe.
 EXCLUDES = [
     # scientific stack the app does not use
-    "scipy", "sklearn", "sentence_transformers", "pandas", "matplotlib", "PIL",
+    "scipy", "sklearn", "sentence_transformers", "pandas", "matplotlib",
     "joblib", "threadpoolctl", "narwhals", "cloudpickle",
     # tests and test tooling
     "tests", "pytest", "_pytest", "pytestqt", "hypothesis", "expecttest", "ruff",
@@ -152,8 +152,16 @@ METADATA_DISTS = [
     "filelock", "fsspec", "packaging", "PyYAML", "regex", "tqdm", "typing_extensions",
     "Jinja2", "MarkupSafe", "sympy", "mpmath", "networkx", "httpx2", "httpcore2",
     "PySide6_Essentials", "shiboken6", "pyqtgraph", "superqt", "attention-explorer",
+    "imageio", "imageio-ffmpeg", "pillow",
 ]
 METADATA_REQUIRED = {"transformers", "tokenizers", "safetensors", "huggingface_hub", "torch"}
+
+# Sweeps as animations (explorer/animation.py): imageio finds its plugins by name at run time
+# (pillow for GIF, ffmpeg for MP4), and imageio-ffmpeg runs the ffmpeg executable its wheel
+# ships in imageio_ffmpeg/binaries/; the spec collects both.
+ANIMATION_PLUGINS = ("imageio.plugins.pillow", "imageio.plugins.ffmpeg", "imageio.v2", "imageio.v3",
+                     "imageio_ffmpeg", "PIL.GifImagePlugin", "PIL.PngImagePlugin")
+FFMPEG_PACKAGE, FFMPEG_SUBDIR = "imageio_ffmpeg", "binaries"
 
 
 def app_version() -> str:

@@ -1,0 +1,471 @@
+"""Sweeps as animations: one GIF or MP4 per panel, one frame per value of a config field.
+
+    request = AnimationRequest(parse_sweep("d_model=32:128:32"), ("heads",), "gif", Path("out"))
+    job = AnimationJob(window, request)   # validates everything; raises SweepError / ExportError
+    while job.step(): ...                 # or: the window's progress bar drives it (animation_dialog)
+    job.written                           # [out/heads-d_model.gif]
+    export_animation(window, request) -> [Path]   # the loop above, for scripts and the CLI
+
+Every frame is the same figure as File ▸ Export: a fresh panel (`explorer.export.fresh_panel`)
+drawn offscreen in the figure theme, here from a frame of the swept config and a selection of
+its own; the window is never touched. Under the figure a caption strip names the value in bold
+("d_model = 64") and the config summary. All frames of a panel have one size (the largest
+caption decides the strip); MP4 frames are padded to even sides (yuv420p).
+
+Work is split so the event loop keeps running: the engine computes the next frame in a
+thread while the UI thread paints the current one, one panel frame per `step()`; frames are
+encoded in a second thread (imageio: Pillow for GIF, the ffmpeg that imageio-ffmpeg ships for
+MP4). Each file is written to a hidden temporary file in the destination folder and renamed
+into place only when every file of the job is complete: a cancel or a failure leaves nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .export import (
+    MAX_WIDTH,
+    MIN_WIDTH,
+    MODEL_PANEL_NAMES,
+    ExportError,
+    ExportUsageError,
+    _publish_no_clobber,
+    _reason,
+    _umask,
+    _unknown_panel,
+    panel_names,
+)
+from .sweep import SweepError, SweepSpec, sweep_configs
+
+FORMATS = ("gif", "mp4")
+#: The pixels a GIF job may hold before writing (Pillow writes a GIF from all its frames).
+MAX_GIF_BYTES = 1536 * 1024**2
+DEFAULT_FPS = 1.0
+FPS_RANGE = (0.1, 30.0)
+
+
+@dataclass(frozen=True)
+class AnimationRequest:
+    """spec: what to sweep; names: the panels; fmt: gif or mp4; out_dir: the folder;
+    width: pixels; fps: frames per second (a GIF frame lasts 1/fps s); force: replace files."""
+
+    spec: SweepSpec
+    names: tuple[str, ...]
+    fmt: str
+    out_dir: Path
+    width: int = 1280
+    theme: str = "slides"
+    fps: float = DEFAULT_FPS
+    force: bool = False
+
+    def path(self, name: str) -> Path:
+        """out_dir/NAME-FIELD.FORMAT (DESIGN.md)."""
+        return Path(self.out_dir) / f"{name}-{self.spec.field}.{self.fmt}"
+
+
+def check_animation_format(fmt: str) -> str:
+    f = str(fmt).lower().lstrip(".")
+    if f not in FORMATS:
+        raise ExportUsageError(f"an animation is {' or '.join(FORMATS)}, got {fmt!r}")
+    return f
+
+
+# ---- one frame ---------------------------------------------------------------------------
+
+
+def caption_strip_height(theme, captions: list[tuple[str, str]], width: float) -> int:
+    """Logical height of the caption strip that fits the longest of `captions` (label, summary)."""
+    from .export_render import caption_height
+
+    return max(caption_height(theme, f"{label}  ·  {summary}", width) for label, summary in captions)
+
+
+def paint_sweep_caption(painter, rect, label: str, summary: str, theme) -> None:
+    """The value in bold ("d_model = 64"), then the config summary in the muted colour."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFontMetricsF
+
+    from .export_render import caption_colours, caption_font, caption_lines
+
+    fg, bg = caption_colours(theme)
+    painter.save()
+    try:
+        painter.fillRect(rect, bg)
+        bold = caption_font(theme)
+        bold.setBold(True)
+        plain = caption_font(theme)
+        lead = f"{label}  ·  "
+        lead_w = QFontMetricsF(bold).horizontalAdvance(lead)
+        inner = rect.adjusted(10, 0, -10, 0)
+        lines = caption_lines(f"{lead}{summary}", theme, rect.width())
+        line_h = QFontMetricsF(plain).height()
+        top = inner.top() + (inner.height() - line_h * len(lines)) / 2
+        flags = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+        painter.setFont(bold)
+        painter.setPen(fg)
+        painter.drawText(QRectF(inner.left(), top, inner.width(), line_h), flags, lead.rstrip())
+        painter.setFont(plain)
+        painter.setPen(QColor(theme.muted))
+        rest = lines[0][len(lead):] if lines[0].startswith(lead) else lines[0]
+        painter.drawText(QRectF(inner.left() + lead_w, top, inner.width() - lead_w, line_h), flags, rest)
+        for i, line in enumerate(lines[1:], 1):
+            painter.drawText(QRectF(inner.left(), top + i * line_h, inner.width(), line_h), flags, line)
+    finally:
+        painter.restore()
+
+
+def render_sweep_frame(panel, width: int, theme, label: str, summary: str, strip: int):
+    """The fresh `panel` as an RGB uint8 array (H, W, 3) `width` px wide, with the caption
+    strip (`strip` logical px) under the figure."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    from .export_render import caption_colours, figure_parts, figure_rect, paint_parts, prepared
+
+    parts_fn = lambda: figure_parts(panel)  # noqa: E731
+    estimate = width / max(1, figure_rect(parts_fn()).width())
+    with prepared(panel, parts_fn, estimate, True) as parts:
+        rect = figure_rect(parts)
+        scale = width / max(1, rect.width())
+        height = max(1, round((rect.height() + strip) * scale))
+        img = QImage(width, height, QImage.Format.Format_RGB888)
+        _, bg = caption_colours(theme)
+        img.fill(bg)
+        p = QPainter(img)
+        try:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            p.scale(scale, scale)
+            p.translate(-rect.x(), -rect.y())
+            paint_parts(p, parts, scale)
+            paint_sweep_caption(p, QRectF(rect.x(), rect.bottom() + 1, rect.width(), strip), label, summary, theme)
+        finally:
+            p.end()
+    ptr = img.constBits()
+    arr = np.frombuffer(ptr, np.uint8, img.bytesPerLine() * img.height()).reshape(img.height(), img.bytesPerLine())
+    return arr[:, : width * 3].reshape(img.height(), width, 3).copy()
+
+
+def fit_frame(arr: np.ndarray, size: tuple[int, int], background: tuple[int, int, int]) -> np.ndarray:
+    """`arr` (H, W, 3) padded with `background` (or cut) to `size` = (height, width)."""
+    h, w = size
+    if arr.shape[:2] == (h, w):
+        return arr
+    out = np.empty((h, w, 3), np.uint8)
+    out[:] = background
+    hh, ww = min(h, arr.shape[0]), min(w, arr.shape[1])
+    out[:hh, :ww] = arr[:hh, :ww]
+    return out
+
+
+# ---- encoding (in the encoder thread) ------------------------------------------------------
+
+
+class _Encoder:
+    """One output file: frames streamed to ffmpeg (MP4) or kept until the GIF is written."""
+
+    def __init__(self, tmp: str, fmt: str, fps: float) -> None:
+        self.tmp, self.fmt, self.fps = tmp, fmt, fps
+        self.frames: list[np.ndarray] = []
+        self.writer = None
+
+    def add(self, frame: np.ndarray) -> None:
+        if self.fmt == "gif":
+            self.frames.append(frame)
+            return
+        if self.writer is None:
+            import imageio.v2 as iio
+
+            # the frames are padded to even sides already: no resizing to 16-pixel blocks
+            self.writer = iio.get_writer(self.tmp, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
+                                         pixelformat="yuv420p", macro_block_size=2, quality=8,
+                                         ffmpeg_log_level="error")
+        self.writer.append_data(frame)
+
+    def close(self) -> None:
+        if self.fmt == "gif":
+            import imageio.v3 as iio
+
+            iio.imwrite(self.tmp, self.frames, plugin="pillow", extension=".gif",
+                        duration=round(1000 / self.fps), loop=0)
+            self.frames = []
+        elif self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def abandon(self) -> None:
+        self.frames = []
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+            self.writer = None
+
+
+# ---- the job -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Progress:
+    value: int = 0  # index of the config being drawn
+    panel: int = 0  # index of the panel within it
+
+
+@dataclass
+class AnimationJob:
+    """A sweep export, one panel frame per `step()`. Construction checks everything that can
+    be checked before drawing (the field and every value, the panels, the format, the width,
+    existing files) and raises SweepError / ExportUsageError / ExportError."""
+
+    window: object
+    request: AnimationRequest
+    written: list[Path] = field(default_factory=list)
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        req = self.request
+        check_animation_format(req.fmt)
+        if not isinstance(req.width, int) or not MIN_WIDTH <= req.width <= MAX_WIDTH:
+            raise ExportUsageError(f"width must be an integer from {MIN_WIDTH} to {MAX_WIDTH} pixels, got {req.width!r}")
+        if not FPS_RANGE[0] <= req.fps <= FPS_RANGE[1]:
+            raise ExportUsageError(f"fps must be from {FPS_RANGE[0]:g} to {FPS_RANGE[1]:g}, got {req.fps!r}")
+        known = [n for n in panel_names(self.window) if n not in MODEL_PANEL_NAMES]
+        names = list(dict.fromkeys(req.names)) or known
+        for n in names:
+            if n in MODEL_PANEL_NAMES:
+                raise ExportUsageError(f"panel {n!r} shows the loaded model, which a config sweep does not change")
+            if n not in known:
+                raise ExportUsageError(_unknown_panel(n, known))
+        self.names = names
+        self.configs = sweep_configs(self.window.config, req.spec)  # SweepError names a bad value
+        if req.fmt == "gif":
+            need = len(self.configs) * len(names) * req.width * req.width * 0.7 * 3
+            if need > MAX_GIF_BYTES:
+                raise SweepError(f"{len(self.configs)} frames × {len(names)} panels at {req.width} px "
+                                 f"would hold about {need / 1024**3:.1f} GiB until the GIF is written: "
+                                 "use fewer frames, fewer panels, a smaller width or MP4")
+        self.total = len(self.configs) * len(names)
+        out = Path(req.out_dir)
+        if out.exists() and not out.is_dir():
+            raise ExportError(f"{out} is a file, not a folder")
+        for n in names:
+            p = req.path(n)
+            if p.is_dir():
+                raise ExportError(f"cannot write {p}: it is a folder")
+            if p.exists() and not req.force:
+                raise ExportError(f"{p} already exists (use --force to overwrite)")
+        self._at = _Progress()
+        self._started = False
+        self._finished = False
+        self._closing: Future | None = None
+        self._frames: dict[int, Future] = {}
+        self._stack = contextlib.ExitStack()
+        self._panels: dict[str, object] = {}
+        self._encoders: dict[str, _Encoder] = {}
+        self._size: dict[str, tuple[int, int]] = {}
+        self._pending: list[Future] = []
+
+    # ---- lifecycle ------------------------------------------------------------------
+    def _start(self) -> None:
+        from .export import _frame_of
+        from .figures.themes import figure_theme
+        from .selection import Selection
+
+        req = self.request
+        _frame_of(self.window)  # the window's own frame is current (the panels copy its options)
+        out = Path(req.out_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ExportError(f"cannot create the folder {out}: {_reason(exc)}") from None
+        self._compute = ThreadPoolExecutor(1, thread_name_prefix="sweep-compute")
+        self._encode = ThreadPoolExecutor(1, thread_name_prefix="sweep-encode")
+        for n in self.names:
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{req.path(n).stem}.", suffix=f".part.{req.fmt}", dir=out)
+            except OSError as exc:
+                raise ExportError(f"cannot write in {out}: {_reason(exc)}") from None
+            os.close(fd)
+            self._encoders[n] = _Encoder(tmp, req.fmt, req.fps)
+        # one selection for every frame: the window's, within the smallest shape of the sweep
+        sel = self.window.selection
+        self._selection = Selection()
+        self._selection.set_limits(min(c.n_heads for c in self.configs), min(c.seq_len for c in self.configs),
+                                   min(c.key_len for c in self.configs))
+        self._selection.set(sel.head, sel.query, sel.key)
+        self._theme = figure_theme(req.theme, self.window.theme)
+        self._captions = [(req.spec.label(v), c.summary().replace("  ", " · "))
+                          for v, c in zip(req.spec.values, self.configs)]
+        self._prefetch(0)
+        self._prefetch(1)
+        self._started = True
+
+    def _prefetch(self, i: int) -> None:
+        if i < len(self.configs) and i not in self._frames:
+            self._frames[i] = self._compute.submit(_compute_frame, self.configs[i], "diagnostics" in self.names)
+
+    def step(self) -> bool:
+        """Do one unit of work (a panel frame, or check on the encoder); False once every file
+        is written (`written`). Raises ExportError; the job is then cleaned up."""
+        try:
+            return self._step()
+        except Exception as exc:
+            self.cancel()
+            if isinstance(exc, ExportError | SweepError):
+                raise
+            raise ExportError(f"the animation failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+    def _step(self) -> bool:
+        if self._finished:
+            return False
+        if not self._started:
+            self._start()
+            return True
+        for fut in self._pending:  # an encoder error surfaces here
+            if fut.done():
+                fut.result()
+        self._pending = [f for f in self._pending if not f.done()]
+        if self._closing is not None:
+            if not self._closing.done():
+                return True
+            self._closing.result()
+            self._publish()
+            return False
+        i = self._at.value
+        fut = self._frames[i]
+        if not fut.done():
+            fut.exception(timeout=0.05)  # wait a little for the engine, then give the loop a turn
+            if not fut.done():
+                return True
+        try:
+            frame = fut.result()
+        except Exception as exc:  # the engine refused a value after all (e.g. a backend)
+            raise ExportError(f"{self._captions[i][0]}: {exc}".splitlines()[0]) from None
+        name = self.names[self._at.panel]
+        self._draw(name, frame, i)
+        self.done += 1
+        self._at.panel += 1
+        if self._at.panel == len(self.names):
+            self._at.panel = 0
+            self._at.value += 1
+            del self._frames[i]
+            self._prefetch(i + 2)
+            if self._at.value == len(self.configs):
+                self._closing = self._encode.submit(self._close_all)
+        return True
+
+    def _draw(self, name: str, frame, i: int) -> None:
+        from .export import _restyle_lines, _settle, fresh_panel
+        from .export_render import caption_colours, figure_parts, figure_rect
+
+        panel = self._panels.get(name)
+        if panel is None:
+            panel = self._stack.enter_context(fresh_panel(self.window, name, self.request.theme,
+                                                          frame=frame, selection=self._selection))
+            shown = max(1, figure_rect(figure_parts(panel)).width())
+            _restyle_lines(panel, self.request.theme, self.window, self.request.width / shown)
+            self._panels[name] = panel
+            self._strip = caption_strip_height(panel.figure_theme, self._captions, shown)
+        else:
+            panel.show_frame(frame)
+            if name == "diagnostics" and frame.backends is not None:
+                panel.set_backends(frame.backends)
+            _settle(1)
+        label, summary = self._captions[i]
+        arr = render_sweep_frame(panel, self.request.width, panel.figure_theme, label, summary, self._strip)
+        if name not in self._size:
+            h, w = arr.shape[:2]
+            self._size[name] = (h + h % 2, w + w % 2) if self.request.fmt == "mp4" else (h, w)
+        bg = caption_colours(panel.figure_theme)[1]
+        arr = fit_frame(arr, self._size[name], (bg.red(), bg.green(), bg.blue()))
+        self._pending.append(self._encode.submit(self._encoders[name].add, arr))
+
+    def _close_all(self) -> None:
+        for enc in self._encoders.values():
+            enc.close()
+
+    def _publish(self) -> None:
+        """Every temporary file renamed into place, or none (the ones published are removed)."""
+        self._release()
+        published: list[Path] = []
+        try:
+            for n in self.names:
+                enc, final = self._encoders[n], self.request.path(n)
+                os.chmod(enc.tmp, 0o644 & ~_umask())
+                if self.request.force:
+                    os.replace(enc.tmp, final)
+                else:
+                    _publish_no_clobber(enc.tmp, final)
+                published.append(final)
+        except (OSError, ExportError) as exc:
+            for p in published:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+            self._remove_temporaries()
+            if isinstance(exc, ExportError):
+                raise
+            raise ExportError(f"cannot write {final}: {_reason(exc)}") from None
+        self._remove_temporaries()
+        self._finished = True
+        self.written = published
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def cancel(self) -> None:
+        """Stop and remove every temporary file; nothing is written. Safe to call twice."""
+        if self._finished:
+            return
+        self._finished = True
+        for fut in self._frames.values():
+            fut.cancel()
+        if self._started:
+            for enc in self._encoders.values():
+                self._encode.submit(enc.abandon)
+        self._release()
+        self._remove_temporaries()
+
+    def _release(self) -> None:
+        with contextlib.suppress(Exception):
+            self._stack.close()
+        self._panels.clear()
+        if self._started:  # a frame still computing finishes in the background, unused
+            self._compute.shutdown(wait=False, cancel_futures=True)
+            self._encode.shutdown(wait=True)
+
+    def _remove_temporaries(self) -> None:
+        for enc in self._encoders.values():
+            with contextlib.suppress(OSError):
+                os.unlink(enc.tmp)
+
+
+def _compute_frame(config, with_backends: bool):
+    """The frame of one swept config (in the compute thread), with the backend comparison
+    when the diagnostics panel is in the animation."""
+    from .frame import build_frame, measure_backends
+
+    frame = build_frame(config)
+    if with_backends:
+        frame.backends = measure_backends(config)
+    return frame
+
+
+def export_animation(window, request: AnimationRequest, on_progress=None) -> list[Path]:
+    """Run a sweep export to the end in this thread (the event loop runs between frames);
+    returns the files written. on_progress(done, total) after each frame."""
+    from PySide6.QtWidgets import QApplication
+
+    job = AnimationJob(window, request)
+    app = QApplication.instance()
+    while job.step():
+        if on_progress is not None:
+            on_progress(job.done, job.total)
+        app.processEvents()
+    return job.written
