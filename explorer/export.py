@@ -218,12 +218,13 @@ def _frame_of(window):
 
 @contextlib.contextmanager
 def fresh_panel(window, name: str, theme_name: str = "slides",
-                size: tuple[int, int] | None = None) -> Iterator:
+                size: tuple[int, int] | None = None, *, frame=None, selection=None) -> Iterator:
     """A new panel `name` drawn from the window's current state (frame, selection, model, the
     panel's own options and zoom) in the figure theme ("slides" or "screen"), laid out
     offscreen at `size` logical px (default FIGURE_SIZE; grown up to 1.5× until no plot is
     cut); deleted on exit. The window is never touched, whether the panel is shown, behind a
-    tab or closed there."""
+    tab or closed there. `frame` and `selection` replace the window's (an animation's
+    frames: explorer.animation)."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
@@ -239,8 +240,8 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
         ctl = window.model_controller
         panel = cls(ctl.selection, HoverLink())
     else:
-        frame = _frame_of(window)
-        panel = cls(window.selection, HoverLink())
+        frame = _frame_of(window) if frame is None else frame
+        panel = cls(window.selection if selection is None else selection, HoverLink())
     try:
         panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         panel.setPalette(qt_palette(theme))
@@ -248,6 +249,8 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
         panel.setStyleSheet(stylesheet(theme))
         app_pt = QApplication.font().pointSizeF()
         panel.setFont(theme.font(app_pt if app_pt > 0 else 9.0))
+        if getattr(window, "reference", None) is not None:  # the pinned A, before the panel's
+            panel.set_reference(window.reference)           # own Show choice is copied
         _copy_view_options(source, panel)
         panel.apply_theme(theme)
         panel.resize(w, h)
