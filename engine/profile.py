@@ -1,0 +1,480 @@
+"""The length profile: time and peak memory of one attention layer as S grows, per backend.
+
+For a config, :func:`length_profile` sweeps the sequence length S (self-attention: the key
+length follows S) and measures, for each backend,
+
+- ``seconds``: the median wall time of ``repeats`` runs (``engine.run`` of the config with
+  that backend and S: projections, attention, W_O; for ``tiled``,
+  ``engine.tiled_attention`` on the Q, K, V of that S, the attention step alone);
+- ``peak_bytes``: what the first of those runs added at its peak to the resident memory
+  of the process that measured it (peak RSS − the RSS before the run, Linux VmHWM reset
+  before each point), so the numbers are the machine's, not a formula.
+
+Each point runs in a child process (multiprocessing "spawn": a fresh interpreter holding
+nothing else, whose peak is this run's; a run that dies there cannot take the caller with
+it, and Cancel ends it at once). Where no child can be started (a frozen app, or
+``ATTN_EXPLORER_PROFILE=inprocess``) the points run in the calling thread.
+
+A point whose run would not fit the memory budget (``engine.memory_estimate`` against
+``engine.memory.memory_budget()``, the knob ``ATTN_EXPLORER_MEMORY_BUDGET``) is never run:
+it is returned with ``estimated=True``, ``seconds=None`` and ``peak_bytes`` = the estimate
+(typically eager at long S: "would need 24 GiB").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import gc
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+from .backends import BackendUnavailable, available_backends
+from .config import AttentionConfig, ConfigError
+from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate
+
+__all__ = ["BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "ProfilePoint", "length_profile",
+           "point_config", "profile_plan", "profile_table"]
+
+#: what a profile can measure: the three backends of engine.run and the tiled reference
+BACKENDS = ("eager", "sdpa", "flash", "tiled")
+#: the default sweep: 256 → 4096, doubling
+DEFAULT_LENGTHS = (256, 512, 1024, 2048, 4096)
+#: the longest S a profile measures
+MAX_LENGTH = 16384
+#: block_q = block_k of the tiled reference (FlashAttention's usual 64–128)
+TILE = 128
+#: ATTN_EXPLORER_PROFILE=inprocess measures in the calling thread instead of a child process
+MODE_ENV = "ATTN_EXPLORER_PROFILE"
+
+#: progress(done, total, point): after each point (point None at the start)
+Progress = Callable[[int, int, "ProfilePoint | None"], None]
+#: cancel() → True to stop: the point being measured is abandoned, the ones done are kept
+Cancel = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class ProfilePoint:
+    """One (S, backend) of a profile.
+
+    seconds: median wall time of the repeats (s), None when not run. peak_bytes: measured
+    peak memory the run added (bytes), or, when ``estimated``, engine.memory_estimate's
+    need (the run was not made). estimate_bytes: the estimate for every point (to compare
+    with the measurement). samples: each repeat's seconds. impl: what ran
+    (AttentionTrace.backend_impl, or "tiled"). error: why a point has no numbers (it ran
+    and failed, or cannot run here); None otherwise.
+    """
+
+    seq_len: int
+    backend: str
+    seconds: float | None
+    peak_bytes: int | None
+    estimated: bool
+    estimate_bytes: int
+    budget_bytes: int
+    samples: tuple[float, ...] = ()
+    impl: str = ""
+    error: str | None = None
+
+    @property
+    def measured(self) -> bool:
+        return self.seconds is not None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["samples"] = list(self.samples)
+        return d
+
+
+def profile_plan(lengths: Sequence[int], backends: Sequence[str]) -> list[tuple[int, str]]:
+    """The order points are measured in: by S ascending, the backends in the order given."""
+    return [(S, b) for S in lengths for b in backends]
+
+
+def _check(config: AttentionConfig, lengths: Sequence[int], backends: Sequence[str], repeats: int) -> tuple[
+        list[int], list[str]]:
+    if not isinstance(config, AttentionConfig):
+        raise ConfigError(f"length_profile needs an AttentionConfig, got {type(config).__name__}")
+    lens = []
+    for S in lengths:
+        if isinstance(S, bool) or not isinstance(S, int) or not 1 <= S <= MAX_LENGTH:
+            raise ConfigError(f"lengths must be integers from 1 to {MAX_LENGTH}, got {S!r}")
+        lens.append(S)
+    if not lens:
+        raise ConfigError("lengths must hold at least one sequence length")
+    bad = [b for b in backends if b not in BACKENDS]
+    if bad or not backends:
+        raise ConfigError(f"backends must be some of {', '.join(BACKENDS)}, got {list(backends)!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 50:
+        raise ConfigError(f"repeats must be an integer from 1 to 50, got {repeats!r}")
+    return sorted(set(lens)), list(dict.fromkeys(backends))
+
+
+def point_config(config: AttentionConfig, seq_len: int, backend: str) -> AttentionConfig:
+    """The config of one point: ``config`` at query length ``seq_len`` (a cross-attention
+    key length follows S too; typed tokens are dropped; padding at most S) with that
+    backend (the tiled reference takes its Q, K, V from a fused run: sdpa)."""
+    run_backend = "sdpa" if backend == "tiled" else backend
+    changes = {"seq_len": seq_len, "tokens": None, "backend": run_backend, "pad": min(config.pad, seq_len)}
+    if config.kv_len is not None:
+        changes["kv_len"] = seq_len
+    return config.replace(**changes)
+
+
+def _estimate(cfg: AttentionConfig, backend: str, block: int) -> int:
+    """Bytes the point's run needs (memory_estimate's total; the tiled reference: the fused
+    run giving Q, K, V, its float32 copies of K and V and each tile's scores, plus the
+    running max and sum every tile records)."""
+    est = memory_estimate(cfg)["total"]
+    if backend == "tiled":
+        B, H, S, Skv, Dh = cfg.batch, cfg.n_heads, cfg.seq_len, cfg.key_len, cfg.head_dim
+        tiles = -(-Skv // block)
+        est += 4 * (2 * B * H * Skv * Dh + 3 * B * H * block * block + B * H * S * (Dh + 2 * tiles + 4))
+    return int(est)
+
+
+# ---- measuring (in the measuring process) ------------------------------------------------------
+
+
+def _status(key: str) -> int | None:
+    """This process's /proc/self/status field ``key`` (VmRSS, VmHWM) in bytes; None off Linux."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _malloc_trim() -> None:
+    """Give the heap's free pages back (glibc), so the RSS before a run is its own baseline."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        name = ctypes.util.find_library("c")
+        if name and sys.platform.startswith("linux"):
+            ctypes.CDLL(name).malloc_trim(0)
+
+
+class PeakMeter:
+    """Peak resident memory of this process since :meth:`reset`, over the RSS at reset.
+
+    Linux: VmHWM, reset by writing 5 to /proc/self/clear_refs. Elsewhere the peak cannot be
+    reset (``resettable`` False): ru_maxrss of a fresh process is used, so the caller
+    measures each point in a new child."""
+
+    def __init__(self) -> None:
+        self.resettable = self._try_reset()
+        self.baseline = 0
+
+    @staticmethod
+    def _try_reset() -> bool:
+        try:
+            with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+                fh.write("5")
+        except OSError:
+            return False
+        return _status("VmHWM") is not None
+
+    @staticmethod
+    def _peak_now() -> int | None:
+        hwm = _status("VmHWM")
+        if hwm is not None:
+            return hwm
+        try:
+            import resource
+        except ImportError:
+            return None
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(rss if sys.platform == "darwin" else rss * 1024)  # bytes on macOS, KiB elsewhere
+
+    def reset(self) -> None:
+        gc.collect()
+        _malloc_trim()
+        if self.resettable:
+            self._try_reset()
+        self.baseline = _status("VmRSS") or 0
+
+    def peak(self) -> int | None:
+        """Bytes the peak lies above the RSS at reset (None where it cannot be read)."""
+        now = self._peak_now()
+        return None if now is None else max(0, now - self.baseline)
+
+
+def _warm_up() -> None:
+    """One tiny run of each backend: the first call of a kernel in a process pays for its
+    set-up (thread pool, dispatch), which belongs to no point."""
+    from .tiled import tiled_attention
+    from .trace import run
+
+    cfg = AttentionConfig(seq_len=16)
+    for name, why in available_backends(cfg.device, cfg.dtype).items():
+        if why is None:
+            tr = run(cfg.replace(backend=name))
+            tiled_attention(tr.q, tr.k, tr.v, mask=tr.mask)
+
+
+def measure_point(config: AttentionConfig, backend: str, repeats: int, block: int = TILE,
+                  meter: PeakMeter | None = None, cancel: Cancel | None = None) -> dict:
+    """Run one point ``repeats`` times here; {"samples", "peak_bytes", "impl"} or {"error"}.
+
+    ``config`` is the point's config (:func:`point_config`). The peak is the first run's;
+    the trace of a run is dropped before the next, so two never coexist."""
+    from .tiled import tiled_attention
+    from .trace import run
+
+    meter = meter or PeakMeter()
+    samples: list[float] = []
+    peak = None
+    impl = "tiled" if backend == "tiled" else ""
+    try:
+        if backend == "tiled":
+            if config.positional == "alibi":
+                return {"error": "the tiled reference takes no ALiBi bias"}
+            setup = run(config)  # Q, K, V of this S from a fused run (no grid), not timed
+            q, k, v, mask = setup.q, setup.k, setup.v, setup.mask
+            del setup
+            scale = config.effective_scale  # (trace.q is unscaled, prescale_q or not)
+            for i in range(repeats):
+                if i == 0:
+                    meter.reset()
+                t0 = time.perf_counter()
+                out, steps = tiled_attention(q, k, v, scale=scale, mask=mask, block_q=block, block_k=block)
+                samples.append(time.perf_counter() - t0)
+                if i == 0:
+                    peak = meter.peak()
+                del out, steps
+                if cancel is not None and cancel():
+                    break
+        else:
+            for i in range(repeats):
+                if i == 0:
+                    meter.reset()
+                t0 = time.perf_counter()
+                trace = run(config)
+                samples.append(time.perf_counter() - t0)
+                if i == 0:
+                    peak = meter.peak()
+                    impl = trace.backend_impl
+                del trace
+                if cancel is not None and cancel():
+                    break
+    except (ConfigError, BackendUnavailable, RuntimeError, MemoryError) as exc:
+        return {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+    return {"samples": samples, "peak_bytes": peak, "impl": impl}
+
+
+def _serve(conn, budget: int | None, threads: int | None) -> None:  # pragma: no cover - the child
+    """The measuring process: answers ("point", config dict, backend, repeats, block)
+    with ("done", result) until ("stop",)."""
+    if budget is not None:
+        os.environ[BUDGET_ENV] = str(budget)
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+    meter = PeakMeter()
+    try:
+        _warm_up()
+    except Exception:  # a warm-up failure shows up in the points themselves
+        pass
+    conn.send(("ready", meter.resettable))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg[0] != "point":
+            return
+        _kind, cfg_dict, backend, repeats, block = msg
+        result = measure_point(AttentionConfig.from_dict(cfg_dict), backend, repeats, block, meter)
+        conn.send(("done", result))
+
+
+class _Child:
+    """One measuring process and its pipe."""
+
+    def __init__(self, budget: int | None, threads: int | None) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child_conn = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child_conn, budget, threads), daemon=True,
+                                name="attention-explorer-profile")
+        self.proc.start()
+        child_conn.close()
+        self.resettable = True
+
+    def wait(self, cancel: Cancel | None, timeout_s: float | None) -> tuple | None:
+        """The child's next message; None when cancelled, timed out or the child died."""
+        start = time.monotonic()
+        while True:
+            try:
+                if self.conn.poll(0.05):
+                    return self.conn.recv()
+            except (EOFError, OSError):
+                return None
+            if cancel is not None and cancel():
+                return None
+            if not self.proc.is_alive() and not self.conn.poll(0):
+                return None
+            if timeout_s is not None and time.monotonic() - start > timeout_s:
+                return None
+
+    def end(self, kill: bool = False) -> None:
+        if not kill:
+            with contextlib.suppress(OSError, ValueError):
+                self.conn.send(("stop",))
+            self.proc.join(2)
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(2)
+        if self.proc.is_alive():  # pragma: no cover
+            self.proc.kill()
+            self.proc.join(2)
+        self.conn.close()
+
+    def died(self) -> str:
+        code = self.proc.exitcode
+        if code is not None and code < 0:
+            why = " (killed: out of memory?)" if code == -9 else ""
+            return f"the measuring process ended by signal {-code}{why}"
+        return f"the measuring process ended (exit status {code})"
+
+
+def _isolated() -> bool:
+    asked = os.environ.get(MODE_ENV, "").strip().lower()
+    if asked in ("inprocess", "thread"):
+        return False
+    return not getattr(sys, "frozen", False)
+
+
+def length_profile(config: AttentionConfig, lengths: Sequence[int] = DEFAULT_LENGTHS,
+                   backends: Sequence[str] = BACKENDS, repeats: int = 3,
+                   progress: Progress | None = None, cancel: Cancel | None = None, *,
+                   budget: int | None = None, block: int = TILE, threads: int | None = 1,
+                   isolate: bool | None = None, point_timeout_s: float | None = None) -> list[ProfilePoint]:
+    """Measure every (S, backend) of ``lengths`` × ``backends`` for ``config`` (see the module
+    docstring); returns the points in :func:`profile_plan` order.
+
+    ``budget`` (bytes; default ``memory_budget()``): a point whose estimate exceeds it is
+    returned as an estimate, never run. ``cancel()`` is polled every ~50 ms: the point being
+    measured is abandoned (its process ended) and the points done so far are returned.
+    ``isolate``: measure in a child process (default, except in a frozen app or with
+    ATTN_EXPLORER_PROFILE=inprocess). ``threads``: torch threads of the measuring process
+    (default 1: every backend on one core, steady on a busy machine; None = torch's default;
+    in-process measuring leaves the caller's setting alone). ``point_timeout_s``: a point
+    taking longer is abandoned and reported as an error."""
+    lengths, backends = _check(config, lengths, backends, repeats)
+    budget = memory_budget() if budget is None else int(budget)
+    isolate = _isolated() if isolate is None else isolate
+    plan = profile_plan(lengths, backends)
+    total = len(plan)
+    points: list[ProfilePoint] = []
+    if progress is not None:
+        progress(0, total, None)
+    child: _Child | None = None
+    meter = None if isolate else PeakMeter()
+    usable = available_backends(config.device, config.dtype)
+    try:
+        for S, backend in plan:
+            if cancel is not None and cancel():
+                break
+            try:
+                cfg = point_config(config, S, backend)
+            except ConfigError as exc:
+                points.append(ProfilePoint(S, backend, None, None, False, 0, budget, error=str(exc)))
+                continue
+            need = _estimate(cfg, backend, block)
+            base = {"seq_len": S, "backend": backend, "estimate_bytes": need, "budget_bytes": budget}
+            why = usable.get(cfg.backend)
+            if why is not None:
+                point = ProfilePoint(**base, seconds=None, peak_bytes=None, estimated=False,
+                                     error=f"{backend} is unavailable here: {why}")
+            elif need > budget:  # not run: drawn as the estimate
+                point = ProfilePoint(**base, seconds=None, peak_bytes=need, estimated=True)
+            elif isolate:
+                if child is None:
+                    child = _Child(None if budget == memory_budget() else budget, threads)
+                    hello = child.wait(cancel, None)
+                    if hello is None:
+                        if cancel is not None and cancel():
+                            break
+                        raise RuntimeError(f"the length profile could not start its measuring process: "
+                                           f"{child.died()}")
+                    child.resettable = bool(hello[1])
+                child.conn.send(("point", cfg.to_dict(), backend, repeats, block))
+                reply = child.wait(cancel, point_timeout_s)
+                if reply is None:
+                    if cancel is not None and cancel():
+                        child.end(kill=True)
+                        child = None
+                        break
+                    error = (f"took over {point_timeout_s:.0f} s" if child.proc.is_alive()
+                             else child.died())
+                    child.end(kill=True)
+                    child = None
+                    point = ProfilePoint(**base, seconds=None, peak_bytes=None, estimated=False, error=error)
+                else:
+                    point = _point(base, reply[1])
+                    if not child.resettable:  # a fresh process for the next peak
+                        child.end()
+                        child = None
+            else:
+                point = _point(base, measure_point(cfg, backend, repeats, block, meter, cancel))
+                if cancel is not None and cancel():
+                    break
+            points.append(point)
+            if progress is not None:
+                progress(len(points), total, point)
+    finally:
+        if child is not None:
+            child.end(kill=cancel is not None and cancel())
+    return points
+
+
+def _point(base: dict, result: dict) -> ProfilePoint:
+    if "error" in result:
+        return ProfilePoint(**base, seconds=None, peak_bytes=None, estimated=False, error=result["error"])
+    samples = tuple(float(s) for s in result["samples"])
+    return ProfilePoint(**base, seconds=statistics.median(samples), peak_bytes=result["peak_bytes"],
+                        estimated=False, samples=samples, impl=result["impl"])
+
+
+# ---- a text table (python main.py bench --profile) ----------------------------------------------
+
+
+def format_seconds(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1:
+        return f"{s * 1e3:.3g} ms"
+    return f"{s:.3g} s"
+
+
+def profile_table(points: Sequence[ProfilePoint]) -> str:
+    """The points as rows S × backend: 'time · peak' or 'not run: would need …'."""
+    backends = list(dict.fromkeys(p.backend for p in points))
+    lengths = sorted({p.seq_len for p in points})
+    cell = {(p.seq_len, p.backend): p for p in points}
+
+    def text(p: ProfilePoint | None) -> str:
+        if p is None:
+            return "—"
+        if p.estimated:
+            return f"not run: needs {format_bytes(p.peak_bytes)}"
+        if p.error:
+            return "failed"
+        peak = "?" if p.peak_bytes is None else format_bytes(p.peak_bytes)
+        return f"{format_seconds(p.seconds)} · {peak}"
+
+    rows = [["S", *backends]] + [[str(S), *(text(cell.get((S, b))) for b in backends)] for S in lengths]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+             for r in rows]
+    errors = [f"  S={p.seq_len} {p.backend}: {p.error}" for p in points if p.error]
+    return "\n".join(lines + errors)
