@@ -48,9 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--session", help="session file; default: the default configuration")
     exp.add_argument("--panel", action="append", dest="panels", metavar="NAME",
                      help="panel to export (repeatable); default: all")
-    exp.add_argument("--format", action="append", dest="formats", choices=["png", "svg", "pdf"],
-                     help="format (repeatable); default: png")
-    exp.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
+    exp.add_argument("--format", action="append", dest="formats", choices=["png", "svg", "pdf", "gif", "mp4"],
+                     help="format (repeatable); default: png; gif or mp4 with --sweep (default gif)")
+    exp.add_argument("--width", type=int, help="PNG or animation width in pixels (default 1920; 1280 for --sweep)")
+    exp.add_argument("--sweep", metavar="FIELD=START:STOP:STEP",
+                     help="one animation per panel, a frame per value of a config field: DIR/NAME-FIELD.gif "
+                          "(STEP may be a factor, e.g. head_dim=8:512:x2)")
+    exp.add_argument("--fps", type=float, help="frames per second of a --sweep animation (default 1)")
     exp.add_argument("--dpi", type=int, help="size by DPI instead of --width")
     exp.add_argument("--theme", choices=["slides", "screen"], default="slides",
                      help="slides: light, large fonts, thick lines (default); screen: as on screen")
@@ -120,7 +124,7 @@ def _export_target_error(args: argparse.Namespace) -> str | None:
             break
     for name in args.panels or PANEL_NAMES:
         for fmt in args.formats or ["png"]:
-            target = out / f"{name}.{fmt}"
+            target = out / (f"{name}-{args.sweep.partition('=')[0].strip()}.{fmt}" if args.sweep else f"{name}.{fmt}")
             if target.is_dir():
                 return (f"{target} is a folder, and export writes a file there "
                         f"(--force does not replace folders): move it or choose another --out")

@@ -42,7 +42,7 @@ from .export import (
     _unknown_panel,
     panel_names,
 )
-from .sweep import SweepError, SweepSpec, sweep_configs
+from .sweep import SweepError, SweepSpec, parse_sweep, sweep_configs
 
 FORMATS = ("gif", "mp4")
 #: The pixels a GIF job may hold before writing (Pillow writes a GIF from all its frames).
@@ -469,3 +469,88 @@ def export_animation(window, request: AnimationRequest, on_progress=None) -> lis
             on_progress(job.done, job.total)
         app.processEvents()
     return job.written
+
+
+# ---- command line ---------------------------------------------------------------------------
+
+
+def sweep_command(args) -> int:
+    """`python main.py export --out DIR --sweep FIELD=START:STOP:STEP [--format gif|mp4]
+    [--panel NAME]... [--width PX] [--fps F] [--session FILE] [--force]` → DIR/NAME-FIELD.FORMAT,
+    printing each path. Exit 2 for a bad field, range, value, format, panel or width (checked
+    before a window is built, every value included), 1 for any other failure."""
+    from engine import AttentionConfig
+
+    from .export import PANEL_NAMES, _fail, _headless_app, _QuietOffscreen
+
+    try:
+        spec = parse_sweep(args.sweep)
+    except SweepError as exc:
+        return _fail(str(exc), 2)
+    formats = list(dict.fromkeys(args.formats or ["gif"]))
+    if len(formats) > 1:
+        return _fail(f"a sweep writes one format, got {', '.join(formats)}: choose gif or mp4", 2)
+    try:
+        fmt = check_animation_format(formats[0])
+    except ExportUsageError as exc:
+        return _fail(f"{exc} (png, svg and pdf are for still figures, without --sweep)", 2)
+    if getattr(args, "dpi", None) is not None:
+        return _fail("--dpi does not apply to an animation: give its --width in pixels", 2)
+    names = tuple(dict.fromkeys(args.panels or []))
+    for n in names:
+        if n in MODEL_PANEL_NAMES:
+            return _fail(f"panel {n!r} shows the loaded model, which a config sweep does not change", 2)
+        if n not in PANEL_NAMES:
+            return _fail(_unknown_panel(n, PANEL_NAMES), 2)
+    width = 1280 if args.width is None else args.width
+    fps = DEFAULT_FPS if getattr(args, "fps", None) is None else args.fps
+    if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
+        return _fail(f"width must be an integer from {MIN_WIDTH} to {MAX_WIDTH} pixels, got {width!r}", 2)
+    if not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
+        return _fail(f"--fps must be from {FPS_RANGE[0]:g} to {FPS_RANGE[1]:g}, got {fps:g}", 2)
+    base, session = AttentionConfig(), None
+    if args.session:
+        from .session import SessionError, load_session
+
+        try:
+            base = load_session(args.session).config
+        except SessionError as exc:
+            return _fail(str(exc), 1)
+        session = args.session
+    try:
+        sweep_configs(base, spec)  # every value, before any window or frame
+    except SweepError as exc:
+        return _fail(str(exc), 2)
+    out = Path(args.out)
+    request = AnimationRequest(spec, names, fmt, out, width=width, theme=getattr(args, "theme", None) or "slides",
+                               fps=fps, force=bool(args.force))
+    for n in names or PANEL_NAMES:
+        if request.path(n).exists() and not args.force:
+            return _fail(f"{request.path(n)} already exists (use --force to overwrite)", 1)
+
+    app = _headless_app()
+    from . import create_window
+
+    window = None
+    quiet = _QuietOffscreen()
+    try:
+        try:
+            window = create_window(session)
+        except Exception as exc:
+            return _fail(str(exc), 1)
+        window.show()
+        app.processEvents()
+        for p in export_animation(window, request):
+            print(p, flush=True)
+    except ExportUsageError as exc:
+        return _fail(str(exc), 2)
+    except (ExportError, SweepError) as exc:
+        return _fail(str(exc), 1)
+    finally:
+        if window is not None:
+            window.shutdown()  # not close(): that would save this headless layout as the user's
+            window.hide()
+            window.deleteLater()
+            app.processEvents()
+        quiet.restore()
+    return 0

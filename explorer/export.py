@@ -552,7 +552,14 @@ def _fail(msg: str, code: int) -> int:
 
 def export_command(args) -> int:
     """`python main.py export --out DIR [--session FILE] [--panel NAME]... [--format F]...
-    [--width PX] [--force]`: 0 done, 2 bad arguments, 1 anything else (one line on stderr)."""
+    [--width PX] [--force]`: 0 done, 2 bad arguments, 1 anything else (one line on stderr).
+    With `--sweep FIELD=START:STOP:STEP`: animations (`explorer.animation.sweep_command`)."""
+    if getattr(args, "sweep", None):
+        from .animation import sweep_command
+
+        return sweep_command(args)
+    if any(str(f).lower() in ("gif", "mp4") for f in args.formats or []):
+        return _fail("gif and mp4 are animations: add --sweep FIELD=START:STOP:STEP", 2)
     names = list(dict.fromkeys(args.panels or []))
     bad = [n for n in names if n not in PANEL_NAMES + MODEL_PANEL_NAMES]
     if bad:
@@ -560,7 +567,7 @@ def export_command(args) -> int:
     try:
         formats = [check_format(f) for f in (args.formats or ["png"])]
         options = ExportOptions(
-            width=args.width,
+            width=1920 if args.width is None else args.width,
             dpi=getattr(args, "dpi", None),
             theme=getattr(args, "theme", None) or "slides",
             caption=bool(getattr(args, "caption", False)),
