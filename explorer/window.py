@@ -211,6 +211,9 @@ class MainWindow(QMainWindow):
         from .training import install_training
 
         install_training(self)  # Lessons ▸ Training lab…; self.training_lab
+        from .animation_dialog import install_animation
+
+        install_animation(self)  # File ▸ Export animation… (sweeps as GIF / MP4)
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)

@@ -1,0 +1,365 @@
+"""File ▸ Export animation…: the sweep dialog and the progress bar that runs the export.
+
+    install_animation(window) -> QAction        # File ▸ Export animation… (Ctrl+Shift+E)
+    start_animation(window, request) -> AnimationProgress   # what the dialog's Export does
+
+The dialog picks the field, START / STOP / STEP (the values it gives are listed as they are
+typed, or the reason they cannot be used), the panels, the width, GIF or MP4, the frame rate
+and the folder. The export runs in the window's status bar: a progress bar with Cancel,
+driven by a zero-interval timer, one panel frame per turn of the event loop
+(`explorer.animation.AnimationJob`), so the window stays usable; a cancel or a failure
+leaves no file behind, a failure is said in the window's banner.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .animation import DEFAULT_FPS, FORMATS, FPS_RANGE, AnimationJob, AnimationRequest
+from .export import MAX_WIDTH, MIN_WIDTH, MODEL_PANEL_NAMES, ExportError, panel_names
+from .sweep import FIELDS, SweepError, format_value
+
+#: What the dialog offers first for each field (START, STOP, STEP).
+DEFAULT_RANGES = {
+    "d_model": ("16", "128", "16"), "head_dim": ("8", "512", "x2"), "n_heads": ("1", "8", "x2"),
+    "n_kv_heads": ("1", "4", "x2"), "seq_len": ("8", "64", "8"), "kv_len": ("8", "64", "8"),
+    "window": ("1", "8", "1"), "pad": ("0", "7", "1"), "scale": ("0.1", "2", "0.1"),
+    "init_std": ("0.1", "2", "0.1"), "seed": ("0", "7", "1"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("AnimationDialog", text)
+
+
+class AnimationDialog(QDialog):
+    """Choose the sweep and the output; `request()` is the choice (SweepError / ExportError
+    say what is wrong)."""
+
+    def __init__(self, window, parent: QWidget | None = None) -> None:
+        super().__init__(parent if parent is not None else window)
+        self.setWindowTitle(_tr("Export animation"))
+        self.window_ = window
+
+        self.field_combo = QComboBox()
+        for name, f in FIELDS.items():
+            self.field_combo.addItem(f"{name}  ({_tr(f.what)})", name)
+        self.start_edit, self.stop_edit, self.step_edit = QLineEdit(), QLineEdit(), QLineEdit()
+        self.step_edit.setToolTip(_tr("A number, or a factor such as x2 (8, 16, 32, …)"))
+        range_row = QHBoxLayout()
+        for label, edit in ((_tr("from"), self.start_edit), (_tr("to"), self.stop_edit),
+                            (_tr("step"), self.step_edit)):
+            range_row.addWidget(QLabel(label))
+            range_row.addWidget(edit, 1)
+        self.values_label = QLabel()
+        self.values_label.setWordWrap(True)
+        self.values_label.setObjectName("hint")
+
+        self.panel_boxes: dict[str, QCheckBox] = {}
+        grid = QGridLayout()
+        names = [n for n in panel_names(window) if n not in MODEL_PANEL_NAMES]
+        for i, n in enumerate(names):
+            p = window.panel(n)
+            box = QCheckBox(str(p.display_title() if hasattr(p, "display_title") else n))
+            box.setChecked(n == "heads")
+            self.panel_boxes[n] = box
+            grid.addWidget(box, i // 2, i % 2)
+
+        self.format_combo = QComboBox()
+        self.format_combo.addItem(_tr("GIF (slides, web pages)"), "gif")
+        self.format_combo.addItem(_tr("MP4 video (H.264)"), "mp4")
+        assert tuple(self.format_combo.itemData(i) for i in range(2)) == FORMATS
+        self.width_spin = QSpinBox()
+        self.width_spin.setRange(MIN_WIDTH, MAX_WIDTH)
+        self.width_spin.setSingleStep(160)
+        self.width_spin.setValue(1280)
+        self.width_spin.setSuffix(" px")
+        self.fps_spin = QDoubleSpinBox()
+        self.fps_spin.setRange(*FPS_RANGE)
+        self.fps_spin.setDecimals(1)
+        self.fps_spin.setSingleStep(0.5)
+        self.fps_spin.setValue(DEFAULT_FPS)
+        self.fps_spin.setSuffix(_tr(" frames/s"))
+
+        self.folder_edit = QLineEdit(str(self._default_folder()))
+        browse = QPushButton(_tr("Browse…"))
+        browse.setAutoDefault(False)
+        browse.clicked.connect(self._browse)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_edit, 1)
+        folder_row.addWidget(browse)
+        self.files_label = QLabel()
+        self.files_label.setObjectName("hint")
+
+        form = QFormLayout()
+        form.addRow(_tr("Sweep"), self.field_combo)
+        form.addRow(_tr("Values"), range_row)
+        form.addRow("", self.values_label)
+        form.addRow(_tr("Panels"), grid)
+        form.addRow(_tr("Format"), self.format_combo)
+        form.addRow(_tr("Width"), self.width_spin)
+        form.addRow(_tr("Speed"), self.fps_spin)
+        form.addRow(_tr("Save into"), folder_row)
+        form.addRow("", self.files_label)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = buttons.addButton(_tr("Export"), QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self._on_export)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+        self.field_combo.currentIndexChanged.connect(self._field_changed)
+        for edit in (self.start_edit, self.stop_edit, self.step_edit, self.folder_edit):
+            edit.textChanged.connect(self._update)
+        self.format_combo.currentIndexChanged.connect(self._update)
+        for box in self.panel_boxes.values():
+            box.toggled.connect(self._update)
+        self.progress: AnimationProgress | None = None
+        self._field_changed()
+
+    def _default_folder(self) -> Path:
+        settings = getattr(self.window_, "settings", None)
+        saved = settings.value("export_folder", "") if settings is not None else ""
+        return Path(saved) if saved and Path(saved).is_dir() else Path.home()
+
+    def _field_changed(self) -> None:
+        start, stop, step = DEFAULT_RANGES[self.field_combo.currentData()]
+        for edit, text in ((self.start_edit, start), (self.stop_edit, stop), (self.step_edit, step)):
+            edit.blockSignals(True)
+            edit.setText(text)
+            edit.blockSignals(False)
+        self._update()
+
+    def sweep_text(self) -> str:
+        return (f"{self.field_combo.currentData()}={self.start_edit.text().strip()}:"
+                f"{self.stop_edit.text().strip()}:{self.step_edit.text().strip()}")
+
+    def panels(self) -> tuple[str, ...]:
+        return tuple(n for n, b in self.panel_boxes.items() if b.isChecked())
+
+    def request(self) -> AnimationRequest:
+        from .sweep import parse_sweep
+
+        spec = parse_sweep(self.sweep_text())
+        names = self.panels()
+        if not names:
+            raise ExportError(_tr("choose at least one panel"))
+        folder = self.folder_edit.text().strip()
+        if not folder:
+            raise ExportError(_tr("choose where to save"))
+        return AnimationRequest(spec, names, self.format_combo.currentData(), Path(os.path.expanduser(folder)),
+                                width=self.width_spin.value(), fps=self.fps_spin.value())
+
+    def _update(self) -> None:
+        """List the values (or say why they cannot be used) and the files it will write."""
+        try:
+            req = self.request()
+            # every value through the config, the targets checked (existing ones are asked about)
+            AnimationJob(self.window_, replace(req, force=True))
+        except (SweepError, ExportError) as exc:
+            self.values_label.setText(f"⚠ {exc}")
+            self.export_button.setEnabled(False)
+            self.files_label.setText("")
+            return
+        values = req.spec.values
+        shown = ", ".join(format_value(v) for v in values[:12]) + (" …" if len(values) > 12 else "")
+        self.values_label.setText(_tr("{n} frames: {values}").format(n=len(values), values=shown))
+        self.files_label.setText(", ".join(req.path(n).name for n in req.names))
+        self.export_button.setEnabled(True)
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, _tr("Export animation into folder"), self.folder_edit.text())
+        if path:
+            self.folder_edit.setText(path)
+
+    def _on_export(self) -> None:
+        try:
+            req = self.request()
+            existing = [req.path(n) for n in req.names if req.path(n).exists()]
+            if existing:
+                answer = QMessageBox.question(
+                    self, _tr("Replace files?"),
+                    _tr("These files already exist:\n{names}\n\nReplace them?").format(
+                        names="\n".join(str(p) for p in existing)),
+                    QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+                if answer != QMessageBox.StandardButton.Yes:
+                    return
+                req = replace(req, force=True)
+            self.progress = start_animation(self.window_, req)
+        except (SweepError, ExportError) as exc:
+            QMessageBox.warning(self, _tr("Export animation"), str(exc))
+            return
+        settings = getattr(self.window_, "settings", None)
+        if settings is not None:
+            settings.setValue("export_folder", str(req.out_dir))
+        self.accept()
+
+
+# ---- running it in the window ---------------------------------------------------------------
+
+
+class AnimationProgress(QWidget):
+    """The status bar's progress bar and Cancel for one running sweep export; removes itself
+    at the end. `job` is the AnimationJob; `finished(paths)` / `failed(message)` after it."""
+
+    def __init__(self, window, job: AnimationJob) -> None:
+        super().__init__(window)
+        self.window_, self.job = window, job
+        self.label = QLabel(_tr("Animation {field}").format(field=job.request.spec.field))
+        self.bar = QProgressBar()
+        self.bar.setRange(0, job.total)
+        self.bar.setFormat(_tr("%v of %m frames"))
+        self.bar.setMaximumWidth(220)
+        self.cancel_button = QPushButton(_tr("Cancel"))
+        self.cancel_button.setToolTip(_tr("Stop the animation export; nothing is written"))
+        self.cancel_button.clicked.connect(self.cancel)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label)
+        row.addWidget(self.bar)
+        row.addWidget(self.cancel_button)
+        self.result: list[Path] | None = None
+        self.error: str | None = None
+        self.cancelled = False
+        self.timer = QTimer(self)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self._tick)
+        window.statusBar().addPermanentWidget(self)
+        self.timer.start()
+
+    @property
+    def running(self) -> bool:
+        return self.timer.isActive()
+
+    def _tick(self) -> None:
+        try:
+            more = self.job.step()
+        except (ExportError, SweepError) as exc:
+            self.error = str(exc)
+            self._end()
+            banner = getattr(self.window_, "banner", None)
+            text = _tr("The animation was not written: {reason}").format(reason=exc)
+            if banner is not None:
+                banner.show_message(text)
+            else:
+                self.window_.statusBar().showMessage(text, 8000)
+            return
+        self.bar.setValue(self.job.done)
+        if not more:
+            self.result = list(self.job.written)
+            self._end()
+            folder = Path(self.job.request.out_dir)
+            n = len(self.result)
+            text = (_tr("wrote 1 animation to {folder}") if n == 1
+                    else _tr("wrote {n} animations to {folder}")).format(n=n, folder=folder)
+            self.window_.statusBar().showMessage(text, 8000)
+
+    def cancel(self) -> None:
+        """Stop now; every temporary file is removed and nothing is written."""
+        if not self.running:
+            return
+        self.job.cancel()
+        self.cancelled = True
+        self._end()
+        self.window_.statusBar().showMessage(_tr("animation export cancelled; nothing was written"), 6000)
+
+    def _end(self) -> None:
+        self.timer.stop()
+        self.window_.statusBar().removeWidget(self)
+        self.hide()
+        self.deleteLater()
+        if getattr(self.window_, "_animation_progress", None) is self:
+            self.window_._animation_progress = None
+
+
+def start_animation(window, request: AnimationRequest) -> AnimationProgress:
+    """Start a sweep export in `window` (checked first: SweepError / ExportError); one at a time."""
+    running = getattr(window, "_animation_progress", None)
+    if running is not None and running.running:
+        raise ExportError(_tr("an animation export is already running"))
+    progress = AnimationProgress(window, AnimationJob(window, request))
+    window._animation_progress = progress
+    return progress
+
+
+class _WindowWatcher(QObject):
+    """The action's texts on a language change; a running export cancelled when the window closes."""
+
+    def __init__(self, window, action: QAction) -> None:
+        super().__init__(window)
+        self.window_, self.action = window, action
+        window.installEventFilter(self)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.action.setText(_tr("Export &animation…"))
+        self.action.setStatusTip(_tr("Sweep a setting and save each panel as a GIF or MP4, a frame per value"))
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.window_:
+            if event.type() == QEvent.Type.LanguageChange:
+                self.retranslate()
+            elif event.type() == QEvent.Type.Close:
+                running = getattr(self.window_, "_animation_progress", None)
+                if running is not None:
+                    running.cancel()
+        return False
+
+
+def show_animation_dialog(window) -> AnimationDialog:
+    dlg = AnimationDialog(window)
+    dlg.open()
+    return dlg
+
+
+def install_animation(window) -> QAction:
+    """File ▸ Export animation… (Ctrl+Shift+E), right after File ▸ Export figure…; idempotent."""
+    existing = getattr(window, "act_export_animation", None)
+    if existing is not None:
+        return existing
+    from .export_dialog import _menu
+
+    action = QAction(window)
+    action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+    action.triggered.connect(lambda: show_animation_dialog(window))
+    file_menu = _menu(window, "&File")
+    actions = file_menu.actions()
+    figure = getattr(window, "_export_actions", {}).get("export")
+    if figure in actions and actions.index(figure) + 1 < len(actions):
+        file_menu.insertAction(actions[actions.index(figure) + 1], action)
+    else:
+        file_menu.addAction(action)
+    window.addAction(action)
+    window.act_export_animation = action
+    window._animation_progress = None
+    _WindowWatcher(window, action)
+    return action
+
+
+__all__ = ["AnimationDialog", "AnimationProgress", "install_animation", "start_animation"]
