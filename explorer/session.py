@@ -3,7 +3,8 @@
     {"format": "attention-explorer.session", "version": 1,
      "config": {...AttentionConfig.to_dict()},
      "selection": {"head": h, "query": i, "key": j},
-     "model": null | {...}}
+     "model": null | {...},
+     "snapshots": [...]}          # optional: named states (explorer.snapshot_data)
 
 Loading only parses JSON and validates it; nothing in a session file is ever
 executed or imported. A malformed file, or one written by a newer version, is
@@ -33,7 +34,7 @@ FORMAT = "attention-explorer.session"
 VERSION = 1
 #: Larger files are refused before parsing: a session is a few hundred bytes.
 MAX_BYTES = 4 * 1024 * 1024
-_KEYS = {"format", "version", "config", "selection", "model"}
+_KEYS = {"format", "version", "config", "selection", "model", "snapshots"}
 #: Deepest nesting of arrays and objects accepted (a session nests three levels).
 MAX_DEPTH = 32
 #: Temporary files of an interrupted save older than this many seconds are removed on the next save.
@@ -53,6 +54,7 @@ class Session:
     query: int = 0
     key: int = 0
     model: dict[str, Any] | None = None
+    snapshots: tuple = ()  # explorer.snapshot_data.Snapshot, in the list's order
 
     @property
     def selection(self) -> dict[str, int]:
@@ -208,7 +210,10 @@ def parse_session(data: Any) -> Session:
     model = data.get("model")
     if model is not None and not isinstance(model, Mapping):
         raise SessionError(f"session 'model' must be null or an object, got {type(model).__name__}")
-    return Session(config, head, query, key, None if model is None else _model_info(model))
+    from .snapshot_data import parse_snapshots
+
+    snapshots = parse_snapshots(data.get("snapshots"), SessionError)
+    return Session(config, head, query, key, None if model is None else _model_info(model), snapshots)
 
 
 #: the session's "model" object: which model, which text, which layer/head/query/key
@@ -244,27 +249,32 @@ def load_session(source: str | os.PathLike | Mapping) -> Session:
     return parse_session(data)
 
 
-def session_to_dict(config: AttentionConfig, selection: Any = None, model: Mapping | None = None) -> dict:
-    """The JSON-ready dict; `selection` is a mapping or has head/query/key attributes."""
+def session_to_dict(config: AttentionConfig, selection: Any = None, model: Mapping | None = None,
+                    snapshots: Any = ()) -> dict:
+    """The JSON-ready dict; `selection` is a mapping or has head/query/key attributes;
+    `snapshots` (Snapshot objects) are written only when there are some."""
     if selection is None:
         sel = {"head": 0, "query": 0, "key": 0}
     elif isinstance(selection, Mapping):
         sel = {k: int(selection.get(k, 0)) for k in ("head", "query", "key")}
     else:
         sel = {k: int(getattr(selection, k)) for k in ("head", "query", "key")}
-    return {
+    data = {
         "format": FORMAT,
         "version": VERSION,
         "config": config.to_dict(),
         "selection": sel,
         "model": None if model is None else dict(model),
     }
+    if snapshots:
+        data["snapshots"] = [s.to_dict() for s in snapshots]
+    return data
 
 
 def save_session(path: str | os.PathLike, config: AttentionConfig, selection: Any = None,
-                 model: Mapping | None = None) -> Path:
+                 model: Mapping | None = None, snapshots: Any = ()) -> Path:
     """Write the session atomically to `path`; returns the path written."""
-    data = session_to_dict(config, selection, model)
+    data = session_to_dict(config, selection, model, snapshots)
     parse_session(data)  # never write a file we would refuse to read
     p = Path(path)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
