@@ -1,0 +1,281 @@
+"""`decode`: the KV cache filling token by token, and what it saves.
+
+    K cache (Hkv × max_len), filled up to the offset | FLOPs of each step: with the
+    V cache (Hkv × max_len)                          |   cache (O(n)) vs recomputing (O(n²))
+    the new query row's weights, every query head,   | measured time of the two
+      grouped by the KV head it reads (GQA)          |
+    readout: this step's cost both ways, the running totals, and at the end
+    decode(config) vs run(causal=True).output
+
+The steps come from `engine.decode_steps` (explorer.stepthrough.decode_view),
+computed once per config in a worker thread; an animation frame re-sets three
+small images, two lines and the readout.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtGui import QColor
+
+from ..figures.heatmap import Heatmap
+from ..figures.plots import (
+    RunsLabel,
+    add_plot,
+    fmt_number,
+    lean_axes,
+    set_axis_label,
+    set_label_text,
+    set_plot_title,
+    style_plot,
+)
+from ..figures.themes import WEIGHTS_CMAP, Theme
+from ..frame import Frame
+from ..step_worker import ResultCache, StepWorker, compute
+from ..stepthrough import ROUNDING_ULPS, DecodeView, decode_view
+from .base import Panel, register_panel
+from .diagnostics import human_bytes, human_count
+from .player import StepPlayer
+
+CACHE = ResultCache(8)
+
+
+def group_labels(view: DecodeView) -> tuple[list[str], list[str]]:
+    """(KV head rows "kv0 ← q0–3", query head rows "q5 → kv1"): which query heads share each KV head."""
+    kv = []
+    for j, heads in enumerate(view.groups()):
+        kv.append(f"kv{j} ← q{heads[0]}" if len(heads) == 1 else f"kv{j} ← q{heads[0]}–{heads[-1]}")
+    g = view.config.group_size
+    q = [f"q{h} → kv{h // g}" for h in range(view.config.n_heads)]
+    return kv, q
+
+
+@register_panel
+class DecodePanel(Panel):
+    name = "decode"
+    title = QT_TRANSLATE_NOOP("Panel", "Decode: the KV cache step by step")
+
+    def __init__(self, selection, hover, parent=None) -> None:
+        super().__init__(selection, hover, parent)
+        self.player = StepPlayer()
+        self.toolbar.addWidget(self.player, 1)
+        self.toolbar.addSpacing(24)
+        self.player.position_changed.connect(self.draw_step)
+        ci = self.graphics.ci
+        self.k_strip = Heatmap(hover, WEIGHTS_CMAP)
+        self.v_strip = Heatmap(hover, WEIGHTS_CMAP)
+        self.weights = Heatmap(hover, WEIGHTS_CMAP)
+        ci.addItem(self.k_strip.item, row=0, col=0)
+        ci.addItem(self.v_strip.item, row=1, col=0)
+        ci.addItem(self.weights.item, row=2, col=0)
+        self.group_lines = pg.PlotDataItem([], [], connect="pairs")
+        self.group_lines.setZValue(6)
+        self.weights.vb.addItem(self.group_lines, ignoreBounds=True)
+
+        def plot(row: int) -> pg.PlotItem:
+            p = add_plot(ci, row, 1, axisItems=lean_axes())
+            p.hideButtons()
+            p.setMenuEnabled(False)
+            p.setMouseEnabled(x=False, y=False)
+            p.showGrid(x=True, y=True, alpha=0.15)
+            return p
+
+        self.flops_plot = plot(0)
+        ci.layout.setRowStretchFactor(0, 1)
+        self.flops_cached = self.flops_plot.plot([], [])
+        self.flops_full = self.flops_plot.plot([], [])
+        self.ms_plot = plot(1)
+        self.ms_cached = self.ms_plot.plot([], [], connect="finite")
+        self.ms_full = self.ms_plot.plot([], [], connect="finite")
+        self.cum_plot = plot(2)
+        self.cum_cached = self.cum_plot.plot([], [])
+        self.cum_full = self.cum_plot.plot([], [])
+        self.now_lines = [pg.InfiniteLine(angle=90, movable=False) for _ in range(3)]
+        self.now_dots = []
+        for p, line in zip((self.flops_plot, self.ms_plot, self.cum_plot), self.now_lines):
+            p.addItem(line, ignoreBounds=True)
+            dots = pg.ScatterPlotItem(size=8)
+            p.addItem(dots)
+            self.now_dots.append(dots)
+        self.note = RunsLabel("", justify="left", size="9pt")
+        ci.addItem(self.note, row=3, col=0, colspan=2)
+        ci.layout.setColumnStretchFactor(0, 3)
+        ci.layout.setColumnStretchFactor(1, 2)
+        self.view: DecodeView | None = None
+        self.message = ""
+        self._key = None
+        self._worker: StepWorker | None = None
+        self._levels: dict = {}  # strip's plot item → its colour levels (0, max norm)
+        self._retranslate_labels()
+
+    def _retranslate_labels(self) -> None:
+        # one axis title per column, at the bottom: the strips above keep their height for cells
+        set_axis_label(self.weights.item, "bottom", self.tr("cache slot = token position"))
+        set_axis_label(self.cum_plot, "bottom", self.tr("tokens in the cache n"))
+
+    def retranslate_ui(self) -> None:
+        self._retranslate_labels()
+        self.player.retranslate_ui()
+        super().retranslate_ui()
+
+    def heatmaps(self) -> list[Heatmap]:
+        return [self.k_strip, self.v_strip, self.weights]
+
+    # ---- requests --------------------------------------------------------------------------
+    def draw_frame(self, frame: Frame) -> None:
+        pass  # the steps depend on the config alone: draw_selection asks for them
+
+    def draw_selection(self) -> None:
+        cfg = self.frame.config
+        key = cfg
+        if key == self._key and (self.view is not None or self.message):
+            self._draw_all(keep=True)
+            return
+        view = CACHE.get(key)
+        if view is not None:
+            self._show(key, view, None)
+            return
+        job = lambda: decode_view(cfg)  # noqa: E731
+        if self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # an export's figure: now
+            result, error = compute(job)
+            if result is not None:
+                CACHE.put(key, result)
+            self._show(key, result, error)
+            return
+        self.k_strip.set_title(self.tr("<b>KV cache</b> · decoding {n} tokens…").format(n=cfg.seq_len))
+        self.worker().request(key, job)
+
+    def worker(self) -> StepWorker:
+        if self._worker is None:
+            self._worker = StepWorker(CACHE)
+            self._worker.done.connect(lambda key, view: self._show(key, view, None))
+            self._worker.failed.connect(lambda key, message: self._show(key, None, message))
+            self.destroyed.connect(self._worker.stop)
+        return self._worker
+
+    def _show(self, key, view: DecodeView | None, error: str | None) -> None:
+        if self.frame is None or key != self.frame.config:
+            return
+        keep = self._key is None  # see TilingPanel._show
+        self._key = key
+        self.view = view
+        self.message = error or ""
+        self._draw_all(keep=keep)
+
+    # ---- drawing ---------------------------------------------------------------------------
+    def _draw_all(self, keep: bool) -> None:
+        th, v, f = self.theme, self.view, self.frame
+        items = [self.group_lines, *self.now_lines, *self.now_dots, self.flops_cached, self.flops_full,
+                 self.ms_cached, self.ms_full, self.cum_cached, self.cum_full]
+        for it in items:
+            it.setVisible(v is not None)
+        if v is None:
+            self.player.set_count(0, keep=False)
+            self.k_strip.set_title(self.tr("<b>KV cache</b> · cannot step through this"))
+            set_label_text(self.note, f"<span style='color:{th.error}'>{self.message}</span>",
+                           color=th.foreground, size=th.pt(9.0))
+            return
+        cfg = v.config
+        kv_rows, q_rows = group_labels(v)
+        cols = f.key_labels[: cfg.seq_len]
+        for hm, data in ((self.k_strip, v.k_norm), (self.v_strip, v.v_norm)):
+            hm.set_labels(kv_rows, cols)
+            self._levels[hm.item] = (0.0, float(np.nanmax(data)) or 1.0)
+        self.weights.set_labels(q_rows, cols)
+        g, S = cfg.group_size, cfg.seq_len
+        xs, ys = [], []
+        for j in range(1, cfg.kv_heads):
+            xs += [-0.5, S - 0.5]
+            ys += [j * g - 0.5] * 2
+        self.group_lines.setData(np.array(xs, float), np.array(ys, float))
+        self.group_lines.setPen(th.pen(QColor(th.foreground), 1.5))
+        n = np.arange(1, S + 1, dtype=float)
+        styles = ((self.flops_cached, self.flops_full, v.flops_cached, v.flops_recompute),
+                  (self.ms_cached, self.ms_full, v.ms_cached, v.ms_recompute),
+                  (self.cum_cached, self.cum_full, np.cumsum(v.flops_cached), np.cumsum(v.flops_recompute)))
+        for cached, full, a, b in styles:
+            cached.setData(n, a, connect="finite")
+            full.setData(n, b, connect="finite")
+            cached.setPen(th.pen(th.accent2, 2))
+            full.setPen(th.pen(th.accent, 2))
+            for c, colour in ((cached, th.accent2), (full, th.accent)):
+                c.setSymbol("o" if c in (self.ms_cached, self.ms_full) else None)
+                c.setSymbolSize(4)
+                c.setSymbolBrush(QColor(colour))
+                c.setSymbolPen(None)
+        for line in self.now_lines:
+            line.setPen(th.pen(th.muted, 1, Qt.PenStyle.DashLine))
+        for p in (self.flops_plot, self.ms_plot, self.cum_plot):
+            p.setXRange(0.5, S + 0.5, padding=0)
+        set_plot_title(self.flops_plot, self.tr("FLOPs of each step: <span style='color:{c}'>with the cache</span> "
+                                                "vs <span style='color:{r}'>recomputing</span>").format(
+            c=th.accent2, r=th.accent), th, size=9.0)
+        timed = int(np.isfinite(v.ms_cached).sum())
+        set_plot_title(self.ms_plot, self.tr("measured ms per step ({n} timed)").format(n=timed), th, size=9.0)
+        set_plot_title(self.cum_plot, self.tr("FLOPs so far (sums of the above)"), th, size=9.0)
+        pos = self.player.set_count(v.n_steps, keep=keep)
+        self.draw_step(pos)
+
+    def draw_step(self, t: int) -> None:
+        """Step `t` (token t decoded, the cache holding t + 1): the per-frame part."""
+        v, th, f = self.view, self.theme, self.frame
+        if v is None or not 0 <= t < v.n_steps:
+            return
+        tr = self.tr
+        cfg = v.config
+        off = int(v.offset[t])
+        for hm, data in ((self.k_strip, v.k_norm), (self.v_strip, v.v_norm)):
+            shown = np.full_like(data, np.nan)
+            shown[:, :off] = data[:, :off]  # the slots written so far; the rest is the empty buffer
+            hm.set_data(shown, self._levels[hm.item])
+        self.weights.set_data(v.weights[t], (0.0, 1.0))
+        head = min(self.selection.head, cfg.n_heads - 1)
+        self.weights.set_marker("row", head, 0)
+        self.k_strip.set_marker("row", cfg.kv_head_of(head), 0)
+        self.v_strip.set_marker("row", cfg.kv_head_of(head), 0)
+        token = f.query_labels[t] if t < len(f.query_labels) else str(t)
+        self.k_strip.set_title(tr("<b>K cache</b> · {hkv}×{max} preallocated, offset {o} · {b} with V").format(
+            hkv=cfg.kv_heads, max=cfg.seq_len, o=off, b=human_bytes(v.cache_bytes)))
+        self.v_strip.set_title(tr("<b>V cache</b> · slots 0–{last} filled, {left} empty").format(
+            last=off - 1, left=cfg.seq_len - off))
+        shared = tr("{g} query heads share each KV head").format(g=cfg.group_size) if cfg.group_size > 1 \
+            else tr("one KV head per query head (MHA)")
+        self.weights.set_title(tr("<b>the new query</b> (token {t} ‘{tok}’) over the {n} cached keys · "
+                                  "{shared}").format(t=t, tok=token, n=off, shared=shared))
+        x = float(off)
+        pairs = ((v.flops_cached[t], v.flops_recompute[t]), (v.ms_cached[t], v.ms_recompute[t]),
+                 (v.flops_cached[: t + 1].sum(), v.flops_recompute[: t + 1].sum()))
+        for line, dots, (a, b) in zip(self.now_lines, self.now_dots, pairs):
+            line.setValue(x)
+            pts = [(x, y) for y in (a, b) if math.isfinite(y) and y > 0]
+            dots.setData([p[0] for p in pts], [p[1] for p in pts],
+                         brush=[QColor(th.accent2), QColor(th.accent)][: len(pts)], pen=None)
+        fc, fr = v.flops_cached[t], v.flops_recompute[t]
+        line1 = tr("token {t}: {c} FLOPs with the cache vs {r} recomputing ({x}×)").format(
+            t=t, c=human_count(fc), r=human_count(fr), x=fmt_number(fr / fc, 3))
+        if math.isfinite(v.ms_cached[t]):
+            line1 += " · " + tr("measured {a} ms vs {b} ms").format(a=fmt_number(v.ms_cached[t], 2),
+                                                                   b=fmt_number(v.ms_recompute[t], 2))
+        sc, sr = v.flops_cached[: t + 1].sum(), v.flops_recompute[: t + 1].sum()
+        line2 = tr("so far: {c} vs {r} FLOPs ({x}× saved)").format(c=human_count(sc), r=human_count(sr),
+                                                                   x=fmt_number(sr / sc, 3))
+        if t == v.n_steps - 1:
+            if math.isfinite(v.ulps):
+                mark = "✓" if v.ulps <= ROUNDING_ULPS else "⚠"
+                line2 += " · " + tr("decode vs full causal attention: max |Δ| = {d} = {u} ε {m}").format(
+                    d=fmt_number(v.max_abs_diff, 2), u=fmt_number(v.ulps, 2), m=mark)
+            else:
+                line2 += " · " + tr("decode vs full causal attention: nothing finite to compare")
+        else:
+            line2 += " · " + tr("the match with full causal attention shows at the last step")
+        notes = [tr(text).format(**values) for text, values in v.notes]
+        html = "<br>".join([line1, line2, *(f"<span style='color:{th.muted}'>{n}</span>" for n in notes)])
+        set_label_text(self.note, html, color=th.foreground, size=th.pt(9.0))
+
+    def apply_theme(self, theme: Theme) -> None:
+        for p in (self.flops_plot, self.ms_plot, self.cum_plot):
+            style_plot(p, theme)
+        super().apply_theme(theme)
