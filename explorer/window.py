@@ -214,6 +214,9 @@ class MainWindow(QMainWindow):
         from .animation_dialog import install_animation
 
         install_animation(self)  # File ▸ Export animation… (sweeps as GIF / MP4)
+        from .snapshots import install_snapshots
+
+        install_snapshots(self)  # self.snapshots; Edit ▸ Snapshots… (Pin adds one)
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
@@ -968,6 +971,7 @@ class MainWindow(QMainWindow):
         self.undo_stack.clear()  # an opened session starts a history of its own, unmodified
         # loads the session's model off the UI thread (its own code is never trusted from a file)
         self.model_controller.restore(s.model)
+        self.snapshots.restore(s.snapshots)  # the one marked as reference becomes A
 
     def set_session_path(self, path: str | os.PathLike | None) -> None:
         """The file that Save writes to (and the window title shows)."""
@@ -1007,7 +1011,7 @@ class MainWindow(QMainWindow):
         selection = {"head": min(sel.head, cfg.n_heads - 1), "query": min(sel.query, cfg.seq_len - 1),
                      "key": min(sel.key, cfg.key_len - 1)}
         try:
-            save_session(path, cfg, selection, self.model_info)
+            save_session(path, cfg, selection, self.model_info, self.snapshots.to_snapshots())
         except (OSError, SessionError) as exc:
             self.banner.show_message(self.tr("Could not save {name}: {reason}").format(
                 name=Path(path).name, reason=exc))

@@ -1,0 +1,356 @@
+"""Named snapshots: several pinned states in a list, any of them the reference A.
+
+    install_snapshots(window)      # window.snapshots; Edit ▸ Snapshots… (Ctrl+Shift+P)
+    window.snapshots.add(frame)    # what Edit ▸ Pin as reference A (Ctrl+P) also does
+    window.snapshots.use(i)        # snapshot i becomes A (the heads panel's A and B − A)
+    window.snapshots.rename(i, "with √d_k"); window.snapshots.remove(i)
+    show_snapshots(window)         # the dock, made the first time
+
+Each entry keeps its config and selection (what a session stores, `explorer.snapshot_data`),
+the frame computed from it (recomputed on demand for an opened session: the same config gives
+the same numbers) and a thumbnail of its selected head's weights. The dock lists the name,
+the thumbnail and the config summary; the reference A is marked ●. Names are edited in place
+(double-click or Rename).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QImage, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .snapshot_data import MAX_SNAPSHOTS, Snapshot, check_name
+
+THUMB_PX = 64
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Snapshots", text)
+
+
+def thumbnail(frame, head: int, px: int = THUMB_PX) -> QImage:
+    """The weights of `head` as a px×px image (viridis over 0..max, NaN grey), nearest cells."""
+    import pyqtgraph as pg
+
+    w = frame.weights_shown[min(head, frame.weights_shown.shape[0] - 1)]  # (S, Skv)
+    top = float(np.nanmax(w)) if np.isfinite(w).any() else 1.0
+    norm = np.nan_to_num(w / max(top, 1e-9), nan=0.0).clip(0, 1)
+    rgba = pg.colormap.get("viridis").map(norm.ravel(), mode="byte").reshape(*w.shape, 4)
+    rgba[np.isnan(w)] = (128, 128, 128, 255)
+    rgba = np.ascontiguousarray(rgba, np.uint8)
+    img = QImage(rgba.data, w.shape[1], w.shape[0], 4 * w.shape[1], QImage.Format.Format_RGBA8888).copy()
+    return img.scaled(px, px, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation)
+
+
+@dataclass
+class Entry:
+    snapshot: Snapshot
+    frame: object = None  # explorer.frame.Frame, computed on demand
+    image: QImage | None = None
+
+
+class SnapshotList(QObject):
+    """The window's snapshots in order; `changed` after every change (the dock redraws)."""
+
+    changed = Signal()
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.entries: list[Entry] = []
+        self._using = False
+        window.reference_changed.connect(self._on_reference)
+
+    # ---- queries ------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def names(self) -> list[str]:
+        return [e.snapshot.name for e in self.entries]
+
+    @property
+    def reference_index(self) -> int | None:
+        """The entry pinned as A (None when A is unpinned or not from this list)."""
+        ref = self.window_.reference
+        for i, e in enumerate(self.entries):
+            if ref is not None and e.frame is ref:
+                return i
+        return None
+
+    def to_snapshots(self) -> tuple[Snapshot, ...]:
+        """What a session stores, the reference A marked."""
+        ref = self.reference_index
+        return tuple(replace(e.snapshot, reference=i == ref) for i, e in enumerate(self.entries))
+
+    def frame(self, i: int):
+        """Entry i's frame, computed now from its config when it has none yet."""
+        e = self.entries[i]
+        if e.frame is None:
+            from .frame import build_frame
+
+            e.frame = build_frame(e.snapshot.config)
+        return e.frame
+
+    def image(self, i: int) -> QImage:
+        e = self.entries[i]
+        if e.image is None:
+            e.image = thumbnail(self.frame(i), e.snapshot.selection["head"])
+        return e.image
+
+    # ---- changes ------------------------------------------------------------------------
+    def add(self, frame, name: str | None = None) -> int:
+        """Keep `frame` (with the window's selection) as a new snapshot; returns its index.
+        The oldest one goes when the list is full."""
+        sel = self.window_.selection
+        cfg = frame.config
+        selection = {"head": min(sel.head, cfg.n_heads - 1), "query": min(sel.query, cfg.seq_len - 1),
+                     "key": min(sel.key, cfg.key_len - 1)}
+        if name is None:
+            taken, n = set(self.names()), len(self.entries) + 1
+            while _tr("Snapshot {n}").format(n=n) in taken:
+                n += 1
+            name = _tr("Snapshot {n}").format(n=n)
+        self.entries.append(Entry(Snapshot(check_name(name), cfg, selection), frame))
+        if len(self.entries) > MAX_SNAPSHOTS:
+            del self.entries[0]
+        self.changed.emit()
+        return len(self.entries) - 1
+
+    def rename(self, i: int, name: str) -> None:
+        """ValueError (one line) for an empty, too long or unprintable name."""
+        e = self.entries[i]
+        e.snapshot = replace(e.snapshot, name=check_name(name))
+        self.changed.emit()
+
+    def remove(self, i: int) -> None:
+        """Delete entry i; when it was A, A is unpinned."""
+        was_ref = self.reference_index == i
+        del self.entries[i]
+        if was_ref:
+            self.window_.clear_reference()
+        self.changed.emit()
+
+    def use(self, i: int) -> None:
+        """Entry i becomes the reference A (the panels compare with it)."""
+        frame = self.frame(i)
+        self._using = True
+        try:
+            self.window_.pin_reference(frame)
+        finally:
+            self._using = False
+        self.window_.statusBar().showMessage(
+            _tr("A is now “{name}”: {config}").format(name=self.entries[i].snapshot.name,
+                                                     config=frame.config.summary()), 5000)
+        self.changed.emit()
+
+    def restore(self, snapshots) -> None:
+        """The snapshots of an opened session (their frames recomputed when needed); the one
+        marked as reference becomes A."""
+        self.entries = [Entry(replace(s, reference=False)) for s in snapshots]
+        ref = next((i for i, s in enumerate(snapshots) if s.reference), None)
+        if ref is not None:
+            self.use(ref)
+        self.changed.emit()
+
+    def _on_reference(self, frame) -> None:
+        # Pin (Ctrl+P) adds the pinned frame; choosing an entry (use) does not add it again
+        if frame is not None and not self._using and all(e.frame is not frame for e in self.entries):
+            self.add(frame)
+        else:
+            self.changed.emit()
+
+
+class SnapshotsPanel(QWidget):
+    """The dock's contents: the list (thumbnail and name, config summary) and its buttons."""
+
+    def __init__(self, snapshots: SnapshotList, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("snapshots")
+        self.snapshots = snapshots
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(2)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setIconSize(QSize(THUMB_PX, THUMB_PX))
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                  | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.tree.setWordWrap(True)
+        self.tree.itemChanged.connect(self._on_edited)
+        self.tree.itemActivated.connect(lambda item, _c: None)
+        self.use_button = QPushButton()
+        self.use_button.clicked.connect(lambda: self._with_current(self.snapshots.use))
+        self.rename_button = QPushButton()
+        self.rename_button.clicked.connect(self._rename_current)
+        self.delete_button = QPushButton()
+        self.delete_button.clicked.connect(lambda: self._with_current(self.snapshots.remove))
+        self.pin_button = QPushButton()
+        self.pin_button.clicked.connect(lambda: snapshots.window_.pin_reference())
+        self.hint = QLabel()
+        self.hint.setObjectName("hint")
+        self.hint.setWordWrap(True)
+        buttons = QHBoxLayout()
+        for b in (self.pin_button, self.use_button, self.rename_button, self.delete_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.hint)
+        self.tree.currentItemChanged.connect(lambda *_: self._update_buttons())
+        snapshots.changed.connect(self.refresh)
+        self.retranslate_ui()
+        self.refresh()
+
+    def retranslate_ui(self) -> None:
+        self.tree.setHeaderLabels([_tr("Snapshot"), _tr("Configuration")])
+        self.pin_button.setText(_tr("Pin current"))
+        self.pin_button.setToolTip(_tr("Keep what the panels show as a new snapshot and make it A (Ctrl+P)"))
+        self.use_button.setText(_tr("Use as A"))
+        self.use_button.setToolTip(_tr("Compare the current state B with this snapshot"))
+        self.rename_button.setText(_tr("Rename"))
+        self.delete_button.setText(_tr("Delete"))
+        self.hint.setText(_tr("● marks the reference A. The heads panel's Show menu picks B, A or B − A; "
+                              "snapshots are saved with the session."))
+        self.refresh()
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(name column, summary column) as the list shows them."""
+        return [(self.tree.topLevelItem(i).text(0), self.tree.topLevelItem(i).text(1))
+                for i in range(self.tree.topLevelItemCount())]
+
+    def refresh(self) -> None:
+        current = self.tree.currentIndex().row()
+        ref = self.snapshots.reference_index
+        self.tree.blockSignals(True)
+        try:
+            self.tree.clear()
+            for i, e in enumerate(self.snapshots.entries):
+                item = QTreeWidgetItem([("● " if i == ref else "") + e.snapshot.name,
+                                        e.snapshot.config.summary().replace("  ", " · ")])
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                item.setData(0, Qt.ItemDataRole.UserRole, i)
+                try:
+                    item.setIcon(0, QIcon(QPixmap.fromImage(self.snapshots.image(i))))
+                except Exception as exc:  # a config this build cannot compute: say so, keep the entry
+                    item.setToolTip(0, str(exc).splitlines()[0])
+                    item.setForeground(0, QColor("gray"))
+                if i == ref:
+                    f = QFont(item.font(0))
+                    f.setBold(True)
+                    item.setFont(0, f)
+                item.setToolTip(1, item.text(1))
+                self.tree.addTopLevelItem(item)
+            self.tree.resizeColumnToContents(0)
+            if 0 <= current < self.tree.topLevelItemCount():
+                self.tree.setCurrentItem(self.tree.topLevelItem(current))
+        finally:
+            self.tree.blockSignals(False)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        has = self.tree.currentItem() is not None
+        for b in (self.use_button, self.rename_button, self.delete_button):
+            b.setEnabled(has)
+
+    def _with_current(self, fn) -> None:
+        item = self.tree.currentItem()
+        if item is not None:
+            fn(int(item.data(0, Qt.ItemDataRole.UserRole)))
+
+    def _rename_current(self) -> None:
+        item = self.tree.currentItem()
+        if item is not None:
+            i = int(item.data(0, Qt.ItemDataRole.UserRole))
+            self.tree.blockSignals(True)
+            item.setText(0, self.snapshots.entries[i].snapshot.name)  # edit the name, not the ● mark
+            self.tree.blockSignals(False)
+            self.tree.editItem(item, 0)
+
+    def _on_edited(self, item: QTreeWidgetItem, column: int) -> None:
+        if column != 0:
+            return
+        i = int(item.data(0, Qt.ItemDataRole.UserRole))
+        text = item.text(0).removeprefix("● ")
+        try:
+            self.snapshots.rename(i, text)
+        except ValueError as exc:
+            self.snapshots.window_.statusBar().showMessage(
+                _tr("Not renamed: {reason}").format(reason=exc), 6000)
+            self.refresh()
+
+
+def show_snapshots(window) -> QDockWidget:
+    """The Snapshots dock, made the first time (floating beside the window's docks)."""
+    dock = getattr(window, "snapshots_dock", None)
+    if dock is None:
+        dock = QDockWidget(_tr("Snapshots"), window)
+        dock.setObjectName("dock_snapshots")
+        dock.setWidget(SnapshotsPanel(window.snapshots))
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.setFloating(True)
+        dock.resize(560, 420)
+        window.snapshots_dock = dock
+    dock.show()
+    dock.raise_()
+    return dock
+
+
+class _Retranslator(QObject):
+    def __init__(self, window, action: QAction) -> None:
+        super().__init__(window)
+        self.window_, self.action = window, action
+        window.installEventFilter(self)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.action.setText(_tr("S&napshots…"))
+        self.action.setStatusTip(_tr("The pinned states: choose any as the reference A, rename, delete"))
+        dock = getattr(self.window_, "snapshots_dock", None)
+        if dock is not None:
+            dock.setWindowTitle(_tr("Snapshots"))
+            dock.widget().retranslate_ui()
+
+    def eventFilter(self, obj, event) -> bool:
+        from PySide6.QtCore import QEvent
+
+        if obj is self.window_ and event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        return False
+
+
+def install_snapshots(window) -> SnapshotList:
+    """window.snapshots and Edit ▸ Snapshots… (Ctrl+Shift+P) after the pin actions; idempotent."""
+    existing = getattr(window, "snapshots", None)
+    if isinstance(existing, SnapshotList):
+        return existing
+    from .export_dialog import _menu
+
+    window.snapshots = SnapshotList(window)
+    window.snapshots_dock = None
+    action = QAction(window)
+    action.setShortcut(QKeySequence("Ctrl+Shift+P"))
+    action.triggered.connect(lambda: show_snapshots(window))
+    edit = _menu(window, "&Edit")
+    unpin = getattr(window, "act_unpin", None)
+    actions = edit.actions()
+    if unpin in actions and actions.index(unpin) + 1 < len(actions):
+        edit.insertAction(actions[actions.index(unpin) + 1], action)
+    else:
+        edit.addAction(action)
+    window.addAction(action)
+    window.act_snapshots = action
+    _Retranslator(window, action)
+    return window.snapshots
