@@ -251,13 +251,17 @@ class AnimationProgress(QWidget):
         self.timer.setInterval(0)
         self.timer.timeout.connect(self._tick)
         window.statusBar().addPermanentWidget(self)
+        self._running, self._ended = True, False
         self.timer.start()
 
     @property
     def running(self) -> bool:
-        return self.timer.isActive()
+        """Until the export is written, failed or cancelled (readable after the widget is gone)."""
+        return self._running
 
     def _tick(self) -> None:
+        if not self._running:  # a tick queued before a cancel
+            return
         try:
             more = self.job.step()
         except (ExportError, SweepError) as exc:
@@ -284,12 +288,16 @@ class AnimationProgress(QWidget):
         """Stop now; every temporary file is removed and nothing is written."""
         if not self.running:
             return
-        self.job.cancel()
         self.cancelled = True
-        self._end()
+        self._end()  # first: cleaning up lets the event loop run, and no tick may follow
+        self.job.cancel()
         self.window_.statusBar().showMessage(_tr("animation export cancelled; nothing was written"), 6000)
 
     def _end(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self._running = False
         self.timer.stop()
         self.window_.statusBar().removeWidget(self)
         self.hide()

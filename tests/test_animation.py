@@ -1,0 +1,225 @@
+"""Sweeps as animations (issue 18): File ▸ Export animation… and `export --sweep`.
+
+What a user gets: GIF / MP4 files with one frame per value at the width asked, read back with
+imageio; no file at all after a cancel or a failure; exit codes and one-line reasons for bad
+sweeps; the window as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import imageio.v2 as iio2
+import imageio.v3 as iio
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+
+import main
+from explorer.animation import AnimationRequest, export_animation
+from explorer.animation_dialog import AnimationDialog, start_animation
+from explorer.constraints import D_MODEL_MAX
+from explorer.export import ExportError
+from explorer.sweep import MAX_FRAMES, SweepError, parse_sweep, sweep_configs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "packaging"))
+import bundle_config as cfg
+
+
+def image_array(img: QImage) -> np.ndarray:
+    img = img.convertToFormat(QImage.Format.Format_RGB32)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine() // 4, 4)
+    return a[:, : img.width(), :3].astype(np.int16)
+
+
+def every_file(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+@pytest.fixture(scope="module")
+def win(qapp):
+    from conftest import shown_window
+
+    with shown_window(qapp) as w:
+        w.render_sync()
+        qapp.processEvents()
+        yield w
+
+
+# ---- the sweep's values -------------------------------------------------------------------------
+
+
+def test_values_include_stop_and_factors():
+    assert parse_sweep("d_model=32:128:32").values == (32, 64, 96, 128)
+    assert parse_sweep("scale=0.1:0.5:0.1").values == (0.1, 0.2, 0.3, 0.4, 0.5)
+    assert parse_sweep("head_dim=8:512:x2").values == (8, 16, 32, 64, 128, 256, 512)
+    assert parse_sweep("seq_len=32:8:-8").values == (32, 24, 16, 8)
+    from engine import AttentionConfig
+
+    configs = sweep_configs(AttentionConfig(n_heads=4), parse_sweep("head_dim=8:32:x2"))
+    assert [c.d_model for c in configs] == [32, 64, 128] and {c.head_dim for c in configs} == {8, 16, 32}
+    assert parse_sweep("d_model=32:64:32").label(64) == "d_model = 64"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("nope=1:2:1", "cannot sweep 'nope'"),
+    ("d_model=8:64:0", "STEP of the d_model sweep must not be 0"),
+    ("d_model=8:64:-8", "walks away from STOP"),
+    (f"seq_len=1:{MAX_FRAMES + 10}:1", f"at most {MAX_FRAMES}"),
+    ("d_model=32:48:0.5", "whole numbers"),
+    ("d_model=32:64", "three numbers"),
+    ("d_model=66:70:2", "d_model = 66: n_heads must divide d_model"),
+    (f"d_model={D_MODEL_MAX // 2}:{D_MODEL_MAX * 2}:{D_MODEL_MAX // 2}",
+     f"d_model = {D_MODEL_MAX * 3 // 2} is outside the range"),
+    ("scale=0.5:0.5:0.1", "a sweep needs two or more"),
+])
+def test_bad_sweeps_say_why(text, words):
+    from engine import AttentionConfig
+
+    with pytest.raises(SweepError) as err:
+        sweep_configs(AttentionConfig(), parse_sweep(text))
+    msg = str(err.value)
+    assert words in msg and "\n" not in msg
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+
+def test_gif_of_four_values_at_the_width_asked(win, tmp_path):
+    req = AnimationRequest(parse_sweep("d_model=32:128:32"), ("heads",), "gif", tmp_path, width=640)
+    written = export_animation(win, req)
+    assert written == [tmp_path / "heads-d_model.gif"]
+    frames = iio.imread(written[0], index=None)  # (n, H, W, 3)
+    assert frames.shape[0] == 4 and frames.shape[2] == 640
+    for i in range(3):  # each value draws a different picture
+        assert np.mean(np.abs(frames[i].astype(int) - frames[i + 1]) > 16) > 0.01, (i, i + 1)
+    assert every_file(tmp_path) == ["heads-d_model.gif"]  # no temporary file left
+    # the caption strip differs where the value is written (bottom left), like every frame
+    strip = frames[:, -frames.shape[1] // 20:, : 640 // 4]
+    assert not np.array_equal(strip[0], strip[1])
+
+
+def test_mp4_reads_back_with_one_frame_per_value_and_even_sides(win, tmp_path):
+    req = AnimationRequest(parse_sweep("scale=0.1:0.3:0.1"), ("heads", "scores"), "mp4", tmp_path, width=641)
+    written = export_animation(win, req)
+    assert sorted(p.name for p in written) == ["heads-scale.mp4", "scores-scale.mp4"]
+    for p in written:
+        reader = iio2.get_reader(p, format="FFMPEG")
+        try:
+            assert reader.count_frames() == 3
+            w, h = reader.get_meta_data()["size"]
+            assert w == 642 and w % 2 == 0 and h % 2 == 0  # padded for yuv420p
+        finally:
+            reader.close()
+
+
+def test_the_window_is_left_unchanged(win, qapp, tmp_path):
+    before_cfg, before_sel = win.config, win.selection.as_dict()
+    before = image_array(win.grab().toImage())
+    export_animation(win, AnimationRequest(parse_sweep("n_heads=1:4:x2"), ("heads", "diagnostics"), "gif",
+                                           tmp_path, width=320))
+    qapp.processEvents()
+    after = image_array(win.grab().toImage())
+    assert win.config == before_cfg and win.selection.as_dict() == before_sel
+    assert before.shape == after.shape
+    assert np.mean(np.abs(before - after) > 8) < 0.002, "the window looks different after an animation export"
+
+
+def test_cancel_in_the_window_leaves_no_file(win, qapp, tmp_path):
+    req = AnimationRequest(parse_sweep("seq_len=8:64:8"), ("heads", "scores"), "gif", tmp_path, width=480)
+    progress = start_animation(win, req)
+    assert progress.isVisible() and progress.bar.maximum() == 16
+    while progress.running and progress.job.done < 3:
+        qapp.processEvents()  # the event loop drives it: the window keeps answering
+    assert progress.bar.value() >= 3
+    assert any(n.endswith(".part.gif") for n in every_file(tmp_path))  # written to temporaries
+    progress.cancel_button.click()
+    qapp.processEvents()
+    assert not progress.running and progress.cancelled
+    assert every_file(tmp_path) == []
+    assert "nothing was written" in win.statusBar().currentMessage()
+
+
+def test_a_failure_leaves_no_file_and_says_so(win, qapp, tmp_path, monkeypatch):
+    import explorer.animation as anim
+
+    def broken(self):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(anim._Encoder, "close", broken)
+    req = AnimationRequest(parse_sweep("d_model=32:64:32"), ("heads", "qkv"), "gif", tmp_path, width=320)
+    with pytest.raises(ExportError) as err:
+        export_animation(win, req)
+    assert "No space left" in str(err.value)
+    assert every_file(tmp_path) == []
+    progress = start_animation(win, req)
+    while progress.running:
+        qapp.processEvents()
+    assert progress.error and every_file(tmp_path) == []
+    assert "The animation was not written" in win.banner.message()
+
+
+def test_dialog_lists_the_values_or_the_reason(win, qapp, tmp_path):
+    dlg = AnimationDialog(win)
+    dlg.folder_edit.setText(str(tmp_path))
+    dlg.field_combo.setCurrentIndex(dlg.field_combo.findData("d_model"))
+    dlg.start_edit.setText("32"), dlg.stop_edit.setText("128"), dlg.step_edit.setText("32")
+    assert dlg.values_label.text().startswith("4 frames: 32, 64, 96, 128") and dlg.export_button.isEnabled()
+    assert dlg.files_label.text() == "heads-d_model.gif"
+    dlg.step_edit.setText("0")
+    assert "must not be 0" in dlg.values_label.text() and not dlg.export_button.isEnabled()
+    dlg.start_edit.setText("66"), dlg.stop_edit.setText("70"), dlg.step_edit.setText("2")
+    assert "d_model = 66" in dlg.values_label.text() and not dlg.export_button.isEnabled()
+    dlg.deleteLater()
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--sweep", "heads_x=1:2:1"], "cannot sweep 'heads_x'"),
+    (["--sweep", "d_model=16:64:0"], "must not be 0"),
+    (["--sweep", "seed=0:500:1"], "at most"),
+    (["--sweep", "d_model=66:70:2"], "d_model = 66"),
+    (["--sweep", "d_model=32:64:32", "--format", "png"], "an animation is gif or mp4"),
+    (["--format", "gif"], "add --sweep"),
+    (["--sweep", "d_model=32:64:32", "--panel", "model_grid"], "loaded model"),
+    (["--sweep", "d_model=32:64:32", "--fps", "0"], "--fps"),
+])
+def test_cli_bad_sweeps_exit_2_with_one_line(argv, words, tmp_path, capsys):
+    rc = main.main(["export", "--out", str(tmp_path / "o"), *argv])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert words in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_writes_one_gif_per_panel(tmp_path, capsys, qapp):
+    out = tmp_path / "o"
+    rc = main.main(["export", "--out", str(out), "--sweep", "scale=0.5:1:0.5", "--panel", "heads",
+                    "--width", "320"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    assert captured.out.split() == [str(out / "heads-scale.gif")]
+    assert iio.imread(out / "heads-scale.gif", index=None).shape[:3][::2] == (2, 320)
+    rc = main.main(["export", "--out", str(out), "--sweep", "scale=0.5:1:0.5", "--panel", "heads"])
+    assert rc == 1 and "already exists" in capsys.readouterr().err
+
+
+# ---- packaging -----------------------------------------------------------------------------------
+
+
+def test_the_bundle_takes_the_encoders():
+    import imageio_ffmpeg
+
+    spec = (Path(cfg.__file__).parent / "attention_explorer.spec").read_text(encoding="utf-8")
+    assert "cfg.ANIMATION_PLUGINS" in spec and "collect_data_files(cfg.FFMPEG_PACKAGE" in spec
+    for module in ("imageio", "imageio_ffmpeg", "PIL"):
+        assert not any(module == ex or module.startswith(ex + ".") for ex in cfg.EXCLUDES), module
+    exe = Path(imageio_ffmpeg.get_ffmpeg_exe())
+    assert exe.parent.name == cfg.FFMPEG_SUBDIR and os.access(exe, os.X_OK)  # what the spec collects
+    lock = (Path(cfg.__file__).parent.parent / "requirements.lock").read_text()
+    for dist in ("imageio==", "imageio-ffmpeg==", "pillow=="):
+        assert dist in lock
