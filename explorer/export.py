@@ -433,6 +433,22 @@ def export_widget(widget, path: str | os.PathLike, options: ExportOptions, *, co
 # ---- the window's panels ---------------------------------------------------------------------
 
 
+#: Panels a window makes on first use (View ▸ opens them): exportable by name, an export
+#: makes them with their dock closed: name → "module:function(window)" that makes it.
+ON_DEMAND_PANELS = {"profile": "explorer.profile:profile_panel"}
+
+
+def make_on_demand(window, names: Iterable[str] | None) -> None:
+    """Make the on-demand panels among ``names`` that ``window`` has not made yet (closed)."""
+    import importlib
+
+    have = window.panel_names() if hasattr(window, "panel_names") else None
+    for n in names or ():
+        if have is not None and n in ON_DEMAND_PANELS and n not in have:
+            module, function = ON_DEMAND_PANELS[n].split(":")
+            getattr(importlib.import_module(module), function)(window)
+
+
 def panel_names(window) -> list[str]:
     """The panels this window has (model panels only once a model is loaded)."""
     if hasattr(window, "panel_names"):
@@ -506,6 +522,8 @@ def export_panels(window, out_dir: str | os.PathLike, names: Iterable[str] | Non
     them are rendered before the first file is written, and a failure while writing removes
     the files this call wrote: the folder gets all the figures or nothing new."""
     out = Path(out_dir)
+    names = list(names) if names is not None else None
+    make_on_demand(window, names)
     known = panel_names(window)
     names = list(dict.fromkeys(names)) if names else known
     for n in names:
@@ -562,6 +580,7 @@ def export_command(args) -> int:
         return _fail("gif and mp4 are animations: add --sweep FIELD=START:STOP:STEP", 2)
     names = list(dict.fromkeys(args.panels or []))
     bad = [n for n in names if n not in PANEL_NAMES + MODEL_PANEL_NAMES]
+    bad = [n for n in bad if n not in ON_DEMAND_PANELS]
     if bad:
         return _fail(_unknown_panel(bad[0], PANEL_NAMES), 2)
     try:
@@ -620,6 +639,7 @@ def export_command(args) -> int:
         def printed(p: Path) -> None:
             print(p, flush=True)
 
+        make_on_demand(window, names)
         known = panel_names(window)
         for n in names:
             if n not in known:

@@ -211,6 +211,9 @@ class MainWindow(QMainWindow):
         from .training import install_training
 
         install_training(self)  # Lessons ▸ Training lab…; self.training_lab
+        from .profile import install_profile
+
+        install_profile(self)  # View ▸ Length profile… (the panel is made on first use)
         from .animation_dialog import install_animation
 
         install_animation(self)  # File ▸ Export animation… (sweeps as GIF / MP4)
