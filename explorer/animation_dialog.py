@@ -17,7 +17,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -52,6 +52,22 @@ DEFAULT_RANGES = {
 }
 
 
+#: FIELDS' descriptions, for the translator (explorer.sweep is Qt-free)
+_FIELD_WHAT = {
+    "model width": QT_TRANSLATE_NOOP("AnimationDialog", "model width"),
+    "d_k = d_model / heads (d_model follows)": QT_TRANSLATE_NOOP("AnimationDialog", "d_k = d_model / heads (d_model follows)"),
+    "query heads": QT_TRANSLATE_NOOP("AnimationDialog", "query heads"),
+    "KV heads (GQA)": QT_TRANSLATE_NOOP("AnimationDialog", "KV heads (GQA)"),
+    "query length S": QT_TRANSLATE_NOOP("AnimationDialog", "query length S"),
+    "key length Skv": QT_TRANSLATE_NOOP("AnimationDialog", "key length Skv"),
+    "sliding window": QT_TRANSLATE_NOOP("AnimationDialog", "sliding window"),
+    "padded keys": QT_TRANSLATE_NOOP("AnimationDialog", "padded keys"),
+    "multiplier of QKᵀ": QT_TRANSLATE_NOOP("AnimationDialog", "multiplier of QKᵀ"),
+    "std of W_Q, W_K, W_V": QT_TRANSLATE_NOOP("AnimationDialog", "std of W_Q, W_K, W_V"),
+    "random seed": QT_TRANSLATE_NOOP("AnimationDialog", "random seed"),
+}
+
+
 def _tr(text: str) -> str:
     return QCoreApplication.translate("AnimationDialog", text)
 
@@ -62,17 +78,17 @@ class AnimationDialog(QDialog):
 
     def __init__(self, window, parent: QWidget | None = None) -> None:
         super().__init__(parent if parent is not None else window)
-        self.setWindowTitle(_tr("Export animation"))
+        self.setWindowTitle(QCoreApplication.translate("AnimationDialog", "Export animation"))
         self.window_ = window
 
         self.field_combo = QComboBox()
         for name, f in FIELDS.items():
             self.field_combo.addItem(f"{name}  ({_tr(f.what)})", name)
         self.start_edit, self.stop_edit, self.step_edit = QLineEdit(), QLineEdit(), QLineEdit()
-        self.step_edit.setToolTip(_tr("A number, or a factor such as x2 (8, 16, 32, …)"))
+        self.step_edit.setToolTip(QCoreApplication.translate("AnimationDialog", "A number, or a factor such as x2 (8, 16, 32, …)"))
         range_row = QHBoxLayout()
-        for label, edit in ((_tr("from"), self.start_edit), (_tr("to"), self.stop_edit),
-                            (_tr("step"), self.step_edit)):
+        for label, edit in ((QCoreApplication.translate("AnimationDialog", "from"), self.start_edit), (QCoreApplication.translate("AnimationDialog", "to"), self.stop_edit),
+                            (QCoreApplication.translate("AnimationDialog", "step"), self.step_edit)):
             range_row.addWidget(QLabel(label))
             range_row.addWidget(edit, 1)
         self.values_label = QLabel()
@@ -90,8 +106,8 @@ class AnimationDialog(QDialog):
             grid.addWidget(box, i // 2, i % 2)
 
         self.format_combo = QComboBox()
-        self.format_combo.addItem(_tr("GIF (slides, web pages)"), "gif")
-        self.format_combo.addItem(_tr("MP4 video (H.264)"), "mp4")
+        self.format_combo.addItem(QCoreApplication.translate("AnimationDialog", "GIF (slides, web pages)"), "gif")
+        self.format_combo.addItem(QCoreApplication.translate("AnimationDialog", "MP4 video (H.264)"), "mp4")
         assert tuple(self.format_combo.itemData(i) for i in range(2)) == FORMATS
         self.width_spin = QSpinBox()
         self.width_spin.setRange(MIN_WIDTH, MAX_WIDTH)
@@ -103,10 +119,10 @@ class AnimationDialog(QDialog):
         self.fps_spin.setDecimals(1)
         self.fps_spin.setSingleStep(0.5)
         self.fps_spin.setValue(DEFAULT_FPS)
-        self.fps_spin.setSuffix(_tr(" frames/s"))
+        self.fps_spin.setSuffix(QCoreApplication.translate("AnimationDialog", " frames/s"))
 
         self.folder_edit = QLineEdit(str(self._default_folder()))
-        browse = QPushButton(_tr("Browse…"))
+        browse = QPushButton(QCoreApplication.translate("AnimationDialog", "Browse…"))
         browse.setAutoDefault(False)
         browse.clicked.connect(self._browse)
         folder_row = QHBoxLayout()
@@ -116,18 +132,18 @@ class AnimationDialog(QDialog):
         self.files_label.setObjectName("hint")
 
         form = QFormLayout()
-        form.addRow(_tr("Sweep"), self.field_combo)
-        form.addRow(_tr("Values"), range_row)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Sweep"), self.field_combo)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Values"), range_row)
         form.addRow("", self.values_label)
-        form.addRow(_tr("Panels"), grid)
-        form.addRow(_tr("Format"), self.format_combo)
-        form.addRow(_tr("Width"), self.width_spin)
-        form.addRow(_tr("Speed"), self.fps_spin)
-        form.addRow(_tr("Save into"), folder_row)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Panels"), grid)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Format"), self.format_combo)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Width"), self.width_spin)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Speed"), self.fps_spin)
+        form.addRow(QCoreApplication.translate("AnimationDialog", "Save into"), folder_row)
         form.addRow("", self.files_label)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = buttons.addButton(_tr("Export"), QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button = buttons.addButton(QCoreApplication.translate("AnimationDialog", "Export"), QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.accepted.connect(self._on_export)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -169,10 +185,10 @@ class AnimationDialog(QDialog):
         spec = parse_sweep(self.sweep_text())
         names = self.panels()
         if not names:
-            raise ExportError(_tr("choose at least one panel"))
+            raise ExportError(QCoreApplication.translate("AnimationDialog", "choose at least one panel"))
         folder = self.folder_edit.text().strip()
         if not folder:
-            raise ExportError(_tr("choose where to save"))
+            raise ExportError(QCoreApplication.translate("AnimationDialog", "choose where to save"))
         return AnimationRequest(spec, names, self.format_combo.currentData(), Path(os.path.expanduser(folder)),
                                 width=self.width_spin.value(), fps=self.fps_spin.value())
 
@@ -189,12 +205,12 @@ class AnimationDialog(QDialog):
             return
         values = req.spec.values
         shown = ", ".join(format_value(v) for v in values[:12]) + (" …" if len(values) > 12 else "")
-        self.values_label.setText(_tr("{n} frames: {values}").format(n=len(values), values=shown))
+        self.values_label.setText(QCoreApplication.translate("AnimationDialog", "{n} frames: {values}").format(n=len(values), values=shown))
         self.files_label.setText(", ".join(req.path(n).name for n in req.names))
         self.export_button.setEnabled(True)
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, _tr("Export animation into folder"), self.folder_edit.text())
+        path = QFileDialog.getExistingDirectory(self, QCoreApplication.translate("AnimationDialog", "Export animation into folder"), self.folder_edit.text())
         if path:
             self.folder_edit.setText(path)
 
@@ -204,8 +220,8 @@ class AnimationDialog(QDialog):
             existing = [req.path(n) for n in req.names if req.path(n).exists()]
             if existing:
                 answer = QMessageBox.question(
-                    self, _tr("Replace files?"),
-                    _tr("These files already exist:\n{names}\n\nReplace them?").format(
+                    self, QCoreApplication.translate("AnimationDialog", "Replace files?"),
+                    QCoreApplication.translate("AnimationDialog", "These files already exist:\n{names}\n\nReplace them?").format(
                         names="\n".join(str(p) for p in existing)),
                     QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
                 if answer != QMessageBox.StandardButton.Yes:
@@ -213,7 +229,7 @@ class AnimationDialog(QDialog):
                 req = replace(req, force=True)
             self.progress = start_animation(self.window_, req)
         except (SweepError, ExportError) as exc:
-            QMessageBox.warning(self, _tr("Export animation"), str(exc))
+            QMessageBox.warning(self, QCoreApplication.translate("AnimationDialog", "Export animation"), str(exc))
             return
         settings = getattr(self.window_, "settings", None)
         if settings is not None:
@@ -231,13 +247,13 @@ class AnimationProgress(QWidget):
     def __init__(self, window, job: AnimationJob) -> None:
         super().__init__(window)
         self.window_, self.job = window, job
-        self.label = QLabel(_tr("Animation {field}").format(field=job.request.spec.field))
+        self.label = QLabel(QCoreApplication.translate("AnimationDialog", "Animation {field}").format(field=job.request.spec.field))
         self.bar = QProgressBar()
         self.bar.setRange(0, job.total)
-        self.bar.setFormat(_tr("%v of %m frames"))
+        self.bar.setFormat(QCoreApplication.translate("AnimationDialog", "%v of %m frames"))
         self.bar.setMaximumWidth(220)
-        self.cancel_button = QPushButton(_tr("Cancel"))
-        self.cancel_button.setToolTip(_tr("Stop the animation export; nothing is written"))
+        self.cancel_button = QPushButton(QCoreApplication.translate("AnimationDialog", "Cancel"))
+        self.cancel_button.setToolTip(QCoreApplication.translate("AnimationDialog", "Stop the animation export; nothing is written"))
         self.cancel_button.clicked.connect(self.cancel)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -268,7 +284,7 @@ class AnimationProgress(QWidget):
             self.error = str(exc)
             self._end()
             banner = getattr(self.window_, "banner", None)
-            text = _tr("The animation was not written: {reason}").format(reason=exc)
+            text = QCoreApplication.translate("AnimationDialog", "The animation was not written: {reason}").format(reason=exc)
             if banner is not None:
                 banner.show_message(text)
             else:
@@ -280,8 +296,8 @@ class AnimationProgress(QWidget):
             self._end()
             folder = Path(self.job.request.out_dir)
             n = len(self.result)
-            text = (_tr("wrote 1 animation to {folder}") if n == 1
-                    else _tr("wrote {n} animations to {folder}")).format(n=n, folder=folder)
+            text = (QCoreApplication.translate("AnimationDialog", "wrote 1 animation to {folder}") if n == 1
+                    else QCoreApplication.translate("AnimationDialog", "wrote {n} animations to {folder}")).format(n=n, folder=folder)
             self.window_.statusBar().showMessage(text, 8000)
 
     def cancel(self) -> None:
@@ -291,7 +307,7 @@ class AnimationProgress(QWidget):
         self.cancelled = True
         self._end()  # first: cleaning up lets the event loop run, and no tick may follow
         self.job.cancel()
-        self.window_.statusBar().showMessage(_tr("animation export cancelled; nothing was written"), 6000)
+        self.window_.statusBar().showMessage(QCoreApplication.translate("AnimationDialog", "animation export cancelled; nothing was written"), 6000)
 
     def _end(self) -> None:
         if self._ended:
@@ -310,7 +326,7 @@ def start_animation(window, request: AnimationRequest) -> AnimationProgress:
     """Start a sweep export in `window` (checked first: SweepError / ExportError); one at a time."""
     running = getattr(window, "_animation_progress", None)
     if running is not None and running.running:
-        raise ExportError(_tr("an animation export is already running"))
+        raise ExportError(QCoreApplication.translate("AnimationDialog", "an animation export is already running"))
     progress = AnimationProgress(window, AnimationJob(window, request))
     window._animation_progress = progress
     return progress
@@ -326,8 +342,8 @@ class _WindowWatcher(QObject):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self.action.setText(_tr("Export &animation…"))
-        self.action.setStatusTip(_tr("Sweep a setting and save each panel as a GIF or MP4, a frame per value"))
+        self.action.setText(QCoreApplication.translate("AnimationDialog", "Export &animation…"))
+        self.action.setStatusTip(QCoreApplication.translate("AnimationDialog", "Sweep a setting and save each panel as a GIF or MP4, a frame per value"))
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.window_:

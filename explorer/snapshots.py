@@ -37,10 +37,6 @@ from .snapshot_data import MAX_SNAPSHOTS, Snapshot, check_name
 THUMB_PX = 64
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Snapshots", text)
-
-
 def thumbnail(frame, head: int, px: int = THUMB_PX) -> QImage:
     """The weights of `head` as a px×px image (viridis over 0..max, NaN grey), nearest cells."""
     import pyqtgraph as pg
@@ -120,9 +116,9 @@ class SnapshotList(QObject):
                      "key": min(sel.key, cfg.key_len - 1)}
         if name is None:
             taken, n = set(self.names()), len(self.entries) + 1
-            while _tr("Snapshot {n}").format(n=n) in taken:
+            while QCoreApplication.translate("Snapshots", "Snapshot {n}").format(n=n) in taken:
                 n += 1
-            name = _tr("Snapshot {n}").format(n=n)
+            name = QCoreApplication.translate("Snapshots", "Snapshot {n}").format(n=n)
         self.entries.append(Entry(Snapshot(check_name(name), cfg, selection), frame))
         if len(self.entries) > MAX_SNAPSHOTS:
             del self.entries[0]
@@ -152,7 +148,7 @@ class SnapshotList(QObject):
         finally:
             self._using = False
         self.window_.statusBar().showMessage(
-            _tr("A is now “{name}”: {config}").format(name=self.entries[i].snapshot.name,
+            QCoreApplication.translate("Snapshots", "A is now “{name}”: {config}").format(name=self.entries[i].snapshot.name,
                                                      config=frame.config.summary()), 5000)
         self.changed.emit()
 
@@ -215,14 +211,14 @@ class SnapshotsPanel(QWidget):
         self.refresh()
 
     def retranslate_ui(self) -> None:
-        self.tree.setHeaderLabels([_tr("Snapshot"), _tr("Configuration")])
-        self.pin_button.setText(_tr("Pin current"))
-        self.pin_button.setToolTip(_tr("Keep what the panels show as a new snapshot and make it A (Ctrl+P)"))
-        self.use_button.setText(_tr("Use as A"))
-        self.use_button.setToolTip(_tr("Compare the current state B with this snapshot"))
-        self.rename_button.setText(_tr("Rename"))
-        self.delete_button.setText(_tr("Delete"))
-        self.hint.setText(_tr("● marks the reference A. The heads panel's Show menu picks B, A or B − A; "
+        self.tree.setHeaderLabels([QCoreApplication.translate("Snapshots", "Snapshot"), QCoreApplication.translate("Snapshots", "Configuration")])
+        self.pin_button.setText(QCoreApplication.translate("Snapshots", "Pin current"))
+        self.pin_button.setToolTip(QCoreApplication.translate("Snapshots", "Keep what the panels show as a new snapshot and make it A (Ctrl+P)"))
+        self.use_button.setText(QCoreApplication.translate("Snapshots", "Use as A"))
+        self.use_button.setToolTip(QCoreApplication.translate("Snapshots", "Compare the current state B with this snapshot"))
+        self.rename_button.setText(QCoreApplication.translate("Snapshots", "Rename"))
+        self.delete_button.setText(QCoreApplication.translate("Snapshots", "Delete"))
+        self.hint.setText(QCoreApplication.translate("Snapshots", "● marks the reference A. The heads panel's Show menu picks B, A or B − A; "
                               "snapshots are saved with the session."))
         self.refresh()
 
@@ -288,7 +284,7 @@ class SnapshotsPanel(QWidget):
             self.snapshots.rename(i, text)
         except ValueError as exc:
             self.snapshots.window_.statusBar().showMessage(
-                _tr("Not renamed: {reason}").format(reason=exc), 6000)
+                QCoreApplication.translate("Snapshots", "Not renamed: {reason}").format(reason=exc), 6000)
             self.refresh()
 
 
@@ -296,7 +292,7 @@ def show_snapshots(window) -> QDockWidget:
     """The Snapshots dock, made the first time (floating beside the window's docks)."""
     dock = getattr(window, "snapshots_dock", None)
     if dock is None:
-        dock = QDockWidget(_tr("Snapshots"), window)
+        dock = QDockWidget(QCoreApplication.translate("Snapshots", "Snapshots"), window)
         dock.setObjectName("dock_snapshots")
         dock.setWidget(SnapshotsPanel(window.snapshots))
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
@@ -316,11 +312,11 @@ class _Retranslator(QObject):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self.action.setText(_tr("S&napshots…"))
-        self.action.setStatusTip(_tr("The pinned states: choose any as the reference A, rename, delete"))
+        self.action.setText(QCoreApplication.translate("Snapshots", "S&napshots…"))
+        self.action.setStatusTip(QCoreApplication.translate("Snapshots", "The pinned states: choose any as the reference A, rename, delete"))
         dock = getattr(self.window_, "snapshots_dock", None)
         if dock is not None:
-            dock.setWindowTitle(_tr("Snapshots"))
+            dock.setWindowTitle(QCoreApplication.translate("Snapshots", "Snapshots"))
             dock.widget().retranslate_ui()
 
     def eventFilter(self, obj, event) -> bool:
