@@ -176,6 +176,16 @@ class AttentionTrace:
         with torch.inference_mode():
             return eager.head_grid(self._call, batch, head, name, row_slices(cfg)).cpu()
 
+    def head_rows(self, name: str, head: int, rows: slice, batch: int = 0) -> torch.Tensor:
+        """Query rows ``rows`` of one head's ``name`` grid: (r, Skv) in the config dtype, equal to
+        ``head_grid(name, head, batch)[rows]`` (a block of at least 64 rows gives the same bits as
+        the blocked passes). Cheap for a few rows of a long trace: only they are computed."""
+        self._check_head(name, head, batch)
+        if not self.blocked:
+            return self._grid(name)[batch, head, rows]
+        with torch.inference_mode():
+            return eager.head_rows(self._call, batch, head, rows, upto=name)[name].cpu()
+
     def pooled_grid(self, name: str, head: int, shape: tuple[int, int], reduce: str = "max",
                     batch: int = 0) -> torch.Tensor:
         """One head's grid reduced to what ``shape`` = (rows, cols) cells can show: tiles of
@@ -258,43 +268,111 @@ class AttentionTrace:
                                       **score_row_stats(g["scores_raw"][b, h], g["scores"][b, h], self.mask)}
             return
         check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
-        call = self._call
-        if self._ref_context is None:
-            self._ref_context = torch.full(call.q.shape, float("nan"), dtype=call.q.dtype, device=call.q.device)
-        # |ALiBi bias| ≤ slope·distance < max(S, Skv): slopes are below 1
-        bias_bound = float(max(cfg.seq_len, cfg.key_len)) if cfg.positional == "alibi" else 0.0
         blocks: dict[int, list[dict[str, torch.Tensor]]] = {h: [] for h in heads}
         slices = row_slices(cfg)
         total, done = len(slices) * len(heads), 0
         with torch.inference_mode():
             for rows in slices:
                 dist = key_distances(pos[rows], cfg.key_len)  # (r, Skv), shared by the heads
-                mask = self.mask[rows]
                 for h in heads:
-                    # one block's planes at a time: Q·Kᵀ becomes the scores in place once its
-                    # statistics are taken, the weights replace the scores
-                    raw = eager.head_scores_raw(call, b, h, rows)  # (r, Skv)
-                    stats = raw_row_stats(raw.cpu())
-                    top = float(stats["max_abs_score_raw"].max())
-                    if cfg.prescale_q:  # the scores are another product: free this one first
-                        del raw
-                        raw = None
-                    scores = eager.head_scores(call, b, h, rows, raw, inplace=True)
-                    del raw
-                    finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())
-                    bound = top * abs(call.scale) + bias_bound if finite else None
-                    stats["inf_scores"] = visible_inf_rows(scores.cpu(), mask, bound)
-                    w = torch.softmax(scores, dim=-1)
-                    del scores
-                    self._ref_context[b, h, rows] = w @ call.v[b, h // cfg.group_size]
-                    stats.update(weight_row_stats(w.cpu(), pos[rows], distances=dist))
-                    blocks[h].append(stats)
-                    del w
+                    blocks[h].append(self._block_stats(b, h, rows, pos, dist))
                     done += 1
                     if progress is not None:
                         progress(done, total)
         for h in heads:
             self._rows[(b, h)] = {name: torch.cat([blk[name] for blk in blocks[h]]) for name in blocks[h][0]}
+
+    def _block_stats(self, b: int, h: int, rows: slice, pos: torch.Tensor, dist: torch.Tensor,
+                     tap: Callable[[str, torch.Tensor], None] | None = None) -> dict[str, torch.Tensor]:
+        """Row statistics of query rows ``rows`` of (b, h), computed from one block's planes
+        (Q·Kᵀ becomes the scores in place once its statistics are taken, the weights replace
+        the scores); the block's eager reference context is kept. ``tap(name, plane)`` sees
+        each (r, Skv) plane (scores_raw, scores, weights) while it exists."""
+        cfg, call = self.config, self._call
+        if self._ref_context is None:
+            self._ref_context = torch.full(call.q.shape, float("nan"), dtype=call.q.dtype, device=call.q.device)
+        # |ALiBi bias| ≤ slope·distance < max(S, Skv): slopes are below 1
+        bias_bound = float(max(cfg.seq_len, cfg.key_len)) if cfg.positional == "alibi" else 0.0
+        raw = eager.head_scores_raw(call, b, h, rows)  # (r, Skv)
+        stats = raw_row_stats(raw.cpu())
+        if tap is not None:
+            tap("scores_raw", raw)
+        top = float(stats["max_abs_score_raw"].max())
+        if cfg.prescale_q:  # the scores are another product: free this one first
+            del raw
+            raw = None
+        scores = eager.head_scores(call, b, h, rows, raw, inplace=True)
+        del raw
+        finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())
+        bound = top * abs(call.scale) + bias_bound if finite else None
+        stats["inf_scores"] = visible_inf_rows(scores.cpu(), self.mask[rows], bound)
+        if tap is not None:
+            tap("scores", scores)
+        w = torch.softmax(scores, dim=-1)
+        del scores
+        self._ref_context[b, h, rows] = w @ call.v[b, h // cfg.group_size]
+        stats.update(weight_row_stats(w.cpu(), pos[rows], distances=dist))
+        if tap is not None:
+            tap("weights", w)
+        return stats
+
+    def head_overview(self, head: int, shape: tuple[int, int], sample_rows: torch.Tensor | None = None,
+                      batch: int = 0, progress: Progress | None = None) -> dict[str, torch.Tensor | float]:
+        """What a long sequence's window shows of one head, in one pass over its rows:
+
+          weights       (≤ rows, ≤ cols) float32: block max of the weights (pooled_grid's tiles)
+          scores_raw, scores   (n, Skv) float32: the exact rows ``sample_rows`` (n,) int64
+          future_share  mean share of a valid row's weight on keys after its query (NaN if none)
+
+        and the head's row statistics (row_stats) kept, so entropy and the head summaries
+        need no second pass. ``progress(done, total)`` after each block; an exception it raises
+        cancels (nothing of the pass is kept)."""
+        self._check_head("weights", head, batch)
+        cfg = self.config
+        rows_n, cols_n = (max(1, int(n)) for n in shape)
+        tile = (-(-cfg.seq_len // rows_n), -(-cfg.key_len // cols_n))
+        sample = torch.zeros(0, dtype=torch.int64) if sample_rows is None else sample_rows.to(torch.int64)
+        pos = query_positions(cfg.seq_len, cfg.key_len)
+        keys = torch.arange(cfg.key_len)
+        out: dict[str, torch.Tensor | float] = {}
+        if not self.blocked:
+            w = self._grid("weights")[batch, head]
+            out["weights"] = pool_tiles(w, tile, "max")
+            for name in ("scores_raw", "scores"):
+                out[name] = self._grid(name)[batch, head][sample].float()
+            self.row_stats(batch, head)
+            wf = torch.nan_to_num(w.float(), nan=0.0)
+            fut = (wf * (keys[None, :] > pos[:, None])).sum(-1)  # (S,)
+        else:
+            check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
+            slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
+            pooled, picked, fut_parts = [], {"scores_raw": [], "scores": []}, []
+            blocks = []
+            with self._lock, torch.inference_mode():
+                for i, rows in enumerate(slices):
+                    in_block = sample[(sample >= rows.start) & (sample < rows.stop)] - rows.start
+
+                    def tap(name: str, plane: torch.Tensor, rows=rows, in_block=in_block) -> None:
+                        if name == "weights":
+                            pooled.append(pool_tiles(plane.cpu(), tile, "max"))
+                            wf = torch.nan_to_num(plane.float().cpu(), nan=0.0)
+                            fut_parts.append((wf * (keys[None, :] > pos[rows][:, None])).sum(-1))
+                        else:
+                            picked[name].append(plane[in_block].float().cpu())
+
+                    blocks.append(self._block_stats(batch, head, rows, pos,
+                                                    key_distances(pos[rows], cfg.key_len), tap))
+                    if progress is not None:
+                        progress(i + 1, len(slices))
+                if (batch, head) not in self._rows:
+                    self._rows[(batch, head)] = {n: torch.cat([blk[n] for blk in blocks]) for n in blocks[0]}
+            out["weights"] = torch.cat(pooled)
+            for name in ("scores_raw", "scores"):
+                out[name] = torch.cat(picked[name]) if picked[name] else torch.zeros(0, cfg.key_len)
+            fut = torch.cat(fut_parts)
+        valid = self.row_stats(batch, head)["valid"]
+        out["future_share"] = float(fut[valid].mean()) if bool(valid.any()) else math.nan
+        return out
 
     def _all_rows(self, progress: Progress | None = None) -> None:
         cfg = self.config

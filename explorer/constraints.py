@@ -12,11 +12,13 @@ from typing import Any
 
 from engine import AttentionConfig
 
-#: Ranges the controls offer (the engine accepts more; these keep one frame interactive).
+#: Ranges the controls offer (the engine accepts more). Past explorer.frame.LOD_CELLS
+#: positions a frame is drawn at a level of detail and computed with progress and Cancel;
+#: eager beyond the memory budget is refused with its estimate (flash and sdpa hold no grid).
 D_MODEL_MAX = 2048
 HEADS_MAX = 64
-SEQ_MAX = 512
-KV_LEN_MAX = 1024
+SEQ_MAX = 8192
+KV_LEN_MAX = 8192
 BATCH_MAX = 8
 SCALE_RANGE = (0.0, 2.0)
 INIT_STD_RANGE = (0.001, 10.0)  # lesson 8 overflows float16 with 3.0

@@ -35,6 +35,12 @@ class Frame:
     x (S, d) · q, context (H, S, Dh) · k, v (Hkv, Skv, Dh) · w_q (d, H·Dh) · w_k, w_v (d, Hkv·Dh)
     scores_raw, scores, weights (H, S, Skv) · mask (S, Skv) bool
     jac_norm, entropy (H, S) · per-head metrics (H,)
+
+    A long sequence (S or Skv > LOD_CELLS) is drawn at a level of detail: ``lod`` is then the
+    (rows, cols) tile each drawn cell stands for, ``weights`` / ``weights_shown`` are
+    (H, ⌈S/rows⌉, ⌈Skv/cols⌉) block maxima, and ``scores_raw`` / ``scores`` hold the exact
+    rows ``sample_rows`` (H, n, Skv) the score histograms read. Every other field is exact,
+    and `cell` / `row` give any exact value (computed on demand for a long frame).
     """
 
     request_id: int
@@ -73,10 +79,40 @@ class Frame:
     compute_ms: float
     timings_ms: dict[str, float] = field(default_factory=dict)
     backends: dict[str, dict] | None = None  # filled later by measure_backends
+    lod: tuple[int, int] | None = None  # (rows, cols) per drawn cell of a long frame; None: every cell
+    sample_rows: np.ndarray | None = None  # (n,) the query rows of scores_raw / scores in a long frame
+    _rows_cache: dict = field(default_factory=dict, repr=False)  # (name, head, block start) → (r, Skv)
 
     @property
     def backend_impl(self) -> str:
         return self.trace.backend_impl
+
+    @property
+    def score_mask(self) -> np.ndarray:
+        """The mask of the rows ``scores`` holds: (S, Skv), or (n, Skv) for a long frame."""
+        return self.mask if self.sample_rows is None else self.mask[self.sample_rows]
+
+    def row(self, name: str, head: int, i: int) -> np.ndarray:
+        """(Skv,) float32 exact row i of head ``head``'s ``scores_raw``, ``scores`` or ``weights``.
+
+        A long frame computes the block of rows holding it (the same blocks, so the same
+        numbers, as its passes) and keeps the last few."""
+        if self.lod is None:
+            return getattr(self, name)[head, i]
+        start = i // ROW_BLOCK * ROW_BLOCK
+        key = (name, head, start)
+        block = self._rows_cache.get(key)
+        if block is None:
+            rows = slice(start, min(start + ROW_BLOCK, self.config.seq_len))
+            block = _np(self.trace.head_rows(name, head, rows))
+            if len(self._rows_cache) >= 8:
+                self._rows_cache.pop(next(iter(self._rows_cache)))
+            self._rows_cache[key] = block
+        return block[i - start]
+
+    def cell(self, name: str, head: int, i: int, j: int) -> float:
+        """The exact value of one cell (query i, key j) of head ``head``'s grid ``name``."""
+        return float(self.row(name, head, i)[j])
 
 
 def token_labels(config: AttentionConfig) -> tuple[list[str], list[str]]:
@@ -128,14 +164,31 @@ def identical_row_pairs(weights: np.ndarray, tol: float = 1e-6) -> int:
     return pairs
 
 
-def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
+#: A sequence with more query or key positions than this is drawn at a level of detail.
+LOD_CELLS = 512
+#: Exact query rows a long frame keeps for the score histograms.
+SAMPLE_ROWS = 64
+#: Rows `Frame.row` computes at a time for a long frame (an exact hover costs one block).
+ROW_BLOCK = 64
+
+
+def is_long(config: AttentionConfig) -> bool:
+    """Whether `config`'s frame is drawn at a level of detail (see Frame.lod)."""
+    return max(config.seq_len, config.key_len) > LOD_CELLS
+
+
+def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> Frame:
     """Run the engine for `config` and derive everything the panels show.
 
-    Raises engine.ConfigError / engine.BackendUnavailable as the engine does.
+    ``progress(done, total)`` is called while a long frame's heads are computed (an
+    exception it raises cancels). Raises engine.ConfigError / engine.BackendUnavailable as
+    the engine does.
     """
     t0 = time.perf_counter()
     trace = engine.run(config)
     t1 = time.perf_counter()
+    if is_long(config):
+        return _build_long_frame(config, request_id, trace, progress, t0, t1)
     wts = trace.weights_used
     weights = _np(trace.weights[0])
     mask = trace.mask.numpy()
@@ -203,9 +256,70 @@ def build_frame(config: AttentionConfig, request_id: int = 0) -> Frame:
     return frame
 
 
+def _build_long_frame(config: AttentionConfig, request_id: int, trace: AttentionTrace, progress,
+                      t0: float, t1: float) -> Frame:
+    """A long sequence's frame: each head in one pass over its rows (engine
+    AttentionTrace.head_overview): block maxima to draw, exact sample rows for the
+    histograms, and the row statistics every per-head number comes from."""
+    H, S, Skv = config.n_heads, config.seq_len, config.key_len
+    sample = torch.from_numpy(np.unique(np.linspace(0, S - 1, min(S, SAMPLE_ROWS)).round().astype(np.int64)))
+    pooled, raw, scores, shares = [], [], [], []
+    for h in range(H):
+        report = None if progress is None else (lambda d, t, h=h: progress(h * t + d, H * t))
+        ov = trace.head_overview(h, (LOD_CELLS, LOD_CELLS), sample, progress=report)
+        pooled.append(ov["weights"].numpy())
+        raw.append(ov["scores_raw"].numpy())
+        scores.append(ov["scores"].numpy())
+        shares.append(ov["future_share"])
+    weights = np.stack(pooled)  # (H, R, C) block maxima
+    tile = (-(-S // LOD_CELLS), -(-Skv // LOD_CELLS))
+    mask = trace.mask.numpy()
+    visible = engine.rows.pool_tiles(trace.mask.float(), tile, "max").numpy() > 0  # (R, C) any key seen
+    weights_shown = weights.copy()
+    np.copyto(weights_shown, np.float32(np.nan), where=(~visible)[None] & (weights == 0))
+    entropy = _np(trace.entropy[0])
+    valid_rows = ~np.isnan(entropy)
+    head_rows = valid_rows.sum(-1)
+    m = engine.trace_head_summary(trace, only=("mean_entropy", "sink_mass", "mean_distance"))
+    metric = {k: np.where(head_rows > 0, _np(v), np.float32(np.nan)).astype(np.float32) for k, v in m.items()}
+    finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
+    share = np.array(shares, np.float64)
+    ok = np.isfinite(share) & (head_rows > 0)
+    q_labels, k_labels = token_labels(config)
+    memory = engine.inputs.memory_input(config)
+    wts = trace.weights_used
+    out = trace.output.float()
+    finite_out = out[torch.isfinite(out)]
+    frame = Frame(
+        request_id=request_id, config=config, trace=trace,
+        x=_np(trace.x[0]), q=_np(trace.q[0]), k=_np(trace.k[0]), v=_np(trace.v[0]),
+        w_q=_np(wts.w_q), w_k=_np(wts.w_k), w_v=_np(wts.w_v),
+        context=_np(trace.context[0]), memory=None if memory is None else _np(memory[0]),
+        scores_raw=np.stack(raw), scores=np.stack(scores), weights=weights, weights_shown=weights_shown,
+        mask=mask, jac_norm=_np(trace.softmax_jacobian_norm[0]), entropy=entropy,
+        valid_rows=valid_rows, head_rows=head_rows,
+        head_entropy=metric["mean_entropy"], sink_mass=metric["sink_mass"], mean_distance=metric["mean_distance"],
+        output_scale=float(finite_out.abs().max()) if finite_out.numel() else float("nan"),
+        future_share=float(np.average(share[ok], weights=head_rows[ok])) if ok.any() else math.nan,
+        identical_pairs=0,  # (not looked for at this length: it compares every pair of rows)
+        weight_max=float(finite_max) if math.isfinite(finite_max) and finite_max > 0 else 1.0,
+        overflow=engine.overflow_report(trace), stage_costs=engine.stage_costs(config),
+        query_labels=q_labels, key_labels=k_labels, sweep_counts=sweep_key_counts(config, mask),
+        compute_ms=0.0, timings_ms=dict(trace.timings_ms), lod=tile, sample_rows=sample.numpy(),
+    )
+    scaling_sweep(frame.sweep_counts)
+    t2 = time.perf_counter()
+    frame.timings_ms["engine"] = (t1 - t0) * 1e3
+    frame.timings_ms["derive"] = (t2 - t1) * 1e3
+    frame.compute_ms = (t2 - t0) * 1e3
+    return frame
+
+
 def measure_backends(config: AttentionConfig) -> dict[str, dict]:
-    """engine.run_backend_comparison: each backend's impl, max |Δ| vs eager and time."""
-    return engine.run_backend_comparison(config)
+    """engine.run_backend_comparison: each backend's impl, max |Δ| vs eager and time. Nothing
+    for a long config: each comparison would be another exact pass over every row (the
+    frame's own backend already has its Δ from the frame's pass)."""
+    return {} if is_long(config) else engine.run_backend_comparison(config)
 
 
 def sweep_key_counts(config: AttentionConfig, mask: np.ndarray) -> tuple[tuple[int, int], ...]:
@@ -224,14 +338,15 @@ def sweep_key_counts(config: AttentionConfig, mask: np.ndarray) -> tuple[tuple[i
 
 
 #: key counts the sweep is measured at; others are interpolated in log(count) between them
-SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
+              2048, 4096, 8192, 16384)
 
 
 @lru_cache(maxsize=64)
 def _sweep_measured(n_keys: int) -> dict[str, np.ndarray]:
-    """engine.scaling_sweep at one key count, as float64 numpy (32 sampled queries past 64 keys:
-    each already averages over many keys)."""
-    sw = engine.scaling_sweep(n_keys=n_keys, n_samples=64 if n_keys <= 64 else 32)
+    """engine.scaling_sweep at one key count, as float64 numpy (32 sampled queries past 64 keys,
+    8 past 1024: each already averages over many keys)."""
+    sw = engine.scaling_sweep(n_keys=n_keys, n_samples=64 if n_keys <= 64 else 32 if n_keys <= 1024 else 8)
     return {k: v.numpy().astype(np.float64) for k, v in sw.items()}
 
 

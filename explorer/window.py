@@ -185,6 +185,7 @@ class MainWindow(QMainWindow):
         self.worker.frame_ready.connect(self._on_frame_ready)
         self.worker.failed.connect(self._on_failed)
         self.worker.backends_ready.connect(self._on_backends)
+        self.worker.cancelled.connect(self._on_cancelled)
 
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
@@ -540,6 +541,14 @@ class MainWindow(QMainWindow):
         self.status_backend = QLabel()
         for w in (self.status_config, self.status_compute, self.status_render, self.status_backend):
             sb.addPermanentWidget(w)
+        from .frame_progress import FrameProgress
+
+        self.frame_progress = FrameProgress()  # a long frame's heads under way, and Cancel
+        sb.addPermanentWidget(self.frame_progress)
+        self.frame_progress.cancel_requested.connect(self.cancel_frame)
+        self.worker.progress.connect(
+            lambda rid, done, total: self.frame_progress.report(rid, done, total)
+            if rid == self.worker.latest_id else None)
         # "computing…" only for a compute the user would notice: a quick frame replaces the
         # summary directly (no flicker, no status-bar relayout twice a frame)
         self._busy = QTimer(self)
@@ -845,10 +854,11 @@ class MainWindow(QMainWindow):
     def _render(self, frame: Frame, force_all: bool = False) -> None:
         t0 = time.perf_counter()
         self._busy.stop()
+        self.frame_progress.finish()
         self._frame = frame
         cfg = frame.config
         self.formula.set_config(cfg, self.selection.head)
-        if self.banner.kind == "error":
+        if self.banner.kind in ("error", "cancelled"):
             self.banner.hide_message()
         before = self.selection.as_dict()
         with _Blocked(self.selection):
@@ -899,9 +909,26 @@ class MainWindow(QMainWindow):
         for w in windows:
             QCoreApplication.sendPostedEvents(w, QEvent.Type.UpdateRequest)
 
+    def cancel_frame(self) -> bool:
+        """Stop the frame under way (a long sequence's); the panels keep the last one. Returns
+        whether one was under way."""
+        return self.worker.cancel() is not None
+
+    def _on_cancelled(self, rid: int, config: AttentionConfig) -> None:
+        if rid != self.worker.latest_id:
+            return
+        self.frame_progress.finish()
+        self._busy.stop()
+        shown = self._frame.config.summary() if self._frame is not None else ""
+        self.banner.show_message(lambda: self.tr(
+            "Cancelled: the panels still show the last complete configuration ({shown}), not the "
+            "controls' values").format(shown=shown), kind="cancelled")
+        _set_status_text(self.status_config, self.tr("cancelled"))
+
     def _on_failed(self, rid: int, config: AttentionConfig, message: str) -> None:
         if rid != self.worker.latest_id:
             return
+        self.frame_progress.finish()
         self.banner.show_message(
             lambda: self.tr("The engine refused this configuration: {message}").format(message=message))
         self._busy.stop()

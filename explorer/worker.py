@@ -15,6 +15,7 @@ for it.
 from __future__ import annotations
 
 import atexit
+import inspect
 import threading
 import time
 import traceback
@@ -49,12 +50,18 @@ def _stop_all() -> None:
             pass
 
 
+class _Cancelled(Exception):
+    """Raised in a frame's progress report to stop it (cancel(), a newer request, stop())."""
+
+
 class ComputeWorker(QThread):
     """Runs build_frame off the UI thread; signals arrive queued in the UI thread."""
 
     frame_ready = Signal(object)  # Frame
     failed = Signal(int, object, str)  # request id, config, message
     backends_ready = Signal(int, object)  # request id, {backend: {...}}
+    progress = Signal(int, int, int)  # request id, done, total: a slow (long) frame under way
+    cancelled = Signal(int, object)  # request id, config: stopped by cancel() before it finished
 
     def __init__(self, compute: Callable[[AttentionConfig, int], Frame] = build_frame,
                  measure: Callable[[AttentionConfig], dict] = measure_backends,
@@ -68,10 +75,19 @@ class ComputeWorker(QThread):
         self._extras: tuple[int, AttentionConfig] | None = None
         self._extras_due = 0.0
         self._latest = 0
+        self._running: int | None = None  # the request being computed
         self._stop = False
         self.computed = 0  # frames computed (including dropped ones)
         self.dropped = 0  # frames computed but superseded before emission
+        self._cancelled: int | None = None  # the request cancel() stopped
         stop_at_exit(self)
+
+    def _takes_progress(self) -> bool:
+        """Whether the compute takes progress(done, total): it then reports, and can be cancelled."""
+        try:
+            return "progress" in inspect.signature(self._compute).parameters
+        except (TypeError, ValueError):
+            return False
 
     @property
     def latest_id(self) -> int:
@@ -85,6 +101,15 @@ class ComputeWorker(QThread):
             self._extras = None
             self._cond.notify()
             return self._latest
+
+    def cancel(self) -> int | None:
+        """Stop the frame being computed (at its next progress report); returns its id, or None
+        when nothing is under way. Its config is announced by `cancelled`; no frame for it."""
+        with self._cond:
+            if self._running is None:
+                return None
+            self._cancelled = self._running
+            return self._running
 
     def stop(self) -> None:
         """Stop the thread and wait for it (idempotent; a running engine call finishes first)."""
@@ -125,8 +150,19 @@ class ComputeWorker(QThread):
             return rid != self._latest or self._stop
 
     def _run_frame(self, rid: int, config: AttentionConfig) -> None:
+        with self._cond:
+            self._running = rid
         try:
-            frame = self._compute(config, rid)
+            if self._takes_progress():
+                frame = self._compute(config, rid, progress=lambda done, total: self._report(rid, done, total))
+            else:
+                frame = self._compute(config, rid)
+        except _Cancelled:
+            with self._cond:
+                mine = self._cancelled == rid
+            if mine and not self._superseded(rid):
+                self.cancelled.emit(rid, config)
+            return
         except (ConfigError, BackendUnavailable) as exc:
             if not self._superseded(rid):
                 self.failed.emit(rid, config, str(exc))
@@ -136,6 +172,9 @@ class ComputeWorker(QThread):
                 detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
                 self.failed.emit(rid, config, f"the engine failed: {detail}")
             return
+        finally:
+            with self._cond:
+                self._running = None
         self.computed += 1
         if self._superseded(rid):
             self.dropped += 1
@@ -145,6 +184,14 @@ class ComputeWorker(QThread):
             if self._pending is None and rid == self._latest:
                 self._extras = (rid, config)
                 self._extras_due = time.monotonic() + self.extras_delay_s
+
+    def _report(self, rid: int, done: int, total: int) -> None:
+        """progress(done, total) of the frame `rid`: stops it when cancelled or superseded."""
+        with self._cond:
+            stop = self._cancelled == rid or rid != self._latest or self._stop
+        if stop:
+            raise _Cancelled
+        self.progress.emit(rid, done, total)
 
     def _run_extras(self, rid: int, config: AttentionConfig) -> None:
         try:

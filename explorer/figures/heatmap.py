@@ -189,11 +189,13 @@ class Heatmap:
         self.vb.invertY(True)
         self.vb.setMenuEnabled(False)
         self.vb.setDefaultPadding(0.0)
-        self.image = CellImage(  # image pixel (col, row) is cell (row, col)
-            lambda pos: (math.floor(pos.y()), math.floor(pos.x())),
+        # image pixel (col, row) is cell (row·rows per pixel, col·cols per pixel): one pixel per
+        # cell, or one per tile of cells for data drawn at a level of detail (set_data's extent)
+        self._per_pixel = (1, 1)
+        self.image = CellImage(
+            lambda pos: (math.floor(pos.y() * self._per_pixel[0]), math.floor(pos.x() * self._per_pixel[1])),
             lambda cell: self._hover(*(cell if cell is not None else (-1, -1))),
             lambda cell: self._click(*cell))
-        self.image.setPos(-0.5, -0.5)
         self.cmap = pg.colormap.get(cmap)
         self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
         self.levels: tuple[float, float] = (0.0, 1.0)
@@ -220,9 +222,15 @@ class Heatmap:
         hover.hovered.connect(self._on_link_hover)
 
     # ---- data ------------------------------------------------------------
-    def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None) -> None:
-        """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them."""
-        shape = (int(data.shape[0]), int(data.shape[1]))
+    def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None,
+                 extent: tuple[int, int] | None = None) -> None:
+        """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them.
+
+        ``extent`` = (S, Skv) the cells ``data`` stands for when it is a level of detail:
+        each value then covers a tile of ⌈S/rows⌉ × ⌈Skv/cols⌉ cells, the axes, hover and
+        clicks keep the cells' own indices."""
+        shape = (int(data.shape[0]), int(data.shape[1])) if extent is None else (int(extent[0]), int(extent[1]))
+        per_pixel = (-(-shape[0] // max(1, data.shape[0])), -(-shape[1] // max(1, data.shape[1])))
         levels = self.levels if levels is None else usable_levels(levels)
         if (self.data is not None and shape == self.shape and levels == self._drawn_levels
                 and np.array_equal(data, self.data, equal_nan=True)):
@@ -232,6 +240,10 @@ class Heatmap:
         rgba, has_nan = colorize(data, self.lut, self.levels)
         self.image.setImage(rgba, autoLevels=False)
         self.hatch.setVisible(has_nan)  # the pattern fill only where there are holes
+        if per_pixel != self._per_pixel or shape != self.shape:
+            self._per_pixel = per_pixel
+            # the image's pixels stretched over their cells (the last tile may hang past the edge)
+            self.image.setRect(QRectF(-0.5, -0.5, data.shape[1] * per_pixel[1], data.shape[0] * per_pixel[0]))
         if shape != self.shape:
             self.shape = shape
             rows, cols = shape

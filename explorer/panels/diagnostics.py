@@ -44,7 +44,7 @@ from ..figures.plots import (
     unbroken,
 )
 from ..figures.themes import Theme
-from ..frame import Frame
+from ..frame import LOD_CELLS, Frame
 from ..sizing import hold_size, release_size
 from .base import Panel, register_panel
 
@@ -661,6 +661,10 @@ class DiagnosticsPanel(Panel):
             elif name == cfg.backend:
                 impl, diff = f.trace.backend_impl, f.trace.backend_max_abs_diff
                 ms = f.timings_ms.get("backend", f.timings_ms.get("eager", float("nan")))
+            elif f.lod is not None:
+                rows.append(([name, self.tr("not compared beyond {n} tokens (another exact pass over every "
+                                            "row: switch the backend to see it)").format(n=LOD_CELLS)], "note"))
+                continue
             else:
                 rows.append(([name, self.tr("measuring…")], "note"))
                 continue

@@ -25,10 +25,10 @@ from .base import Panel, register_panel
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
-    """Status-bar readout of one attention cell."""
+    """Status-bar readout of one attention cell (exact, also in a long frame's level of detail)."""
     cfg = frame.config
-    w = frame.weights[head, row, col]
-    s = frame.scores[head, row, col]
+    w = frame.cell("weights", head, row, col)
+    s = frame.cell("scores", head, row, col)
     masked = not frame.mask[row, col]
     text = QCoreApplication.translate(
         "HeadsPanel", "head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}").format(
@@ -39,6 +39,24 @@ def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
             "HeadsPanel", " · masked: this query sees no key, {value} gives every key the same weight").format(
             value=cfg.mask_value)
     return text + (QCoreApplication.translate("HeadsPanel", " · masked") if masked else "")
+
+
+def describe_tile(frame: Frame, head: int, r: int, c: int) -> str:
+    """Status-bar readout of one drawn cell of a long frame's thumbnail: the tile it stands for."""
+    tr, tc = frame.lod
+    cfg = frame.config
+    return QCoreApplication.translate(
+        "HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}").format(
+        head=head, q0=r * tr, q1=min((r + 1) * tr, cfg.seq_len) - 1, k0=c * tc,
+        k1=min((c + 1) * tc, cfg.key_len) - 1, w=f"{frame.weights[head, r, c]:.4g}")
+
+
+def _tile_rows(flags: np.ndarray, tile: int) -> np.ndarray:
+    """(S,) bool → (⌈S/tile⌉,) bool: True where every row of the tile is."""
+    n = -(-len(flags) // tile)
+    padded = np.ones(n * tile, bool)
+    padded[: len(flags)] = flags
+    return padded.reshape(n, tile).all(-1)
 
 
 @register_panel
@@ -72,15 +90,16 @@ class HeadsPanel(Panel):
         self.big.item.layout.addItem(self.cbar, 2, 5)
         self.thumbs = HeadThumbnails(
             hover, WEIGHTS_CMAP,
-            on_click=lambda h, r, c: self.selection.set(head=h, query=r, key=c),
-            describe=lambda h, r, c: describe_cell(self.frame, h, r, c),
+            on_click=lambda h, r, c: self.selection.set(head=h, **self._cell_of(r, c)),
+            describe=lambda h, r, c: (describe_cell(self.frame, h, r, c) if self.frame.lod is None
+                                      else describe_tile(self.frame, h, r, c)),
         )
         self.graphics.addItem(self.thumbs.vb, row=0, col=1)
         self.thumbs.vb.setPreferredWidth(10)  # the large map takes the width the stretch gives it
         self.graphics.ci.layout.setColumnStretchFactor(0, 5)
         self.graphics.ci.layout.setColumnStretchFactor(1, 3)
         # the thumbnails show the cells the large map is zoomed to
-        self.big.vb.sigRangeChanged.connect(lambda vb, _r, *_a: self.thumbs.follow_range(vb.viewRange()))
+        self.big.vb.sigRangeChanged.connect(lambda vb, _r, *_a: self._follow(vb.viewRange()))
         # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
         self._retranslate_view()
         self.nan_overlay = RgbaImage()
@@ -92,6 +111,21 @@ class HeadsPanel(Panel):
         self.blind_overlay.setPen(QPen(Qt.PenStyle.NoPen))
         self.blind_overlay.setZValue(6)
         self.big.vb.addItem(self.blind_overlay, ignoreBounds=True)
+
+    def _lod(self) -> tuple[int, int]:
+        return (1, 1) if self.frame is None or self.frame.lod is None else self.frame.lod
+
+    def _cell_of(self, r: int, c: int) -> dict[str, int]:
+        """The query and key a thumbnail's drawn cell (r, c) selects: its tile's first."""
+        tr, tc = self._lod()
+        return {"query": r * tr, "key": c * tc}
+
+    def _follow(self, view_range) -> None:
+        """The thumbnails show what the large map is zoomed to (in their own cells)."""
+        tr, tc = self._lod()
+        (x0, x1), (y0, y1) = view_range
+        self.thumbs.follow_range([[(x0 + 0.5) / tc - 0.5, (x1 + 0.5) / tc - 0.5],
+                                  [(y0 + 0.5) / tr - 0.5, (y1 + 0.5) / tr - 0.5]])
 
     def retranslate_ui(self) -> None:
         self._retranslate_view()
@@ -117,6 +151,7 @@ class HeadsPanel(Panel):
 
     def _same_shape(self) -> bool:
         return (self.reference is not None and self.frame is not None
+                and self.reference.lod is None and self.frame.lod is None
                 and self.reference.weights.shape == self.frame.weights.shape)
 
     def set_reference(self, frame) -> None:
@@ -151,8 +186,7 @@ class HeadsPanel(Panel):
         set_bar_levels(self.cbar, levels)
         self.big.set_labels(frame.query_labels, frame.key_labels)
         if frame.overflow.nan_rows:
-            nan_rows = np.isnan(frame.weights).any(-1)  # (H, S)
-            self._nan_rows = nan_rows
+            self._nan_rows = ~frame.valid_rows  # (H, S)
         else:
             self._nan_rows = None
             self.nan_overlay.hide()
@@ -162,7 +196,8 @@ class HeadsPanel(Panel):
             path.addRect(QRectF(-0.5, r - 0.5, cfg.key_len, 1))
         self._blind_rows = blind
         self.blind_overlay.setPath(path)
-        self.thumbs.set_blind_rows(~frame.mask.any(-1))
+        blind_rows = ~frame.mask.any(-1)
+        self.thumbs.set_blind_rows(blind_rows if frame.lod is None else _tile_rows(blind_rows, frame.lod[0]))
 
     def _draw_compared(self, mode: str, h: int) -> str:
         """Put A or B − A in the large map; returns the title's lead."""
@@ -171,7 +206,7 @@ class HeadsPanel(Panel):
             ha = min(h, ref.config.n_heads - 1)
             self.big.set_cmap(WEIGHTS_CMAP)
             levels = (0.0, max(ref.weight_max, 1e-6))
-            self.big.set_data(ref.weights_shown[ha], levels)
+            self.big.set_data(ref.weights_shown[ha], levels, extent=(ref.config.seq_len, ref.config.key_len))
             self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
             set_bar_levels(self.cbar, levels)
             return self.tr("<b>A</b> (reference) · head {h}").format(h=ha)
@@ -207,7 +242,7 @@ class HeadsPanel(Panel):
             self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
             set_bar_levels(self.cbar, (0.0, self._vmax))
             self.big.set_levels((0.0, self._vmax))
-            self.big.set_data(frame.weights_shown[h])
+            self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len))
             lead = None
         else:
             lead = self._draw_compared(mode, h)
@@ -218,6 +253,8 @@ class HeadsPanel(Panel):
         # facts about every head (the lessons quote them): order, causality
         facts = [f"{cfg.seq_len}×{cfg.key_len}",
                  self.tr("{share} on future keys").format(share=fmt_percent(frame.future_share))]
+        if frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
+            facts.append(self.tr("each cell: max of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         if frame.identical_pairs == 1:
             facts.append(self.tr("1 identical row pair"))
         elif frame.identical_pairs:
@@ -231,7 +268,8 @@ class HeadsPanel(Panel):
                 f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{fmt_number(cfg.effective_scale)})"
                 f"<br><span style='color:{self.theme.muted}'>{facts}</span>"
             )
-        self.thumbs.set_selection(h, sel.query, sel.key)
+        tr, tc = self._lod()
+        self.thumbs.set_selection(h, sel.query // tr, sel.key // tc)
         nan = self._nan_rows[h] if self._nan_rows is not None else np.zeros(cfg.seq_len, bool)
         # hatched where the row is coloured (a NaN row has its red wash and holes instead)
         self.blind_overlay.setVisible(bool(len(self._blind_rows)) and not nan[self._blind_rows].all())

@@ -205,12 +205,15 @@ class ScoresPanel(Panel):
         h, i, j = sel.head, sel.query, sel.key
         dk = cfg.head_dim
         scale = cfg.effective_scale
+        mask = f.score_mask  # (rows held, Skv): every row, or a long frame's sample rows
         if self.all_heads():
-            raw, after = f.scores_raw, f.scores[:, f.mask]
+            raw, after = f.scores_raw, f.scores[:, mask]
             who = self.tr("all {n} heads").format(n=cfg.n_heads)
         else:
-            raw, after = f.scores_raw[h], f.scores[h][f.mask]
+            raw, after = f.scores_raw[h], f.scores[h][mask]
             who = self.tr("head {h}").format(h=h)
+        if f.sample_rows is not None:  # say that the histograms are of a sample of rows
+            who += " · " + unbroken(self.tr("{n} of {S} query rows").format(n=len(f.sample_rows), S=cfg.seq_len))
         muted, th = self.theme.muted, self.theme
         # ---- before scaling -----------------------------------------------------
         fp16 = cfg.dtype == "float16"
@@ -237,7 +240,7 @@ class ScoresPanel(Panel):
                 lines.append(self.tr("float16 max 65504 · largest |QKᵀ| {peak}").format(peak=f"{peak:.4g}"))
 
         set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
-        v_raw = float(f.scores_raw[h, i, j])
+        v_raw = f.cell("scores_raw", h, i, j)
         self.raw.selected.setValue(v_raw if math.isfinite(v_raw) else 0.0)
         set_line_label(self.raw.selected, f"q{i}·k{j} = {v_raw:.3g}")
         # ---- after scaling ------------------------------------------------------
@@ -255,7 +258,7 @@ class ScoresPanel(Panel):
             text = self.tr("{n} visible entries are ±inf").format(n=bad_after)
             lines.append(f"<span style='color:{th.error}'>{text}</span>")
         set_label_text(self.scaled.readout, "<br>".join(lines), color=th.foreground)
-        v = float(f.scores[h, i, j])
+        v = f.cell("scores", h, i, j)
         visible = bool(f.mask[i, j])
         self.scaled.selected.setVisible(visible and math.isfinite(v))
         if visible and math.isfinite(v):

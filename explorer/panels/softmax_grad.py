@@ -212,7 +212,7 @@ class SoftmaxGradPanel(Panel):
         set_plot_title(self.jac_plot, self.tr("<b>‖∂softmax/∂s‖</b> per query · head {h}").format(h=h)
                        + f" <span style='color:{th.muted}'>{others}</span>", th)
         # ---- the selected query's weights ----------------------------------------
-        row = f.weights[h, i]
+        row = f.row("weights", h, i)
         vis = f.mask[i]
         heights = np.nan_to_num(row)
         self.row_bars.set(heights, selected=j, other=~vis)
