@@ -1,0 +1,307 @@
+"""The length profile (issue 16): engine.profile measures real time and memory per S and
+backend, never runs what the budget refuses, stops on cancel; the `profile` panel draws the
+points, guides and estimates, exports, and the window stays responsive while it measures."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import AttentionConfig, memory_estimate
+from engine.memory import BUDGET_ENV
+from engine.profile import BACKENDS, length_profile, point_config, profile_plan
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = AttentionConfig(d_model=32, n_heads=2)
+
+
+def _eager_need(S: int) -> int:
+    return memory_estimate(point_config(SMALL, S, "eager"))["total"]
+
+
+# ---- the engine -------------------------------------------------------------------------------
+
+
+def test_the_profile_measures_every_backend_for_real():
+    seen = []
+    points = length_profile(SMALL, (64, 512), BACKENDS, repeats=2,
+                            progress=lambda done, total, p: seen.append((done, total, p)))
+    assert [(p.seq_len, p.backend) for p in points] == profile_plan((64, 512), BACKENDS)
+    assert [d for d, _t, _p in seen] == list(range(len(points) + 1))  # 0 at the start, then each point
+    for p in points:
+        assert p.error is None and not p.estimated, p
+        assert len(p.samples) == 2 and all(s > 0 for s in p.samples)
+        assert p.seconds == statistics.median(p.samples)
+        assert isinstance(p.peak_bytes, int) and p.peak_bytes >= 0
+    impl = {p.backend: p.impl for p in points}
+    assert impl["eager"] == "eager" and impl["sdpa"].startswith("sdpa") and impl["flash"].startswith("flash")
+    assert impl["tiled"] == "tiled"
+    if sys.platform.startswith("linux"):  # the measured peak holds what the run allocated
+        eager = next(p for p in points if p.backend == "eager" and p.seq_len == 512)
+        grids = memory_estimate(point_config(SMALL, 512, "eager"))["grids"]  # 6 MiB of (B, H, S, S) grids
+        assert eager.peak_bytes >= 0.5 * grids, (eager.peak_bytes, grids)
+
+
+def test_bad_settings_are_refused_with_a_clear_message():
+    from engine import ConfigError
+
+    with pytest.raises(ConfigError, match="lengths must be integers from 1 to 16384"):
+        length_profile(SMALL, (64, 99999))
+    with pytest.raises(ConfigError, match="backends must be some of eager, sdpa, flash, tiled"):
+        length_profile(SMALL, (64,), ("cuda-magic",))
+    with pytest.raises(ConfigError, match="repeats"):
+        length_profile(SMALL, (64,), repeats=0)
+
+
+def test_points_over_the_budget_are_estimates(monkeypatch):
+    """Under the public budget knob, eager at 512 is drawn as its estimate, not run; sdpa
+    at the same S and eager below it are measured."""
+    budget = (_eager_need(256) + _eager_need(512)) // 2
+    monkeypatch.setenv(BUDGET_ENV, str(budget))
+    points = {(p.seq_len, p.backend): p for p in length_profile(SMALL, (256, 512), ("eager", "sdpa"), repeats=1)}
+    over = points[(512, "eager")]
+    assert over.estimated and over.seconds is None and over.samples == () and over.error is None
+    assert over.peak_bytes == over.estimate_bytes == _eager_need(512) > budget == over.budget_bytes
+    assert points[(256, "eager")].measured and points[(512, "sdpa")].measured
+
+
+_CAPPED = textwrap.dedent("""
+    import json, resource, sys
+    from engine import AttentionConfig, run
+    from engine.profile import length_profile
+
+    cfg = AttentionConfig(d_model=256, n_heads=8)
+    run(cfg.replace(seq_len=64)); run(cfg.replace(seq_len=64, backend="sdpa"))  # threads, kernels
+    size = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
+    cap = size + 160 * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    try:  # the eager grids of S = 2048 (8 heads: 400 MiB) cannot exist under this cap
+        run(cfg.replace(seq_len=2048))
+        print("UNCAPPED")
+        sys.exit(3)
+    except (RuntimeError, MemoryError):
+        pass
+    points = length_profile(cfg, (64, 2048), ("eager",), repeats=1, budget=int(sys.argv[1]), isolate=False)
+    print(json.dumps([p.to_dict() for p in points]))
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
+def test_an_estimated_point_is_never_run_a_capped_process_survives_it():
+    """In a process whose address space cannot hold eager's grids at S = 2048 (and whose
+    engine budget would let it try), the profile marks that point an estimate and completes:
+    had it run it, the run would have failed there."""
+    cfg = AttentionConfig(d_model=256, n_heads=8)
+    budget = memory_estimate(point_config(cfg, 64, "eager"))["total"] * 4
+    env = {**os.environ, BUDGET_ENV: str(1 << 40)}
+    r = subprocess.run([sys.executable, "-c", _CAPPED, str(budget)], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-300:] + r.stderr[-800:]
+    small, big = json.loads(r.stdout.strip().splitlines()[-1])
+    assert small["seconds"] is not None and small["error"] is None
+    assert big["estimated"] and big["seconds"] is None and big["error"] is None
+    assert big["peak_bytes"] > budget
+
+
+def test_cancel_stops_at_once_and_keeps_the_points_done():
+    """Cancel while a long point runs (the tiled reference at S = 8192, three times): it is
+    abandoned within about a second, the point measured before it is returned."""
+    cancel = threading.Event()
+    at: list[float] = []
+
+    def progress(done, total, point):
+        if done == 1:
+            at.append(time.monotonic())
+            cancel.set()
+
+    points = length_profile(AttentionConfig(), (64, 8192), ("sdpa", "tiled"), repeats=3, progress=progress,
+                            cancel=cancel.is_set)
+    waited = time.monotonic() - at[0]
+    assert [(p.seq_len, p.backend) for p in points] == [(64, "sdpa")] and points[0].measured
+    assert waited < 5.0, f"cancel took {waited:.1f} s"
+
+
+# ---- the panel ----------------------------------------------------------------------------------
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture()
+def win(qapp):
+    from conftest import drawn_window
+
+    with drawn_window(qapp) as w:
+        yield w
+
+
+def _wait_done(state, qapp, timeout_s: float = 240.0) -> None:
+    end = time.monotonic() + timeout_s
+    while state.running and time.monotonic() < end:
+        qapp.processEvents()
+        time.sleep(0.01)
+    assert not state.running, "the profile did not finish"
+    qapp.processEvents()
+
+
+def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
+    from explorer.profile import show_profile
+
+    win.set_config(SMALL)
+    win.render_sync(SMALL)
+    monkeypatch.setenv(BUDGET_ENV, str((_eager_need(128) + _eager_need(256)) // 2))
+    panel = show_profile(win)
+    panel.state.set_settings(lengths=lengths, repeats=1)
+    qapp.processEvents()
+    assert panel.cancel_button.isEnabled() is False
+    panel.measure_button.click()
+    qapp.processEvents()
+    assert panel.state.running and panel.progress.isVisible() and panel.cancel_button.isEnabled()
+    assert not panel.measure_button.isEnabled()
+    _wait_done(panel.state, qapp)
+    assert panel.state.error == "", panel.state.error
+    return panel
+
+
+def test_the_panel_draws_points_guides_and_the_estimate(win, qapp, monkeypatch):
+    panel = _measured_panel(win, qapp, monkeypatch)
+    assert win.dock("profile").isVisible()
+    # every backend's markers: measured ones filled, eager at 256 hollow (an estimate)
+    for kind in ("time", "memory"):
+        for b in BACKENDS:
+            spots = panel.curves[kind][b].spots.points()
+            data = [s.data() for s in spots]
+            want = 3 if (kind == "memory" or b != "eager") else 2
+            assert len(data) == want, (kind, b, len(data))
+    hollow = [s for s in panel.curves["memory"]["eager"].spots.points() if s.data().estimated]
+    assert [s.data().seq_len for s in hollow] == [256]
+    labels = [t.toPlainText() for t in panel.estimate_labels if t.isVisible()]
+    assert labels == [f"would need {_fmt(_eager_need(256))}"]
+    guides = {kind: [t.toPlainText() for _line, t in pairs if t.isVisible()] for kind, pairs in panel.guides.items()}
+    assert guides == {"time": ["O(n²)", "O(n)"], "memory": ["O(n²)", "O(n)"]}
+    assert "Time" in panel.time_plot.titleLabel.text and "Peak memory" in panel.mem_plot.titleLabel.text
+    assert "not run" in panel.mem_plot.titleLabel.text
+    legend = [label.text for _sample, label in panel.legend.items]
+    assert legend[0].startswith("eager") and len(legend) == 4
+    # the table: one row per S, the numbers of each point; the tooltip tells the estimate
+    t = panel.table
+    assert t.rowCount() == 3 and [t.horizontalHeaderItem(c).text() for c in range(4)] == list(BACKENDS)
+    assert t.item(2, 0).text() == f"not run: would need {_fmt(_eager_need(256))}"
+    assert " ms · " in t.item(0, 1).text() or " µs · " in t.item(0, 1).text()
+    assert "over the" in t.item(2, 0).toolTip() and "median of 1" in t.item(0, 1).toolTip()
+    assert panel._tip(0, 0, hollow[0].data()).startswith("S = 256")
+
+
+def _fmt(n: int) -> str:
+    from engine.memory import format_bytes
+
+    return format_bytes(n)
+
+
+def test_export_draws_the_last_results_and_never_measures(win, qapp, monkeypatch, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from explorer.export import fresh_panel
+    from explorer.figures.layout import text_boxes
+
+    # before anything was measured: the placeholder, and no measuring started
+    written = win.export_figures(tmp_path / "a", panels=["profile"], width=1000)
+    assert [p.name for p in written] == ["profile.png"] and QImage(str(written[0])).width() == 1000
+    state = win.panel("profile").state
+    assert not state.running and state.points == []
+    with fresh_panel(win, "profile") as fig:
+        assert [t.toPlainText() for t in fig.placeholders.values() if t.isVisible()] == [
+            "not measured yet — press Measure"] * 2
+    panel = _measured_panel(win, qapp, monkeypatch)
+    assert panel.state.points
+    for theme in ("slides", "screen"):
+        with fresh_panel(win, "profile", theme) as fig:
+            assert not fig.controls.isVisible() and not fig.state.running
+            assert len(fig.curves["time"]["sdpa"].spots.points()) == 3
+            for _view, boxes in text_boxes(fig):
+                for text, box, area in boxes:
+                    assert area.adjusted(-1, -1, 1, 1).contains(box), f"{text!r} is cut"
+                for i, (a, box_a, _) in enumerate(boxes):
+                    for b, box_b, _ in boxes[i + 1:]:
+                        common = box_a.intersected(box_b)
+                        assert common.width() * common.height() <= 4, f"{a!r} overlaps {b!r}"
+    written = win.export_figures(tmp_path / "b", panels=["profile"], width=1200)
+    assert QImage(str(written[0])).width() == 1200 and not panel.state.running
+
+
+def test_the_window_stays_responsive_while_measuring(win, qapp, monkeypatch):
+    """An event-loop stall probe (a 10 ms timer): measuring adds no stall longer than 50 ms
+    beyond what the same probe sees in the idle window on this machine."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.profile import show_profile
+
+    win.set_config(SMALL)
+    win.render_sync(SMALL)
+    panel = show_profile(win)
+    panel.state.set_settings(lengths=(64, 128, 256, 512), repeats=2)
+    gaps: list[float] = []
+    last = [time.monotonic()]
+
+    def tick():
+        now = time.monotonic()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(10)
+
+    def probe(seconds=None):
+        gaps.clear()
+        last[0] = time.monotonic()
+        end = time.monotonic() + (seconds or 600)
+        while time.monotonic() < end and (seconds is not None or panel.state.running):
+            qapp.processEvents()
+            time.sleep(0.002)
+        return max(gaps) if gaps else 0.0
+
+    idle = probe(1.5)
+    panel.measure_button.click()
+    busy = probe()
+    timer.stop()
+    assert not panel.state.running and len(panel.state.points) == 16
+    assert busy <= max(0.05, idle) + 0.05, f"stall {busy * 1e3:.0f} ms while measuring (idle {idle * 1e3:.0f} ms)"
+
+
+def test_cancel_from_the_panel_keeps_the_points(win, qapp):
+    from explorer.profile import show_profile
+
+    win.render_sync(AttentionConfig())
+    panel = show_profile(win)
+    panel.state.set_settings(lengths=(64, 8192), repeats=3, backends=("tiled",))
+    panel.measure_button.click()
+    end = time.monotonic() + 120
+    while panel.state.done < 1 and time.monotonic() < end:
+        qapp.processEvents()
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    panel.cancel_button.click()
+    _wait_done(panel.state, qapp, 30)
+    assert time.monotonic() - t0 < 5.0
+    assert panel.state.cancelled and len(panel.state.points) == 1
+    assert panel.status.text() == "cancelled: 1 of 2 points measured"
+    assert panel.table.item(0, 0).text() != "—" and panel.table.item(1, 0).text() == "—"
+
+
+def test_the_cli_exports_the_profile_panel(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "main.py", "export", "--out", str(out), "--panel", "profile", "--width", "800"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert r.returncode == 0, r.stderr[-800:]
+    assert r.stdout.strip().splitlines() == [str(out / "profile.png")]
+    assert (out / "profile.png").stat().st_size > 1000
