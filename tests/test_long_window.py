@@ -52,7 +52,7 @@ def test_a_long_frame_draws_block_maxima_and_keeps_every_number_exact(long_pair)
 
 
 def test_the_window_says_what_a_long_frame_shows(qtbot, window, long_pair):
-    f, e = long_pair
+    _f, e = long_pair
     window.banner.hide_message()
     with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == LONG):
         window.set_config(LONG)
@@ -119,3 +119,36 @@ def test_an_s8192_flash_frame_fits_under_1_5_gb():
     assert res["entropy_ok"]
     assert res["peak"] < 1.5e9, f"peak RSS {res['peak'] / 1e9:.2f} GB"
     assert math.isfinite(res["peak"])
+
+
+def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair):
+    from PySide6.QtCore import QRectF
+
+    _f, e = long_pair
+    if window.frame is None or window.frame.config != LONG:
+        with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == LONG):
+            window.set_config(LONG)
+    heads = window.panel("heads")
+    window.selection.set(head=1)
+    heads.big.vb.setRange(QRectF(99.5, 199.5, 100, 100), padding=0)  # keys 100–199 × queries 200–299
+    qtbot.waitUntil(lambda: heads.detail.active, timeout=10_000)
+    r0, r1, c0, c1 = heads.detail.region
+    assert r0 <= 200 and r1 >= 300 and c0 <= 100 and c1 >= 200
+    title = heads.big.item.titleLabel.text.replace("\u00a0", " ")
+    assert "zoomed: exact cells" in title, title
+    # the overlay's pixels are the exact weights through the colour map (masked: background)
+    want = e.weights[0, 1, r0:r1, c0:c1].numpy()
+    img = heads.detail.overlay.image  # (rows, cols, 4)
+    assert img.shape[:2] == want.shape
+    from explorer.figures.heatmap import colorize
+
+    rgba, _ = colorize(np.where(LONG_MASK[r0:r1, c0:c1], want, np.nan), heads.big.lut, heads.big.levels)
+    visible = LONG_MASK[r0:r1, c0:c1]
+    np.testing.assert_array_equal(img[visible], rgba[visible])
+    # zoomed out again: the level of detail, said so
+    heads.big.reset_view()
+    qtbot.waitUntil(lambda: not heads.detail.active, timeout=5000)
+    assert "each cell: max of 2×2" in heads.big.item.titleLabel.text.replace("\u00a0", " ")
+
+
+LONG_MASK = np.tril(np.ones((600, 600), bool))

@@ -22,6 +22,7 @@ from ..figures.themes import SIGNED_CMAP, WEIGHTS_CMAP, Theme
 from ..figures.thumbnails import HeadThumbnails
 from ..frame import Frame
 from .base import Panel, register_panel
+from .zoom_detail import ZoomDetail
 
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
@@ -100,6 +101,10 @@ class HeadsPanel(Panel):
         self.graphics.ci.layout.setColumnStretchFactor(1, 3)
         # the thumbnails show the cells the large map is zoomed to
         self.big.vb.sigRangeChanged.connect(lambda vb, _r, *_a: self._follow(vb.viewRange()))
+        # a long frame zoomed in far enough: every visible cell exact (computed for that region)
+        self.detail = ZoomDetail(self.big, self)
+        self.big.vb.sigRangeChanged.connect(lambda *_a: self._request_detail())
+        self.detail.changed.connect(lambda: self.draw_selection() if self.frame is not None else None)
         # NaN rows (a fully masked query with mask_value -inf) get a red wash on the large map
         self._retranslate_view()
         self.nan_overlay = RgbaImage()
@@ -111,6 +116,10 @@ class HeadsPanel(Panel):
         self.blind_overlay.setPen(QPen(Qt.PenStyle.NoPen))
         self.blind_overlay.setZValue(6)
         self.big.vb.addItem(self.blind_overlay, ignoreBounds=True)
+
+    def _request_detail(self) -> None:
+        if self.frame is not None and self.comparison() == "B":
+            self.detail.request(self.frame, self.selection.head)
 
     def _lod(self) -> tuple[int, int]:
         return (1, 1) if self.frame is None or self.frame.lod is None else self.frame.lod
@@ -179,6 +188,8 @@ class HeadsPanel(Panel):
     def draw_frame(self, frame: Frame) -> None:
         cfg = frame.config
         ws = frame.weights_shown
+        self.detail.clear()
+        self._detail_head = None
         self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
         levels = (0.0, self._vmax)
         self.thumbs.set_data(ws, levels, [cfg.kv_head_of(g) for g in range(cfg.n_heads)])
@@ -237,6 +248,11 @@ class HeadsPanel(Panel):
                     b="×".join(map(str, frame.weights.shape[1:]))))
         if mode != "B-A":
             set_axis_label(self.cbar, "left", self.tr("weight"))
+        if mode != "B" or h != self._detail_head:
+            self.detail.clear()  # exact cells are of B's head: another head or view asks again
+            self._detail_head = h if mode == "B" else None
+            if mode == "B":
+                self._request_detail()
         if mode == "B":
             self.big.set_cmap(WEIGHTS_CMAP)
             self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
@@ -253,7 +269,10 @@ class HeadsPanel(Panel):
         # facts about every head (the lessons quote them): order, causality
         facts = [f"{cfg.seq_len}×{cfg.key_len}",
                  self.tr("{share} on future keys").format(share=fmt_percent(frame.future_share))]
-        if frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
+        if frame.lod is not None and self.detail.active:
+            r0, r1, _c0, _c1 = self.detail.region
+            facts.append(self.tr("zoomed: exact cells in rows {r0}–{r1}").format(r0=r0, r1=r1 - 1))
+        elif frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
             facts.append(self.tr("each cell: max of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         if frame.identical_pairs == 1:
             facts.append(self.tr("1 identical row pair"))
@@ -283,11 +302,15 @@ class HeadsPanel(Panel):
             self.nan_overlay.hide()
 
     def apply_theme(self, theme: Theme) -> None:
+        bg = QColor(theme.background)
+        self.detail.set_background((bg.red(), bg.green(), bg.blue()))
+        self.detail.recolour()
         self.blind_overlay.setBrush(QBrush(QColor(theme.foreground), Qt.BrushStyle.BDiagPattern))
         style_colorbar(self.cbar, theme)
         self.thumbs.apply_theme(theme)
         super().apply_theme(theme)
 
+    _detail_head: int | None = None
     _nan_rows: np.ndarray | None = None
     _blind_rows: np.ndarray = np.zeros(0, int)
     _vmax: float | None = None
