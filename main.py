@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="random seed of --soak (default 0)")
     bench.add_argument("--train", action="store_true",
                        help="instead: the training lab's benchmarks (steps/s, seconds to induction per seed)")
+    bench.add_argument("--profile", action="store_true",
+                       help="instead: the length profile (time and peak memory of every backend, S 256 → 4096)")
     return p
 
 
@@ -164,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
             from explorer.selftest import run_selftest
 
             return run_selftest()
+        if args.command == "bench" and args.profile:
+            from engine.profile import profile_command
+
+            return profile_command(args.json, args.quick)
         if args.command == "bench" and args.train:
             from engine.training.bench import bench_command as training_bench
 

@@ -39,8 +39,8 @@ from .backends import BackendUnavailable, available_backends
 from .config import AttentionConfig, ConfigError
 from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate
 
-__all__ = ["BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "ProfilePoint", "length_profile",
-           "point_config", "profile_plan", "profile_table"]
+__all__ = ["BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "ProfilePoint", "config_shape", "length_profile",
+           "point_config", "profile_command", "profile_plan", "profile_table"]
 
 #: what a profile can measure: the three backends of engine.run and the tiled reference
 BACKENDS = ("eager", "sdpa", "flash", "tiled")
@@ -90,6 +90,15 @@ class ProfilePoint:
         d = asdict(self)
         d["samples"] = list(self.samples)
         return d
+
+
+def config_shape(c: AttentionConfig) -> str:
+    """What a profile's points share (S varies): 'B=1 H=4 Hkv=4 Dh=16 d_model=64 float32 causal'."""
+    extra = [name for name, on in (("causal", c.causal), (f"window {c.window}", c.window is not None),
+                                   (f"pad {c.pad}", c.pad > 0), (c.positional, c.positional != "none"),
+                                   ("cross-attention", c.kv_len is not None)) if on]
+    return " ".join([f"B={c.batch} H={c.n_heads} Hkv={c.kv_heads} Dh={c.head_dim} d_model={c.d_model} {c.dtype}",
+                     *extra])
 
 
 def profile_plan(lengths: Sequence[int], backends: Sequence[str]) -> list[tuple[int, str]]:
@@ -478,3 +487,31 @@ def profile_table(points: Sequence[ProfilePoint]) -> str:
              for r in rows]
     errors = [f"  S={p.seq_len} {p.backend}: {p.error}" for p in points if p.error]
     return "\n".join(lines + errors)
+
+
+def profile_command(as_json: bool = False, quick: bool = False, lengths: Sequence[int] | None = None) -> int:
+    """`python main.py bench --profile`: the length profile of the default config (B=1, H=4,
+    d_model=64, float32), 256 → 4096 doubling, every backend, 3 repeats (``quick``: 256 →
+    1024, one repeat), as a table or JSON; progress on stderr."""
+    config = AttentionConfig()
+    lengths = tuple(lengths) if lengths else ((256, 512, 1024) if quick else DEFAULT_LENGTHS)
+    repeats = 1 if quick else 3
+    t0 = time.perf_counter()
+
+    def progress(done: int, total: int, point: ProfilePoint | None) -> None:
+        if point is not None:
+            print(f"[{done}/{total}] S={point.seq_len} {point.backend}", file=sys.stderr, flush=True)
+
+    points = length_profile(config, lengths, BACKENDS, repeats, progress)
+    elapsed = time.perf_counter() - t0
+    if as_json:
+        import json
+
+        print(json.dumps({"config": config.to_dict(), "lengths": list(lengths), "repeats": repeats,
+                          "seconds": elapsed, "points": [p.to_dict() for p in points]}, indent=2))
+        return 0
+    print(f"length profile · {config_shape(config)} · median of {repeats} · one torch thread, a child process "
+          f"per sweep · budget {format_bytes(points[0].budget_bytes) if points else '?'} · {elapsed:.0f} s")
+    print("time of one run (engine.run; tiled: engine.tiled_attention) · peak memory the run added (VmHWM)")
+    print(profile_table(points))
+    return 0

@@ -305,3 +305,13 @@ def test_the_cli_exports_the_profile_panel(tmp_path):
     assert r.returncode == 0, r.stderr[-800:]
     assert r.stdout.strip().splitlines() == [str(out / "profile.png")]
     assert (out / "profile.png").stat().st_size > 1000
+
+
+def test_bench_profile_prints_the_measured_points():
+    r = subprocess.run([sys.executable, "main.py", "bench", "--profile", "--quick", "--json"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-800:]
+    out = json.loads(r.stdout)
+    assert out["lengths"] == [256, 512, 1024] and len(out["points"]) == 12
+    assert all(p["seconds"] > 0 and p["error"] is None for p in out["points"] if not p["estimated"])
+    assert "[12/12] S=1024 tiled" in r.stderr

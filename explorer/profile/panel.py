@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.memory import format_bytes
-from engine.profile import BACKENDS, ProfilePoint, format_seconds
+from engine.profile import BACKENDS, ProfilePoint, config_shape, format_seconds
 
 from ..figures.plots import (
     RunsLabel,
@@ -486,9 +486,7 @@ class ProfilePanel(Panel):
         if st.config is None:
             first = self.tr("Not measured yet: press Measure to profile the current config.")
         else:
-            c = st.config
-            shape = f"B={c.batch} H={c.n_heads} Hkv={c.kv_heads} Dh={c.head_dim} {c.dtype}" + (
-                " causal" if c.causal else "") + (f" {c.positional}" if c.positional != "none" else "")
+            shape = config_shape(st.config)
             if st.running:
                 first = self.tr("<b>Measuring</b> {shape} · {done} of {total} points").format(
                     shape=shape, done=st.done, total=st.total)
