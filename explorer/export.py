@@ -39,6 +39,8 @@ THEMES = ("slides", "screen")
 #: The panels of DESIGN.md; model_* exist only when a model is loaded.
 PANEL_NAMES = ("qkv", "scores", "softmax_grad", "heads", "diagnostics")
 MODEL_PANEL_NAMES = ("model_grid", "model_head")
+#: Panels every window has, closed at first (View ▸ opens them): exportable by name too.
+CLOSED_PANEL_NAMES = ("positions", "tiling", "decode")
 MIN_WIDTH, MAX_WIDTH = 64, 8192  # PNG pixels; 8192 is 8K, ~200 MB of RGBA at 16:10
 MIN_DPI, MAX_DPI = 24, 1200
 #: The logical size a figure's panel is laid out at (16:10, like a slide body), in the window's
@@ -579,10 +581,10 @@ def export_command(args) -> int:
     if any(str(f).lower() in ("gif", "mp4") for f in args.formats or []):
         return _fail("gif and mp4 are animations: add --sweep FIELD=START:STOP:STEP", 2)
     names = list(dict.fromkeys(args.panels or []))
-    bad = [n for n in names if n not in PANEL_NAMES + MODEL_PANEL_NAMES]
+    bad = [n for n in names if n not in PANEL_NAMES + CLOSED_PANEL_NAMES + MODEL_PANEL_NAMES]
     bad = [n for n in bad if n not in ON_DEMAND_PANELS]
     if bad:
-        return _fail(_unknown_panel(bad[0], PANEL_NAMES), 2)
+        return _fail(_unknown_panel(bad[0], PANEL_NAMES + CLOSED_PANEL_NAMES), 2)
     try:
         formats = [check_format(f) for f in (args.formats or ["png"])]
         options = ExportOptions(

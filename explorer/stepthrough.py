@@ -225,11 +225,11 @@ def tiling_view(frame, head: int, block_q: int | None = None, block_k: int | Non
 
 def tile_states(view: TilingView, step: int) -> np.ndarray:
     """(n_q, n_k) int8 state of every tile when step `step` is being computed:
-    0 pending, 1 done, 2 skipped (masked, passed over), 3 current."""
+    0 pending, 1 done, 2 skipped (masked: passed over, or being passed over now), 3 current."""
     done = view.step_of < step
     skipped = view.skipped[view.step_of]
     state = np.where(done, np.where(skipped, 2, 1), 0).astype(np.int8)
-    state[view.qi[step], view.ki[step]] = 3
+    state[view.qi[step], view.ki[step]] = 2 if view.skipped[step] else 3
     return state
 
 

@@ -33,7 +33,7 @@ from explorer import export as ex
 from explorer.export import ExportError, ExportOptions, export_command, render_figure, write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
-PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions")
+PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions", "tiling", "decode")
 SVG = "{http://www.w3.org/2000/svg}"
 
 

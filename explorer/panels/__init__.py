@@ -6,6 +6,7 @@ is registered too but not a default panel: the Lessons menu opens its dock.
 """
 
 from . import (  # noqa: F401 (registers)
+    decode,
     diagnostics,
     heads,
     lesson,
@@ -15,12 +16,13 @@ from . import (  # noqa: F401 (registers)
     qkv,
     scores,
     softmax_grad,
+    tiling,
 )
 from .base import PANELS, Panel, register_panel
 
 CORE_PANELS = ("heads", "qkv", "scores", "softmax_grad", "diagnostics")
 #: made with the window but closed, each placed in a tab beside a core panel for when View ▸
 #: opens it: (panel, the panel it shares a tab with)
-TABBED_PANELS = (("positions", "qkv"),)
+TABBED_PANELS = (("positions", "qkv"), ("tiling", "heads"), ("decode", "heads"))
 
 __all__ = ["CORE_PANELS", "PANELS", "TABBED_PANELS", "Panel", "register_panel"]

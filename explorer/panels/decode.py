@@ -44,13 +44,12 @@ CACHE = ResultCache(8)
 
 
 def group_labels(view: DecodeView) -> tuple[list[str], list[str]]:
-    """(KV head rows "kv0 ← q0–3", query head rows "q5 → kv1"): which query heads share each KV head."""
-    kv = []
-    for j, heads in enumerate(view.groups()):
-        kv.append(f"kv{j} ← q{heads[0]}" if len(heads) == 1 else f"kv{j} ← q{heads[0]}–{heads[-1]}")
+    """(cache rows "K0←q0–3" … "V1←q4–7", query head rows "q5 → kv1"): which query heads share
+    each KV head (short: a tick label holds 10 characters)."""
+    reads = [f"q{h[0]}" if len(h) == 1 else f"q{h[0]}–{h[-1]}" for h in view.groups()]
+    kv = [f"{kind}{j}←{r}" for kind in "KV" for j, r in enumerate(reads)]
     g = view.config.group_size
-    q = [f"q{h} → kv{h // g}" for h in range(view.config.n_heads)]
-    return kv, q
+    return kv, [f"q{h} → kv{h // g}" for h in range(view.config.n_heads)]
 
 
 @register_panel
@@ -65,12 +64,14 @@ class DecodePanel(Panel):
         self.toolbar.addSpacing(24)
         self.player.position_changed.connect(self.draw_step)
         ci = self.graphics.ci
-        self.k_strip = Heatmap(hover, WEIGHTS_CMAP)
-        self.v_strip = Heatmap(hover, WEIGHTS_CMAP)
+        # keys (rows 0 … Hkv−1) over values (rows Hkv … 2·Hkv−1): one image, one title
+        self.cache = Heatmap(hover, WEIGHTS_CMAP, axes=("left",))
         self.weights = Heatmap(hover, WEIGHTS_CMAP)
-        ci.addItem(self.k_strip.item, row=0, col=0)
-        ci.addItem(self.v_strip.item, row=1, col=0)
-        ci.addItem(self.weights.item, row=2, col=0)
+        ci.addItem(self.cache.item, row=0, col=0)
+        ci.addItem(self.weights.item, row=1, col=0, rowspan=2)
+        self.kv_line = pg.PlotDataItem([], [])
+        self.kv_line.setZValue(6)
+        self.cache.vb.addItem(self.kv_line, ignoreBounds=True)
         self.group_lines = pg.PlotDataItem([], [], connect="pairs")
         self.group_lines.setZValue(6)
         self.weights.vb.addItem(self.group_lines, ignoreBounds=True)
@@ -108,7 +109,7 @@ class DecodePanel(Panel):
         self.message = ""
         self._key = None
         self._worker: StepWorker | None = None
-        self._levels: dict = {}  # strip's plot item → its colour levels (0, max norm)
+        self._strip = np.zeros((0, 0), np.float32)  # (2·Hkv, S) ‖k‖ over ‖v‖, each over its max
         self._retranslate_labels()
 
     def _retranslate_labels(self) -> None:
@@ -122,7 +123,7 @@ class DecodePanel(Panel):
         super().retranslate_ui()
 
     def heatmaps(self) -> list[Heatmap]:
-        return [self.k_strip, self.v_strip, self.weights]
+        return [self.cache, self.weights]
 
     # ---- requests --------------------------------------------------------------------------
     def draw_frame(self, frame: Frame) -> None:
@@ -145,7 +146,7 @@ class DecodePanel(Panel):
                 CACHE.put(key, result)
             self._show(key, result, error)
             return
-        self.k_strip.set_title(self.tr("<b>KV cache</b> · decoding {n} tokens…").format(n=cfg.seq_len))
+        self.cache.set_title(self.tr("<b>KV cache</b> · decoding {n} tokens, computing…").format(n=cfg.seq_len))
         self.worker().request(key, job)
 
     def worker(self) -> StepWorker:
@@ -168,24 +169,27 @@ class DecodePanel(Panel):
     # ---- drawing ---------------------------------------------------------------------------
     def _draw_all(self, keep: bool) -> None:
         th, v, f = self.theme, self.view, self.frame
-        items = [self.group_lines, *self.now_lines, *self.now_dots, self.flops_cached, self.flops_full,
+        items = [self.group_lines, self.kv_line, *self.now_lines, *self.now_dots, self.flops_cached, self.flops_full,
                  self.ms_cached, self.ms_full, self.cum_cached, self.cum_full]
         for it in items:
             it.setVisible(v is not None)
         if v is None:
             self.player.set_count(0, keep=False)
-            self.k_strip.set_title(self.tr("<b>KV cache</b> · cannot step through this"))
+            self.cache.set_title(self.tr("<b>KV cache</b> · cannot step through this"))
             set_label_text(self.note, f"<span style='color:{th.error}'>{self.message}</span>",
                            color=th.foreground, size=th.pt(9.0))
             return
         cfg = v.config
         kv_rows, q_rows = group_labels(v)
         cols = f.key_labels[: cfg.seq_len]
-        for hm, data in ((self.k_strip, v.k_norm), (self.v_strip, v.v_norm)):
-            hm.set_labels(kv_rows, cols)
-            self._levels[hm.item] = (0.0, float(np.nanmax(data)) or 1.0)
+        self.cache.set_labels(kv_rows, cols)
+        # ‖k‖ and ‖v‖ each on its own scale: the colour compares slots, not keys with values
+        self._strip = np.concatenate([v.k_norm / (np.nanmax(v.k_norm) or 1.0),
+                                      v.v_norm / (np.nanmax(v.v_norm) or 1.0)]).astype(np.float32)
         self.weights.set_labels(q_rows, cols)
         g, S = cfg.group_size, cfg.seq_len
+        self.kv_line.setData([-0.5, S - 0.5], [cfg.kv_heads - 0.5] * 2)
+        self.kv_line.setPen(th.pen(QColor(th.foreground), 2))
         xs, ys = [], []
         for j in range(1, cfg.kv_heads):
             xs += [-0.5, S - 0.5]
@@ -227,20 +231,17 @@ class DecodePanel(Panel):
         tr = self.tr
         cfg = v.config
         off = int(v.offset[t])
-        for hm, data in ((self.k_strip, v.k_norm), (self.v_strip, v.v_norm)):
-            shown = np.full_like(data, np.nan)
-            shown[:, :off] = data[:, :off]  # the slots written so far; the rest is the empty buffer
-            hm.set_data(shown, self._levels[hm.item])
+        shown = np.full_like(self._strip, np.nan)
+        shown[:, :off] = self._strip[:, :off]  # the slots written so far; the rest is the empty buffer
+        self.cache.set_data(shown, (0.0, 1.0))
         self.weights.set_data(v.weights[t], (0.0, 1.0))
         head = min(self.selection.head, cfg.n_heads - 1)
         self.weights.set_marker("row", head, 0)
-        self.k_strip.set_marker("row", cfg.kv_head_of(head), 0)
-        self.v_strip.set_marker("row", cfg.kv_head_of(head), 0)
+
         token = f.query_labels[t] if t < len(f.query_labels) else str(t)
-        self.k_strip.set_title(tr("<b>K cache</b> · {hkv}×{max} preallocated, offset {o} · {b} with V").format(
-            hkv=cfg.kv_heads, max=cfg.seq_len, o=off, b=human_bytes(v.cache_bytes)))
-        self.v_strip.set_title(tr("<b>V cache</b> · slots 0–{last} filled, {left} empty").format(
-            last=off - 1, left=cfg.seq_len - off))
+        self.cache.set_title(tr("<b>KV cache</b> · K and V, {hkv}×{max} each, preallocated ({b}) · offset {o}: "
+                                "{o} filled, {left} empty").format(hkv=cfg.kv_heads, max=cfg.seq_len, o=off,
+                                                                   b=human_bytes(v.cache_bytes), left=cfg.seq_len - off))
         shared = tr("{g} query heads share each KV head").format(g=cfg.group_size) if cfg.group_size > 1 \
             else tr("one KV head per query head (MHA)")
         self.weights.set_title(tr("<b>the new query</b> (token {t} ‘{tok}’) over the {n} cached keys · "

@@ -190,7 +190,7 @@ class TilingPanel(Panel):
                 CACHE.put(key, result)
             self._show(key, result, error)
             return
-        self.grid.set_title(self.tr("<b>Tiling</b> · computing the steps of head {h}…").format(h=head))
+        self.grid.set_title(self.tr("<b>Tiling</b> · the steps of head {h}, computing…").format(h=head))
         self.worker().request(key, job)
 
     def worker(self) -> StepWorker:
@@ -321,7 +321,7 @@ class TilingPanel(Panel):
             gap=fmt_number(gap, 2)), th, size=9.0)
         n_grew = int(grew.sum())
         line1 = tr("this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by "
-                   "e^(m_old − m_new) < 1 (dashed: m before the tile)").format(n=n_grew, r=r) if not skipped \
+                   "e^(m_old − m_new), below 1 (dashed: m before the tile)").format(n=n_grew, r=r) if not skipped \
             else tr("this tile: skipped, m, ℓ and O unchanged")
         done = int((v.step_of <= i).sum())
         skipped_so_far = int(v.skipped[: i + 1].sum())
