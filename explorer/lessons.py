@@ -103,9 +103,12 @@ def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
       nan_rows        weight rows (all heads) with NaN (Numerics)
       future_mass     mean share of a row's weight on keys after the query (the heads title)
       identical_rows  pairs of queries with identical weights in every head (the heads title)
+      tiles_skipped   masked tiles the tiling step-through skips (its readout)
     """
     if name == "kv_cache_bytes":
         return float(engine.kv_cache_bytes(config, n_layers=32, tokens=8192))
+    if name == "tiles_skipped":
+        return float(tiles_skipped(config))
     if name == "score_grid_bytes":
         item = torch.finfo(getattr(torch, config.dtype)).bits // 8
         return float(config.batch * config.n_heads * config.seq_len * config.key_len * item)
@@ -133,6 +136,18 @@ def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
     if name == "backend_max_abs_diff":
         return float(tr.backend_max_abs_diff or 0.0)
     raise LessonError(f"unknown lesson metric {name!r}")
+
+
+def tiles_skipped(config: AttentionConfig) -> int:
+    """Tiles of head 0 that engine.tiled_attention skips (every cell masked) at the tiling
+    panel's automatic block sizes: what its readout counts ("… skipped (masked)")."""
+    from .stepthrough import auto_block
+
+    tr = engine.run(config)
+    _out, steps = engine.tiled_attention(tr.q[:1, :1], tr.k[:1, :1], tr.v[:1, :1], scale=config.effective_scale,
+                                         mask=tr.mask, block_q=auto_block(config.seq_len),
+                                         block_k=auto_block(config.key_len))
+    return sum(st.skipped for st in steps)
 
 
 def expect_holds(expect: dict, before: float, after: float) -> bool:

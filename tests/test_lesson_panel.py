@@ -68,7 +68,7 @@ def test_every_chapter_opens_and_its_preset_applies(qtbot, window, lesson, index
         assert lesson.apply_button.isEnabled() == (lesson._demo_action() is not None)
         assert not lesson.do_button.isEnabled()
         return
-    assert window.highlighted_panels() == tuple(n for n in ch.panels if n in CORE_PANELS)
+    assert window.highlighted_panels() == tuple(n for n in ch.panels if n in window.panel_names())
     qtbot.mouseClick(lesson.apply_button, Qt.MouseButton.LeftButton)
     rendered(qtbot, window, ch.config)
     assert window.config == ch.config

@@ -42,6 +42,13 @@ from .player import StepPlayer
 
 CACHE = ResultCache(8)
 
+#: the notes explorer.stepthrough attaches (English there), for lupdate: the panel translates them
+_NOTES = (
+    QT_TRANSLATE_NOOP("DecodePanel", "timed {n} of {total} steps (the rest would take over {s} s)"),
+    QT_TRANSLATE_NOOP("DecodePanel", "one token (S = 1): the cache holds one key, with or without it the same work"),
+    QT_TRANSLATE_NOOP("DecodePanel", "decoding is causal: each token sees the cache so far, so this equals the causal version of this config"),
+)
+
 
 def group_labels(view: DecodeView) -> tuple[list[str], list[str]]:
     """(cache rows "K0←q0–3" … "V1←q4–7", query head rows "q5 → kv1"): which query heads share
@@ -94,13 +101,11 @@ class DecodePanel(Panel):
         self.cum_plot = plot(2)
         self.cum_cached = self.cum_plot.plot([], [])
         self.cum_full = self.cum_plot.plot([], [])
+        # the current step: one line per plot, moved each frame (ranges fixed per view, so a
+        # frame re-lays out no axis)
         self.now_lines = [pg.InfiniteLine(angle=90, movable=False) for _ in range(3)]
-        self.now_dots = []
         for p, line in zip((self.flops_plot, self.ms_plot, self.cum_plot), self.now_lines):
             p.addItem(line, ignoreBounds=True)
-            dots = pg.ScatterPlotItem(size=8)
-            p.addItem(dots)
-            self.now_dots.append(dots)
         self.note = RunsLabel("", justify="left", size="9pt")
         ci.addItem(self.note, row=3, col=0, colspan=2)
         ci.layout.setColumnStretchFactor(0, 3)
@@ -169,7 +174,7 @@ class DecodePanel(Panel):
     # ---- drawing ---------------------------------------------------------------------------
     def _draw_all(self, keep: bool) -> None:
         th, v, f = self.theme, self.view, self.frame
-        items = [self.group_lines, self.kv_line, *self.now_lines, *self.now_dots, self.flops_cached, self.flops_full,
+        items = [self.group_lines, self.kv_line, *self.now_lines, self.flops_cached, self.flops_full,
                  self.ms_cached, self.ms_full, self.cum_cached, self.cum_full]
         for it in items:
             it.setVisible(v is not None)
@@ -212,8 +217,9 @@ class DecodePanel(Panel):
                 c.setSymbolPen(None)
         for line in self.now_lines:
             line.setPen(th.pen(th.muted, 1, Qt.PenStyle.DashLine))
-        for p in (self.flops_plot, self.ms_plot, self.cum_plot):
-            p.setXRange(0.5, S + 0.5, padding=0)
+        for p, (_c, _f, a, b) in zip((self.flops_plot, self.ms_plot, self.cum_plot), styles):
+            top = np.nanmax(np.concatenate([a, b])) if np.isfinite(np.concatenate([a, b])).any() else 1.0
+            p.setRange(xRange=(0.5, S + 0.5), yRange=(0.0, 1.06 * float(top) or 1.0), padding=0)
         set_plot_title(self.flops_plot, self.tr("FLOPs of each step: <span style='color:{c}'>with the cache</span> "
                                                 "vs <span style='color:{r}'>recomputing</span>").format(
             c=th.accent2, r=th.accent), th, size=9.0)
@@ -228,7 +234,6 @@ class DecodePanel(Panel):
         v, th, f = self.view, self.theme, self.frame
         if v is None or not 0 <= t < v.n_steps:
             return
-        tr = self.tr
         cfg = v.config
         off = int(v.offset[t])
         shown = np.full_like(self._strip, np.nan)
@@ -239,40 +244,34 @@ class DecodePanel(Panel):
         self.weights.set_marker("row", head, 0)
 
         token = f.query_labels[t] if t < len(f.query_labels) else str(t)
-        self.cache.set_title(tr("<b>KV cache</b> · K and V, {hkv}×{max} each, preallocated ({b}) · offset {o}: "
+        self.cache.set_title(self.tr("<b>KV cache</b> · K and V, {hkv}×{max} each, preallocated ({b}) · offset {o}: "
                                 "{o} filled, {left} empty").format(hkv=cfg.kv_heads, max=cfg.seq_len, o=off,
                                                                    b=human_bytes(v.cache_bytes), left=cfg.seq_len - off))
-        shared = tr("{g} query heads share each KV head").format(g=cfg.group_size) if cfg.group_size > 1 \
-            else tr("one KV head per query head (MHA)")
-        self.weights.set_title(tr("<b>the new query</b> (token {t} ‘{tok}’) over the {n} cached keys · "
+        shared = self.tr("{g} query heads share each KV head").format(g=cfg.group_size) if cfg.group_size > 1 \
+            else self.tr("one KV head per query head (MHA)")
+        self.weights.set_title(self.tr("<b>the new query</b> (token {t} ‘{tok}’) over the {n} cached keys · "
                                   "{shared}").format(t=t, tok=token, n=off, shared=shared))
-        x = float(off)
-        pairs = ((v.flops_cached[t], v.flops_recompute[t]), (v.ms_cached[t], v.ms_recompute[t]),
-                 (v.flops_cached[: t + 1].sum(), v.flops_recompute[: t + 1].sum()))
-        for line, dots, (a, b) in zip(self.now_lines, self.now_dots, pairs):
-            line.setValue(x)
-            pts = [(x, y) for y in (a, b) if math.isfinite(y) and y > 0]
-            dots.setData([p[0] for p in pts], [p[1] for p in pts],
-                         brush=[QColor(th.accent2), QColor(th.accent)][: len(pts)], pen=None)
+        for line in self.now_lines:
+            line.setValue(float(off))
         fc, fr = v.flops_cached[t], v.flops_recompute[t]
-        line1 = tr("token {t}: {c} FLOPs with the cache vs {r} recomputing ({x}×)").format(
+        line1 = self.tr("token {t}: {c} FLOPs with the cache vs {r} recomputing ({x}×)").format(
             t=t, c=human_count(fc), r=human_count(fr), x=fmt_number(fr / fc, 3))
         if math.isfinite(v.ms_cached[t]):
-            line1 += " · " + tr("measured {a} ms vs {b} ms").format(a=fmt_number(v.ms_cached[t], 2),
+            line1 += " · " + self.tr("measured {a} ms vs {b} ms").format(a=fmt_number(v.ms_cached[t], 2),
                                                                    b=fmt_number(v.ms_recompute[t], 2))
         sc, sr = v.flops_cached[: t + 1].sum(), v.flops_recompute[: t + 1].sum()
-        line2 = tr("so far: {c} vs {r} FLOPs ({x}× saved)").format(c=human_count(sc), r=human_count(sr),
+        line2 = self.tr("so far: {c} vs {r} FLOPs ({x}× saved)").format(c=human_count(sc), r=human_count(sr),
                                                                    x=fmt_number(sr / sc, 3))
         if t == v.n_steps - 1:
             if math.isfinite(v.ulps):
                 mark = "✓" if v.ulps <= ROUNDING_ULPS else "⚠"
-                line2 += " · " + tr("decode vs full causal attention: max |Δ| = {d} = {u} ε {m}").format(
+                line2 += " · " + self.tr("decode vs full causal attention: max |Δ| = {d} = {u} ε {m}").format(
                     d=fmt_number(v.max_abs_diff, 2), u=fmt_number(v.ulps, 2), m=mark)
             else:
-                line2 += " · " + tr("decode vs full causal attention: nothing finite to compare")
+                line2 += " · " + self.tr("decode vs full causal attention: nothing finite to compare")
         else:
-            line2 += " · " + tr("the match with full causal attention shows at the last step")
-        notes = [tr(text).format(**values) for text, values in v.notes]
+            line2 += " · " + self.tr("the match with full causal attention shows at the last step")
+        notes = [self.tr(text).format(**values) for text, values in v.notes]
         html = "<br>".join([line1, line2, *(f"<span style='color:{th.muted}'>{n}</span>" for n in notes)])
         set_label_text(self.note, html, color=th.foreground, size=th.pt(9.0))
 

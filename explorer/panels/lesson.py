@@ -47,7 +47,7 @@ except ImportError:  # pragma: no cover - older PySide6
 
 MODEL_PANELS = ("model_grid", "model_head")
 _BYTES = {"kv_cache_bytes", "score_grid_bytes"}
-_COUNTS = {"nan_rows", "inf_scores_raw", "identical_rows"}
+_COUNTS = {"nan_rows", "inf_scores_raw", "identical_rows", "tiles_skipped"}
 _SHARES = {"future_mass"}
 _CACHE_MAX = 64
 
@@ -393,6 +393,7 @@ class LessonPanel(Panel):
             "kv_cache_bytes": self.tr("KV cache (32 layers, 8192 tokens)"),
             "score_grid_bytes": self.tr("S×Skv score grid"),
             "backend_max_abs_diff": self.tr("max |Δ| vs eager"),
+            "tiles_skipped": self.tr("masked tiles skipped"),
         }
         return names.get(metric, metric)
 

@@ -29,10 +29,6 @@ DEFAULT_SPEED = 2
 OPEN_RANGE = 1_000_000
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StepPlayer", text)
-
-
 class StepPlayer(QWidget):
     """Buttons, a slider and a step spin box over positions 0 … count−1."""
 
@@ -121,8 +117,8 @@ class StepPlayer(QWidget):
         self.spin.setValue(pos if self._count else -1)
         for w in (self.slider, self.spin):
             w.blockSignals(False)
-        self.spin.setSpecialValueText("" if self._count else _tr("end"))
-        self.count_label.setText(_tr("/ {n}").format(n=max(last, 0)))
+        self.spin.setSpecialValueText("" if self._count else QCoreApplication.translate("StepPlayer", "end"))
+        self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=max(last, 0)))
         if not self._count:
             self.pause()
         self._enable()
@@ -176,7 +172,7 @@ class StepPlayer(QWidget):
 
     def _sync_play(self) -> None:
         self.play_button.setText("||" if self.playing else "▶")
-        self.play_button.setToolTip(_tr("Pause") if self.playing else _tr("Play from this step"))
+        self.play_button.setToolTip(QCoreApplication.translate("StepPlayer", "Pause") if self.playing else QCoreApplication.translate("StepPlayer", "Play from this step"))
         self.playing_changed.emit(self.playing)
 
     def _enable(self) -> None:
@@ -192,18 +188,18 @@ class StepPlayer(QWidget):
 
     # ---- language ----------------------------------------------------------------------------
     def retranslate_ui(self) -> None:
-        self.first_button.setToolTip(_tr("First step"))
-        self.back_button.setToolTip(_tr("One step back"))
-        self.forward_button.setToolTip(_tr("One step forward"))
-        self.last_button.setToolTip(_tr("Last step: the finished result"))
-        self.slider.setToolTip(_tr("Scrub through the steps"))
-        self.step_label.setText(_tr("step"))
-        self.spin.setSpecialValueText("" if self._count else _tr("end"))
-        self.spin.setToolTip(_tr("The step shown"))
-        self.speed.setToolTip(_tr("Playing speed"))
+        self.first_button.setToolTip(QCoreApplication.translate("StepPlayer", "First step"))
+        self.back_button.setToolTip(QCoreApplication.translate("StepPlayer", "One step back"))
+        self.forward_button.setToolTip(QCoreApplication.translate("StepPlayer", "One step forward"))
+        self.last_button.setToolTip(QCoreApplication.translate("StepPlayer", "Last step: the finished result"))
+        self.slider.setToolTip(QCoreApplication.translate("StepPlayer", "Scrub through the steps"))
+        self.step_label.setText(QCoreApplication.translate("StepPlayer", "step"))
+        self.spin.setSpecialValueText("" if self._count else QCoreApplication.translate("StepPlayer", "end"))
+        self.spin.setToolTip(QCoreApplication.translate("StepPlayer", "The step shown"))
+        self.speed.setToolTip(QCoreApplication.translate("StepPlayer", "Playing speed"))
         for i, s in enumerate(SPEEDS):
-            self.speed.setItemText(i, _tr("{n} steps/s").format(n=s))
-        self.count_label.setText(_tr("/ {n}").format(n=max(self._count - 1, 0)))
+            self.speed.setItemText(i, QCoreApplication.translate("StepPlayer", "{n} steps/s").format(n=s))
+        self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=max(self._count - 1, 0)))
         self._sync_play()
 
     def changeEvent(self, event) -> None:

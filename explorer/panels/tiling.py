@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QLabel
 
@@ -52,13 +52,22 @@ from .player import StepPlayer
 #: views of the last few (config, head, blocks): the window's panel and an export's share them
 CACHE = ResultCache(8)
 
+#: the notes explorer.stepthrough attaches (English there), for lupdate: the panel translates them
+_NOTES = (
+    QT_TRANSLATE_NOOP("TilingPanel", "query block {b} > S = {n}: one block holds every query"),
+    QT_TRANSLATE_NOOP("TilingPanel", "key block {b} > Skv = {n}: one block holds every key"),
+    QT_TRANSLATE_NOOP("TilingPanel", "one query (S = 1): a single row of tiles"),
+    QT_TRANSLATE_NOOP("TilingPanel", "{n} rows see no key: m stays −∞, ℓ = 0 and O/ℓ is NaN, as eager gives with −inf"),
+    QT_TRANSLATE_NOOP("TilingPanel", "{n} rows see no key: the tiles give NaN there; eager with {value} gives a uniform row (left out of max |Δ|)"),
+)
 
-def verdict_text(tr, diff: float, ulps_: float) -> str:
+
+def verdict_text(diff: float, ulps_: float) -> str:
     """"max |Δ| vs eager = 2.4e-07 = 1.4 ε ✓" (⚠ beyond ROUNDING_ULPS, NaN spelled out)."""
     if not math.isfinite(ulps_):
-        return tr("max |Δ| vs eager: {diff} (nothing finite to compare)").format(diff=fmt_number(diff, 2))
+        return QCoreApplication.translate("TilingPanel", "max |Δ| vs eager: {diff} (nothing finite to compare)").format(diff=fmt_number(diff, 2))
     mark = "✓" if ulps_ <= ROUNDING_ULPS else "⚠"
-    return tr("max |Δ| vs eager = {diff} = {ulps} ε {mark}").format(
+    return QCoreApplication.translate("TilingPanel", "max |Δ| vs eager = {diff} = {ulps} ε {mark}").format(
         diff=fmt_number(diff, 2), ulps=fmt_number(ulps_, 2), mark=mark)
 
 
@@ -284,7 +293,6 @@ class TilingPanel(Panel):
         v, f, th = self.view, self.frame, self.theme
         if v is None or not 0 <= i < v.n_steps:
             return
-        tr = self.tr
         states = tile_states(v, i)
         self.fog.setImage(self._fog_lut[states])
         q0, q1, k0, k1 = int(v.q0[i]), int(v.q1[i]), int(v.k0[i]), int(v.k1[i])
@@ -308,8 +316,8 @@ class TilingPanel(Panel):
         self.partial.set_data(v.partial[i, :r], self._partial_levels)
         self.partial.set_labels(f.query_labels[q0:q1], [str(d) for d in range(v.partial.shape[-1])])
         skipped = bool(v.skipped[i])
-        what = tr("skipped: every cell masked") if skipped else tr("computed")
-        self.grid.set_title(tr("<b>tile ({qi}, {ki})</b> of {nq}×{nk} · queries {q0}–{q1} × keys {k0}–{k1} · "
+        what = self.tr("skipped: every cell masked") if skipped else self.tr("computed")
+        self.grid.set_title(self.tr("<b>tile ({qi}, {ki})</b> of {nq}×{nk} · queries {q0}–{q1} × keys {k0}–{k1} · "
                                "{what} · step {step} of {n}").format(
             qi=int(v.qi[i]), ki=int(v.ki[i]), nq=v.n_q, nk=v.n_k, q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1, what=what,
             step=i + 1, n=v.n_steps))
@@ -317,21 +325,21 @@ class TilingPanel(Panel):
         final = v.output[q0:q1]
         ok = np.isfinite(out) & np.isfinite(final)
         gap = float(np.abs(out[ok] - final[ok]).max()) if ok.any() else float("nan")
-        set_plot_title(self.partial.item, tr("partial output <b>O/ℓ</b> · max |O/ℓ − final| = {gap}").format(
+        set_plot_title(self.partial.item, self.tr("partial output <b>O/ℓ</b> · max |O/ℓ − final| = {gap}").format(
             gap=fmt_number(gap, 2)), th, size=9.0)
         n_grew = int(grew.sum())
-        line1 = tr("this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by "
+        line1 = self.tr("this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by "
                    "e^(m_old − m_new), below 1 (dashed: m before the tile)").format(n=n_grew, r=r) if not skipped \
-            else tr("this tile: skipped, m, ℓ and O unchanged")
+            else self.tr("this tile: skipped, m, ℓ and O unchanged")
         done = int((v.step_of <= i).sum())
         skipped_so_far = int(v.skipped[: i + 1].sum())
-        line2 = tr("tiles: {done} of {n} visited, {skipped} skipped (masked) · block {bq} × {bk}").format(
+        line2 = self.tr("tiles: {done} of {n} visited, {skipped} skipped (masked) · block {bq} × {bk}").format(
             done=done, n=v.n_steps, skipped=skipped_so_far, bq=v.block_q, bk=v.block_k)
         if i == v.n_steps - 1:
-            line2 += " · " + verdict_text(tr, v.max_abs_diff, v.ulps)
+            line2 += " · " + verdict_text(v.max_abs_diff, v.ulps)
         else:
-            line2 += " · " + tr("the match with eager shows at the last step")
-        notes = [tr(text).format(**values) for text, values in v.notes]
+            line2 += " · " + self.tr("the match with eager shows at the last step")
+        notes = [self.tr(text).format(**values) for text, values in v.notes]
         muted = th.muted
         html = "<br>".join([line1, line2, *(f"<span style='color:{muted}'>{n}</span>" for n in notes)])
         set_label_text(self.note, html, color=th.foreground, size=th.pt(9.0))
