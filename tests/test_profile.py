@@ -155,10 +155,10 @@ def _wait_done(state, qapp, timeout_s: float = 240.0) -> None:
 def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
     from explorer.profile import show_profile
 
-    win.set_config(SMALL)
     win.render_sync(SMALL)
     monkeypatch.setenv(BUDGET_ENV, str((_eager_need(128) + _eager_need(256)) // 2))
-    panel = show_profile(win)
+    panel = show_profile(win)  # (a floating dock: a window of its own)
+    win.set_config(SMALL.replace(seed=1))  # what the sliders show now, before its frame is drawn
     panel.state.set_settings(lengths=lengths, repeats=1)
     qapp.processEvents()
     assert panel.cancel_button.isEnabled() is False
@@ -168,6 +168,7 @@ def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
     assert not panel.measure_button.isEnabled()
     _wait_done(panel.state, qapp)
     assert panel.state.error == "", panel.state.error
+    assert panel.state.config == SMALL.replace(seed=1), "Measure profiles the window's current config"
     return panel
 
 

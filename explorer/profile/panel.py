@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QGraphicsItem,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -189,6 +190,8 @@ class ProfilePanel(Panel):
         self.layout().addWidget(self.table)
         self.state.changed.connect(self._on_state_changed)
         self._stale = False
+        self._drawn: dict = {}  # what each part was last drawn from (see _fresh)
+        self._cells: dict = {}  # (row, col) → (point, running) the table cell shows
         self._retranslate_labels()
         self._sync_controls()
 
@@ -275,6 +278,8 @@ class ProfilePanel(Panel):
         self._legend_key = None
 
     def retranslate_ui(self) -> None:
+        self._drawn.clear()  # the table's and tooltips' texts are in the old language
+        self._cells.clear()
         self._retranslate_labels()
         super().retranslate_ui()
         self._sync_controls()
@@ -334,7 +339,9 @@ class ProfilePanel(Panel):
 
     def measure(self) -> bool:
         """Measure the window's current config (the one the sliders show)."""
-        w = self.window()
+        w = self.parentWidget()  # (not self.window(): a floating dock is a window of its own)
+        while w is not None and not hasattr(w, "set_config"):
+            w = w.parentWidget()
         config = getattr(w, "config", None)
         if config is None and self.frame is not None:
             config = self.frame.config
@@ -398,7 +405,10 @@ class ProfilePanel(Panel):
             drawn: list[ProfilePoint] = []
             for b, curves in self.curves[kind].items():
                 mine = sorted((p for p in points if p.backend == b), key=lambda p: p.seq_len)
-                drawn += curves.set_data(kind, mine if b in backends else [], th)
+                mine = mine if b in backends else []
+                if self._fresh((kind, b), (tuple(mine), th)):  # a new point redraws its backend only
+                    curves.set_data(kind, mine, th)
+                drawn += [p for p in mine if p.estimated and kind == "memory"]
             if kind == "memory":
                 self._label_estimates(drawn)
             ys = [math.log10(v) for p in points if (v := _value(p, kind)) is not None]
@@ -422,12 +432,23 @@ class ProfilePanel(Panel):
         self._draw_legend(backends)
         self._fill_table(lengths, backends)
 
+    def _fresh(self, slot, value) -> bool:
+        """True (and remembered) when ``value`` is not what ``slot`` was last drawn from: a
+        point arriving redraws only what it changes (the panel's own memory, nothing written
+        onto pyqtgraph's items)."""
+        if self._drawn.get(slot) == value:
+            return False
+        self._drawn[slot] = value
+        return True
+
     def _draw_guides(self, kind: str, points: list[ProfilePoint], view) -> None:
         """O(n²) through the highest, O(n) through the lowest value at the shortest S measured,
         drawn until they leave the view; labelled at their far end."""
         (_x0, x1v), (_lo, hi) = view
         th = self.theme
         vals = [(p.seq_len, v) for p in points if not p.estimated and (v := _value(p, kind)) is not None]
+        if not self._fresh(("guides", kind), (tuple(vals), view, th)):
+            return
         pairs = self.guides[kind]
         if not vals:
             for line, label in pairs:
@@ -519,26 +540,37 @@ class ProfilePanel(Panel):
         self.legend.setBrush(pg.mkBrush(QColor(th.background)))
 
     def _fill_table(self, lengths, backends: list[str]) -> None:
-        th = self.theme
+        th, t = self.theme, self.table
         cells = {(p.seq_len, p.backend): p for p in self.state.points}
-        self.table.setRowCount(len(lengths))
-        self.table.setColumnCount(len(backends))
-        self.table.setHorizontalHeaderLabels(backends)
-        self.table.setVerticalHeaderLabels([f"S = {S}" for S in lengths])
-        italic = QFont(self.table.font())
+        if self._fresh("table shape", (tuple(lengths), tuple(backends), th)):
+            t.clear()
+            t.setRowCount(len(lengths))
+            t.setColumnCount(len(backends))
+            t.setHorizontalHeaderLabels(backends)
+            t.setVerticalHeaderLabels([f"S = {S}" for S in lengths])
+            for r in range(len(lengths)):
+                for c in range(len(backends)):
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    t.setItem(r, c, item)
+            self._cells = {}
+        italic = QFont(t.font())
         italic.setItalic(True)
         for r, S in enumerate(lengths):
             for c, b in enumerate(backends):
                 p = cells.get((S, b))
-                item = QTableWidgetItem(cell_text(p, self.state.running))
-                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                if p is not None:
-                    item.setToolTip(point_text(p))
-                    if p.estimated or p.error:
-                        item.setFont(italic)
-                        item.setForeground(QColor(th.warning if p.error else th.muted))
-                self.table.setItem(r, c, item)
-        self.table.resizeRowsToContents()
+                key = (p, self.state.running)
+                if self._cells.get((r, c)) == key:  # only the cells that changed
+                    continue
+                self._cells[(r, c)] = key
+                item = t.item(r, c)
+                item.setText(cell_text(p, self.state.running))
+                item.setToolTip(point_text(p) if p is not None else "")
+                quiet = p is not None and (p.estimated or p.error)
+                item.setFont(italic if quiet else t.font())
+                item.setForeground(QColor(th.warning if p is not None and p.error else
+                                          th.muted if quiet else th.foreground))
+        t.resizeRowsToContents()
         frame = 2 * self.table.frameWidth()
         self.table.setFixedHeight(min(self.table.horizontalHeader().height() + self.table.verticalHeader().length()
                                       + frame, TABLE_MAX_PX))
@@ -549,6 +581,8 @@ class ProfilePanel(Panel):
         for plot in (self.time_plot, self.mem_plot):
             style_plot(plot, theme)
         self._legend_key = None
+        self._drawn.clear()
+        self._cells.clear()
         self.table.setPalette(qt_palette(theme))
         self.table.setFont(theme.font(9.0))
         self.table.setStyleSheet(
@@ -558,4 +592,9 @@ class ProfilePanel(Panel):
             f"border-right: 1px solid {theme.hatch}; border-bottom: 1px solid {theme.hatch}; padding: 2px 6px; }}"
             f"QTableCornerButton::section {{ background: {theme.window}; border: none; }}")
         super().apply_theme(theme)
+        # the base class caches text items as pixmaps; a TextItem in a log-scaled view then
+        # paints blank (its text is placed by its own transform): these stay uncached
+        texts = [t for pairs in self.guides.values() for _line, t in pairs]
+        for t in (*texts, *self.placeholders.values(), *self.estimate_labels):
+            t.textItem.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         self.redraw()
