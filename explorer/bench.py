@@ -31,7 +31,10 @@ from dataclasses import dataclass
 
 from engine import AttentionConfig
 
-TARGETS_MS = {"default": {"median": 16.7, "p95": 33.0}, "large": {"median": 100.0}}
+TARGETS_MS = {"default": {"median": 16.7, "p95": 33.0}, "large": {"median": 100.0}, "long": {"median": 150.0}}
+#: issue 16: the first complete frame at S=8192 (flash), and the longest the event loop may stall meanwhile
+LONG_FIRST_FRAME_S = 3.0
+LONG_STALL_MS = 50.0
 
 
 @dataclass(frozen=True)
@@ -46,11 +49,14 @@ class Scenario:
 def scenarios() -> list[Scenario]:
     d = AttentionConfig()
     big = AttentionConfig(seq_len=256, n_heads=16, d_model=1024)
+    long = AttentionConfig(seq_len=1024, n_heads=16, d_model=1024, backend="flash")
     return [
         Scenario("default: toggle causal", "default", d, d.replace(causal=True), "same shapes"),
         Scenario("default: drag seq_len 8↔9", "default", d, d.replace(seq_len=9), "shapes change"),
         Scenario("S=256 H=16 d=1024: toggle causal", "large", big, big.replace(causal=True), "same shapes"),
         Scenario("S=256 H=16 d=1024: seq_len 256↔255", "large", big, big.replace(seq_len=255), "shapes change"),
+        Scenario("S=1024 H=16 d=1024 flash: toggle causal", "long", long, long.replace(causal=True),
+                 "level of detail"),
     ]
 
 
@@ -136,12 +142,56 @@ def window_benchmarks(quick: bool = False) -> list[dict]:
     rows = []
     try:
         for sc in scenarios():
-            n = (10 if sc.size == "large" else 20) if quick else (30 if sc.size == "large" else 50)
+            n = {"default": 20, "large": 10, "long": 4}[sc.size] if quick else \
+                {"default": 50, "large": 30, "long": 10}[sc.size]
             rows.append(measure_window(window, sc, n))
     finally:
         window.close()
         window.shutdown()
     return rows
+
+
+def long_first_frame(seq_len: int = 8192, n_heads: int = 16, d_model: int = 1024) -> dict:
+    """issue 16: set_config(S=8192, flash) → frame_rendered in a shown window: seconds to the
+    first complete frame, the progress reports seen, and the longest event-loop stall meanwhile
+    (a 10 ms timer's largest gap beyond its interval)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    _app, window = shown_bench_window()
+    cfg = AttentionConfig(seq_len=seq_len, n_heads=n_heads, d_model=d_model, backend="flash")
+    gaps, last = [], [time.perf_counter()]
+    progress = []
+    loop = QEventLoop()
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append((now - last[0]) * 1e3 - 10.0)
+        last[0] = now
+
+    probe = QTimer()
+    probe.setInterval(10)
+    probe.timeout.connect(tick)
+    window.frame_rendered.connect(lambda c: loop.quit() if c == cfg else None)
+    window.worker.progress.connect(lambda _rid, done, total: progress.append((done, total)))
+    guard = QTimer()
+    guard.setSingleShot(True)
+    guard.timeout.connect(loop.quit)
+    try:
+        t0 = time.perf_counter()
+        probe.start()
+        window.set_config(cfg)
+        guard.start(900_000)
+        loop.exec()
+        first = time.perf_counter() - t0
+        probe.stop()
+        done = window.frame is not None and window.frame.config == cfg
+    finally:
+        window.close()
+        window.shutdown()
+    stall = max(gaps) if gaps else float("nan")
+    return {"config": cfg.summary(), "first_frame_s": first if done else None, "progress_reports": len(progress),
+            "max_stall_ms": stall, "target_first_frame_s": LONG_FIRST_FRAME_S, "target_stall_ms": LONG_STALL_MS,
+            "verdict": "ok" if done and first <= LONG_FIRST_FRAME_S and stall <= LONG_STALL_MS else "MISSED"}
 
 
 # ---- the soak: many random changes and clicks in one window (issue 19) -------------------
@@ -582,18 +632,26 @@ def bench_command(args) -> int:
             "qpa": os.environ.get("QT_QPA_PLATFORM", ""),
             "qt_paint_threads": "QT_NO_GUI_THREADPOOL" not in os.environ}
     rows = window_benchmarks(quick)
+    long_res = long_first_frame(n_heads=4 if quick else 16)
     engine_res = _optional("engine.bench", "engine_benchmarks", quick=quick)
+    steps_res = _optional("explorer.stepthrough_bench", "stepthrough_benchmarks", quick=quick)
     models_res = _optional("engine.models.bench", "bench_inspect")
     if as_json:
-        print(json.dumps({"machine": info, "window": rows, "engine": engine_res, "models": models_res},
-                         indent=2, default=str))
+        print(json.dumps({"machine": info, "window": rows, "long_first_frame": long_res, "engine": engine_res,
+                          "stepthrough": steps_res, "models": models_res}, indent=2, default=str))
         return 0
     print(f"Attention Explorer bench · {info['platform']} · {info['cpu_count']} CPUs · torch "
           f"{info['torch']} ({info['torch_threads']} threads) · QPA {info['qpa'] or 'default'} · "
           f"Qt paint threads {'on' if info['qt_paint_threads'] else 'off'}")
     print("\nset_config → frame_rendered through the window (1600×1000, all panels visible)")
     print(format_table(rows))
-    for title, res in (("engine.bench", engine_res), ("engine.models.bench", models_res)):
+    lf = long_res
+    first = "no frame" if lf["first_frame_s"] is None else f"{lf['first_frame_s']:.1f} s"
+    print(f"\nlong context in the window ({lf['config']}): first complete frame {first} "
+          f"(target ≤ {LONG_FIRST_FRAME_S:g} s), {lf['progress_reports']} progress reports, longest event-loop "
+          f"stall {lf['max_stall_ms']:.0f} ms (target ≤ {LONG_STALL_MS:g} ms) {lf['verdict']}")
+    for title, res in (("engine.bench", engine_res), ("explorer.stepthrough_bench (tiling / decode frames)", steps_res),
+                       ("engine.models.bench", models_res)):
         if res is None:
             print(f"\n{title}: not available in this build")
         else:

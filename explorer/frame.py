@@ -80,6 +80,8 @@ class Frame:
     timings_ms: dict[str, float] = field(default_factory=dict)
     backends: dict[str, dict] | None = None  # filled later by measure_backends
     lod: tuple[int, int] | None = None  # (rows, cols) per drawn cell of a long frame; None: every cell
+    thumbs: np.ndarray | None = None  # (H, ≤THUMB_CELLS, ≤THUMB_CELLS) a long frame's thumbnails (block max)
+    thumb_lod: tuple[int, int] | None = None  # (rows, cols) of weights_shown per thumbnail cell
     sample_rows: np.ndarray | None = None  # (n,) the query rows of scores_raw / scores in a long frame
     _rows_cache: dict = field(default_factory=dict, repr=False)  # (name, head, block start) → (r, Skv)
 
@@ -166,6 +168,8 @@ def identical_row_pairs(weights: np.ndarray, tol: float = 1e-6) -> int:
 
 #: A sequence with more query or key positions than this is drawn at a level of detail.
 LOD_CELLS = 512
+#: A long frame's thumbnails (every head in one view) draw at most this many cells a side.
+THUMB_CELLS = 128
 #: Exact query rows a long frame keeps for the score histograms.
 SAMPLE_ROWS = 64
 #: Rows `Frame.row` computes at a time for a long frame (an exact hover costs one block).
@@ -307,12 +311,28 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         query_labels=q_labels, key_labels=k_labels, sweep_counts=sweep_key_counts(config, mask),
         compute_ms=0.0, timings_ms=dict(trace.timings_ms), lod=tile, sample_rows=sample.numpy(),
     )
+    frame.thumbs, frame.thumb_lod = _thumbnails(weights_shown)
     scaling_sweep(frame.sweep_counts)
+    trace.backend_max_abs_diff  # noqa: B018 (the eager reference of the passes, compared here, not on the UI thread)
     t2 = time.perf_counter()
     frame.timings_ms["engine"] = (t1 - t0) * 1e3
     frame.timings_ms["derive"] = (t2 - t1) * 1e3
     frame.compute_ms = (t2 - t0) * 1e3
     return frame
+
+
+def _thumbnails(maps: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
+    """(H, R, C) block maxima → (H, ≤THUMB_CELLS, ≤THUMB_CELLS) maxima of blocks of them, NaN
+    (a hole) only where every cell is one; and the block (rows, cols)."""
+    H, R, C = maps.shape
+    tr, tc = -(-R // THUMB_CELLS), -(-C // THUMB_CELLS)
+    r, c = -(-R // tr), -(-C // tc)
+    padded = np.full((H, r * tr, c * tc), np.nan, np.float32)
+    padded[:, :R, :C] = maps
+    with np.errstate(all="ignore"):
+        blocks = padded.reshape(H, r, tr, c, tc)
+        out = np.fmax.reduce(np.fmax.reduce(blocks, axis=4), axis=2)
+    return out.astype(np.float32), (tr, tc)
 
 
 def measure_backends(config: AttentionConfig) -> dict[str, dict]:

@@ -159,11 +159,16 @@ class BarsItem(QGraphicsRectItem):
             p.drawRects(rects)
 
 
+#: A bar chart draws at most this many bars; more are pooled into bins (HighlightBars).
+MAX_BARS = 512
+
+
 class HighlightBars:
     """A bar chart with one highlighted bar and an optional set drawn in a second colour."""
 
     def __init__(self, plot: pg.PlotItem, width: float = 0.75) -> None:
         self.width = width
+        self.offset = 0.0  # bar i is centred on i + offset (bars paired with another set)
         self.item = BarsItem()
         plot.addItem(self.item)
         self.heights = np.zeros(0)
@@ -173,21 +178,49 @@ class HighlightBars:
     def set(self, heights: np.ndarray, selected: int | None = None, other: np.ndarray | None = None) -> None:
         """heights (n,); `selected` gets the accent; `other` (bool mask) the second colour."""
         heights = np.asarray(heights, dtype=float)
-        key = (selected, None if other is None else np.asarray(other, bool).tobytes())
+        key = (selected, None if other is None else np.asarray(other, bool).tobytes(), self.width, self.offset)
         if key == self._key and np.array_equal(heights, self.heights):
             return  # unchanged: keep the painted bars
         self._key = key
         self.heights = heights
         n = len(heights)
         alt = np.zeros(n, bool) if other is None else np.asarray(other, bool)
+        if n > MAX_BARS:
+            self._set_pooled(heights, alt, selected)
+            return
         group = np.where(alt, 1, 0)
         if selected is not None and 0 <= selected < n:
             group[selected] = 2
         half = self.width / 2
         rects: list[list[QRectF]] = [[], [], []]
         for i, (h, g) in enumerate(zip(heights.tolist(), group.tolist())):
-            rects[g].append(QRectF(i - half, min(h, 0.0), self.width, abs(h)))
+            rects[g].append(QRectF(i + self.offset - half, min(h, 0.0), self.width, abs(h)))
         self.item.set_groups([(b, r) for b, r in zip(self._brushes, rects) if r])
+
+    def _set_pooled(self, heights: np.ndarray, alt: np.ndarray, selected: int | None) -> None:
+        """More bars than a plot has pixels: one bar per bin of ⌈n/MAX_BARS⌉ neighbours, as tall
+        as the tallest of them (second colour when all are), edge to edge over the bins' indices;
+        the selected bar keeps its own height, drawn over its bin."""
+        n = len(heights)
+        b = -(-n // MAX_BARS)
+        m = -(-n // b)
+        h = np.full(m * b, np.nan)
+        h[:n] = heights
+        a = np.ones(m * b, bool)
+        a[:n] = alt
+        # the extreme of each bin, by magnitude (bars may be negative)
+        hb = h.reshape(m, b)
+        finite = np.where(np.isfinite(hb), hb, 0.0)
+        idx = np.abs(finite).argmax(1)
+        tall = finite[np.arange(m), idx]
+        ab = a.reshape(m, b).all(1)
+        rects: list[list[QRectF]] = [[], [], []]
+        for i, (v, g) in enumerate(zip(tall.tolist(), ab.tolist())):
+            rects[1 if g else 0].append(QRectF(i * b - 0.5, min(v, 0.0), b, abs(v)))
+        if selected is not None and 0 <= selected < n:
+            v = float(heights[selected]) if np.isfinite(heights[selected]) else 0.0
+            rects[2].append(QRectF(selected - b / 2, min(v, 0.0), b, abs(v)))
+        self.item.set_groups([(br, r) for br, r in zip(self._brushes, rects) if r])
 
     def set_colors(self, base: str, other: str, highlight: str) -> None:
         self._brushes = [QBrush(QColor(c)) for c in (base, other, highlight)]

@@ -107,6 +107,9 @@ class TokenAxis(LeanAxis):
         line = metrics.height()
         if not self.horizontal:  # (a pixel between two lines: they must not touch)
             self.step = thinning_step(line + 1, px_per_cell)
+        elif GAP_PX >= px_per_cell:  # not even the gap fits beside a cell: rotated, whatever the texts
+            self.rotated = True
+            self.step = thinning_step(line + 2, px_per_cell)
         else:
             if hi - lo <= 2000:
                 texts = self.tickStrings(range(lo, hi + 1), 1.0, 1.0)
