@@ -221,6 +221,9 @@ class MainWindow(QMainWindow):
         from .snapshots import install_snapshots
 
         install_snapshots(self)  # self.snapshots; Edit ▸ Snapshots… (Pin adds one)
+        from .compare import install_compare
+
+        install_compare(self)  # the status bar says which comparison with A is shown
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)

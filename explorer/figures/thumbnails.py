@@ -62,6 +62,7 @@ class HeadThumbnails:
         self.vb = LeanViewBox(invertY=True, enableMenu=False, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)  # zoom the large map: the tiles follow it
         self.vb.disableAutoRange()
+        self._cmap = cmap
         self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
         self.image = CellImage(self.cell_at, self._hover, lambda cell: self._click(*cell))  # pixel = view unit
         self.hatch = _path_item(-10)
@@ -103,6 +104,12 @@ class HeadThumbnails:
         return 0 if self.data is None else self.data.shape[0]
 
     # ---- data -------------------------------------------------------------------
+    def set_cmap(self, cmap: str) -> None:
+        """Another colour map (a B − A view: the diverging one); drawn with the next set_data."""
+        if cmap != self._cmap:
+            self._cmap = cmap
+            self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)
+
     def set_data(self, data: np.ndarray, levels: tuple[float, float], kv_of: list[int]) -> None:
         """data (H, S, Skv) weights (NaN = masked); levels of the colour map; kv_of[h]: h's KV head."""
         shape_changed = data.shape[1:] != self.shape or data.shape[0] != self.n_heads

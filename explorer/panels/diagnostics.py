@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 import engine
 
+from ..compare import a_color
 from ..constraints import LLAMA3_8B
 from ..figures.plots import (
     HighlightBars,
@@ -353,6 +354,7 @@ class DiagnosticsPanel(Panel):
 
         lay = self.graphics.ci
         self.metric_plots = []
+        self.ref_bars: list[HighlightBars] = []
         for i, (key, label) in enumerate((
                 ("head_entropy", QT_TRANSLATE_NOOP("DiagnosticsPanel", "entropy (nats)")),
                 ("sink_mass", QT_TRANSLATE_NOOP("DiagnosticsPanel", "sink mass (key 0)")),
@@ -365,6 +367,10 @@ class DiagnosticsPanel(Panel):
             plot.disableAutoRange()
             bars = HighlightBars(plot, width=0.7)
             self.metric_plots.append((key, label, plot, bars))
+            # with a pinned reference A: A's bar left of B's for every head both have
+            ref_bars = HighlightBars(plot, width=0.36)
+            ref_bars.offset = -0.19
+            self.ref_bars.append(ref_bars)
         ent_plot = self.metric_plots[0][2]
         self.uniform_line = pg.InfiniteLine(angle=0, movable=False, label="",
                                          labelOpts={"position": 0.99, "anchors": [(1, 1), (1, 1)]})
@@ -462,6 +468,8 @@ class DiagnosticsPanel(Panel):
                 plot.getAxis("bottom").setTicks(ticks)
                 plot.setXRange(-0.6, H - 0.4, padding=0)
             vals = np.nan_to_num(getattr(frame, key))
+            if self.reference is not None:  # A's bars fit too
+                vals = np.concatenate([vals, np.nan_to_num(getattr(self.reference, key))])
             top = float(vals.max()) if vals.size else 1.0
             if key == "head_entropy":  # the uniform line and, above it, its label (in pixels)
                 label_px = QFontMetricsF(self.theme.font(8.0)).height() + 4
@@ -482,13 +490,22 @@ class DiagnosticsPanel(Panel):
     def draw_selection(self) -> None:
         f, th = self.frame, self.theme
         h = self.selection.head
-        for key, label, plot, bars in self.metric_plots:
+        ref = self.reference
+        for (key, label, plot, bars), ref_bars in zip(self.metric_plots, self.ref_bars):
             raw = getattr(f, key)
             vals = np.nan_to_num(raw)
             none = np.isnan(raw)  # heads with no row left: hatched, "NaN" in the title
+            bars.width, bars.offset = (0.36, 0.19) if ref is not None else (0.7, 0.0)  # paired A | B
             bars.set(vals, selected=h, other=none if none.any() else None)
             head = self.tr("head {h}").format(h=h)
             value = "NaN" if none[h] else fmt_number(vals[h])
+            if ref is not None:
+                a_raw = getattr(ref, key)[: f.config.n_heads]  # (≤H,) the heads both have
+                ref_bars.set(np.nan_to_num(a_raw), other=np.isnan(a_raw) if np.isnan(a_raw).any() else None)
+                a_value = ("NaN" if np.isnan(a_raw[h]) else fmt_number(float(a_raw[h]))) if h < len(a_raw) else "–"
+                value = self.tr("A {a} | B {b}").format(a=a_value, b=value)
+            else:
+                ref_bars.set(np.zeros(0))
             extra = ""
             if key == "head_entropy":  # every head at once (lessons 2, 3 and 5 quote these)
                 ent = f.entropy[f.valid_rows]
@@ -517,6 +534,10 @@ class DiagnosticsPanel(Panel):
         rows += self._coverage_rows()
         rows += self._reference_rows()
         self.warn_card.set_rows(rows)
+
+    def set_reference(self, frame) -> None:
+        self._ymax.clear()  # A's bars may be taller (or not any more)
+        super().set_reference(frame)
 
     def _reference_rows(self) -> list[tuple[list[str], str]]:
         """With a pinned reference A: each number for A and for the current B, and the change."""
@@ -696,6 +717,8 @@ class DiagnosticsPanel(Panel):
         for _key, _label, plot, bars in self.metric_plots:
             style_plot(plot, theme)
             bars.set_colors(theme.bar, theme.hatch, theme.accent)
+        for bars in self.ref_bars:
+            bars.set_colors(a_color(theme), theme.hatch, a_color(theme))
         style_plot(self.cache_plot, theme)
         self.uniform_line.setPen(theme.pen(theme.muted, 1, Qt.PenStyle.DashLine))
         self.uniform_line.label.setColor(theme.muted)

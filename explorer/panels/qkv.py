@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker
+from PySide6.QtWidgets import QComboBox, QLabel
 
 from ..figures.plots import set_bar_levels, sticky_max, style_colorbar
 from ..figures.themes import SIGNED_CMAP, Theme
@@ -45,6 +46,17 @@ class QKVPanel(Panel):
 
     def __init__(self, selection, hover, parent=None) -> None:
         super().__init__(selection, hover, parent)
+        # with a pinned reference A: B (current), A, or B − A of every matrix (same shapes)
+        self.view_label = QLabel()
+        self.view = QComboBox()
+        self.view.addItems(["", "", ""])
+        self.view.currentIndexChanged.connect(lambda _i: self.show_frame(self.frame) if self.frame else None)
+        self.toolbar.addWidget(self.view_label)
+        self.toolbar.addWidget(self.view)
+        self.toolbar.addStretch(1)
+        for w in (self.view_label, self.view):
+            w.hide()
+        self._retranslate_view()
         sel = self.selection
         pick_q = lambda r, c: sel.set(query=r)  # noqa: E731
         pick_k = lambda r, c: sel.set(key=r)  # noqa: E731
@@ -89,6 +101,51 @@ class QKVPanel(Panel):
         self._levels[name] = m
         return (-m, m)
 
+    def _retranslate_view(self) -> None:
+        self.view_label.setText(self.tr("Show"))
+        for i, text in enumerate((self.tr("B: current"), self.tr("A: reference"), self.tr("B − A"))):
+            self.view.setItemText(i, text)
+        self.view.setToolTip(self.tr("Compare X, W, Q, K, V and weights·V with the pinned reference A"))
+
+    def retranslate_ui(self) -> None:
+        self._retranslate_view()
+        super().retranslate_ui()
+
+    # ---- the pinned reference A ---------------------------------------------------------------
+    def set_reference(self, frame) -> None:
+        for w in (self.view_label, self.view):
+            w.setVisible(frame is not None)
+        super().set_reference(frame)
+
+    def diffable(self) -> bool:
+        """Whether B − A exists for every matrix: the same shapes (Q, K, V and weights·V are exact
+        in a long frame too)."""
+        a, b = self.reference, self.frame
+        if a is None or b is None:
+            return False
+        names = ("x", "w_q", "w_k", "w_v", "q", "k", "v", "context")
+        if any(getattr(a, n).shape != getattr(b, n).shape for n in names):
+            return False
+        return (a.memory is None) == (b.memory is None) and (a.memory is None or a.memory.shape == b.memory.shape)
+
+    def comparison(self) -> str:
+        """"B", "A" or "B-A" (B − A chosen but not possible: B, the menu entry disabled)."""
+        if self.reference is None:
+            return "B"
+        mode = ("B", "A", "B-A")[max(self.view.currentIndex(), 0)]
+        return "B" if mode == "B-A" and not self.diffable() else mode
+
+    def _shown(self, arrays) -> dict[str, np.ndarray]:
+        """{name: array} of B (or A) as the view shows it: B − A of each in the difference view."""
+        if self.comparison() != "B-A":
+            return arrays(self.reference if self.comparison() == "A" else self.frame)
+        a, b = arrays(self.reference), arrays(self.frame)
+        return {n: b[n] - a[n] for n in b}
+
+    def _lead(self) -> str:
+        mode = self.comparison()
+        return {"B": "", "A": "A · ", "B-A": "Δ"}[mode]  # Δ: B − A (the Show menu says so)
+
     def strips(self) -> list[TileStrip]:
         return [self.queries, self.weights, self.keys]
 
@@ -96,7 +153,7 @@ class QKVPanel(Panel):
         a = self._names.get(name)
         if a is None or r >= a.shape[0] or c >= a.shape[1]:
             return ""
-        f = self.frame
+        f = self.reference if self.comparison() == "A" else self.frame
         if name == "memory":
             where = self.tr("memory row {row} ‘{label}’, dim {col}").format(row=r, label=f.key_labels[r], col=c)
         elif name in ("X", "Q", "context"):
@@ -105,50 +162,75 @@ class QKVPanel(Panel):
             where = self.tr("key {row} ‘{label}’, dim {col}").format(row=r, label=f.key_labels[r], col=c)
         else:
             where = self.tr("model dim {row} → head dim {col}").format(row=r, col=c)
-        return f"{name}[{r}, {c}] = {a[r, c]:.4g} · {where}"
+        return f"{self._lead()}{name}[{r}, {c}] = {a[r, c]:.4g} · {where}"
 
     def draw_frame(self, frame: Frame) -> None:
+        if self.reference is not None:
+            item = self.view.model().item(2) if hasattr(self.view.model(), "item") else None
+            if item is not None:
+                item.setEnabled(self.diffable())
+                item.setToolTip("" if self.diffable() else self.tr("A and B differ in shape: no difference"))
+            if self.view.currentIndex() == 2 and not self.diffable():
+                with QSignalBlocker(self.view):
+                    self.view.setCurrentIndex(0)
+        frame = self.reference if self.comparison() == "A" else frame
+        diff = self.comparison() == "B-A"
+        lead = self._lead()
         self.queries.set_labels(frame.query_labels)
         self.keys.set_labels(frame.key_labels)
-        x = frame.x
-        self.x.set_data(x, self._sym("X", x))
+        shown = self._shown(lambda fr: {"X": fr.x, "memory": fr.memory if fr.memory is not None else np.zeros((0, 0))})
+        x = shown["X"]
+        self.x.set_data(x, self._sym("ΔX" if diff else "X", x))
         cfg = frame.config
         pos = "" if cfg.positional in ("none", "rope", "alibi") else self.tr(" + {positional} positions").format(
             positional=cfg.positional)
         self._names["X"] = x
-        mem = frame.memory
+        mem = None if frame.memory is None else shown["memory"]
         self.mem.set_visible(mem is not None)
+        if diff:
+            pos += " = B − A"
         if mem is None:
-            self.x.set_title(f"<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]}")
+            self.x.set_title(f"{lead}<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]}")
         else:
-            self.mem.set_data(mem, self._sym("memory", mem))
+            self.mem.set_data(mem, self._sym("Δmemory" if diff else "memory", mem))
             self._names["memory"] = mem
             muted = self.theme.muted
             q_note, kv_note = self.tr("(the queries' input)"), self.tr("(keys and values come from it)")
-            self.x.set_title(f"<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]} <span style='color:{muted}'>{q_note}</span>")
-            self.mem.set_title(self.tr("<b>memory</b>{pos} · {rows}×{cols}").format(
+            self.x.set_title(f"{lead}<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]} <span style='color:{muted}'>{q_note}</span>")
+            self.mem.set_title(lead + self.tr("<b>memory</b>{pos} · {rows}×{cols}").format(
                 pos=pos, rows=mem.shape[0], cols=mem.shape[1]) + f" <span style='color:{muted}'>{kv_note}</span>")
 
     def draw_selection(self) -> None:
-        f, sel = self.frame, self.selection
+        mode = self.comparison()
+        f, sel = (self.reference if mode == "A" else self.frame), self.selection
         cfg = f.config
-        h, dh = sel.head, cfg.head_dim
+        h, dh = min(sel.head, cfg.n_heads - 1), cfg.head_dim
         g = cfg.kv_head_of(h)
-        wq = f.w_q[:, h * dh:(h + 1) * dh]
-        wk = f.w_k[:, g * dh:(g + 1) * dh]
-        wv = f.w_v[:, g * dh:(g + 1) * dh]
-        q, k, v, ctx = f.q[h], f.k[g], f.v[g], f.context[h]
-        w_levels = self._sym("W", wq, wk, wv)
+
+        def head_arrays(fr) -> dict[str, np.ndarray]:  # the selected head's slices of one frame
+            c = fr.config
+            hh, d = min(h, c.n_heads - 1), c.head_dim
+            gg = c.kv_head_of(hh)
+            return {"W_Q": fr.w_q[:, hh * d:(hh + 1) * d], "W_K": fr.w_k[:, gg * d:(gg + 1) * d],
+                    "W_V": fr.w_v[:, gg * d:(gg + 1) * d], "Q": fr.q[hh], "K": fr.k[gg], "V": fr.v[gg],
+                    "context": fr.context[hh]}
+
+        arr = self._shown(head_arrays)
+        wq, wk, wv = arr["W_Q"], arr["W_K"], arr["W_V"]
+        q, k, v, ctx = arr["Q"], arr["K"], arr["V"], arr["context"]
+        d = "Δ" if mode == "B-A" else ""  # the difference's own sticky levels
+        lead = self._lead()
+        w_levels = self._sym(d + "W", wq, wk, wv)
         self.wq.set_data(wq, w_levels)
         self.wk.set_data(wk, w_levels)
         self.wv.set_data(wv, w_levels)
         set_bar_levels(self.w_bar, w_levels)
-        qkv_levels = self._sym("QKV", q, k, v)
+        qkv_levels = self._sym(d + "QKV", q, k, v)
         self.q.set_data(q, qkv_levels)
         self.k.set_data(k, qkv_levels)
         self.v.set_data(v, qkv_levels)
         set_bar_levels(self.qkv_bar, qkv_levels)
-        self.ctx.set_data(ctx, self._sym("context", ctx))
+        self.ctx.set_data(ctx, self._sym(d + "context", ctx))
         self._names.update({"W_Q": wq, "W_K": wk, "W_V": wv, "Q": q, "K": k, "V": v, "context": ctx})
         muted = self.theme.muted
         shared = ""
@@ -158,13 +240,13 @@ class QKVPanel(Panel):
             shared = f" <span style='color:{muted}'>{mates_text}</span>"
         rope = self.tr(" after RoPE") if cfg.positional == "rope" else ""
         head = self.tr("head {h}").format(h=h)
-        self.wq.set_title(f"<b>W_Q</b>[:, h{h}] · {wq.shape[0]}×{dh}")
-        self.wk.set_title(f"<b>W_K</b>[:, kv {g}]{shared}")
-        self.wv.set_title(f"<b>W_V</b>[:, kv {g}]{shared}")
-        self.q.set_title(f"<b>Q</b> {head}{rope} · {q.shape[0]}×{dh}")
-        self.k.set_title(f"<b>K</b> kv {g}{rope} · {k.shape[0]}×{dh}")
-        self.v.set_title(f"<b>V</b> kv {g} · {v.shape[0]}×{dh}")
-        self.ctx.set_title(f"<b>weights·V</b> {head} · {ctx.shape[0]}×{dh}")
+        self.wq.set_title(f"{lead}<b>W_Q</b>[:, h{h}] · {wq.shape[0]}×{dh}")
+        self.wk.set_title(f"{lead}<b>W_K</b>[:, kv {g}]{shared}")
+        self.wv.set_title(f"{lead}<b>W_V</b>[:, kv {g}]{shared}")
+        self.q.set_title(f"{lead}<b>Q</b> {head}{rope} · {q.shape[0]}×{dh}")
+        self.k.set_title(f"{lead}<b>K</b> kv {g}{rope} · {k.shape[0]}×{dh}")
+        self.v.set_title(f"{lead}<b>V</b> kv {g} · {v.shape[0]}×{dh}")
+        self.ctx.set_title(f"{lead}<b>weights·V</b> {head} · {ctx.shape[0]}×{dh}")
         for tile in (self.x, self.q, self.ctx):
             tile.set_marker("row", sel.query)
         for tile in (self.mem, self.k, self.v):

@@ -17,6 +17,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QGraphicsItem, QLabel
 
+from ..compare import a_color, a_legend
 from ..figures.plots import (
     BarsItem,
     RunsLabel,
@@ -65,8 +66,12 @@ class _HistPlot:
         # (which overlaps it) blits it instead of stroking an antialiased dashed path again
         self.theory.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._pdf = np.zeros(1)
+        # the pinned reference A's histogram over B's: a step outline in A's colour
+        self.ref_hist = pg.PlotCurveItem()
+        self.ref_hist.hide()
         self.plot.addItem(self.hist_fill)
         self.plot.addItem(self.hist)
+        self.plot.addItem(self.ref_hist)
         self.plot.addItem(self.theory)
         self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
                                         labelOpts={"position": 0.97, "anchors": [(0, 0), (0, 0)]})
@@ -89,7 +94,10 @@ class _HistPlot:
     def legend_html(self, theme: Theme, theory_name: str) -> str:
         measured = QCoreApplication.translate("ScoresPanel", "measured")
         selected = QCoreApplication.translate("ScoresPanel", "selected cell")
-        return (f"<span style='color:{theme.bar}'>█</span> {measured}  "
+        ref = f"{a_legend(theme)}  " if self.ref_hist.isVisible() else ""
+        if ref:
+            measured = QCoreApplication.translate("ScoresPanel", "B (current)")
+        return (f"<span style='color:{theme.bar}'>█</span> {measured}  {ref}"
                 f"<span style='color:{theme.foreground}'>╌╌</span> {theory_name}  "
                 f"<span style='color:{theme.accent}'>┃</span> {selected}")
 
@@ -98,16 +106,25 @@ class _HistPlot:
         self.xrange, self.ymax, self._last = None, None, None
 
     def set(self, values: np.ndarray, theory_std: float, xrange: tuple[float, float] | None = None,
-            bins: int = 60) -> tuple[float, int]:
-        """Histogram `values` against N(0, theory_std²); xrange forces the view (fp16 limits)."""
-        if (self._last is not None and self._last[1:] == (theory_std, xrange, bins)
-                and np.array_equal(values, self._last[0], equal_nan=True)):
+            bins: int = 60, ref: np.ndarray | None = None) -> tuple[float, int]:
+        """Histogram `values` against N(0, theory_std²); xrange forces the view (fp16 limits).
+        `ref`: the same values of the pinned reference A, overlaid with bins of their own."""
+        if (self._last is not None and self._last[1:4] == (theory_std, xrange, bins)
+                and np.array_equal(values, self._last[0], equal_nan=True)
+                and (ref is None) == (self._last[4] is None)
+                and (ref is None or np.array_equal(ref, self._last[4], equal_nan=True))):
             return self._last_result  # same numbers: keep what is painted
-        self._last = (values, theory_std, xrange, bins)
+        self._last = (values, theory_std, xrange, bins, ref)
         edges, density, n_bad = histogram(values, bins)
         self.hist.setData(edges, density, stepMode="center")
         self._fill_bins(edges, density)
         lo, hi = float(edges[0]), float(edges[-1])
+        self.ref_hist.setVisible(ref is not None)
+        if ref is not None:
+            r_edges, r_density, _ = histogram(ref, bins)
+            self.ref_hist.setData(r_edges, r_density, stepMode="center")
+            lo, hi = min(lo, float(r_edges[0])), max(hi, float(r_edges[-1]))
+            density = np.concatenate([density, r_density])  # (the height fits both)
         t_lo, t_hi = -3 * theory_std, 3 * theory_std
         if t_hi - t_lo < 5 * (hi - lo):  # show the theory's bulk unless it would squash the data
             lo, hi = min(lo, t_lo), max(hi, t_hi)
@@ -141,6 +158,7 @@ class _HistPlot:
         # one-pixel pens: Qt draws those directly; a wider (or fractional) pen is stroked as a
         # polygon first, which cost as much as the rest of the panel's repaint
         self.hist.setPen(theme.pen(theme.bar, 1))
+        self.ref_hist.setPen(theme.pen(a_color(theme), 2))
         fill = QColor(theme.bar)
         fill.setAlpha(110)
         self._fill = QBrush(fill)
@@ -214,6 +232,7 @@ class ScoresPanel(Panel):
             who = self.tr("head {h}").format(h=h)
         if f.sample_rows is not None:  # say that the histograms are of a sample of rows
             who += " · " + unbroken(self.tr("{n} of {S} query rows").format(n=len(f.sample_rows), S=cfg.seq_len))
+        ref_raw, ref_after = self._reference_values(h)
         muted, th = self.theme.muted, self.theme
         # ---- before scaling -----------------------------------------------------
         fp16 = cfg.dtype == "float16"
@@ -221,12 +240,12 @@ class ScoresPanel(Panel):
         # near the float16 limit, show it: the bars pile up against ±65504
         near = fp16 and (f.overflow.inf_scores_raw or (math.isfinite(peak) and peak > 0.25 * FLOAT16_MAX))
         std_raw, bad_raw = self.raw.set(raw, math.sqrt(dk),
-                                        (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None)
+                                        (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None, ref=ref_raw)
         std = self.tr("std")
         set_plot_title(self.raw.plot, self.tr("<b>Q·Kᵀ</b> before scaling · {who}").format(who=who), th)
         theory = unbroken(self.tr("(theory √d_k = {value})").format(value=f"{math.sqrt(dk):.3g}"))
         lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  {std}\u00a0<b>{std_raw:.3g}</b> "
-                 f"<span style='color:{muted}'>{theory}</span>"]
+                 f"<span style='color:{muted}'>{theory}</span>" + self._a_std(ref_raw)]
         if bad_raw:
             text = self.tr("{n} entries overflowed to ±inf (not drawn)").format(n=bad_raw)
             lines.append(f"<span style='color:{th.error}'>{text}</span>")
@@ -246,14 +265,14 @@ class ScoresPanel(Panel):
         # ---- after scaling ------------------------------------------------------
         theory = scale * math.sqrt(dk)
         name = "N(0, 1)" if cfg.scale is None else f"N(0, ({scale:.3g}·√d_k)²)"
-        std_after, bad_after = self.scaled.set(after, theory)
+        std_after, bad_after = self.scaled.set(after, theory, ref=ref_after)
         how = self.tr("pre-scaled Q") if cfg.prescale_q else f"×{scale:.3g}"
         extra = " + ALiBi" if cfg.positional == "alibi" else ""
         set_plot_title(self.scaled.plot, self.tr("<b>softmax input</b> ({how}) · {who}").format(
             how=how + extra, who=who), th)
         theory_text = unbroken(self.tr("(theory {value})").format(value=f"{theory:.3g}"))
         lines = [self.scaled.legend_html(th, name) + f"  ·  {std}\u00a0<b>{std_after:.3g}</b> "
-                 f"<span style='color:{muted}'>{theory_text}</span>"]
+                 f"<span style='color:{muted}'>{theory_text}</span>" + self._a_std(ref_after)]
         if bad_after:
             text = self.tr("{n} visible entries are ±inf").format(n=bad_after)
             lines.append(f"<span style='color:{th.error}'>{text}</span>")
@@ -264,6 +283,25 @@ class ScoresPanel(Panel):
         if visible and math.isfinite(v):
             self.scaled.selected.setValue(v)
             set_line_label(self.scaled.selected, f"q{i}·k{j} = {v:.3g}")
+
+    def _reference_values(self, h: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The pinned A's values for the two histograms, in the same scope as B's (the selected
+        head, or A's last head when A has fewer; or all heads); (None, None) without A. A long
+        A gives its sample rows, as a long B does."""
+        ref = self.reference
+        if ref is None:
+            return None, None
+        mask = ref.score_mask
+        if self.all_heads():
+            return ref.scores_raw, ref.scores[:, mask]
+        ha = min(h, ref.config.n_heads - 1)
+        return ref.scores_raw[ha], ref.scores[ha][mask]
+
+    def _a_std(self, values: np.ndarray | None) -> str:
+        if values is None:
+            return ""
+        text = self.tr("A: std {value}").format(value=f"{finite_std(values):.3g}")
+        return f"  ·  <span style='color:{self.theme.muted}'>{unbroken(text)}</span>"
 
     def apply_theme(self, theme: Theme) -> None:
         self.raw.apply_theme(theme)

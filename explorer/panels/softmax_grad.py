@@ -17,6 +17,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
+from ..compare import a_color, a_legend
 from ..figures.heatmap import TokenAxis
 from ..figures.plots import (
     HighlightBars,
@@ -56,12 +57,20 @@ class SoftmaxGradPanel(Panel):
         self.jac_others = pg.PlotCurveItem()
         self.jac_plot.addItem(self.jac_others)
         self.jac_bars = HighlightBars(self.jac_plot)
+        # the pinned reference A: its norms (and its row, below) as a line over B's bars
+        self.jac_ref = pg.PlotCurveItem()
+        self.jac_ref.setZValue(5)
+        self.jac_plot.addItem(self.jac_ref)
         self.jac_plot.disableAutoRange()
         self.jac_plot.setYRange(0, 0.75, padding=0)  # 1/√2 (two equal keys) is the largest norm
         self.jac_plot.setMouseEnabled(y=False)
 
         self.row_plot, self.row_axis = _bar_plot(lay, 0, 1)
         self.row_bars = HighlightBars(self.row_plot)
+        self.row_ref = pg.PlotCurveItem()
+        self._ref_drawn: dict[str, bytes] = {}  # what the two A lines show now
+        self.row_ref.setZValue(5)
+        self.row_plot.addItem(self.row_ref, ignoreBounds=True)
         self.masked_marks = pg.ScatterPlotItem(symbol="x", size=8)
         self.row_plot.addItem(self.masked_marks)
         self.uniform = pg.InfiniteLine(angle=0, movable=False, label="",
@@ -209,8 +218,9 @@ class SoftmaxGradPanel(Panel):
         else:
             self.jac_others.hide()
         others = unbroken(self.tr("(lines: other heads)"))
+        ref_note = self._draw_reference_jac(h)
         set_plot_title(self.jac_plot, self.tr("<b>‖∂softmax/∂s‖</b> per query · head {h}").format(h=h)
-                       + f" <span style='color:{th.muted}'>{others}</span>", th)
+                       + f" <span style='color:{th.muted}'>{others}</span>" + ref_note, th)
         # ---- the selected query's weights ----------------------------------------
         row = f.row("weights", h, i)
         vis = f.mask[i]
@@ -238,7 +248,49 @@ class SoftmaxGradPanel(Panel):
         head = self.tr("<b>row {i}</b> ‘{label}’ · H = {entropy} nats").format(
             i=i, label=f.query_labels[i], entropy=f"{ent + 0.0:.3g}")
         uniform_text = unbroken(self.tr("(uniform {value})").format(value=uniform))
-        set_plot_title(self.row_plot, f"{head} <span style='color:{th.muted}'>{uniform_text}</span>{nan}", th)
+        ref_note = self._draw_reference_row(h, i)
+        set_plot_title(self.row_plot, f"{head} <span style='color:{th.muted}'>{uniform_text}</span>{nan}{ref_note}", th)
+
+    # ---- the pinned reference A ----------------------------------------------------------------
+    def _ref_head(self, h: int) -> int:
+        return min(h, self.reference.config.n_heads - 1)
+
+    def _draw_reference_jac(self, h: int) -> str:
+        """A's norms of the same head as a line over B's bars (when A has as many queries);
+        returns the title's note."""
+        ref, f = self.reference, self.frame
+        if ref is None:
+            self.jac_ref.hide()
+            return ""
+        if ref.config.seq_len != f.config.seq_len:
+            self.jac_ref.hide()
+            return "<br>" + unbroken(self.tr("A has {n} queries: not drawn").format(n=ref.config.seq_len))
+        ys = np.nan_to_num(ref.jac_norm[self._ref_head(h)])  # (S,)
+        if self._ref_drawn.get("jac") != ys.tobytes():  # unchanged: keep what is painted
+            self._ref_drawn["jac"] = ys.tobytes()
+            self.jac_ref.setData(np.arange(len(ys)), ys)
+        self.jac_ref.show()
+        mean = ref.jac_norm[ref.valid_rows]
+        a = f"{float(mean.mean()):.3f}" if mean.size else "NaN"
+        return "<br>" + a_legend(self.theme, self.tr("A, mean {value}").format(value=a))
+
+    def _draw_reference_row(self, h: int, i: int) -> str:
+        """A's weight row of the same query as a line over B's bars (when A has as many keys)."""
+        ref, f = self.reference, self.frame
+        if ref is None:
+            self.row_ref.hide()
+            return ""
+        if ref.config.key_len != f.config.key_len or i >= ref.config.seq_len:
+            self.row_ref.hide()
+            return "<br>" + unbroken(self.tr("A has {n} keys: not drawn").format(n=ref.config.key_len))
+        ha = self._ref_head(h)
+        ys = np.nan_to_num(ref.row("weights", ha, i))  # (Skv,)
+        if self._ref_drawn.get("row") != ys.tobytes():
+            self._ref_drawn["row"] = ys.tobytes()
+            self.row_ref.setData(np.arange(len(ys)), ys)
+        self.row_ref.show()
+        ent = float(ref.entropy[ha, i])
+        return "<br>" + a_legend(self.theme, self.tr("A: H = {entropy} nats").format(entropy=f"{ent + 0.0:.3g}"))
 
     def apply_theme(self, theme: Theme) -> None:
         for plot in (self.jac_plot, self.row_plot, self.sweep_plot):
@@ -246,6 +298,8 @@ class SoftmaxGradPanel(Panel):
         faint = QColor(theme.muted)
         faint.setAlpha(120)
         self.jac_others.setPen(theme.pen(faint, 1))
+        for line in (self.jac_ref, self.row_ref):
+            line.setPen(theme.pen(a_color(theme), 2))
         self.jac_bars.set_colors(theme.bar, theme.hatch, theme.accent)
         self.row_bars.set_colors(theme.bar, theme.hatch, theme.accent)
         self.masked_marks.setPen(theme.pen(theme.muted, 1.5))

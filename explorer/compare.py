@@ -1,0 +1,175 @@
+"""Comparing the current state B with the pinned reference A (issue 18).
+
+What the panels share when they draw A beside B: which grids can be subtracted, the
+colour A is drawn in, the status-bar line that says which view is shown, and the lessons'
+automatic pin of their "before" state.
+
+A difference B − A is offered only where it means something: both frames exact (a long
+frame, ``Frame.lod`` set, holds block maxima, not cells) and the arrays of the same shape.
+Otherwise the panels show A and B side by side and say why.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel
+
+#: the heads panel's views, in its Show menu's order
+VIEWS = ("B", "A", "B-A", "A|B")
+
+
+def view_name(view: str) -> str:
+    """A view as the status bar names it."""
+    return {
+        "B": QCoreApplication.translate("Compare", "B (current)"),
+        "A": QCoreApplication.translate("Compare", "A (reference)"),
+        "B-A": QCoreApplication.translate("Compare", "B − A"),
+        "A|B": QCoreApplication.translate("Compare", "A and B side by side"),
+    }[view]
+
+
+def exact(frame) -> bool:
+    """Whether `frame` holds every cell (not a long frame's level of detail)."""
+    return frame is not None and frame.lod is None
+
+
+def comparable(a, b, *fields: str) -> bool:
+    """Whether B − A exists for every named array field: both frames exact, equal shapes."""
+    if not (exact(a) and exact(b)):
+        return False
+    return all(getattr(a, f).shape == getattr(b, f).shape for f in fields)
+
+
+def why_not(a, b, field: str = "weights") -> str:
+    """One line: why B − A of `field` is not drawn (a long frame, or the shapes)."""
+    if not (exact(a) and exact(b)):
+        return QCoreApplication.translate("Compare", "no difference at this length: side by side only")
+    sa, sb = ("×".join(map(str, getattr(fr, field).shape[1:])) for fr in (a, b))
+    return QCoreApplication.translate("Compare", "shapes differ (A {a}, B {b}): side by side only").format(
+        a=sa, b=sb)
+
+
+#: A's colour beside B's (bars are blue, other heads grey, warnings orange): a muted violet
+A_COLORS = {True: "#b98fd0", False: "#8a4fa8"}  # dark theme, light theme
+
+
+def a_color(theme) -> QColor:
+    """The colour A is drawn in beside B (lines, outlines, paired bars)."""
+    return QColor(A_COLORS[bool(theme.dark)])
+
+
+def a_legend(theme, what: str = "") -> str:
+    """HTML legend entry for A's overlay: a line in A's colour and "A (reference)"."""
+    name = QCoreApplication.translate("Compare", "A (reference)") if not what else what
+    return f"<span style='color:{A_COLORS[bool(theme.dark)]}'>━</span> {name}"
+
+
+def config_change(a, b) -> str:
+    """What A's config has that B's has not: the parts of A's summary that differ ("scale=1/√d_k"),
+    or "the same config"."""
+    pa, pb = a.summary().split("  "), set(b.summary().split("  "))
+    parts = [p for p in pa if p not in pb]
+    return " · ".join(parts) if parts else QCoreApplication.translate("Compare", "the same config")
+
+
+def status_text(window) -> str:
+    """"comparing with A: <what A has that B has not> · showing <view>", or "" without a
+    reference (the whole of A's config is the label's tooltip)."""
+    ref = window.reference
+    if ref is None:
+        return ""
+    view = "B"
+    try:
+        heads = window.panel("heads")
+        view = heads.comparison()
+    except KeyError:
+        pass
+    return QCoreApplication.translate("Compare", "comparing with A: {config} · showing {view}").format(
+        config=config_change(ref.config, window.config), view=view_name(view))
+
+
+class CompareStatus(QObject):
+    """The status bar's permanent line for the comparison (hidden without a reference)."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.label = QLabel()
+        self.label.setObjectName("status_compare")
+        self.label.hide()
+        window.statusBar().insertPermanentWidget(0, self.label)
+        window.reference_changed.connect(lambda _f: self.update())
+        window.frame_rendered.connect(lambda _c: self.update())
+        try:
+            window.panel("heads").view.currentIndexChanged.connect(lambda _i: self.update())
+        except KeyError:
+            pass
+        self.update()
+
+    def update(self) -> None:
+        text = status_text(self.window_)
+        if text != self.label.text():
+            self.label.setText(text)
+            ref = self.window_.reference
+            self.label.setToolTip("" if ref is None else QCoreApplication.translate("Compare", "A: {config}").format(
+                config=ref.config.summary().replace("  ", " · ")))
+        self.label.setVisible(bool(text))
+
+
+def install_compare(window) -> CompareStatus:
+    """window.compare_status (the status-bar line); idempotent."""
+    existing = getattr(window, "compare_status", None)
+    if isinstance(existing, CompareStatus):
+        return existing
+    window.compare_status = CompareStatus(window)
+    return window.compare_status
+
+
+# ---- lessons pin their "before" ---------------------------------------------------------------
+
+
+def pin_before(window, config, name: str) -> None:
+    """Pin the frame of `config` (a lesson's preset) as A once it is shown, kept as the
+    snapshot `name` (reused when the same name and config are pinned again).
+
+    The preset's frame is usually the next one rendered; when another config is rendered
+    first (the learner was quicker: "Do it for me" right away), the preset is computed here
+    (lesson presets are small)."""
+    state = {"done": False}
+
+    def pin(frame) -> None:
+        snaps = getattr(window, "snapshots", None)
+        if snaps is None:
+            window.pin_reference(frame)
+            return
+        for i, e in enumerate(snaps.entries):
+            if e.snapshot.name == name and e.snapshot.config == config:
+                e.frame = frame
+                e.image = None
+                snaps.use(i)
+                return
+        snaps.use(snaps.add(frame, name))
+
+    def on_rendered(cfg) -> None:
+        if state["done"]:
+            return
+        state["done"] = True
+        try:
+            window.frame_rendered.disconnect(on_rendered)
+        except (RuntimeError, TypeError):
+            pass
+        if cfg == config and window.frame is not None and window.frame.config == config:
+            pin(window.frame)
+        else:
+            from .frame import build_frame
+
+            try:
+                pin(build_frame(config))
+            except Exception as exc:  # a preset this build cannot compute: no A, said once
+                window.statusBar().showMessage(str(exc).splitlines()[0], 6000)
+
+    if window.frame is not None and window.frame.config == config and window.config == config:
+        pin(window.frame)
+        return
+    window.frame_rendered.connect(on_rendered)
