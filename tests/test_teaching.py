@@ -518,11 +518,11 @@ def test_pin_a_reference_and_see_the_difference(win, qapp):
     assert f"mean entropy: {fmt_number(ent_a)} → {fmt_number(ent_b)}" in numerics
     heads.view.setCurrentIndex(1)  # A itself
     np.testing.assert_array_equal(heads.big.data, a.weights_shown[2])
-    # another shape: no difference map, said, and the current B shown
+    # another shape: no difference map, said, and A and B side by side (tests/test_compare.py)
     heads.view.setCurrentIndex(2)
     show(win, qapp, AttentionConfig(d_model=256, n_heads=4, seq_len=12))
-    assert heads.comparison() == "B"
+    assert heads.comparison() == "A|B"
     assert not heads.view.model().item(2).isEnabled()
-    assert "differ in shape" in heads.view.model().item(2).toolTip()
+    assert "shapes differ" in heads.view.model().item(2).toolTip()
     win.act_unpin.trigger()
     assert win.reference is None and not heads.view.isVisible()

@@ -8,6 +8,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QSignalB
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QLabel
 
+from ..compare import VIEWS, comparable, why_not
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
     fmt_number,
@@ -70,8 +71,9 @@ class HeadsPanel(Panel):
         # with a pinned reference A: show the current B, A, or B − A (hidden until one is pinned)
         self.view_label = QLabel()
         self.view = QComboBox()
-        self.view.addItems(["", "", ""])
-        self.view.currentIndexChanged.connect(lambda _i: self.draw_selection() if self.frame else None)
+        self.view.addItems(["", "", "", ""])  # B, A, B − A, A | B (compare.VIEWS)
+        # the thumbnails follow the view too: a whole redraw
+        self.view.currentIndexChanged.connect(self._on_view_chosen)
         self.toolbar.addWidget(self.view_label)
         self.toolbar.addWidget(self.view)
         self.toolbar.addStretch(1)
@@ -97,6 +99,13 @@ class HeadsPanel(Panel):
         )
         self.graphics.addItem(self.thumbs.vb, row=0, col=1)
         self.thumbs.vb.setPreferredWidth(10)  # the large map takes the width the stretch gives it
+        # side by side (A | B): A's large map takes the thumbnails' place, left of B's
+        self.big_a = Heatmap(
+            hover, WEIGHTS_CMAP, title="", row_title=self.tr("query"), col_title=self.tr("key"),
+            on_click=lambda r, c: self.selection.set(query=r, key=c),
+            describe=lambda r, c: describe_cell(self.reference, self._head_a(), r, c),
+        )
+        self._side = False
         self.graphics.ci.layout.setColumnStretchFactor(0, 5)
         self.graphics.ci.layout.setColumnStretchFactor(1, 3)
         # the thumbnails show the cells the large map is zoomed to
@@ -116,6 +125,24 @@ class HeadsPanel(Panel):
         self.blind_overlay.setPen(QPen(Qt.PenStyle.NoPen))
         self.blind_overlay.setZValue(6)
         self.big.vb.addItem(self.blind_overlay, ignoreBounds=True)
+
+    def _on_view_chosen(self, _index: int) -> None:
+        self._auto_side = False  # the learner's own choice
+        if self.frame is not None:
+            self.show_frame(self.frame)
+
+    def _follow_shapes(self) -> None:
+        """B − A chosen but A and B cannot be subtracted: the menu shows side by side (what is
+        drawn), and goes back to B − A when they can again."""
+        i = self.view.currentIndex()
+        same = self._same_shape()
+        with QSignalBlocker(self.view):
+            if i == 2 and not same:
+                self.view.setCurrentIndex(3)
+                self._auto_side = True
+            elif i == 3 and same and self._auto_side:
+                self.view.setCurrentIndex(2)
+                self._auto_side = False
 
     def _request_detail(self) -> None:
         if self.frame is not None and self.comparison() == "B":
@@ -145,23 +172,49 @@ class HeadsPanel(Panel):
 
     def _retranslate_view(self) -> None:
         self.view_label.setText(self.tr("Show"))
-        for i, text in enumerate((self.tr("B: current"), self.tr("A: reference"), self.tr("B − A"))):
+        for i, text in enumerate((self.tr("B: current"), self.tr("A: reference"), self.tr("B − A"),
+                                  self.tr("A | B: side by side"))):
             self.view.setItemText(i, text)
         self.view.setToolTip(self.tr("Compare with the pinned reference A (Edit ▸ Pin as reference A, Ctrl+P)"))
 
     def comparison(self) -> str:
-        """What the large map shows: "B" (current), "A" (the reference) or "B-A"."""
+        """What the large map shows: "B" (current), "A" (the reference), "B-A" or "A|B" (A and
+        B side by side: what B − A becomes when the two cannot be subtracted)."""
         if self.reference is None:
             return "B"
-        mode = ("B", "A", "B-A")[max(self.view.currentIndex(), 0)]
+        mode = VIEWS[max(self.view.currentIndex(), 0)]
         if mode == "B-A" and not self._same_shape():
-            return "B"
+            return "A|B"
         return mode
 
     def _same_shape(self) -> bool:
-        return (self.reference is not None and self.frame is not None
-                and self.reference.lod is None and self.frame.lod is None
-                and self.reference.weights.shape == self.frame.weights.shape)
+        return comparable(self.reference, self.frame, "weights")
+
+    def _head_a(self) -> int:
+        """A's head shown for the selected one (A may have fewer heads)."""
+        return min(self.selection.head, self.reference.config.n_heads - 1)
+
+    def _arrange(self, side: bool) -> None:
+        """A's large map in the thumbnails' place (side by side), or the thumbnails back."""
+        if side == self._side:
+            return
+        ci = self.graphics.ci
+        if side:
+            ci.removeItem(self.thumbs.vb)
+            ci.removeItem(self.big.item)
+            ci.addItem(self.big_a.item, row=0, col=0)
+            ci.addItem(self.big.item, row=0, col=1)
+            ci.layout.setColumnStretchFactor(0, 1)
+            ci.layout.setColumnStretchFactor(1, 1)
+        else:
+            ci.removeItem(self.big_a.item)
+            ci.removeItem(self.big.item)
+            ci.addItem(self.big.item, row=0, col=0)
+            ci.addItem(self.thumbs.vb, row=0, col=1)
+            ci.layout.setColumnStretchFactor(0, 5)
+            ci.layout.setColumnStretchFactor(1, 3)
+        self._side = side
+        self._size_maps(self.width())
 
     def set_reference(self, frame) -> None:
         for w in (self.view_label, self.view):
@@ -172,11 +225,17 @@ class HeadsPanel(Panel):
         super().set_reference(frame)
 
     def resizeEvent(self, event) -> None:
-        # the large map gets ~60% of the width; the grid of small maps shares the rest
-        w = max(event.size().width(), 200)
-        self.big.item.setMinimumWidth(0.55 * w)
-        self.big.item.setMaximumWidth(0.62 * w)
+        self._size_maps(event.size().width())
         super().resizeEvent(event)
+
+    def _size_maps(self, width: int) -> None:
+        # the large map gets ~60% of the width; the grid of small maps shares the rest
+        # (side by side: A and B half each)
+        w = max(width, 200)
+        lo, hi = (0.47, 0.5) if self._side else (0.55, 0.62)
+        for hm in (self.big, self.big_a):
+            hm.item.setMinimumWidth(lo * w)
+            hm.item.setMaximumWidth(hi * w)
 
     def reset_view(self) -> None:
         self._vmax = None
@@ -192,7 +251,20 @@ class HeadsPanel(Panel):
         self._detail_head = None
         self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
         levels = (0.0, self._vmax)
-        self.thumbs.set_data(ws, levels, [cfg.kv_head_of(g) for g in range(cfg.n_heads)])
+        kv_of = [cfg.kv_head_of(g) for g in range(cfg.n_heads)]
+        if self.reference is not None:
+            self._follow_shapes()
+        mode = self.comparison()
+        self._arrange(mode == "A|B")
+        if mode == "B-A":  # the thumbnails follow B − A: every head's difference, one scale
+            diff = frame.weights - self.reference.weights  # (H, S, Skv)
+            finite = np.abs(diff[np.isfinite(diff)])
+            m = max(float(finite.max()) if finite.size else 0.0, 1e-9)
+            self.thumbs.set_cmap(SIGNED_CMAP)
+            self.thumbs.set_data(diff, (-m, m), kv_of)
+        else:
+            self.thumbs.set_cmap(WEIGHTS_CMAP)
+            self.thumbs.set_data(ws, levels, kv_of)
         self.big.set_levels(levels)
         set_bar_levels(self.cbar, levels)
         self.big.set_labels(frame.query_labels, frame.key_labels)
@@ -210,9 +282,31 @@ class HeadsPanel(Panel):
         blind_rows = ~frame.mask.any(-1)
         self.thumbs.set_blind_rows(blind_rows if frame.lod is None else _tile_rows(blind_rows, frame.lod[0]))
 
-    def _draw_compared(self, mode: str, h: int) -> str:
-        """Put A or B − A in the large map; returns the title's lead."""
+    def _draw_side_by_side(self, h: int) -> str:
+        """A's head in the left map, B's in the right, one colour scale; returns B's title lead."""
         ref, f = self.reference, self.frame
+        ha = self._head_a()
+        top = max(self._vmax or 0.0, ref.weight_max, 1e-6)
+        levels = (0.0, top)
+        for hm, fr, head in ((self.big_a, ref, ha), (self.big, f, h)):
+            hm.set_cmap(WEIGHTS_CMAP)
+            hm.set_data(fr.weights_shown[head], levels, extent=(fr.config.seq_len, fr.config.key_len))
+        self.big_a.set_labels(ref.query_labels, ref.key_labels)
+        self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
+        set_bar_levels(self.cbar, levels)
+        sel = self.selection
+        self.big_a.set_marker("cell", min(sel.query, ref.config.seq_len - 1), min(sel.key, ref.config.key_len - 1))
+        size = f"{ref.config.seq_len}×{ref.config.key_len}"
+        note = (f"<span style='color:{self.theme.muted}'>{size}</span>" if self._same_shape()
+                else f"<span style='color:{self.theme.warning}'>{why_not(ref, f)}</span>")
+        self.big_a.set_title(self.tr("<b>A</b> (reference) · head {h}").format(h=ha) + "<br>" + note)
+        return self.tr("<b>B</b> (current) · head {h}").format(h=h)
+
+    def _draw_compared(self, mode: str, h: int) -> str:
+        """Put A, B − A or (side by side) B in the large map; returns the title's lead."""
+        ref, f = self.reference, self.frame
+        if mode == "A|B":
+            return self._draw_side_by_side(h)
         if mode == "A":
             ha = min(h, ref.config.n_heads - 1)
             self.big.set_cmap(WEIGHTS_CMAP)
@@ -242,10 +336,7 @@ class HeadsPanel(Panel):
             item = model.item(2) if hasattr(model, "item") else None
             if item is not None:
                 item.setEnabled(self._same_shape())
-                item.setToolTip("" if self._same_shape() else self.tr(
-                    "A and B differ in shape ({a} and {b}): no difference map").format(
-                    a="×".join(map(str, self.reference.weights.shape[1:])),
-                    b="×".join(map(str, frame.weights.shape[1:]))))
+                item.setToolTip("" if self._same_shape() else why_not(self.reference, frame))
         if mode != "B-A":
             set_axis_label(self.cbar, "left", self.tr("weight"))
         if mode != "B" or h != self._detail_head:
@@ -279,8 +370,11 @@ class HeadsPanel(Panel):
         elif frame.identical_pairs:
             facts.append(self.tr("{n} identical row pairs").format(n=frame.identical_pairs))
         facts = " · ".join(unbroken(t) for t in facts)
-        if lead is not None:  # comparing with A: say what is shown, and that the thumbnails are B
-            note = self.tr("thumbnails: B, the current config")
+        if mode == "A|B":  # B's own facts under its lead (A's are over its map)
+            self.big.set_title(f"{lead}<br><span style='color:{self.theme.muted}'>{facts}</span>")
+        elif lead is not None:  # comparing with A: say what is shown, and what the thumbnails are
+            note = (self.tr("thumbnails: B − A") if mode == "B-A"
+                    else self.tr("thumbnails: B, the current config"))
             self.big.set_title(f"{lead}<br><span style='color:{self.theme.muted}'>{unbroken(note)}</span>")
         else:
             self.big.set_title(
@@ -290,9 +384,11 @@ class HeadsPanel(Panel):
         tr, tc = self._lod()
         self.thumbs.set_selection(h, sel.query // tr, sel.key // tc)
         nan = self._nan_rows[h] if self._nan_rows is not None else np.zeros(cfg.seq_len, bool)
-        # hatched where the row is coloured (a NaN row has its red wash and holes instead)
-        self.blind_overlay.setVisible(bool(len(self._blind_rows)) and not nan[self._blind_rows].all())
-        if self._nan_rows is not None and self._nan_rows[h].any():
+        # hatched where the row is coloured (a NaN row has its red wash and holes instead);
+        # B's rows: not over A's map
+        self.blind_overlay.setVisible(bool(len(self._blind_rows)) and not nan[self._blind_rows].all()
+                                      and mode != "A")
+        if self._nan_rows is not None and self._nan_rows[h].any() and mode != "A":
             rgba = np.zeros((cfg.seq_len, 1, 4), np.uint8)
             rgba[self._nan_rows[h]] = (220, 40, 40, 110)
             self.nan_overlay.setImage(rgba, autoLevels=False)
@@ -308,9 +404,11 @@ class HeadsPanel(Panel):
         self.blind_overlay.setBrush(QBrush(QColor(theme.foreground), Qt.BrushStyle.BDiagPattern))
         style_colorbar(self.cbar, theme)
         self.thumbs.apply_theme(theme)
+        self.big_a.apply_theme(theme)
         super().apply_theme(theme)
 
     _detail_head: int | None = None
+    _auto_side = False  # side by side only because B − A could not be drawn
     _nan_rows: np.ndarray | None = None
     _blind_rows: np.ndarray = np.zeros(0, int)
     _vmax: float | None = None
