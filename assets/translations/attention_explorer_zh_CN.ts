@@ -2,11 +2,295 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>AnimationDialog</name>
+    <message>
+        <location filename="../../explorer/animation_dialog.py" line="+57"/>
+        <source>model width</source>
+        <translation>模型宽度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>d_k = d_model / heads (d_model follows)</source>
+        <translation>d_k = d_model / 头数（d_model 随之改变）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query heads</source>
+        <translation>查询头数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV heads (GQA)</source>
+        <translation>KV 头数（GQA）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query length S</source>
+        <translation>查询长度 S</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>key length Skv</source>
+        <translation>键长度 Skv</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>padded keys</source>
+        <translation>填充的键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>multiplier of QKᵀ</source>
+        <translation>QKᵀ 的乘数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>std of W_Q, W_K, W_V</source>
+        <translation>W_Q、W_K、W_V 的标准差</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <location line="+151"/>
+        <source>Export animation</source>
+        <translation>导出动画</translation>
+    </message>
+    <message>
+        <location line="-144"/>
+        <source>A number, or a factor such as x2 (8, 16, 32, …)</source>
+        <translation>一个数，或一个倍数，例如 x2（8, 16, 32, …）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>from</source>
+        <translation>从</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>to</source>
+        <translation>到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step</source>
+        <translation>步长</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>GIF (slides, web pages)</source>
+        <translation>GIF（幻灯片、网页）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MP4 video (H.264)</source>
+        <translation>MP4 视频（H.264）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source> frames/s</source>
+        <translation> 帧/秒</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Values</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Panels</source>
+        <translation>面板</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save into</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>choose at least one panel</source>
+        <translation>请至少选择一个面板</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>choose where to save</source>
+        <translation>请选择保存位置</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>{n} frames: {values}</source>
+        <translation>{n} 帧：{values}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Export animation into folder</source>
+        <translation>将动画导出到文件夹</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>These files already exist:
+{names}
+
+Replace them?</source>
+        <translation>这些文件已存在：
+{names}
+
+要替换它们吗？</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Animation {field}</source>
+        <translation>动画 {field}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%v of %m frames</source>
+        <translation>第 %v / %m 帧</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the animation export; nothing is written</source>
+        <translation>停止导出动画；不会写入任何文件</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>The animation was not written: {reason}</source>
+        <translation>动画未写入：{reason}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>wrote 1 animation to {folder}</source>
+        <translation>已将 1 个动画写入 {folder}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>wrote {n} animations to {folder}</source>
+        <translation>已将 {n} 个动画写入 {folder}</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>animation export cancelled; nothing was written</source>
+        <translation>已取消导出动画；没有写入任何文件</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>an animation export is already running</source>
+        <translation>已有一个动画正在导出</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Export &amp;animation…</source>
+        <translation>导出动画(&amp;A)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sweep a setting and save each panel as a GIF or MP4, a frame per value</source>
+        <translation>扫描一个设置，把每个面板保存为 GIF 或 MP4，每个取值一帧</translation>
+    </message>
+</context>
+<context>
     <name>Banner</name>
     <message>
         <location filename="../../explorer/window.py" line="+133"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Compare</name>
+    <message>
+        <location filename="../../explorer/compare.py" line="+25"/>
+        <source>B (current)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+38"/>
+        <source>A (reference)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-37"/>
+        <source>B − A</source>
+        <translation type="unfinished">B − A</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A and B side by side</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>no difference at this length: side by side only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>shapes differ (A {a}, B {b}): side by side only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>the same config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>comparing with A: {config} · showing {view}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>A: {config}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -359,9 +643,112 @@
     </message>
 </context>
 <context>
+    <name>DecodePanel</name>
+    <message>
+        <location filename="../../explorer/panels/decode.py" line="+47"/>
+        <source>timed {n} of {total} steps (the rest would take over {s} s)</source>
+        <translation>计时了 {total} 步中的 {n} 步（其余的会超过 {s} 秒）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>one token (S = 1): the cache holds one key, with or without it the same work</source>
+        <translation>只有一个词元（S = 1）：缓存只有一个键，用不用缓存工作量相同</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>decoding is causal: each token sees the cache so far, so this equals the causal version of this config</source>
+        <translation>解码是因果的：每个词元只看到目前为止的缓存，所以这等于此配置的因果版本</translation>
+    </message>
+    <message>
+        <location line="+73"/>
+        <source>cache slot = token position</source>
+        <translation>缓存槽 = 词元位置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokens in the cache n</source>
+        <translation>缓存中的词元数 n</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>&lt;b&gt;KV cache&lt;/b&gt; · decoding {n} tokens, computing…</source>
+        <translation>&lt;b&gt;KV 缓存&lt;/b&gt; · 解码 {n} 个词元，计算中…</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>&lt;b&gt;KV cache&lt;/b&gt; · cannot step through this</source>
+        <translation>&lt;b&gt;KV 缓存&lt;/b&gt; · 无法逐步演示</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>FLOPs of each step: &lt;span style=&apos;color:{c}&apos;&gt;with the cache&lt;/span&gt; vs &lt;span style=&apos;color:{r}&apos;&gt;recomputing&lt;/span&gt;</source>
+        <translation>每一步的 FLOPs：&lt;span style=&apos;color:{c}&apos;&gt;使用缓存&lt;/span&gt;对&lt;span style=&apos;color:{r}&apos;&gt;全部重算&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>measured ms per step ({n} timed)</source>
+        <translation>每步实测毫秒数（计时 {n} 步）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>FLOPs so far (sums of the above)</source>
+        <translation>到目前为止的 FLOPs（上图之和）</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>&lt;b&gt;KV cache&lt;/b&gt; · K and V, {hkv}×{max} each, preallocated ({b}) · offset {o}: {o} filled, {left} empty</source>
+        <translation>&lt;b&gt;KV 缓存&lt;/b&gt; · K 和 V 各 {hkv}×{max}，预先分配（{b}）· 偏移量 {o}：已填 {o} 个，空 {left} 个</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{g} query heads share each KV head</source>
+        <translation>每个 KV 头由 {g} 个查询头共享</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>one KV head per query head (MHA)</source>
+        <translation>每个查询头一个 KV 头（MHA）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;the new query&lt;/b&gt; (token {t} ‘{tok}’) over the {n} cached keys · {shared}</source>
+        <translation>&lt;b&gt;新查询&lt;/b&gt;（词元 {t} ‘{tok}’）对 {n} 个已缓存的键 · {shared}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>token {t}: {c} FLOPs with the cache vs {r} recomputing ({x}×)</source>
+        <translation>词元 {t}：使用缓存 {c} FLOPs，全部重算 {r}（{x}×）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>measured {a} ms vs {b} ms</source>
+        <translation>实测 {a} ms 对 {b} ms</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>so far: {c} vs {r} FLOPs ({x}× saved)</source>
+        <translation>到目前为止：{c} 对 {r} FLOPs（节省 {x}×）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>decode vs full causal attention: max |Δ| = {d} = {u} ε {m}</source>
+        <translation>解码与完整因果注意力：max |Δ| = {d} = {u} ε {m}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>decode vs full causal attention: nothing finite to compare</source>
+        <translation>解码与完整因果注意力：没有可比较的有限值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the match with full causal attention shows at the last step</source>
+        <translation>与完整因果注意力的比较在最后一步显示</translation>
+    </message>
+</context>
+<context>
     <name>DiagnosticsPanel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+69"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+70"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
     </message>
@@ -451,7 +838,7 @@
         <translation>复制表格</translation>
     </message>
     <message>
-        <location line="+136"/>
+        <location line="+137"/>
         <source>entropy (nats)</source>
         <translation>熵（奈特）</translation>
     </message>
@@ -466,7 +853,7 @@
         <translation>平均距离（词元）</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+64"/>
         <source>KV cache at</source>
         <translation>KV 缓存：</translation>
     </message>
@@ -516,12 +903,17 @@
         <translation>后端：输出与 eager 的差异</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+65"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
+        <source>A {a} | B {b}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>all heads: mean {mean}, spread {spread}</source>
         <translation>所有头：平均 {mean}，离散度 {spread}</translation>
     </message>
@@ -536,7 +928,7 @@
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+27"/>
         <source>mean entropy</source>
         <translation>平均熵</translation>
     </message>
@@ -632,6 +1024,11 @@
     </message>
     <message>
         <location line="+21"/>
+        <source>not compared beyond {n} tokens (another exact pass over every row: switch the backend to see it)</source>
+        <translation>超过 {n} 个词元时不比较（需要再精确计算每一行一遍：切换后端即可看到）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>measuring…</source>
         <translation>测量中…</translation>
     </message>
@@ -651,7 +1048,7 @@
         <translation>ε = {eps}（{bits} 位有效位），输出量级为 {scale}：不超过 {k} ε（✓）是舍入误差，来自不同的求和顺序；更大（⚠）才是真正的不一致</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-40"/>
         <source>backend</source>
         <translation>后端</translation>
     </message>
@@ -669,7 +1066,7 @@
 <context>
     <name>Export</name>
     <message>
-        <location filename="../../explorer/export.py" line="+104"/>
+        <location filename="../../explorer/export.py" line="+106"/>
         <source>Attention Explorer · {summary}</source>
         <translation>注意力探索器 · {summary}</translation>
     </message>
@@ -914,9 +1311,27 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>FrameProgress</name>
+    <message>
+        <location filename="../../explorer/frame_progress.py" line="+58"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop computing this configuration; the panels keep the last one</source>
+        <translation>停止计算这个配置；面板保留上一个</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>computing heads… %p%</source>
+        <translation>正在计算各个头… %p%</translation>
+    </message>
+</context>
+<context>
     <name>HeadsPanel</name>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="+33"/>
+        <location filename="../../explorer/panels/heads.py" line="+35"/>
         <source>head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}</source>
         <translation>头 {head}（KV {kv}）· 查询 {row}「{q}」→ 键 {col}「{k}」· 权重 {w} · 分数 {s}</translation>
     </message>
@@ -931,32 +1346,39 @@ Replace them?</source>
         <translation> · 已掩码</translation>
     </message>
     <message>
-        <location line="+22"/>
-        <location line="+153"/>
+        <location line="+14"/>
+        <source>head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}</source>
+        <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 最大权重 {w}</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <location line="+272"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="-153"/>
-        <location line="+35"/>
+        <location line="-272"/>
+        <location line="+20"/>
+        <location line="+61"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-34"/>
-        <location line="+35"/>
+        <location line="-80"/>
+        <location line="+19"/>
+        <location line="+62"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="-29"/>
-        <location line="+30"/>
-        <location line="+103"/>
+        <location line="-75"/>
+        <location line="+76"/>
+        <location line="+171"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="-99"/>
+        <location line="-167"/>
         <source>Show</source>
         <translation>显示</translation>
     </message>
@@ -976,17 +1398,28 @@ Replace them?</source>
         <translation>B − A</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>A | B: side by side</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <location line="+2"/>
         <source>Compare with the pinned reference A (Edit ▸ Pin as reference A, Ctrl+P)</source>
         <translation>与固定的参照 A 比较（编辑 ▸ 固定为参照 A，Ctrl+P）</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+124"/>
+        <location line="+15"/>
         <source>&lt;b&gt;A&lt;/b&gt; (reference) · head {h}</source>
         <translation>&lt;b&gt;A&lt;/b&gt;（参照）· 头 {h}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="-14"/>
+        <source>&lt;b&gt;B&lt;/b&gt; (current) · head {h}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>weight B − A</source>
         <translation>权重 B − A</translation>
     </message>
@@ -996,12 +1429,7 @@ Replace them?</source>
         <translation>&lt;b&gt;B − A&lt;/b&gt; · 头 {h} · 最大 |Δ| {m}</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>A and B differ in shape ({a} and {b}): no difference map</source>
-        <translation>A 和 B 的形状不同（{a} 和 {b}）：没有差值图</translation>
-    </message>
-    <message>
-        <location line="+16"/>
+        <location line="+31"/>
         <source> (shared by {n})</source>
         <translation>（{n} 个头共享）</translation>
     </message>
@@ -1009,6 +1437,16 @@ Replace them?</source>
         <location line="+4"/>
         <source>{share} on future keys</source>
         <translation>未来的键占 {share}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>zoomed: exact cells in rows {r0}–{r1}</source>
+        <translation>已放大：第 {r0}–{r1} 行为精确值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>each cell: max of {r}×{c}</source>
+        <translation>每格：{r}×{c} 中的最大值</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -1021,7 +1459,12 @@ Replace them?</source>
         <translation>{n} 对相同的行</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
+        <source>thumbnails: B − A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>thumbnails: B, the current config</source>
         <translation>小图：B，当前配置</translation>
     </message>
@@ -1117,6 +1560,11 @@ Replace them?</source>
         <translation>与 eager 的最大 |Δ|</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>masked tiles skipped</source>
+        <translation>跳过的被屏蔽分块</translation>
+    </message>
+    <message>
         <location line="+7"/>
         <source>expected: {ratio}× the preset value</source>
         <translation>预期：变为预设值的 {ratio} 倍</translation>
@@ -1183,12 +1631,12 @@ Replace them?</source>
         <translation>应用预设</translation>
     </message>
     <message>
-        <location line="-68"/>
+        <location line="-69"/>
         <source>std of Q·Kᵀ, head {h}</source>
         <translation>Q·Kᵀ 的标准差，头 {h}</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+51"/>
         <source>Open a model first: File ▸ Open demo model (the bundled all-MiniLM-L6-v2) or File ▸ Open model…, or start the explorer with &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt;; the model panels then appear and this chapter marks them.</source>
         <translation>请先打开一个模型：“文件 ▸ 打开演示模型”（自带的 all-MiniLM-L6-v2）或“文件 ▸ 打开模型…”，也可以用 &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt; 启动探索器；随后会出现模型面板，本章会把它们标出来。</translation>
     </message>
@@ -1221,7 +1669,7 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+288"/>
+        <location filename="../../explorer/window.py" line="+301"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1346,7 +1794,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+102"/>
+        <location line="+110"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1451,7 +1899,7 @@ Replace them?</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="-125"/>
+        <location line="-133"/>
         <source>&amp;Undo {change}</source>
         <translation>撤销 {change}(&amp;U)</translation>
     </message>
@@ -1471,7 +1919,7 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+214"/>
+        <location line="+222"/>
         <source> · the sliders&apos; layer, not the model</source>
         <translation> · 滑块所设的层，不是模型</translation>
     </message>
@@ -1481,7 +1929,17 @@ Replace them?</source>
         <translation>已固定为 A：{config}</translation>
     </message>
     <message>
-        <location line="+150"/>
+        <location line="+159"/>
+        <source>Cancelled: the panels still show the last complete configuration ({shown}), not the controls&apos; values</source>
+        <translation>已取消：面板仍显示上一个完整的配置（{shown}），而不是控件上的值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
@@ -1531,7 +1989,7 @@ Replace them?</source>
         <translation>注意力探索器 — {name}</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Open session</source>
         <translation>打开会话</translation>
     </message>
@@ -2275,17 +2733,17 @@ Replace them?</source>
 <context>
     <name>Panel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="-315"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="-335"/>
         <source>Diagnostics: heads, numerics, memory, backends</source>
         <translation>诊断：注意力头、数值、内存、后端</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="-179"/>
+        <location filename="../../explorer/panels/heads.py" line="-307"/>
         <source>Heads: attention weights</source>
         <translation>注意力头：注意力权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="-376"/>
+        <location filename="../../explorer/panels/lesson.py" line="-377"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
@@ -2300,17 +2758,17 @@ Replace them?</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+44"/>
+        <location filename="../../explorer/panels/qkv.py" line="+45"/>
         <source>Q, K, V: the projections of the selected head</source>
         <translation>Q、K、V：所选注意力头的投影</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="+159"/>
+        <location filename="../../explorer/panels/scores.py" line="+181"/>
         <source>Scores: QKᵀ before and after √d_k</source>
         <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+50"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+52"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
@@ -2325,9 +2783,24 @@ Replace them?</source>
         <translation>位置：编码与距离</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+205"/>
+        <location filename="../../explorer/training/panel.py" line="+190"/>
         <source>Training lab</source>
         <translation>训练实验室</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/decode.py" line="-208"/>
+        <source>Decode: the KV cache step by step</source>
+        <translation>解码：逐步看 KV 缓存</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/tiling.py" line="+86"/>
+        <source>Tiling: FlashAttention step by step</source>
+        <translation>分块：逐步看 FlashAttention</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/profile/panel.py" line="+157"/>
+        <source>Length profile: time and memory as S grows</source>
+        <translation>长度曲线：随 S 增长的时间与内存</translation>
     </message>
 </context>
 <context>
@@ -2459,9 +2932,195 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>ProfileActions</name>
+    <message>
+        <location filename="../../explorer/profile/__init__.py" line="+50"/>
+        <source>&amp;Length profile…</source>
+        <translation>长度曲线(&amp;L)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measure time and memory of every backend as the sequence grows</source>
+        <translation>随序列变长，测量每个后端的时间和内存</translation>
+    </message>
+</context>
+<context>
+    <name>ProfilePanel</name>
+    <message>
+        <location filename="../../explorer/profile/panel.py" line="-102"/>
+        <source>eager (materialises the grids)</source>
+        <translation>eager（物化所有矩阵）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sdpa (fused)</source>
+        <translation>sdpa（融合）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>flash (fused, tiled kernel)</source>
+        <translation>flash（融合、分块内核）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tiled reference (plain torch)</source>
+        <translation>分块参考实现（纯 torch）</translation>
+    </message>
+    <message>
+        <location line="+205"/>
+        <source>S from</source>
+        <translation>S 从</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>to</source>
+        <translation>到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>repeats</source>
+        <translation>重复次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Runs per point; the time is their median, the memory the first run&apos;s</source>
+        <translation>每个点的运行次数；时间取中位数，内存取第一次运行的值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measure every backend at every length for the current config (in a separate process; the window stays usable)</source>
+        <translation>对当前配置在每个长度上测量每个后端（在单独的进程中进行，窗口保持可用）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop now; the points measured so far stay</source>
+        <translation>立即停止；已测得的点会保留</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>sequence length S (tokens)</source>
+        <translation>序列长度 S（词元）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>time of one run</source>
+        <translation>单次运行时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>peak memory added</source>
+        <translation>增加的内存峰值</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>finishing…</source>
+        <translation>即将完成…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>measuring {backend} at S = {S} ({done} of {total} done)</source>
+        <translation>正在测量 {backend}，S = {S}（已完成 {done}/{total}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>failed: {why}</source>
+        <translation>失败：{why}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cancelled: {n} of {total} points measured</source>
+        <translation>已取消：测得 {n}/{total} 个点</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>choose at least one backend</source>
+        <translation>请至少选择一个后端</translation>
+    </message>
+    <message>
+        <location line="+100"/>
+        <source>not measured yet — press Measure</source>
+        <translation>尚未测量——请按“测量”</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>would need {need}</source>
+        <translation>需要 {need}</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>&lt;b&gt;Time&lt;/b&gt; of one run vs S · median of {n} · log–log</source>
+        <translation>&lt;b&gt;时间&lt;/b&gt;：单次运行随 S 的变化 · {n} 次中位数 · 双对数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> · hollow: not run, over the {budget} budget</source>
+        <translation> · 空心：未运行，超出 {budget} 预算</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;Peak memory&lt;/b&gt; a run adds vs S{over}</source>
+        <translation>&lt;b&gt;内存峰值&lt;/b&gt;：单次运行增加的内存随 S 的变化{over}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not measured yet: press Measure to profile the current config.</source>
+        <translation>尚未测量：按“测量”为当前配置绘制长度曲线。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;b&gt;Measuring&lt;/b&gt; {shape} · {done} of {total} points</source>
+        <translation>&lt;b&gt;测量中&lt;/b&gt; {shape} · {done}/{total} 个点</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;Measured&lt;/b&gt; {shape} · {n} points in {t} s</source>
+        <translation>&lt;b&gt;已测量&lt;/b&gt; {shape} · {n} 个点，用时 {t} 秒</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>time: engine.run of the config at each S (projections, attention, W_O; tiled: engine.tiled_attention alone), one torch thread · memory: the peak resident memory the first run added in the measuring process (Linux VmHWM) · not run: engine.memory_estimate over the budget</source>
+        <translation>时间：每个 S 下该配置的 engine.run（投影、注意力、W_O；分块：仅 engine.tiled_attention），单个 torch 线程 · 内存：第一次运行在测量进程中增加的常驻内存峰值（Linux VmHWM） · 未运行：engine.memory_estimate 超出预算</translation>
+    </message>
+</context>
+<context>
     <name>QKVPanel</name>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+57"/>
+        <location filename="../../explorer/panels/qkv.py" line="+60"/>
+        <source>Show</source>
+        <translation type="unfinished">显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>B: current</source>
+        <translation type="unfinished">B：当前</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>A: reference</source>
+        <translation type="unfinished">A：参照</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>B − A</source>
+        <translation type="unfinished">B − A</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compare X, W, Q, K, V and weights·V with the pinned reference A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+50"/>
         <source>memory row {row} ‘{label}’, dim {col}</source>
         <translation>记忆第 {row} 行 ‘{label}’，维度 {col}</translation>
     </message>
@@ -2481,12 +3140,17 @@ Replace them?</source>
         <translation>模型维度 {row} → 头维度 {col}</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
+        <source>A and B differ in shape: no difference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source> + {positional} positions</source>
         <translation> + {positional} 位置编码</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>(the queries&apos; input)</source>
         <translation>（查询的输入）</translation>
     </message>
@@ -2501,7 +3165,7 @@ Replace them?</source>
         <translation>&lt;b&gt;记忆&lt;/b&gt;{pos} · {rows}×{cols}</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+39"/>
         <source>(q heads {first}–{last})</source>
         <translation>（查询头 {first}–{last}）</translation>
     </message>
@@ -2519,7 +3183,7 @@ Replace them?</source>
 <context>
     <name>ScoresPanel</name>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="-73"/>
+        <location filename="../../explorer/panels/scores.py" line="-90"/>
         <source>density</source>
         <translation>概率密度</translation>
     </message>
@@ -2539,7 +3203,12 @@ Replace them?</source>
         <translation>所选单元格</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+3"/>
+        <source>B (current)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+94"/>
         <source>Q·Kᵀ (unscaled)</source>
         <translation>Q·Kᵀ（未缩放）</translation>
     </message>
@@ -2569,7 +3238,7 @@ Replace them?</source>
         <translation>统计所选注意力头或全部注意力头的分数直方图</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>all {n} heads</source>
         <translation>全部 {n} 个头</translation>
     </message>
@@ -2579,7 +3248,12 @@ Replace them?</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+2"/>
+        <source>{n} of {S} query rows</source>
+        <translation>{S} 个查询行中的 {n} 行</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
@@ -2628,11 +3302,96 @@ Replace them?</source>
         <source>{n} visible entries are ±inf</source>
         <translation>{n} 个可见元素为 ±inf</translation>
     </message>
+    <message>
+        <location line="+26"/>
+        <source>A: std {value}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Snapshots</name>
+    <message>
+        <location filename="../../explorer/snapshots.py" line="+119"/>
+        <location line="+2"/>
+        <source>Snapshot {n}</source>
+        <translation>快照 {n}</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>A is now “{name}”: {config}</source>
+        <translation>A 现在是“{name}”：{config}</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>Snapshot</source>
+        <translation>快照</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Configuration</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pin current</source>
+        <translation>固定当前状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keep what the panels show as a new snapshot and make it A (Ctrl+P)</source>
+        <translation>把面板当前显示的内容保存为新快照并设为 A（Ctrl+P）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Use as A</source>
+        <translation>设为 A</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compare the current state B with this snapshot</source>
+        <translation>将当前状态 B 与这个快照比较</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>● marks the reference A. The heads panel&apos;s Show menu picks B, A or B − A; snapshots are saved with the session.</source>
+        <translation>● 标记参考 A。注意力头面板的“显示”菜单可选 B、A 或 B − A；快照随会话一起保存。</translation>
+    </message>
+    <message>
+        <location line="+66"/>
+        <source>Not renamed: {reason}</source>
+        <translation>未重命名：{reason}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+24"/>
+        <source>Snapshots</source>
+        <translation>快照</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>S&amp;napshots…</source>
+        <translation>快照(&amp;N)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The pinned states: choose any as the reference A, rename, delete</source>
+        <translation>已固定的状态：任选一个作为参考 A，可重命名、删除</translation>
+    </message>
 </context>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+65"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+73"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -2712,12 +3471,12 @@ Replace them?</source>
         <translation>（折线：其他注意力头）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>&lt;b&gt;‖∂softmax/∂s‖&lt;/b&gt; per query · head {h}</source>
         <translation>&lt;b&gt;‖∂softmax/∂s‖&lt;/b&gt; 每个查询 · 头 {h}</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>no visible key</source>
         <translation>没有可见的键</translation>
     </message>
@@ -2735,6 +3494,245 @@ Replace them?</source>
         <location line="+2"/>
         <source>(uniform {value})</source>
         <translation>（均匀分布 {value}）</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>A has {n} queries: not drawn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>A, mean {value}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>A has {n} keys: not drawn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>A: H = {entropy} nats</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>StepPlayer</name>
+    <message>
+        <location filename="../../explorer/panels/player.py" line="+120"/>
+        <location line="+77"/>
+        <source>end</source>
+        <translation>末尾</translation>
+    </message>
+    <message>
+        <location line="-76"/>
+        <location line="+81"/>
+        <source>/ {n}</source>
+        <translation>/ {n}</translation>
+    </message>
+    <message>
+        <location line="-27"/>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Play from this step</source>
+        <translation>从这一步开始播放</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One step back</source>
+        <translation>后退一步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One step forward</source>
+        <translation>前进一步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Last step: the finished result</source>
+        <translation>最后一步：完成的结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scrub through the steps</source>
+        <translation>拖动浏览各步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The step shown</source>
+        <translation>显示的步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Playing speed</source>
+        <translation>播放速度</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{n} steps/s</source>
+        <translation>{n} 步/秒</translation>
+    </message>
+</context>
+<context>
+    <name>TilingPanel</name>
+    <message>
+        <location filename="../../explorer/panels/tiling.py" line="-29"/>
+        <source>query block {b} &gt; S = {n}: one block holds every query</source>
+        <translation>查询块 {b} &gt; S = {n}：一个块就容纳了全部查询</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>key block {b} &gt; Skv = {n}: one block holds every key</source>
+        <translation>键块 {b} &gt; Skv = {n}：一个块就容纳了全部键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>one query (S = 1): a single row of tiles</source>
+        <translation>只有一个查询（S = 1）：只有一行分块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} rows see no key: m stays −∞, ℓ = 0 and O/ℓ is NaN, as eager gives with −inf</source>
+        <translation>{n} 行看不到任何键：m 保持 −∞，ℓ = 0，O/ℓ 为 NaN，与 eager 使用 −inf 时相同</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} rows see no key: the tiles give NaN there; eager with {value} gives a uniform row (left out of max |Δ|)</source>
+        <translation>{n} 行看不到任何键：分块计算在这些行得到 NaN；eager 使用 {value} 时得到均匀的行（不计入 max |Δ|）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>max |Δ| vs eager: {diff} (nothing finite to compare)</source>
+        <translation>与 eager 的 max |Δ|：{diff}（没有可比较的有限值）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>max |Δ| vs eager = {diff} = {ulps} ε {mark}</source>
+        <translation>与 eager 的 max |Δ| = {diff} = {ulps} ε {mark}</translation>
+    </message>
+    <message>
+        <location line="+80"/>
+        <source>blocks</source>
+        <translation>块大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Query block: rows of Q per tile</source>
+        <translation>查询块：每个分块包含的 Q 行数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Key block: rows of K and V per tile</source>
+        <translation>键块：每个分块包含的 K 和 V 行数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>auto ({n})</source>
+        <translation>自动（{n}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+3"/>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>dim of V</source>
+        <translation>V 的维度</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>&lt;b&gt;Tiling&lt;/b&gt; · the steps of head {h}, computing…</source>
+        <translation>&lt;b&gt;分块&lt;/b&gt; · 头 {h} 的各步，计算中…</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>&lt;b&gt;Tiling&lt;/b&gt; · cannot step through this</source>
+        <translation>&lt;b&gt;分块&lt;/b&gt; · 无法逐步演示</translation>
+    </message>
+    <message>
+        <location line="+52"/>
+        <source>running max &lt;b&gt;m&lt;/b&gt;</source>
+        <translation>滑动最大值 &lt;b&gt;m&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running sum &lt;b&gt;ℓ&lt;/b&gt;</source>
+        <translation>滑动和 &lt;b&gt;ℓ&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rescale &lt;b&gt;e^(m_old − m_new)&lt;/b&gt;</source>
+        <translation>重缩放 &lt;b&gt;e^(m_old − m_new)&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>skipped: every cell masked</source>
+        <translation>已跳过：所有格子都被屏蔽</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>computed</source>
+        <translation>已计算</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;tile ({qi}, {ki})&lt;/b&gt; of {nq}×{nk} · queries {q0}–{q1} × keys {k0}–{k1} · {what} · step {step} of {n}</source>
+        <translation>&lt;b&gt;分块 ({qi}, {ki})&lt;/b&gt;，共 {nq}×{nk} · 查询 {q0}–{q1} × 键 {k0}–{k1} · {what} · 第 {step}/{n} 步</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>partial output &lt;b&gt;O/ℓ&lt;/b&gt; · max |O/ℓ − final| = {gap}</source>
+        <translation>部分输出 &lt;b&gt;O/ℓ&lt;/b&gt; · max |O/ℓ − 最终值| = {gap}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by e^(m_old − m_new), below 1 (dashed: m before the tile)</source>
+        <translation>这个分块：{r} 行中有 {n} 行被重缩放：它们的最大值变大，ℓ 和 O 乘以小于 1 的 e^(m_old − m_new)（虚线：这个分块之前的 m）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this tile: skipped, m, ℓ and O unchanged</source>
+        <translation>这个分块：已跳过，m、ℓ 和 O 不变</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>tiles: {done} of {n} visited, {skipped} skipped (masked) · block {bq} × {bk}</source>
+        <translation>分块：已走过 {done}/{n} 个，跳过 {skipped} 个（被屏蔽）· 块大小 {bq} × {bk}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the match with eager shows at the last step</source>
+        <translation>与 eager 的比较在最后一步显示</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>score[{q}, {k}] = {s} · tile {tile}</source>
+        <translation>分数[{q}, {k}] = {s} · 分块 {tile}</translation>
     </message>
 </context>
 <context>
@@ -2791,7 +3789,7 @@ Replace them?</source>
 <context>
     <name>TrainingPanel</name>
     <message>
-        <location filename="../../explorer/training/panel.py" line="-137"/>
+        <location filename="../../explorer/training/panel.py" line="-122"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -2881,7 +3879,7 @@ Replace them?</source>
         <translation>归纳分数</translation>
     </message>
     <message>
-        <location line="+345"/>
+        <location line="+331"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -3054,12 +4052,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+325"/>
+        <location line="+344"/>
         <source>step {n} of {total}</source>
         <translation>第 {n} 步 / 共 {total} 步</translation>
     </message>
     <message>
-        <location line="-323"/>
+        <location line="-342"/>
         <source>{rate} steps/s</source>
         <translation>{rate} 步/秒</translation>
     </message>
@@ -3069,7 +4067,7 @@ Replace them?</source>
         <translation>L{layer} H{head} · 查询 {row} ‘{q}’ → 键 {col} ‘{k}’ · 权重 {w}</translation>
     </message>
     <message>
-        <location line="+88"/>
+        <location line="+108"/>
         <source>&lt;b&gt;Loss&lt;/b&gt; · not trained yet · chance ln {v} = {c} nats</source>
         <translation>&lt;b&gt;损失&lt;/b&gt; · 尚未训练 · 随机水平 ln {v} = {c} nats</translation>
     </message>
@@ -3094,7 +4092,7 @@ Replace them?</source>
         <translation>归纳头，第 {step} 步</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+17"/>
         <source> · warmup {n}</source>
         <translation> · 预热 {n} 步</translation>
     </message>
