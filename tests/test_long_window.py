@@ -152,3 +152,21 @@ def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair
 
 
 LONG_MASK = np.tril(np.ones((600, 600), bool))
+
+
+def test_a_real_model_at_2048_tokens(qtbot, window, tmp_path, monkeypatch):
+    """A tiny random Llama whose positions reach 4096: 2048 tokens inspected, every layer and
+    head in the grid, one head large over all of them."""
+    import models_fixtures as mf
+
+    monkeypatch.setattr(mf, "MAX_LEN", 4096)
+    folder = mf.build_llama(tmp_path / "llama_long", heads=4, kv_heads=2, layers=2)
+    c = window.model_controller
+    c.load(str(folder))
+    assert c.wait_ready(120) is None
+    c.set_text(" ".join((mf.WORDS * 100)[:2047]))  # + the BOS token: 2048
+    assert c.wait_ready(300) is None
+    assert c.trace.seq_len == 2048 and c.trace.attentions.shape[-2:] == (2048, 2048)
+    assert not c.trace.notice  # nothing cut: the model's limit is 4096
+    head = window.panel("model_head")
+    assert "2048×2048" in head.big.item.titleLabel.text.replace("\u00a0", " ")
