@@ -348,6 +348,8 @@ class AttentionTrace:
             slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
             pooled, picked, fut_parts = [], {"scores_raw": [], "scores": []}, []
             blocks = []
+            # causal with a visible key in every row: masked (future) weights are exactly 0
+            no_future = cfg.causal and bool(self.mask.any(-1).all())
             with self._lock, torch.inference_mode():
                 for i, rows in enumerate(slices):
                     in_block = sample[(sample >= rows.start) & (sample < rows.stop)] - rows.start
@@ -355,6 +357,9 @@ class AttentionTrace:
                     def tap(name: str, plane: torch.Tensor, rows=rows, in_block=in_block) -> None:
                         if name == "weights":
                             pooled.append(pool_tiles(plane.cpu(), tile, "max"))
+                            if no_future:  # every row sees a key, none after it: exactly 0
+                                fut_parts.append(torch.zeros(plane.shape[0]))
+                                return
                             wf = torch.nan_to_num(plane.float().cpu(), nan=0.0)
                             fut_parts.append((wf * (keys[None, :] > pos[rows][:, None])).sum(-1))
                         else:

@@ -170,3 +170,12 @@ def test_a_real_model_at_2048_tokens(qtbot, window, tmp_path, monkeypatch):
     assert not c.trace.notice  # nothing cut: the model's limit is 4096
     head = window.panel("model_head")
     assert "2048×2048" in head.big.item.titleLabel.text.replace("\u00a0", " ")
+
+
+def test_a_long_frame_without_a_causal_mask_counts_the_future_weight():
+    from explorer.frame import future_share
+
+    cfg = replace(LONG, causal=False, n_heads=1, window=50)
+    f, e = build_frame(cfg), engine.run(replace(cfg, backend="eager"))
+    want = future_share(e.weights[0].numpy(), 0)
+    assert 0.3 < want < 0.7 and f.future_share == pytest.approx(want, abs=1e-5)
