@@ -119,7 +119,8 @@ def measure_window(window, sc: Scenario, n: int, warmup: int = 4, timeout_s: flo
         window.frame_rendered.disconnect(on_rendered)
     return {"scenario": sc.name, "size": sc.size, "what": sc.what, "n": n,
             "latency_ms": _stats(latency), "compute_ms": _stats(compute), "render_ms": _stats(render),
-            "wall_ms_per_change": wall}
+            "wall_ms_per_change": wall,
+            "samples_ms": {"latency": latency, "compute": compute, "render": render}}
 
 
 def shown_bench_window():
@@ -145,9 +146,15 @@ def window_benchmarks(quick: bool = False) -> list[dict]:
             n = {"default": 20, "large": 10, "long": 4}[sc.size] if quick else \
                 {"default": 50, "large": 30, "long": 10}[sc.size]
             rows.append(measure_window(window, sc, n))
+        from .compare_bench import compare_benchmarks
+
+        # issue 18: a reference pinned and the difference shown, beside the plain toggle
+        rows += compare_benchmarks(window, 20 if quick else 60)
     finally:
         window.close()
         window.shutdown()
+    for row in rows:
+        row.pop("samples_ms", None)
     return rows
 
 
@@ -199,6 +206,9 @@ def long_first_frame(seq_len: int = 8192, n_heads: int = 16, d_model: int = 1024
 #: Goals of the soak (issue 19): RSS growth after warm-up over 1,000 changes, the slowest
 #: frame, and exceptions.
 SOAK_GOALS = {"rss_growth_mb_per_1000": 50.0, "max_frame_ms": 2000.0, "exceptions": 0}
+#: The soak's sequences stay interactive (a frame in well under a second); longer ones are
+#: computed head by head with progress (long_first_frame measures those).
+SOAK_SEQ_MAX = 512
 #: Changes before the first RSS reading (caches, fonts and pyqtgraph items settle).
 SOAK_WARMUP = 10
 #: Longest wait for one frame before the soak counts a timeout and moves on.
@@ -257,9 +267,9 @@ def random_change(rng, config: AttentionConfig) -> dict:
     elif field == "n_kv_heads":
         value = rng.choice(C.allowed_kv_heads(config.n_heads))
     elif field == "seq_len":
-        value = _log_int(rng, 1, C.SEQ_MAX)
+        value = _log_int(rng, 1, min(C.SEQ_MAX, SOAK_SEQ_MAX))
     elif field == "kv_len":
-        value = None if rng.random() < 0.5 else _log_int(rng, 1, C.KV_LEN_MAX)
+        value = None if rng.random() < 0.5 else _log_int(rng, 1, min(C.KV_LEN_MAX, SOAK_SEQ_MAX))
     elif field == "batch":
         value = _log_int(rng, 1, C.BATCH_MAX)
     elif field in ("causal", "prescale_q"):
@@ -607,14 +617,14 @@ def verdict(row: dict) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
-    head = (f"{'scenario':<38} {'n':>3}  {'latency med':>11} {'p95':>7}  {'compute med':>11} "
+    head = (f"{'scenario':<48} {'n':>3}  {'latency med':>11} {'p95':>7}  {'compute med':>11} "
             f"{'render med':>10}  {'wall/change':>11}  target")
     lines = [head, "-" * len(head)]
     for r in rows:
         t = TARGETS_MS[r["size"]]
         target = " ".join(f"{k}≤{v:g}" for k, v in t.items())
         lines.append(
-            f"{r['scenario']:<38} {r['n']:>3}  {r['latency_ms']['median']:>9.1f}ms {r['latency_ms']['p95']:>5.1f}ms"
+            f"{r['scenario']:<48} {r['n']:>3}  {r['latency_ms']['median']:>9.1f}ms {r['latency_ms']['p95']:>5.1f}ms"
             f"  {r['compute_ms']['median']:>9.1f}ms {r['render_ms']['median']:>8.1f}ms"
             f"  {r['wall_ms_per_change']:>9.1f}ms  {target} {verdict(r)}")
     return "\n".join(lines)
@@ -645,6 +655,10 @@ def bench_command(args) -> int:
           f"Qt paint threads {'on' if info['qt_paint_threads'] else 'off'}")
     print("\nset_config → frame_rendered through the window (1600×1000, all panels visible)")
     print(format_table(rows))
+    from .compare_bench import ratio_line
+
+    if ratio_line(rows):
+        print(ratio_line(rows))
     lf = long_res
     first = "no frame" if lf["first_frame_s"] is None else f"{lf['first_frame_s']:.1f} s"
     print(f"\nlong context in the window ({lf['config']}): first complete frame {first} "

@@ -52,6 +52,8 @@ def test_a_long_frame_draws_block_maxima_and_keeps_every_number_exact(long_pair)
 
 
 def test_the_window_says_what_a_long_frame_shows(qtbot, window, long_pair):
+    from PySide6.QtCore import QRectF
+
     _f, e = long_pair
     window.banner.hide_message()
     with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == LONG):
@@ -61,13 +63,15 @@ def test_the_window_says_what_a_long_frame_shows(qtbot, window, long_pair):
     assert "600×600" in title and "max of 2×2" in title, title
     # the large map spans every position: the axes and clicks keep the cells' own indices
     assert heads.big.shape == (600, 600)
-    heads.big._click(599, 598)
+    heads.big.on_click(599, 598)  # what a click on that cell does
     assert (window.selection.query, window.selection.key) == (599, 598)
-    messages = []
-    window.hover.described.connect(messages.append)
-    heads.big._hover(333, 100)
-    want = f"weight {float(e.weights[0, window.selection.head, 333, 100]):.4g}"
-    assert want in messages[-1], messages[-1]
+    # the level-of-detail image (300 × 300 pixels) covers all 600 × 600 cells of the view
+    img = heads.big.image
+    assert (img.width(), img.height()) == (300, 300)
+    assert img.mapRectToParent(img.boundingRect()) == QRectF(-0.5, -0.5, 600, 600)
+    text = heads.big.describe(333, 100)  # what the status bar says while hovering that cell
+    want = f"key 100 ‘100’ · weight {float(e.weights[0, window.selection.head, 333, 100]):.4g}"
+    assert want in text, text
     scores = window.panel("scores")
     assert "64 of 600 query rows" in scores.raw.plot.titleLabel.text.replace("\u00a0", " ")
     # the backends card does not start an exact pass per backend at this length
@@ -135,7 +139,7 @@ def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair
     r0, r1, c0, c1 = heads.detail.region
     assert r0 <= 200 and r1 >= 300 and c0 <= 100 and c1 >= 200
     title = heads.big.item.titleLabel.text.replace("\u00a0", " ")
-    assert "zoomed: exact cells" in title, title
+    assert "zoomed: every cell exact" in title, title
     # the overlay's pixels are the exact weights through the colour map (masked: background)
     want = e.weights[0, 1, r0:r1, c0:c1].numpy()
     img = heads.detail.overlay.image  # (rows, cols, 4)
