@@ -473,11 +473,32 @@ def _max_abs_diff(out: torch.Tensor, ref: torch.Tensor) -> float:
     return float(d.max()) if d.numel() else 0.0
 
 
-def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrace:
+#: A run whose projections are estimated to take longer than this is computed in row chunks
+#: of about this long each, with progress reported (and a cancel taken) between them. (The
+#: estimate is from a small product; large half-precision products ran up to 4× slower.)
+CHUNK_SECONDS = 0.1
+
+
+def _project(x: torch.Tensor, w: torch.Tensor, chunks: int, tick: Callable[[], None]) -> torch.Tensor:
+    """x (B, N, d) @ w (d, e), in `chunks` slices of the N rows when there are several, calling
+    tick() after each (a slow dtype's projection becomes interruptible)."""
+    if chunks <= 1 or x.shape[1] <= 1:
+        return x @ w
+    parts = []
+    for part in x.split(-(-x.shape[1] // chunks), dim=1):
+        parts.append(part @ w)
+        tick()
+    return torch.cat(parts, dim=1)
+
+
+def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progress | None = None) -> AttentionTrace:
     """Compute one attention layer for `config`; see AttentionTrace for shapes.
 
     `x` optionally gives the input embeddings (B, S, d_model) before positional
-    encoding; otherwise they are drawn N(0, 1) from the seed.
+    encoding; otherwise they are drawn N(0, 1) from the seed. ``progress(done, total)``
+    is called between the row chunks of a run whose projections are estimated slower than
+    CHUNK_SECONDS (engine.speed: float16 on a CPU without half arithmetic); an exception
+    it raises stops the run.
     """
     if not isinstance(config, AttentionConfig):
         raise ConfigError(f"run() needs an AttentionConfig, got {type(config).__name__}")
@@ -512,9 +533,24 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrac
         w = init_weights(config)
         xd = x0.to(dev, dtype)
         src = xd if kv_src is None else kv_src.to(dev, dtype)
-        q = _split_heads(xd @ w.w_q.to(dev, dtype), H)  # (B, H, S, Dh)
-        k = _split_heads(src @ w.w_k.to(dev, dtype), config.kv_heads)  # (B, Hkv, Skv, Dh)
-        v = _split_heads(src @ w.w_v.to(dev, dtype), config.kv_heads)
+        chunks, ticks = 1, [0]
+        if progress is not None:
+            from .speed import projection_seconds
+
+            chunks = min(64, int(projection_seconds(config) / CHUNK_SECONDS))
+
+        def parts(n: int) -> int:  # the slices _project cuts n rows into
+            return 1 if chunks <= 1 or n <= 1 else len(range(0, n, -(-n // chunks)))
+
+        total = 2 * parts(S) + 2 * parts(Skv)  # Q and the output projection; K and V
+
+        def tick() -> None:
+            ticks[0] += 1
+            progress(ticks[0], total)
+
+        q = _split_heads(_project(xd, w.w_q.to(dev, dtype), chunks, tick), H)  # (B, H, S, Dh)
+        k = _split_heads(_project(src, w.w_k.to(dev, dtype), chunks, tick), config.kv_heads)  # (B, Hkv, Skv, Dh)
+        v = _split_heads(_project(src, w.w_v.to(dev, dtype), chunks, tick), config.kv_heads)
         if config.positional == "rope":
             q, k = pe.rope(q, q_pos.to(dev)), pe.rope(k, k_pos.to(dev))
         # contiguous (B, heads, N, Dh), not views of the (B, N, heads·Dh) projections: torch's
@@ -527,7 +563,7 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None) -> AttentionTrac
         w_o = w.w_o.to(dev, dtype)
 
         def merge(context: torch.Tensor) -> torch.Tensor:
-            return context.transpose(1, 2).reshape(B, S, d) @ w_o  # (B, S, d)
+            return _project(context.transpose(1, 2).reshape(B, S, d), w_o, chunks, tick)  # (B, S, d)
 
         grids = None
         if config.backend == "eager":

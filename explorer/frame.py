@@ -184,12 +184,12 @@ def is_long(config: AttentionConfig) -> bool:
 def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> Frame:
     """Run the engine for `config` and derive everything the panels show.
 
-    ``progress(done, total)`` is called while a long frame's heads are computed (an
-    exception it raises cancels). Raises engine.ConfigError / engine.BackendUnavailable as
+    ``progress(done, total)`` is called while a slow run's projections or a long frame's
+    heads are computed (an exception it raises cancels). Raises engine.ConfigError / engine.BackendUnavailable as
     the engine does.
     """
     t0 = time.perf_counter()
-    trace = engine.run(config)
+    trace = engine.run(config, progress=progress)  # (reports only when its projections are slow)
     t1 = time.perf_counter()
     if is_long(config):
         return _build_long_frame(config, request_id, trace, progress, t0, t1)

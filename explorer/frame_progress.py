@@ -57,7 +57,7 @@ class FrameProgress(QWidget):
     def retranslate_ui(self) -> None:
         self.cancel_button.setText(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop computing this configuration; the panels keep the last one"))
-        self.bar.setFormat(self.tr("computing heads… %p%"))
+        self.bar.setFormat(self.tr("computing… %p%"))
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:

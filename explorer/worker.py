@@ -80,7 +80,21 @@ class ComputeWorker(QThread):
         self.computed = 0  # frames computed (including dropped ones)
         self.dropped = 0  # frames computed but superseded before emission
         self._cancelled: int | None = None  # the request cancel() stopped
+        self._extras_wanted = True  # measure the backends after a frame (their panel is visible)
+        self._last_frame: tuple[int, AttentionConfig] | None = None  # the last frame emitted
         stop_at_exit(self)
+
+    def set_extras_wanted(self, wanted: bool) -> None:
+        """Whether the backend comparison is worth running (the panel that shows it is visible).
+        Turned on, it is measured for the last frame if that is still the latest."""
+        with self._cond:
+            self._extras_wanted = wanted
+            if not wanted:
+                self._extras = None
+            elif self._pending is None and self._last_frame is not None and self._last_frame[0] == self._latest:
+                self._extras = self._last_frame
+                self._extras_due = time.monotonic() + self.extras_delay_s
+                self._cond.notify()
 
     def _takes_progress(self) -> bool:
         """Whether the compute takes progress(done, total): it then reports, and can be cancelled."""
@@ -181,7 +195,8 @@ class ComputeWorker(QThread):
             return
         self.frame_ready.emit(frame)
         with self._cond:
-            if self._pending is None and rid == self._latest:
+            self._last_frame = (rid, config)
+            if self._pending is None and rid == self._latest and self._extras_wanted:
                 self._extras = (rid, config)
                 self._extras_due = time.monotonic() + self.extras_delay_s
 
