@@ -129,27 +129,29 @@ def install_compare(window) -> CompareStatus:
 # ---- lessons pin their "before" ---------------------------------------------------------------
 
 
-def pin_before(window, config, name: str) -> None:
+def pin_before(window, config, name: str, on_pinned=None) -> None:
     """Pin the frame of `config` (a lesson's preset) as A once it is shown, kept as the
     snapshot `name` (reused when the same name and config are pinned again).
 
     The preset's frame is usually the next one rendered; when another config is rendered
     first (the learner was quicker: "Do it for me" right away), the preset is computed here
-    (lesson presets are small)."""
+    (lesson presets are small). ``on_pinned(frame)`` is called with the frame pinned."""
     state = {"done": False}
 
     def pin(frame) -> None:
         snaps = getattr(window, "snapshots", None)
         if snaps is None:
             window.pin_reference(frame)
-            return
-        for i, e in enumerate(snaps.entries):
-            if e.snapshot.name == name and e.snapshot.config == config:
-                e.frame = frame
-                e.image = None
-                snaps.use(i)
-                return
-        snaps.use(snaps.add(frame, name))
+        else:
+            same = [i for i, e in enumerate(snaps.entries) if e.snapshot.name == name and e.snapshot.config == config]
+            if same:
+                e = snaps.entries[same[0]]
+                e.frame, e.image = frame, None
+                snaps.use(same[0])
+            else:
+                snaps.use(snaps.add(frame, name))
+        if on_pinned is not None:
+            on_pinned(frame)
 
     def on_rendered(cfg) -> None:
         if state["done"]:

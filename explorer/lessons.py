@@ -40,6 +40,7 @@ class Chapter:
     expect: dict | None
     needs: str | None
     texts: dict = field(default_factory=dict)  # language → (title, body, try_text)
+    compare: bool = False  # the point is a comparison: the preset is pinned as A (issue 18)
 
     def title(self, lang: str = "en") -> str:
         return self.texts.get(lang, self.texts["en"])[0]
@@ -87,6 +88,7 @@ def load_chapters(directory: Path = LESSON_DIR) -> list[Chapter]:
             key=preset_path.stem, config=config, selection=dict(data.get("selection", {})),
             panels=tuple(data.get("panels", ())), try_changes=dict(t.get("changes", {})),
             expect=t.get("expect"), needs=data.get("needs"), texts=texts,
+            compare=data.get("compare") is True,
         ))
     return chapters
 

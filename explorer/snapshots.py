@@ -68,6 +68,8 @@ class SnapshotList(QObject):
         self.window_ = window
         self.entries: list[Entry] = []
         self._using = False
+        #: added, renamed or deleted since the session was opened or saved (the title's "*")
+        self.edited = False
         window.reference_changed.connect(self._on_reference)
 
     # ---- queries ------------------------------------------------------------------------
@@ -107,6 +109,17 @@ class SnapshotList(QObject):
         return e.image
 
     # ---- changes ------------------------------------------------------------------------
+    def _set_edited(self, edited: bool) -> None:
+        """The session differs from its file (or not): the window's title shows "*" while this
+        or the undo history says so."""
+        self.edited = edited
+        stack = getattr(self.window_, "undo_stack", None)
+        self.window_.setWindowModified(edited or (stack is not None and not stack.isClean()))
+
+    def mark_saved(self) -> None:
+        """The session was saved with these snapshots."""
+        self._set_edited(False)
+
     def add(self, frame, name: str | None = None) -> int:
         """Keep `frame` (with the window's selection) as a new snapshot; returns its index.
         The oldest one goes when the list is full."""
@@ -122,13 +135,17 @@ class SnapshotList(QObject):
         self.entries.append(Entry(Snapshot(check_name(name), cfg, selection), frame))
         if len(self.entries) > MAX_SNAPSHOTS:
             del self.entries[0]
+        self._set_edited(True)
         self.changed.emit()
         return len(self.entries) - 1
 
     def rename(self, i: int, name: str) -> None:
         """ValueError (one line) for an empty, too long or unprintable name."""
         e = self.entries[i]
-        e.snapshot = replace(e.snapshot, name=check_name(name))
+        new = replace(e.snapshot, name=check_name(name))
+        if new != e.snapshot:
+            e.snapshot = new
+            self._set_edited(True)
         self.changed.emit()
 
     def remove(self, i: int) -> None:
@@ -137,6 +154,7 @@ class SnapshotList(QObject):
         del self.entries[i]
         if was_ref:
             self.window_.clear_reference()
+        self._set_edited(True)
         self.changed.emit()
 
     def use(self, i: int) -> None:
@@ -159,6 +177,7 @@ class SnapshotList(QObject):
         ref = next((i for i, s in enumerate(snapshots) if s.reference), None)
         if ref is not None:
             self.use(ref)
+        self._set_edited(False)  # as the file has them
         self.changed.emit()
 
     def _on_reference(self, frame) -> None:

@@ -417,7 +417,8 @@ class MainWindow(QMainWindow):
             self.act_languages[code] = a
 
     def _on_clean_changed(self, clean: bool) -> None:
-        self.setWindowModified(not clean)
+        snaps = getattr(self, "snapshots", None)  # snapshot edits are changes to save too
+        self.setWindowModified(not clean or (snaps is not None and snaps.edited))
 
     def _retranslate_history(self, _index: int = 0) -> None:
         """Undo/Redo name the step they take back (enabled only when there is one)."""
@@ -946,6 +947,8 @@ class MainWindow(QMainWindow):
         self.backends_measured.emit(result)
 
     def _on_dock_visible(self, name: str, visible: bool) -> None:
+        if name == "diagnostics":  # the backend comparison is for its card only: not while hidden
+            self.worker.set_extras_wanted(visible)
         if not visible or self._frame is None:
             return
         panel = self._panels[name]
@@ -1052,6 +1055,7 @@ class MainWindow(QMainWindow):
         self._session_path = Path(path)
         self._add_recent(path)
         self.undo_stack.setClean()
+        self.snapshots.mark_saved()
         self._update_title()
         self.statusBar().showMessage(self.tr("saved {path}").format(path=path), 4000)
         return True

@@ -101,6 +101,7 @@ class LessonPanel(Panel):
         # the ✓ counts only from the preset of this chapter on (applied, or reached by hand),
         # not for an unrelated config that happens to move the metric the same way
         self._from_preset = False
+        self._pinned = None  # the frame this chapter pinned as A (a comparison chapter's preset)
         # once the change happened the ✓ stays: the rest of a task (e.g. "then switch to min")
         # moves the metric again, and the learner did not undo anything
         self._achieved = False
@@ -240,6 +241,10 @@ class LessonPanel(Panel):
         if new_index != self.index:
             self._from_preset = False
             self._achieved = False
+            w = self.main_window()  # another chapter: the "before" this one pinned is not A any more
+            if w is not None and self._pinned is not None and w.reference is self._pinned:
+                w.clear_reference()  # (it stays in the snapshots)
+            self._pinned = None
         self.index = new_index
         if self.chapter_list.currentRow() != self.index:
             self.chapter_list.blockSignals(True)
@@ -277,6 +282,8 @@ class LessonPanel(Panel):
         self._from_preset = True
         self._achieved = False  # the task starts again from its preset
         w.set_state(ch.config, ch.selection)
+        if ch.compare:  # a comparison: the preset is A, so the change shows as B − A
+            self._pin_preset(w, ch)
         w.highlight_panels(ch.panels)
         self._update_try()
 
@@ -287,8 +294,19 @@ class LessonPanel(Panel):
             return
         self._from_preset = True
         w.set_state(ch.try_config, ch.selection)
+        if ch.compare and (w.reference is None or w.reference.config != ch.config):
+            self._pin_preset(w, ch)  # the preset is the "before" even when it was not applied
         w.highlight_panels(ch.panels)
         self._update_try()
+
+    def _pin_preset(self, w, ch: Chapter) -> None:
+        """Pin the chapter's preset as A (a snapshot named after the chapter), once it is shown."""
+        from ..compare import pin_before
+
+        def pinned(frame) -> None:
+            self._pinned = frame
+
+        pin_before(w, ch.config, self.tr("Before: chapter {n}").format(n=self.index + 1), pinned)
 
     # ---- the live check ---------------------------------------------------------------------
     def _on_config_changed(self, _config) -> None:
@@ -362,7 +380,11 @@ class LessonPanel(Panel):
 
     def _set_holds(self, holds: bool | None) -> None:
         self.check_label.setVisible(bool(holds))
-        self.check_label.setToolTip(self.tr("The change happened as the text says") if holds else "")
+        ch, w = self.chapter(), self.main_window()
+        compared = holds and ch is not None and ch.compare and w is not None and w.reference is not None
+        self.check_label.setToolTip(
+            self.tr("The change happened as the text says; the panels show it as B − A (A: the preset)")
+            if compared else self.tr("The change happened as the text says") if holds else "")
         if holds != self.try_holds:
             self.try_holds = holds
             self.try_changed.emit(holds)
