@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return profile_command(args.json, args.quick)
         if args.command == "bench" and args.train:
-            from engine.training.bench import bench_command as training_bench
+            from explorer.training.bench import bench_command as training_bench
 
             return training_bench(args.json, args.quick)
         if args.command == "bench":
@@ -187,5 +187,18 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+def freeze_support() -> None:
+    """multiprocessing.freeze_support(): in a frozen bundle (PyInstaller) the training lab's
+    child process is this executable run again with multiprocessing's arguments, which this
+    hands to the child's loop before argparse sees them. ATTN_EXPLORER_FREEZE_SUPPORT tells
+    explorer.training.worker that a frozen app may use the process."""
+    import multiprocessing
+    import os
+
+    multiprocessing.freeze_support()
+    os.environ["ATTN_EXPLORER_FREEZE_SUPPORT"] = "1"
+
+
 if __name__ == "__main__":
+    freeze_support()
     sys.exit(main())

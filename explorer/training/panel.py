@@ -15,6 +15,7 @@ step in the loss and induction plots and the loss title says it.
 
 from __future__ import annotations
 
+import collections
 import math
 import time
 
@@ -62,6 +63,7 @@ from ..panels.base import Panel, register_panel
 from .grid import HeadGrid
 from .lab import Run, TrainingLab, lab_for
 from .presets import PRESETS
+from .series import MAX_POINTS, Series, Thin
 
 #: the settings form: (field, label); the widgets are built in _build_form
 FIELDS = (
@@ -91,6 +93,12 @@ SCORE_PLOTS = (
 #: the least time between two redraws while training: ~11 Hz (the training process sends
 #: ~12 updates a second; drawing each costs the CPU the training shares)
 REDRAW_S = 0.085
+#: the most: 2 Hz, however slow a redraw (a huge model, a slow machine)
+REDRAW_MAX_S = 0.5
+#: the share of one core the display may take while training: the time between redraws is
+#: the UI thread's measured CPU time per redraw (drawing, painting, relaying) over this,
+#: kept between REDRAW_S and REDRAW_MAX_S. The training process shares the CPU with it.
+DRAW_BUDGET = 0.25
 #: short names of the settings in a legend that tells runs apart
 LEGEND_NAMES = {"n_layers": "layers", "n_heads": "heads", "n_kv_heads": "kv", "d_model": "d",
                 "warmup_steps": "warmup", "init_std": "init", "attn_only": "attn-only"}
@@ -129,11 +137,19 @@ def _set_text(label: QLabel, text: str) -> None:
 
 
 def _curve(plot) -> pg.PlotDataItem:
-    """A curve that draws only what is in view, at most ~2 points a pixel, unchecked for NaN."""
+    """A curve given at most MAX_POINTS points (series.Thin), unchecked for NaN. A
+    PlotDataItem: the loss plot's log scale needs one."""
     item = plot.plot([], [])
-    item.setClipToView(True)
-    item.setDownsampling(auto=True, method="peak")
     item.setSkipFiniteCheck(True)
+    return item
+
+
+def _line(plot) -> pg.PlotCurveItem:
+    """A bare curve for the per-head score plots (linear axes): one item where a
+    PlotDataItem is three (itself, its curve, its scatter) and re-checks its data's bounds
+    twice on every setData; 12 of them redraw 10 times a second."""
+    item = pg.PlotCurveItem(skipFiniteCheck=True)
+    plot.addItem(item)
     return item
 
 
@@ -158,32 +174,6 @@ def legend_labels(runs: list[Run]) -> dict[int, str]:
     return out
 
 
-class _Series:
-    """A run's step records as arrays, extended as the run grows."""
-
-    def __init__(self) -> None:
-        self.n = 0
-        self.steps = np.zeros(0)
-        self.loss = np.zeros(0)
-        self.pred = np.zeros(0)
-        self.lr = np.zeros(0)
-        self.heads: dict[str, np.ndarray] = {}
-
-    def update(self, run: Run) -> None:
-        new = run.history[self.n:]
-        if not new:
-            return
-        self.steps = np.concatenate([self.steps, [s.step for s in new]])
-        self.loss = np.concatenate([self.loss, [s.loss for s in new]])
-        self.pred = np.concatenate([self.pred, [s.loss_predictable for s in new]])
-        self.lr = np.concatenate([self.lr, [s.lr for s in new]])
-        for name, _title in SCORE_PLOTS:
-            add = np.stack([s.entropy_norm if name == "entropy_norm" else s.scores[name] for s in new])
-            old = self.heads.get(name)
-            self.heads[name] = add if old is None else np.concatenate([old, add])
-        self.n = len(run.history)
-
-
 @register_panel
 class TrainingPanel(Panel):
     name = "training"
@@ -193,12 +183,19 @@ class TrainingPanel(Panel):
         super().__init__(selection, hover, parent)
         self._drawn: dict[tuple[object, str], object] = {}  # see _fresh
         self.lab: TrainingLab = lab_for(selection)
-        self._series: dict[int, _Series] = {}
+        self._series: dict[int, Series] = {}
+        self._thins: dict[object, Thin] = {}  # each curve's preallocated points, by curve
         self._pens: dict = {}
         self._loss_items: dict[int, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
-        self._head_items: dict[str, list[pg.PlotDataItem]] = {name: [] for name, _t in SCORE_PLOTS}
+        self._head_items: dict[str, list[pg.PlotCurveItem]] = {name: [] for name, _t in SCORE_PLOTS}
         self._legend_key = None
-        self._redraw_pending = False
+        self._draw_times: collections.deque[float] = collections.deque(maxlen=64)
+        self._interval = REDRAW_S  # the adaptive time between redraws while training
+        self._cost: float | None = None  # UI-thread CPU seconds per redraw (smoothed)
+        self._cpu_at: float | None = None
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.timeout.connect(self._deferred_redraw)
         self._stale = False
         self._syncing = False
         self._build_layout()
@@ -511,13 +508,13 @@ class TrainingPanel(Panel):
         if not self.isVisible():
             self._stale = True
             return
-        if not self._redraw_pending:  # changes closer than REDRAW_S: one redraw
-            self._redraw_pending = True
-            wait = REDRAW_S - (time.perf_counter() - self._drawn_at)
-            QTimer.singleShot(max(0, int(wait * 1000)), self._deferred_redraw)
+        # changes closer than the interval: one redraw; not training: at once (the last steps)
+        wait = (self._interval if self.lab.running else 0.0) - (time.perf_counter() - self._drawn_at)
+        ms = max(0, int(wait * 1000))
+        if not self._redraw_timer.isActive() or self._redraw_timer.remainingTime() > ms:
+            self._redraw_timer.start(ms)
 
     def _deferred_redraw(self) -> None:
-        self._redraw_pending = False
         self.redraw()
 
     def showEvent(self, event) -> None:
@@ -630,6 +627,9 @@ class TrainingPanel(Panel):
                  self.tr("step {n} of {total}").format(n=run.steps_done, total=run.config.steps)]
         if math.isfinite(rate):
             parts.append(self.tr("{rate} steps/s").format(rate=f"{rate:.0f}"))
+        hz = self.display_rate() if running else 0.0
+        if hz > 0:
+            parts.append(self.tr("display {hz} Hz").format(hz=f"{hz:.0f}"))
         _set_text(self.status_label, " · ".join(parts))
         self._sync_preset_texts()
 
@@ -724,10 +724,12 @@ class TrainingPanel(Panel):
         lab = self.lab
         run = lab.viewed_run()
         self._drawn_at = time.perf_counter()
+        self._draw_times.append(self._drawn_at)
+        self._adapt_rate()
         if run is None:
             return
         for r in lab.runs:
-            self._series.setdefault(r.id, _Series()).update(r)
+            self._series.setdefault(r.id, Series()).update(r.history)
         for rid in list(self._series):
             if all(r.id != rid for r in lab.runs):
                 del self._series[rid]
@@ -736,6 +738,29 @@ class TrainingPanel(Panel):
         self._draw_heads(run)
         self._draw_scores(run)
         self._sync_timeline(run)
+
+    def _adapt_rate(self) -> None:
+        """The next redraw's earliest time from what the last ones cost: the UI thread's CPU
+        time since the previous redraw (this redraw's work comes after: it is counted next
+        time, with the paint it causes)."""
+        cpu = time.thread_time()
+        if self.lab.running and self._cpu_at is not None:
+            cost = cpu - self._cpu_at
+            self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
+            self._interval = min(REDRAW_MAX_S, max(REDRAW_S, self._cost / DRAW_BUDGET))
+        self._cpu_at = cpu if self.lab.running else None
+
+    def draw_cost_ms(self) -> float:
+        """The UI thread's CPU milliseconds per redraw while training (smoothed; NaN before)."""
+        return float("nan") if self._cost is None else self._cost * 1e3
+
+    def display_rate(self, window_s: float = 2.0) -> float:
+        """Redraws a second over the last ``window_s`` seconds (0 when none)."""
+        now = time.perf_counter()
+        recent = [t for t in self._draw_times if now - t <= window_s]
+        if len(recent) < 2:
+            return 0.0
+        return (len(recent) - 1) / (recent[-1] - recent[0]) if recent[-1] > recent[0] else 0.0
 
     def _fresh(self, item, slot: str, value) -> bool:
         """True (and remembered) when `value` is not what `item` last got under `slot`: pyqtgraph
@@ -746,6 +771,13 @@ class TrainingPanel(Panel):
             return False
         self._drawn[key] = value
         return True
+
+    def _thin(self, item) -> Thin:
+        """The preallocated points of ``item`` (made on its first draw)."""
+        t = self._thins.get(item)
+        if t is None:
+            t = self._thins[item] = Thin()
+        return t
 
     def _set_xrange(self, plot, xmax: float) -> None:
         """plot.setXRange(0, xmax), skipped when unchanged (a range change re-lays out the axis)."""
@@ -779,6 +811,7 @@ class TrainingPanel(Panel):
             if all(r.id != rid for r in shown):
                 for item in self._loss_items.pop(rid):
                     self.loss_plot.removeItem(item)
+                    self._thins.pop(item, None)
         for r in shown:
             s = self._series[r.id]
             items = self._loss_items.get(r.id)
@@ -788,9 +821,8 @@ class TrainingPanel(Panel):
             width = 2.0 if r is run else 1.2
             self._set_pen(items[0], self._pen(r.colour, width))
             self._set_pen(items[1], self._pen(r.colour, width, Qt.PenStyle.DashLine))
-            items[0].setData(s.steps, s.loss)
-            finite = np.isfinite(s.pred)
-            items[1].setData(s.steps[finite], s.pred[finite])
+            self._thin(items[0]).set(items[0], s.steps, s.loss)
+            self._thin(items[1]).set(items[1], s.steps, s.pred, finite_only=True)
         key = (tuple((r.id, r.shown) for r in shown), th.name, th.font_scale, tuple(r.config for r in shown))
         if key != self._legend_key:
             self._legend_key = key
@@ -842,10 +874,12 @@ class TrainingPanel(Panel):
         s = self._series[run.id]
         c = run.config
         xmax = max(c.steps, run.steps_done)
-        plan = np.arange(1, xmax + 1)
-        self.lr_planned.setData(plan, planned_lr(c, plan))
+        if self._fresh(self.lr_planned, "plan", (c, xmax)):  # the plan: MAX_POINTS steps and the warmup's end
+            plan = np.unique(np.concatenate([np.linspace(1, xmax, MAX_POINTS).round(),
+                                             [min(c.warmup_steps, xmax) or 1]]))
+            self.lr_planned.setData(plan, planned_lr(c, plan))
         self._set_pen(self.lr_planned, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
-        self.lr_used.setData(s.steps, s.lr)
+        self._thin(self.lr_used).set(self.lr_used, s.steps, s.lr)
         self._set_pen(self.lr_used, self._pen(run.colour, 2))
         self._set_xrange(self.lr_plot, xmax)
         if self._fresh(self.lr_plot, "ymax", c.lr):
@@ -903,12 +937,14 @@ class TrainingPanel(Panel):
             plot = self.score_plots[name]
             items = self._head_items[name]
             while len(items) > n_curves:
-                plot.removeItem(items.pop())
+                gone = items.pop()
+                plot.removeItem(gone)
+                self._thins.pop(gone, None)
                 rebuilt = True
             while len(items) < n_curves:
-                items.append(_curve(plot))
+                items.append(_line(plot))
                 rebuilt = True
-            data = s.heads.get(name)
+            data = s.head(name)
             for i, item in enumerate(items):
                 layer, head = divmod(i, c.n_heads)
                 colour = CATEGORY_COLORS[i % len(CATEGORY_COLORS)]
@@ -917,7 +953,7 @@ class TrainingPanel(Panel):
                 if data is None:
                     item.setData([], [])
                 else:
-                    item.setData(s.steps, data[:, layer, head])
+                    self._thin(item).set(item, s.steps, data[:, layer, head])
             self._set_xrange(plot, xmax)
             line = self.thresholds.get(name)
             if line is not None:

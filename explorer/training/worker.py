@@ -11,8 +11,10 @@ Training runs on one torch thread (`Trainer(threads=1)`): the issue-17 prototype
 two threads 1.4× faster on an idle 2-core machine but 4–20× slower when the GUI needs a core.
 
 Where a child process cannot be started the same loop runs in a thread of this process
-("thread" mode: a frozen app without multiprocessing.freeze_support in its main, or
-ATTN_EXPLORER_TRAINING=thread); it is correct, only slower beside the display.
+("thread" mode): a frozen app whose entry point did not call main.freeze_support (which
+sets ATTN_EXPLORER_FREEZE_SUPPORT), ATTN_EXPLORER_TRAINING=thread, or a child that fails
+to start or dies before its first answer (the commands sent so far are replayed to the
+thread); it is correct, only slower beside the display.
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ __all__ = ["Progress", "TrainingWorker", "default_mode"]
 
 
 def default_mode() -> str:
-    """"process", or "thread" where a child process would not work (a frozen app: its
-    executable is the GUI) or ATTN_EXPLORER_TRAINING says so."""
+    """"process", or "thread" where a child process would not work (a frozen app whose
+    main did not call freeze_support: its executable would start the GUI again) or
+    ATTN_EXPLORER_TRAINING says so."""
     asked = os.environ.get("ATTN_EXPLORER_TRAINING", "").strip().lower()
     if asked in ("thread", "process"):
         return asked
-    return "thread" if getattr(sys, "frozen", False) else "process"
+    frozen = getattr(sys, "frozen", False)
+    return "thread" if frozen and os.environ.get("ATTN_EXPLORER_FREEZE_SUPPORT") != "1" else "process"
 
 
 class TrainingWorker(QThread):
@@ -58,6 +62,7 @@ class TrainingWorker(QThread):
         self._proc = None
         self._thread = None
         self._commands = None
+        self._replay: list[tuple] | None = []  # commands sent before the child's first answer
         stop_at_exit(self)
 
     # ---- starting ---------------------------------------------------------------------------
@@ -78,21 +83,44 @@ class TrainingWorker(QThread):
             except (OSError, RuntimeError, ValueError):
                 self.mode = "thread"
         if self.mode == "thread":
-            cmd_r, cmd_w = multiprocessing.Pipe(duplex=False)
-            res_r, res_w = multiprocessing.Pipe(duplex=False)
-            self._thread = threading.Thread(target=serve, args=(cmd_r, res_w, self.threads), daemon=True,
-                                            name="attention-explorer-training")
-            self._thread.start()
+            cmd_w, res_r = self._start_thread()
         self._commands, self._results = cmd_w, res_r
         self.start()
 
+    def _start_thread(self):
+        cmd_r, cmd_w = multiprocessing.Pipe(duplex=False)
+        res_r, res_w = multiprocessing.Pipe(duplex=False)
+        self._thread = threading.Thread(target=serve, args=(cmd_r, res_w, self.threads), daemon=True,
+                                        name="attention-explorer-training")
+        self._thread.start()
+        return cmd_w, res_r
+
+    def _fall_back(self) -> bool:
+        """The child ended before its first answer: train in a thread instead, replaying
+        what was sent. False when stopping (or already answered)."""
+        with self._lock:
+            if self._stopped or self._replay is None or self.mode != "process":
+                return False
+            self.mode = "thread"
+            old = self._commands
+            cmd_w, self._results = self._start_thread()
+            self._commands = cmd_w
+            for command in self._replay:
+                cmd_w.send(command)
+        if old is not None:
+            old.close()
+        return True
+
     def run(self) -> None:  # the relay thread
-        results = self._results
         while True:
             try:
-                message = results.recv()
+                message = self._results.recv()
             except (EOFError, OSError):
+                if self._fall_back():
+                    continue
                 return
+            with self._lock:
+                self._replay = None  # it answers: no fallback from here on
             kind = message[0]
             if kind == "progress":
                 self.progressed.emit(message[1])
@@ -106,6 +134,8 @@ class TrainingWorker(QThread):
             self._ensure_started()
             if self._commands is None:
                 return
+            if self._replay is not None:
+                self._replay.append(command)
             try:
                 self._commands.send(command)
             except (OSError, ValueError):  # the loop has ended

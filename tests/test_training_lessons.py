@@ -1,0 +1,101 @@
+"""The training lab's leftovers of issue 17: the child process from the entry point (and its
+fallback to a thread), the "Dropout and norm against collapse" preset, lessons 12 and 13.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from engine.training import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = TrainConfig(d_model=16, n_heads=2, n_layers=2, batch=4, steps=20, vocab=24, seq_len=17)
+
+
+# ---- the entry point and the training child process -----------------------------------------------
+
+def test_main_calls_freeze_support_before_anything_else():
+    """A frozen bundle's child is main.py's executable run again: freeze_support must run
+    before main() parses the arguments."""
+    tree = ast.parse((ROOT / "main.py").read_text(encoding="utf-8"))
+    guard = next(n for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test))
+    calls = [ast.unparse(s.value) for s in guard.body if isinstance(s, ast.Expr)]
+    assert calls and calls[0] == "freeze_support()", calls
+    assert "multiprocessing.freeze_support()" in ast.unparse(
+        next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "freeze_support"))
+
+
+def test_a_frozen_app_uses_the_process_once_freeze_support_ran(monkeypatch):
+    from explorer.training.worker import default_mode
+
+    monkeypatch.delenv("ATTN_EXPLORER_TRAINING", raising=False)
+    monkeypatch.setenv("ATTN_EXPLORER_FREEZE_SUPPORT", "0")  # restored after the test
+    monkeypatch.delenv("ATTN_EXPLORER_FREEZE_SUPPORT")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert default_mode() == "thread"  # a bundle without it would start its GUI again
+    sys.path.insert(0, str(ROOT))
+    try:
+        import main as entry
+    finally:
+        sys.path.remove(str(ROOT))
+    entry.freeze_support()  # (not frozen for real: multiprocessing has nothing to hand over)
+    assert default_mode() == "process"
+    monkeypatch.setenv("ATTN_EXPLORER_TRAINING", "thread")
+    assert default_mode() == "thread"  # the user's choice wins
+
+
+CHILD_SCRIPT = """
+import multiprocessing, os, sys, time
+sys.path.insert(0, {root!r})
+import main  # the entry point, as a bundle's would be
+if __name__ == "__main__":
+    main.freeze_support()
+    os.environ.pop("ATTN_EXPLORER_TRAINING", None)
+    from PySide6.QtCore import QCoreApplication
+    from engine.training import TrainConfig
+    from explorer.training.worker import TrainingWorker
+    {setup}
+    app = QCoreApplication([])
+    got = []
+    w = TrainingWorker()
+    w.progressed.connect(lambda p: got.append(p))
+    w.new_run(1, TrainConfig(d_model=16, n_heads=2, n_layers=2, batch=4, steps=20, vocab=24, seq_len=17))
+    w.step(5)
+    children = []
+    t_end = time.time() + 90
+    while time.time() < t_end and not any(p.steps and p.stopped for p in got):
+        app.processEvents()
+        children = children or [c.name for c in multiprocessing.active_children()]
+        time.sleep(0.01)
+    steps = sum(len(p.steps) for p in got)
+    print("mode", w.mode, "steps", steps, "children", ",".join(children), "pid", os.getpid())
+    w.stop()
+"""
+
+
+def _run_child(tmp_path, setup: str = "") -> str:
+    script = tmp_path / "entry.py"
+    script.write_text(CHILD_SCRIPT.format(root=str(ROOT), setup=setup), encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, cwd=ROOT,
+                       env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout.strip().splitlines()[-1]
+
+
+def test_the_training_child_process_starts_from_the_entry_point(tmp_path):
+    line = _run_child(tmp_path)
+    assert line.startswith("mode process steps 5 "), line
+    assert "attention-explorer-training" in line  # it trained in its own process
+
+
+def test_a_child_that_cannot_start_falls_back_to_a_thread(tmp_path):
+    """A child that dies before answering (here: an executable that exits at once, as a
+    broken bundle's would) leaves the training to a thread: the steps still arrive."""
+    setup = 'import multiprocessing as mp; mp.get_context("spawn").set_executable("/bin/false")'
+    line = _run_child(tmp_path, textwrap.dedent(setup))
+    assert line.startswith("mode thread steps 5 "), line
