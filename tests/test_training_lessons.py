@@ -9,9 +9,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.training import TrainConfig
+import pytest
+
+from engine.training import TrainConfig, Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = TrainConfig(d_model=16, n_heads=2, n_layers=2, batch=4, steps=20, vocab=24, seq_len=17)
@@ -99,3 +102,50 @@ def test_a_child_that_cannot_start_falls_back_to_a_thread(tmp_path):
     setup = 'import multiprocessing as mp; mp.get_context("spawn").set_executable("/bin/false")'
     line = _run_child(tmp_path, textwrap.dedent(setup))
     assert line.startswith("mode thread steps 5 "), line
+
+
+# ---- the "Dropout and norm against collapse" preset -------------------------------------------------
+
+@dataclass
+class _Run:
+    """What a preset's check reads of a run (lab.Run without the window)."""
+
+    config: TrainConfig
+    history: list = field(default_factory=list)
+    snapshots: list = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def dropout_norm_runs():
+    from explorer.training.presets import PRESETS
+
+    runs = []
+    for pr in PRESETS["dropout_norm"].runs:
+        tr = Trainer(pr.config)
+        tr.step(pr.config.steps)
+        runs.append(_Run(pr.config, tr.history))
+    return runs
+
+
+def test_the_dropout_norm_preset_trains_three_runs_that_differ_only_in_norm_and_dropout():
+    from explorer.training.presets import PRESETS
+
+    p = PRESETS["dropout_norm"]
+    a, b, c = (r.config.to_dict() for r in p.runs)
+    assert {k for k in a if a[k] != b[k]} == {"dropout"} and {k for k in a if a[k] != c[k]} == {"norm"}
+    assert a["lr"] == 1e-2 and a["warmup_steps"] == 0 and a["norm"] == "pre" and c["norm"] == "none"
+    assert "0.3" in p.expectation and "0.6" in p.expectation and "warmup" in p.explanation
+
+
+def test_the_dropout_norm_expectation_holds_as_trained(dropout_norm_runs):
+    from explorer.training.presets import PRESETS
+
+    check = PRESETS["dropout_norm"].check
+    assert check(dropout_norm_runs[:2]).state == "pending"  # the third run not trained yet
+    v = check(dropout_norm_runs)
+    assert v.state == "met", v.text
+    assert "with pre-LN" in v.text and "without LayerNorm" in v.text
+    ent = [float(r.history[-1].entropy_norm[0].min()) for r in dropout_norm_runs]
+    assert ent[0] < 0.3 and ent[1] < 0.3 and ent[2] > 0.6, ent  # the numbers the text quotes
+    swapped = [dropout_norm_runs[2], dropout_norm_runs[1], dropout_norm_runs[0]]
+    assert check(swapped).state == "not met"  # a check that can fail

@@ -328,6 +328,20 @@ def test_the_scale_contrast_overlays_two_runs_and_checks_its_expectation(win, pa
     assert "✓ met" in child(panel, QLabel, "training_expectation").text()
 
 
+def test_the_dropout_norm_preset_overlays_three_runs_and_checks_its_expectation(win, panel, qtbot):
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("dropout_norm"))
+    wait_probe(qtbot, panel)
+    assert panel.preset_combo.currentText() == "Dropout and norm against collapse"
+    assert "warmup" in child(panel, QLabel, "training_explanation").text()  # the cure it names
+    press(panel, "training_start")
+    qtbot.waitUntil(lambda: panel.lab.state == "done", timeout=180_000)
+    wait_stopped(qtbot, panel)
+    legend = [label.text for _sample, label in panel.legend.items]
+    assert [t.split(":")[0] for t in legend] == ["pre-LN", "pre-LN + dropout 0.2", "no LayerNorm"]
+    text = child(panel, QLabel, "training_expectation").text()
+    assert "✓ met" in text and "without LayerNorm" in text, text
+
+
 # ---- export ----------------------------------------------------------------------------------------------
 
 def test_export_draws_the_current_run(win, panel, qtbot, tmp_path):

@@ -151,6 +151,26 @@ def check_differentiate(runs: Sequence) -> Verdict:
     return Verdict("met" if ok else "not met", text)
 
 
+#: the dropout/norm contrast: no-norm's loss below the normed runs' by at least this (nats)
+NO_NORM_LOSS_GAP = 0.5
+
+
+def check_dropout_norm(runs: Sequence) -> Verdict:
+    """Runs: pre-LN, pre-LN + dropout, no LayerNorm (same lr, seed, no warmup)."""
+    if len(runs) < 3 or not all(_done(r) for r in runs[:3]):
+        return Verdict("pending", "")
+    last = [r.history[-1] for r in runs[:3]]
+    ent = [float(s.entropy_norm[0].min()) for s in last]
+    ok = (ent[0] < COLLAPSED_BELOW and ent[1] < COLLAPSED_BELOW and ent[2] > HEALTHY_ABOVE
+          and last[2].loss < min(last[0].loss, last[1].loss) - NO_NORM_LOSS_GAP)
+    text = QCoreApplication.translate(
+        "TrainingPresets", "layer 0's least normalised entropy: {a} with pre-LN, {b} with pre-LN and dropout, "
+        "{c} without LayerNorm; loss {la}, {lb} and {lc}").format(
+        a=f"{ent[0]:.2f}", b=f"{ent[1]:.2f}", c=f"{ent[2]:.2f}", la=f"{last[0].loss:.2f}",
+        lb=f"{last[1].loss:.2f}", lc=f"{last[2].loss:.2f}")
+    return Verdict("met" if ok else "not met", text)
+
+
 # ---- the presets ---------------------------------------------------------------------------
 
 INDUCTION = Preset(
@@ -237,4 +257,32 @@ DIFFERENTIATE = Preset(
     check=check_differentiate,
 )
 
-PRESETS: dict[str, Preset] = {p.key: p for p in (INDUCTION, WARMUP, SCALE, DIFFERENTIATE)}
+_PRE_HOT = TrainConfig(norm="pre", lr=1e-2, steps=200)
+DROPOUT_NORM = Preset(
+    key="dropout_norm",
+    title=QT_TRANSLATE_NOOP("TrainingPresets", "Dropout and norm against collapse"),
+    explanation=QT_TRANSLATE_NOOP(
+        "TrainingPresets",
+        "Do LayerNorm and dropout protect attention from collapse? Three runs at lr 1e-2 without "
+        "warmup, same seed: pre-LN, pre-LN with dropout 0.2 (on the attention weights, the "
+        "embeddings and the residual branches), and no LayerNorm at all. Here the answer is no. "
+        "Pre-LN hands W_Q and W_K inputs of unit variance, so the first full-rate steps grow "
+        "the attention logits until each query of layer 0 locks onto one key; dropout adds noise "
+        "but does not bound the logits, so it collapses too and learns slower. Without LayerNorm "
+        "the inputs keep the small scale of the init (std 0.1), the logits grow slowly, and "
+        "layer 0 stays broad while the model learns. That does not make the norm useless: at lr "
+        "3e-2 the model without it collapses as well (seed 0: layer 1's entropy falls to 0.05), and the "
+        "cure measured here is warmup (the preset “Warmup vs none”)."),
+    expectation=QT_TRANSLATE_NOOP(
+        "TrainingPresets",
+        "After 200 steps layer 0's least normalised entropy is below 0.3 with pre-LN, with or "
+        "without dropout, and above 0.6 without LayerNorm, whose loss is also at least 0.5 lower "
+        "(seeds 0–3: pre-LN 0.08–0.15, with dropout 0.08–0.16, no norm 0.70–0.73; loss 2.3–2.5 "
+        "against 3.4–3.9)."),
+    runs=(PresetRun(_PRE_HOT, QT_TRANSLATE_NOOP("TrainingPresets", "pre-LN")),
+          PresetRun(_PRE_HOT.replace(dropout=0.2), QT_TRANSLATE_NOOP("TrainingPresets", "pre-LN + dropout 0.2")),
+          PresetRun(_PRE_HOT.replace(norm="none"), QT_TRANSLATE_NOOP("TrainingPresets", "no LayerNorm"))),
+    check=check_dropout_norm,
+)
+
+PRESETS: dict[str, Preset] = {p.key: p for p in (INDUCTION, WARMUP, SCALE, DIFFERENTIATE, DROPOUT_NORM)}
