@@ -124,30 +124,13 @@ def paint_sweep_caption(painter, rect, label: str, summary: str, theme) -> None:
 def render_sweep_frame(panel, width: int, theme, label: str, summary: str, strip: int):
     """The fresh `panel` as an RGB uint8 array (H, W, 3) `width` px wide, with the caption
     strip (`strip` logical px) under the figure."""
-    from PySide6.QtCore import QRectF
-    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtGui import QImage
 
-    from .export_render import caption_colours, figure_parts, figure_rect, paint_parts, prepared
+    from .export_render import paint_figure
 
-    parts_fn = lambda: figure_parts(panel)  # noqa: E731
-    estimate = width / max(1, figure_rect(parts_fn()).width())
-    with prepared(panel, parts_fn, estimate, True) as parts:
-        rect = figure_rect(parts)
-        scale = width / max(1, rect.width())
-        height = max(1, round((rect.height() + strip) * scale))
-        img = QImage(width, height, QImage.Format.Format_RGB888)
-        _, bg = caption_colours(theme)
-        img.fill(bg)
-        p = QPainter(img)
-        try:
-            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-            p.scale(scale, scale)
-            p.translate(-rect.x(), -rect.y())
-            paint_parts(p, parts, scale)
-            paint_sweep_caption(p, QRectF(rect.x(), rect.bottom() + 1, rect.width(), strip), label, summary, theme)
-        finally:
-            p.end()
+    img = paint_figure(panel, width, theme, lambda _rect: strip,
+                       lambda p, area: paint_sweep_caption(p, area, label, summary, theme),
+                       image_format=QImage.Format.Format_RGB888)
     ptr = img.constBits()
     arr = np.frombuffer(ptr, np.uint8, img.bytesPerLine() * img.height()).reshape(img.height(), img.bytesPerLine())
     return arr[:, : width * 3].reshape(img.height(), width, 3).copy()
@@ -481,7 +464,7 @@ def sweep_command(args) -> int:
     before a window is built, every value included), 1 for any other failure."""
     from engine import AttentionConfig
 
-    from .export import PANEL_NAMES, _fail, _headless_app, _QuietOffscreen
+    from .export import PANEL_NAMES, _fail, headless_window
 
     try:
         spec = parse_sweep(args.sweep)
@@ -528,29 +511,12 @@ def sweep_command(args) -> int:
         if request.path(n).exists() and not args.force:
             return _fail(f"{request.path(n)} already exists (use --force to overwrite)", 1)
 
-    app = _headless_app()
-    from . import create_window
-
-    window = None
-    quiet = _QuietOffscreen()
     try:
-        try:
-            window = create_window(session)
-        except Exception as exc:
-            return _fail(str(exc), 1)
-        window.show()
-        app.processEvents()
-        for p in export_animation(window, request):
-            print(p, flush=True)
+        with headless_window(session) as window:
+            for p in export_animation(window, request):
+                print(p, flush=True)
     except ExportUsageError as exc:
         return _fail(str(exc), 2)
     except (ExportError, SweepError) as exc:
         return _fail(str(exc), 1)
-    finally:
-        if window is not None:
-            window.shutdown()  # not close(): that would save this headless layout as the user's
-            window.hide()
-            window.deleteLater()
-            app.processEvents()
-        quiet.restore()
     return 0

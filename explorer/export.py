@@ -620,6 +620,41 @@ def export_command(args) -> int:
     if wants_model and not has_model:
         return _fail(_unknown_panel(wants_model[0], PANEL_NAMES), 2)
 
+    try:
+        with headless_window(session) as window:
+            if has_model and hasattr(window, "model_controller"):
+                # the session names a model: wait until it is loaded and its panels drawn
+                problem = window.model_controller.wait_ready(RENDER_TIMEOUT_S)
+                if problem:
+                    raise ExportError(f"the session's model: {problem}")
+
+            def printed(p: Path) -> None:
+                print(p, flush=True)
+
+            make_on_demand(window, names)
+            known = panel_names(window)
+            for n in names:
+                if n not in known:
+                    raise ExportUsageError(_unknown_panel(n, known))
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ExportError(f"cannot create the folder {out}: {_reason(exc)}") from None
+            export_panels(window, out, names or None, formats, options, force=args.force,
+                          on_written=printed)
+    except ExportUsageError as exc:
+        return _fail(str(exc), 2)
+    except ExportError as exc:
+        return _fail(str(exc), 1)
+    return 0
+
+
+@contextlib.contextmanager
+def headless_window(session):
+    """The full window for a command-line export, shown offscreen with Qt's offscreen chatter
+    quiet, and put away however the export ends: shut down, not closed (closing would save
+    this headless layout as the user's window state). A window that cannot be made (e.g. a
+    session it refuses) is an ExportError with its reason."""
     app = _headless_app()
     from . import create_window
 
@@ -628,44 +663,18 @@ def export_command(args) -> int:
     try:
         try:
             window = create_window(session)
-        except Exception as exc:  # e.g. SessionError for a session the window refuses
-            return _fail(str(exc), 1)
+        except Exception as exc:  # e.g. SessionError
+            raise ExportError(str(exc)) from None
         window.show()
         app.processEvents()
-        if has_model and hasattr(window, "model_controller"):
-            # the session names a model: wait until it is loaded and its panels drawn
-            problem = window.model_controller.wait_ready(RENDER_TIMEOUT_S)
-            if problem:
-                raise ExportError(f"the session's model: {problem}")
-
-        def printed(p: Path) -> None:
-            print(p, flush=True)
-
-        make_on_demand(window, names)
-        known = panel_names(window)
-        for n in names:
-            if n not in known:
-                raise ExportUsageError(_unknown_panel(n, known))
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ExportError(f"cannot create the folder {out}: {_reason(exc)}") from None
-        export_panels(window, out, names or None, formats, options, force=args.force,
-                      on_written=printed)
-    except ExportUsageError as exc:
-        return _fail(str(exc), 2)
-    except ExportError as exc:
-        return _fail(str(exc), 1)
+        yield window
     finally:
         if window is not None:
-            # not close(): that would save this headless layout as the user's window state
-            if hasattr(window, "shutdown"):
-                window.shutdown()
+            window.shutdown()
             window.hide()
             window.deleteLater()
             app.processEvents()
         quiet.restore()
-    return 0
 
 
 class _QuietOffscreen:

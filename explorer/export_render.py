@@ -313,13 +313,31 @@ def render_image(root: QWidget, width: int, theme, caption: str | None = None,
                  include_controls: bool = False, fresh: bool = True) -> QImage:
     """The figure as a QImage exactly `width` px wide (height keeps the aspect ratio).
     `theme`: what the figure is drawn in (its background, the caption)."""
+    def under(rect: QRect) -> float:
+        return caption_height(theme, caption, rect.width()) if caption else 0
+
+    def paint_under(p: QPainter, area: QRectF) -> None:
+        if caption:
+            paint_caption(p, area, caption, theme)
+
+    img = paint_figure(root, width, theme, under, paint_under, include_controls=include_controls, fresh=fresh)
+    return img.convertToFormat(QImage.Format.Format_RGB32)
+
+
+def paint_figure(root: QWidget, width: int, theme, under: Callable[[QRect], float],
+                 paint_under: Callable[[QPainter, QRectF], None], *, include_controls: bool = False,
+                 fresh: bool = True, image_format=QImage.Format.Format_ARGB32_Premultiplied) -> QImage:
+    """The figure `width` px wide on the theme's background, with a strip of ``under(rect)``
+    logical px below it (rect: the root's rectangle the figure shows) that ``paint_under(painter,
+    area)`` fills: the caption of an export, the value of an animation's frame."""
     parts_fn = lambda: figure_parts(root, include_controls)  # noqa: E731
     estimate = width / max(1, figure_rect(parts_fn()).width())
     with prepared(root, parts_fn, estimate, fresh) as parts:
-        rect, logical = figure_geometry(parts, theme, caption)
-        scale = width / max(1, logical.width())
-        height = max(1, round(logical.height() * scale))
-        img = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+        rect = figure_rect(parts)
+        extra = under(rect)
+        scale = width / max(1, rect.width())
+        height = max(1, round((rect.height() + extra) * scale))
+        img = QImage(width, height, image_format)
         _, bg = caption_colours(theme)
         img.fill(bg)
         p = QPainter(img)
@@ -329,12 +347,11 @@ def render_image(root: QWidget, width: int, theme, caption: str | None = None,
             p.scale(scale, scale)
             p.translate(-rect.x(), -rect.y())
             paint_parts(p, parts, scale)
-            if caption:
-                paint_caption(p, QRectF(rect.x(), rect.bottom() + 1, rect.width(),
-                                        logical.height() - rect.height()), caption, theme)
+            if extra:
+                paint_under(p, QRectF(rect.x(), rect.bottom() + 1, rect.width(), extra))
         finally:
             p.end()
-    return img.convertToFormat(QImage.Format.Format_RGB32)
+    return img
 
 
 def render_pdf(root: QWidget, theme, caption: str | None = None,
