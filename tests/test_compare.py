@@ -163,6 +163,7 @@ def test_shapes_differ_side_by_side_only_with_a_note(win, qapp):
     assert heads.comparison() == "B-A" and heads.view.currentIndex() == 2
     drawn = heads.scene().items()
     assert heads.thumbs.vb in drawn and heads.big_a.item not in drawn
+    assert heads.thumbs.vb.width() > 0.25 * heads.width()  # their share of the width again
 
 
 def test_long_frames_compare_side_by_side_without_crashing(win, qapp):
@@ -308,3 +309,63 @@ def test_snapshot_edits_mark_the_session_modified(win, qapp, tmp_path):
     qapp.processEvents()
     assert win.undo_stack.isClean() and win.isWindowModified()
     assert win.open_session(path) and not win.isWindowModified()
+
+
+# ---- the comparison figures: nothing cut, nothing overlapping -----------------------------------------
+
+
+def layout_problems(panel, name: str) -> list[str]:
+    problems = []
+    for _view, boxes in text_boxes(panel):
+        for text, box, area in boxes:
+            if not area.adjusted(-1, -1, 1, 1).contains(box):
+                problems.append(f"{name}: {text!r} is cut")
+        for i, (a, box_a, _) in enumerate(boxes):
+            for b, box_b, _ in boxes[i + 1:]:
+                common = box_a.intersected(box_b)
+                if common.width() * common.height() > 4:
+                    problems.append(f"{name}: {a!r} overlaps {b!r}")
+    return problems
+
+
+@pytest.mark.parametrize(("theme", "lang"), [("slides", "en"), ("screen", "zh_CN")])
+@pytest.mark.parametrize("b_changes", [{"scale": 1.0}, {"seq_len": 12}], ids=["B-A", "side-by-side"])
+def test_comparison_figures_keep_their_texts_inside(win, qapp, theme, lang, b_changes):
+    assert win.set_language(lang)
+    try:
+        pinned(win, qapp, A_CFG, A_CFG.replace(**b_changes))
+        win.selection.set(head=1, query=5, key=4)
+        win.panel("qkv").view.setCurrentIndex(2)
+        qapp.processEvents()
+        problems = []
+        for name in ("heads", "qkv", "scores", "softmax_grad", "diagnostics"):
+            with fresh_panel(win, name, theme) as fig:
+                problems += layout_problems(fig, name)
+        assert not problems, "\n".join(problems)
+    finally:
+        win.panel("qkv").view.setCurrentIndex(0)
+        win.set_language("en")
+
+
+@pytest.mark.parametrize("b_changes", [{"scale": 1.0}, {"seq_len": 12}], ids=["B-A", "side-by-side"])
+def test_the_window_comparing_keeps_its_texts_inside(qapp, b_changes):
+    with shown_window(qapp) as win:  # as it opens (the lesson tests above moved the docks)
+        window_layout_check(win, qapp, b_changes)
+
+
+def window_layout_check(win, qapp, b_changes) -> None:
+    pinned(win, qapp, A_CFG, A_CFG.replace(**b_changes))
+    win.selection.set(head=1, query=5, key=4)
+    try:
+        problems = []
+        for view in (2, 1):  # B − A (or side by side), then A
+            win.panel("qkv").view.setCurrentIndex(view)
+            win.panel("heads").view.setCurrentIndex(view)
+            for _ in range(5):
+                qapp.processEvents()
+            for name in ("heads", "qkv", "scores", "softmax_grad", "diagnostics"):
+                problems += layout_problems(win.panel(name), name)
+        assert not problems, "\n".join(problems)
+    finally:
+        win.panel("qkv").view.setCurrentIndex(0)
+        win.panel("heads").view.setCurrentIndex(2)

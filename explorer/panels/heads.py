@@ -215,6 +215,9 @@ class HeadsPanel(Panel):
             ci.layout.setColumnStretchFactor(1, 3)
         self._side = side
         self._size_maps(self.width())
+        # emptied for a moment, the layout shrank its widget to what it could hold then: give
+        # it the whole view again (what the view does when it is resized)
+        ci.setGeometry(QRectF(0, 0, self.graphics.width(), self.graphics.height()))
 
     def set_reference(self, frame) -> None:
         for w in (self.view_label, self.view):
@@ -361,8 +364,7 @@ class HeadsPanel(Panel):
         facts = [f"{cfg.seq_len}×{cfg.key_len}",
                  self.tr("{share} on future keys").format(share=fmt_percent(frame.future_share))]
         if frame.lod is not None and self.detail.active:
-            r0, r1, _c0, _c1 = self.detail.region
-            facts.append(self.tr("zoomed: exact cells in rows {r0}–{r1}").format(r0=r0, r1=r1 - 1))
+            facts.append(self.tr("zoomed: every cell exact"))
         elif frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
             facts.append(self.tr("each cell: max of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         if frame.identical_pairs == 1:

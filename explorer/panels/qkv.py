@@ -240,9 +240,13 @@ class QKVPanel(Panel):
             shared = f" <span style='color:{muted}'>{mates_text}</span>"
         rope = self.tr(" after RoPE") if cfg.positional == "rope" else ""
         head = self.tr("head {h}").format(h=h)
-        self.wq.set_title(f"{lead}<b>W_Q</b>[:, h{h}] · {wq.shape[0]}×{dh}")
-        self.wk.set_title(f"{lead}<b>W_K</b>[:, kv {g}]{shared}")
-        self.wv.set_title(f"{lead}<b>W_V</b>[:, kv {g}]{shared}")
+        if mode != "B":  # the narrow W tiles: their slices are named by the Q, K and V titles
+            for tile, w_name in ((self.wq, "W_Q"), (self.wk, "W_K"), (self.wv, "W_V")):
+                tile.set_title(f"{lead}<b>{w_name}</b>")
+        else:
+            self.wq.set_title(f"{lead}<b>W_Q</b>[:, h{h}] · {wq.shape[0]}×{dh}")
+            self.wk.set_title(f"{lead}<b>W_K</b>[:, kv {g}]{shared}")
+            self.wv.set_title(f"{lead}<b>W_V</b>[:, kv {g}]{shared}")
         self.q.set_title(f"{lead}<b>Q</b> {head}{rope} · {q.shape[0]}×{dh}")
         self.k.set_title(f"{lead}<b>K</b> kv {g}{rope} · {k.shape[0]}×{dh}")
         self.v.set_title(f"{lead}<b>V</b> kv {g} · {v.shape[0]}×{dh}")
