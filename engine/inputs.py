@@ -93,7 +93,7 @@ class Weights:
 
 
 #: Bytes of weights kept between runs (override: ATTN_EXPLORER_WEIGHT_CACHE, in bytes).
-WEIGHT_CACHE_BYTES = 256 * 1024**2
+WEIGHT_CACHE_BYTES = 128 * 1024**2  # two d_model = 2048 layers (a toggle between two)
 
 
 class _WeightCache:

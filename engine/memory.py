@@ -14,6 +14,7 @@ what an address-space limit (``ulimit -v``) leaves.
 from __future__ import annotations
 
 import os
+import sys
 from functools import lru_cache
 
 try:
@@ -384,3 +385,31 @@ def check_lazy_memory(config: AttentionConfig, part: str, estimate: dict[str, in
             f"{extra} of this trace need about {format_bytes(est[part])} on top of the run's "
             f"{format_bytes(est['fused'])} ({format_bytes(need)} in all), over the "
             f"{format_bytes(budget)} memory budget: lower seq_len or kv_len")
+
+
+_LIBC = None
+
+
+def release_free_memory() -> bool:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim(0)``). After a
+    large run the allocator keeps what was freed (in each thread's arena), so a long session's
+    resident memory would only grow; a worker calls this when it goes idle. Returns False where
+    there is no glibc (nothing to do there)."""
+    global _LIBC
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if _LIBC is None:
+            import ctypes
+            import ctypes.util
+
+            name = ctypes.util.find_library("c")
+            _LIBC = ctypes.CDLL(name) if name else False
+        if not _LIBC:
+            return False
+        _LIBC.malloc_trim(0)
+        return True
+    except (OSError, AttributeError, TypeError):
+        _LIBC = False
+        return False
+

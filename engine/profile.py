@@ -24,8 +24,6 @@ it is returned with ``estimated=True``, ``seconds=None`` and ``peak_bytes`` = th
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import gc
 import multiprocessing
 import os
@@ -37,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 from .backends import BackendUnavailable, available_backends
 from .config import AttentionConfig, ConfigError
-from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate
+from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate, release_free_memory
 
 __all__ = ["BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "ProfilePoint", "config_shape", "length_profile",
            "point_config", "profile_command", "profile_plan", "profile_table"]
@@ -165,10 +163,7 @@ def _status(key: str) -> int | None:
 
 def _malloc_trim() -> None:
     """Give the heap's free pages back (glibc), so the RSS before a run is its own baseline."""
-    with contextlib.suppress(OSError, AttributeError, TypeError):
-        name = ctypes.util.find_library("c")
-        if name and sys.platform.startswith("linux"):
-            ctypes.CDLL(name).malloc_trim(0)
+    release_free_memory()
 
 
 class PeakMeter:

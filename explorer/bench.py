@@ -527,13 +527,9 @@ def describe(config: AttentionConfig) -> str:
 
 def _malloc_trim() -> float | None:
     """RSS after glibc's malloc_trim(0) (memory freed but kept by the allocator); None off glibc."""
-    try:
-        import ctypes
+    from engine.memory import release_free_memory
 
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        return None
-    return rss_mb()
+    return rss_mb() if release_free_memory() else None
 
 
 def format_soak(r: dict) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QThread, Signal
 
 from engine import AttentionConfig, BackendUnavailable, ConfigError
+from engine.memory import release_free_memory
 
 from .frame import Frame, build_frame, measure_backends
 
@@ -76,6 +77,7 @@ class ComputeWorker(QThread):
         self._extras_due = 0.0
         self._latest = 0
         self._running: int | None = None  # the request being computed
+        self._heap_used = False  # a job ran since the worker last gave freed memory back
         self._stop = False
         self.computed = 0  # frames computed (including dropped ones)
         self.dropped = 0  # frames computed but superseded before emission
@@ -137,6 +139,11 @@ class ComputeWorker(QThread):
     def run(self) -> None:  # the thread
         while True:
             with self._cond:
+                idle = self._pending is None and self._extras is None and not self._stop
+                trim, self._heap_used = idle and self._heap_used, self._heap_used and not idle
+            if trim:  # nothing to do: the frames' freed memory back to the system (long sessions)
+                release_free_memory()
+            with self._cond:
                 while not self._stop and self._pending is None:
                     if self._extras is None:
                         self._cond.wait()
@@ -154,6 +161,7 @@ class ComputeWorker(QThread):
                     job, kind = self._extras, "extras"
                     self._extras = None
             rid, config = job
+            self._heap_used = True
             if kind == "frame":
                 self._run_frame(rid, config)
             else:

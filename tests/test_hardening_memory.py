@@ -161,7 +161,7 @@ def test_budget_defaults_to_a_share_of_the_machine_and_can_be_overridden(monkeyp
 
 
 def test_weight_cache_is_bounded_in_bytes():
-    """Many large-d_model runs (64 MiB of weights each) keep at most ~256 MiB alive, not 16 runs'."""
+    """Many large-d_model runs (64 MiB of weights each) keep at most the cache bound alive, not 16 runs'."""
     code = textwrap.dedent("""
         import ctypes, gc, json
         from engine import AttentionConfig, run
