@@ -83,6 +83,7 @@ def install_training(window):
     window.installEventFilter(lab)  # the window closing stops the training thread
     window.destroyed.connect(lab.worker.stop)
     window._training_actions = _actions_class()(window)
+    lab.hook_lessons()  # a lesson panel made before the lab (else: when it is made)
     return lab
 
 

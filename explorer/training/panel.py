@@ -46,7 +46,12 @@ from PySide6.QtWidgets import (
 from engine import ConfigError
 from engine.config import MAX_SEED
 from engine.training import TASKS, TrainConfig
-from engine.training.trainer import INDUCTION_THRESHOLD, MIN_LR_RATIO, PREVIOUS_TOKEN_THRESHOLD
+from engine.training.trainer import (
+    INDUCTION_THRESHOLD,
+    MIN_LR_RATIO,
+    PREVIOUS_TOKEN_THRESHOLD,
+    SOLVED_LOSS,
+)
 
 from ..figures.heatmap import Heatmap
 from ..figures.plots import (
@@ -853,7 +858,7 @@ class TrainingPanel(Panel):
             wall = f" ({run.milestone_wall_s:.1f} s)" if run.milestone_wall_s else ""
             lines.append(f"<span style='color:{th.accent}'><b>★ "
                          + self.tr("Induction head formed at step {step}").format(step=hit.step)
-                         + f"</b>{wall}</span>")
+                         + f"</b>{wall}</span>" + self._unseen_note(run))
         elif run.circuit is not None and run.circuit.verdict == "other":
             other = self.tr("Another circuit formed")
             lines.append(f"<span style='color:{th.warning}'>{other}: {run.circuit.message}</span>")
@@ -868,6 +873,17 @@ class TrainingPanel(Panel):
         if hit is not None:
             self.milestone_lines[0].label.setFormat(self.tr("induction head, step {step}").format(step=hit.step))
             self.milestone_lines[0].label.setColor(QColor(th.accent))
+
+    def _unseen_note(self, run: Run) -> str:
+        """" · at the unseen prefix length 4 the loss is 2.60 nats: not a general circuit"
+        once the run's circuit check (on pausing or finishing) found it tied to the trained
+        lengths; "" otherwise."""
+        c = run.circuit
+        if c is None or c.loss_predictable_unseen is None or c.loss_predictable_unseen < 2 * SOLVED_LOSS:
+            return ""
+        note = self.tr("at the unseen prefix length {n} the loss is {loss} nats: not a general circuit").format(
+            n=c.unseen_prefix, loss=f"{c.loss_predictable_unseen:.2f}")
+        return f" · <span style='color:{self.theme.warning}'>{note}</span>"
 
     def _draw_lr(self, run: Run) -> None:
         th = self.theme
