@@ -591,7 +591,8 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
     return trace
 
 
-def run_backend_comparison(config: AttentionConfig, x: torch.Tensor | None = None) -> dict[str, dict]:
+def run_backend_comparison(config: AttentionConfig, x: torch.Tensor | None = None,
+                           progress: Progress | None = None) -> dict[str, dict]:
     """Each backend → {"impl", "max_abs_diff", "ms"} or {"error"}: for the diagnostics panel.
 
     "ms" is the backend's own attention time (the eager steps for eager). A long (blocked)
@@ -606,7 +607,7 @@ def run_backend_comparison(config: AttentionConfig, x: torch.Tensor | None = Non
             out[name] = {"error": why}
             continue
         try:
-            tr = run(replace(config, backend=name), x)
+            tr = run(replace(config, backend=name), x, progress=progress)  # (progress may stop it)
         except (BackendUnavailable, ConfigError) as exc:
             out[name] = {"error": str(exc)}
             continue

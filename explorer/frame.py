@@ -335,11 +335,12 @@ def _thumbnails(maps: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
     return out.astype(np.float32), (tr, tc)
 
 
-def measure_backends(config: AttentionConfig) -> dict[str, dict]:
+def measure_backends(config: AttentionConfig, progress=None) -> dict[str, dict]:
     """engine.run_backend_comparison: each backend's impl, max |Δ| vs eager and time. Nothing
     for a long config: each comparison would be another exact pass over every row (the
-    frame's own backend already has its Δ from the frame's pass)."""
-    return {} if is_long(config) else engine.run_backend_comparison(config)
+    frame's own backend already has its Δ from the frame's pass). ``progress`` reaches a slow
+    run's chunks (an exception it raises stops the comparison)."""
+    return {} if is_long(config) else engine.run_backend_comparison(config, progress=progress)
 
 
 def sweep_key_counts(config: AttentionConfig, mask: np.ndarray) -> tuple[tuple[int, int], ...]:

@@ -98,10 +98,11 @@ class ComputeWorker(QThread):
                 self._extras_due = time.monotonic() + self.extras_delay_s
                 self._cond.notify()
 
-    def _takes_progress(self) -> bool:
-        """Whether the compute takes progress(done, total): it then reports, and can be cancelled."""
+    def _takes_progress(self, fn=None) -> bool:
+        """Whether the compute (or `fn`) takes progress(done, total): it then reports, and can be
+        cancelled."""
         try:
-            return "progress" in inspect.signature(self._compute).parameters
+            return "progress" in inspect.signature(self._compute if fn is None else fn).parameters
         except (TypeError, ValueError):
             return False
 
@@ -217,8 +218,17 @@ class ComputeWorker(QThread):
         self.progress.emit(rid, done, total)
 
     def _run_extras(self, rid: int, config: AttentionConfig) -> None:
+        def stop_if_superseded(_done: int, _total: int) -> None:
+            if self._superseded(rid):  # a new frame is wanted: the comparison of this one is moot
+                raise _Cancelled
+
         try:
-            result = self._measure(config)
+            if self._takes_progress(self._measure):
+                result = self._measure(config, progress=stop_if_superseded)
+            else:
+                result = self._measure(config)
+        except _Cancelled:
+            return
         except Exception as exc:
             result = {"error": {"error": str(exc)}}
         if not self._superseded(rid):

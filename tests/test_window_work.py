@@ -89,3 +89,32 @@ def test_the_worker_stops_within_a_second_of_quitting_mid_run(qtbot):
         assert time.perf_counter() - t0 < 1.5 and not worker.isRunning()
     finally:
         worker.stop()
+
+
+def test_a_new_request_stops_a_slow_backend_comparison(qtbot):
+    """The comparison runs three more engine runs after a frame; for a slow config a slider
+    moved meanwhile must not wait for them."""
+    import time
+    from types import SimpleNamespace
+
+    from explorer.frame import measure_backends
+    from explorer.worker import ComputeWorker
+
+    worker = ComputeWorker(compute=lambda cfg, rid: SimpleNamespace(config=cfg, request_id=rid),
+                           measure=measure_backends, extras_delay_s=0.0)
+    frames, measured = [], []
+    worker.frame_ready.connect(frames.append)
+    worker.backends_ready.connect(lambda rid, res: measured.append(rid))
+    worker.start()
+    try:
+        worker.request(SLOW)
+        qtbot.waitUntil(lambda: bool(frames), timeout=TIMEOUT)
+        qtbot.wait(800)  # the comparison of SLOW is under way (seconds of float16 runs)
+        small = AttentionConfig(seq_len=5)
+        t0 = time.perf_counter()
+        worker.request(small)
+        qtbot.waitUntil(lambda: frames[-1].config == small, timeout=TIMEOUT)
+        assert time.perf_counter() - t0 < 3.0
+        assert 1 not in measured  # SLOW's comparison was dropped, not delivered
+    finally:
+        worker.stop()
