@@ -197,6 +197,9 @@ def test_the_curves_get_at_most_max_points_each_however_long_the_run(win, panel,
     for c in curves:
         x, _y = c.getData()
         assert len(x) <= MAX_POINTS and x[-1] == steps  # thinned, the last step always drawn
+    for plot in panel.score_plots.values():  # about one point per 2 px of the plot
+        width = plot.vb.width()
+        assert all(len(c.getData()[0]) <= max(50, width / 2 + 1) for c in plot.listDataItems()), width
     assert f"Loss</b> at step {steps}:" in title_of(panel.loss_plot)
 
 

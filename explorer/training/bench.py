@@ -76,7 +76,7 @@ def display_ratio(seconds: float = 3.0, rounds: int = 3, config: TrainConfig | N
     from ..bench import shown_bench_window
     from . import install_training, show_training
 
-    config = config or TrainConfig(steps=1_000_000)
+    config = config or TrainConfig(steps=5000)  # (the defaults, with room for every round's steps)
     app, window = shown_bench_window()
     try:
         install_training(window)

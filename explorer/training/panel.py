@@ -68,7 +68,7 @@ from ..panels.base import Panel, register_panel
 from .grid import HeadGrid
 from .lab import Run, TrainingLab, lab_for
 from .presets import PRESETS
-from .series import MAX_POINTS, Series, Thin
+from .series import MAX_POINTS, Series, Thin, points_for
 
 #: the settings form: (field, label); the widgets are built in _build_form
 FIELDS = (
@@ -826,8 +826,9 @@ class TrainingPanel(Panel):
             width = 2.0 if r is run else 1.2
             self._set_pen(items[0], self._pen(r.colour, width))
             self._set_pen(items[1], self._pen(r.colour, width, Qt.PenStyle.DashLine))
-            self._thin(items[0]).set(items[0], s.steps, s.loss)
-            self._thin(items[1]).set(items[1], s.steps, s.pred, finite_only=True)
+            cap = points_for(self.loss_plot.vb.width())
+            self._thin(items[0]).set(items[0], s.steps, s.loss, cap=cap)
+            self._thin(items[1]).set(items[1], s.steps, s.pred, finite_only=True, cap=cap)
         key = (tuple((r.id, r.shown) for r in shown), th.name, th.font_scale, tuple(r.config for r in shown))
         if key != self._legend_key:
             self._legend_key = key
@@ -895,7 +896,7 @@ class TrainingPanel(Panel):
                                              [min(c.warmup_steps, xmax) or 1]]))
             self.lr_planned.setData(plan, planned_lr(c, plan))
         self._set_pen(self.lr_planned, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
-        self._thin(self.lr_used).set(self.lr_used, s.steps, s.lr)
+        self._thin(self.lr_used).set(self.lr_used, s.steps, s.lr, cap=points_for(self.lr_plot.vb.width()))
         self._set_pen(self.lr_used, self._pen(run.colour, 2))
         self._set_xrange(self.lr_plot, xmax)
         if self._fresh(self.lr_plot, "ymax", c.lr):
@@ -961,6 +962,7 @@ class TrainingPanel(Panel):
                 items.append(_line(plot))
                 rebuilt = True
             data = s.head(name)
+            cap = points_for(plot.vb.width())
             for i, item in enumerate(items):
                 layer, head = divmod(i, c.n_heads)
                 colour = CATEGORY_COLORS[i % len(CATEGORY_COLORS)]
@@ -969,7 +971,7 @@ class TrainingPanel(Panel):
                 if data is None:
                     item.setData([], [])
                 else:
-                    self._thin(item).set(item, s.steps, data[:, layer, head])
+                    self._thin(item).set(item, s.steps, data[:, layer, head], cap=cap)
             self._set_xrange(plot, xmax)
             line = self.thresholds.get(name)
             if line is not None:

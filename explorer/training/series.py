@@ -7,18 +7,29 @@ are O(points) per setData and per paint). So:
 
 - `Series` keeps the records in arrays of a capacity that doubles (amortised O(new steps)
   per update), read as views of the filled part;
-- `Thin` gives a curve at most `MAX_POINTS` points: every k-th step, the last always
-  included (the values shown are real records, not averages), written into arrays
-  preallocated once per curve.
+- `Thin` gives a curve at most `points_for(its plot's width)` points (one per 2 px, at
+  most MAX_POINTS): every k-th step, the last always included (the values shown are real
+  records, not averages), written into arrays preallocated once per curve.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: the most points one curve is given: about one per 1.5 px of the widest score plot at
-#: 1920 px, and 2 per px of the loss plot in the window
+#: the most points one curve is given, however wide its plot
 MAX_POINTS = 600
+#: and at most one per this many pixels of its plot's width: 12 score curves of 600 points
+#: cost 12 ms of the UI thread a redraw (path building and painting), of 200 points ~4 ms
+PX_PER_POINT = 2.0
+#: the least, for a plot not laid out yet
+MIN_POINTS = 50
+
+
+def points_for(width_px: float) -> int:
+    """The most points a curve in a plot ``width_px`` wide is given."""
+    if not width_px or width_px <= 0:
+        return MAX_POINTS
+    return max(MIN_POINTS, min(MAX_POINTS, int(width_px / PX_PER_POINT)))
 
 #: the per-head curves: (name, TrainStep attribute or score name)
 HEAD_FIELDS = ("entropy_norm", "previous_token", "induction")
@@ -95,13 +106,13 @@ class Thin:
         self.x = np.empty(cap)
         self.y = np.empty(cap)
 
-    def set(self, item, x: np.ndarray, y: np.ndarray, finite_only: bool = False) -> int:
-        """Returns the number of points drawn."""
+    def set(self, item, x: np.ndarray, y: np.ndarray, finite_only: bool = False, cap: int | None = None) -> int:
+        """At most ``cap`` (≤ MAX_POINTS; default MAX_POINTS) points; returns how many."""
         if finite_only:
             keep = np.isfinite(y)
             if not keep.all():
                 x, y = x[keep], y[keep]
-        idx = thin_indices(len(x), self.cap)
+        idx = thin_indices(len(x), min(self.cap, cap or self.cap))
         m = len(idx)
         np.take(x, idx, out=self.x[:m])
         np.take(y, idx, out=self.y[:m])
