@@ -75,10 +75,11 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
 
     The common case (nothing wrong) is decided by cheap reductions, without
     the per-entry scans: this runs on every slider move. A blocked (long, fused)
-    trace is counted head by head from its per-row statistics.
+    trace, or one whose every head's rows are kept (a long frame), is counted head by head
+    from its per-row statistics.
     """
     cfg = trace.config
-    if trace.blocked:
+    if trace.blocked or trace.rows_kept:  # (kept rows: no scan of the whole grids)
         return _report(cfg, *_blocked_counts(trace))
     if (
         trace.mask.any(-1).all()

@@ -135,6 +135,13 @@ class AttentionTrace:
         return not (est["grids"] <= SMALL_GRIDS and est["eager"] <= self._budget)
 
     @property
+    def rows_kept(self) -> bool:
+        """Whether every head's per-row statistics are computed and kept (row_stats is then
+        instant, and what is derived from the rows is gathered from them, not from the grids)."""
+        cfg = self.config
+        return all((b, h) in self._rows for b in range(cfg.batch) for h in range(cfg.n_heads))
+
+    @property
     def memory_estimate(self) -> dict[str, int]:
         """engine.memory_estimate of this trace's config (computed once)."""
         if self._estimate is None:
@@ -335,46 +342,49 @@ class AttentionTrace:
         pos = query_positions(cfg.seq_len, cfg.key_len)
         keys = torch.arange(cfg.key_len)
         out: dict[str, torch.Tensor | float] = {}
-        if not self.blocked:
-            w = self._grid("weights")[batch, head]
-            out["weights"] = pool_tiles(w, tile, "max")
-            for name in ("scores_raw", "scores"):
-                out[name] = self._grid(name)[batch, head][sample].float()
-            self.row_stats(batch, head)
-            wf = torch.nan_to_num(w.float(), nan=0.0)
-            fut = (wf * (keys[None, :] > pos[:, None])).sum(-1)  # (S,)
-        else:
+        # held grids (eager, or small enough to materialise) are read a block of rows at a time
+        # too: the statistics' temporaries stay a block's, not a whole (S, Skv) plane's
+        held = None if self.blocked else {n: self._grid(n)[batch, head] for n in GRID_NAMES}
+        if held is None:
             check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
-            slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
-            pooled, picked, fut_parts = [], {"scores_raw": [], "scores": []}, []
-            blocks = []
-            # causal with a visible key in every row: masked (future) weights are exactly 0
-            no_future = cfg.causal and bool(self.mask.any(-1).all())
-            with self._lock, torch.inference_mode():
-                for i, rows in enumerate(slices):
-                    in_block = sample[(sample >= rows.start) & (sample < rows.stop)] - rows.start
+        slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
+        pooled, picked, fut_parts = [], {"scores_raw": [], "scores": []}, []
+        blocks = []
+        # causal with a visible key in every row: masked (future) weights are exactly 0
+        no_future = cfg.causal and bool(self.mask.any(-1).all())
+        with self._lock, torch.inference_mode():
+            for i, rows in enumerate(slices):
+                in_block = sample[(sample >= rows.start) & (sample < rows.stop)] - rows.start
 
-                    def tap(name: str, plane: torch.Tensor, rows=rows, in_block=in_block) -> None:
-                        if name == "weights":
-                            pooled.append(pool_tiles(plane.cpu(), tile, "max"))
-                            if no_future:  # every row sees a key, none after it: exactly 0
-                                fut_parts.append(torch.zeros(plane.shape[0]))
-                                return
-                            wf = torch.nan_to_num(plane.float().cpu(), nan=0.0)
-                            fut_parts.append((wf * (keys[None, :] > pos[rows][:, None])).sum(-1))
-                        else:
-                            picked[name].append(plane[in_block].float().cpu())
+                def tap(name: str, plane: torch.Tensor, rows=rows, in_block=in_block) -> None:
+                    if name == "weights":
+                        pooled.append(pool_tiles(plane.cpu(), tile, "max"))
+                        if no_future:  # every row sees a key, none after it: exactly 0
+                            fut_parts.append(torch.zeros(plane.shape[0]))
+                            return
+                        wf = torch.nan_to_num(plane.float().cpu(), nan=0.0)
+                        fut_parts.append((wf * (keys[None, :] > pos[rows][:, None])).sum(-1))
+                    else:
+                        picked[name].append(plane[in_block].float().cpu())
 
-                    blocks.append(self._block_stats(batch, head, rows, pos,
-                                                    key_distances(pos[rows], cfg.key_len), tap))
-                    if progress is not None:
-                        progress(i + 1, len(slices))
-                if (batch, head) not in self._rows:
-                    self._rows[(batch, head)] = {n: torch.cat([blk[n] for blk in blocks]) for n in blocks[0]}
-            out["weights"] = torch.cat(pooled)
-            for name in ("scores_raw", "scores"):
-                out[name] = torch.cat(picked[name]) if picked[name] else torch.zeros(0, cfg.key_len)
-            fut = torch.cat(fut_parts)
+                dist = key_distances(pos[rows], cfg.key_len)
+                if held is None:
+                    blocks.append(self._block_stats(batch, head, rows, pos, dist, tap))
+                else:
+                    raw, scores, w = (held[n][rows] for n in ("scores_raw", "scores", "weights"))
+                    tap("scores_raw", raw)
+                    tap("scores", scores)
+                    tap("weights", w)
+                    blocks.append({**weight_row_stats(w, pos[rows], distances=dist),
+                                   **score_row_stats(raw, scores, self.mask[rows])})
+                if progress is not None:
+                    progress(i + 1, len(slices))
+            if (batch, head) not in self._rows:
+                self._rows[(batch, head)] = {n: torch.cat([blk[n] for blk in blocks]) for n in blocks[0]}
+        out["weights"] = torch.cat(pooled)
+        for name in ("scores_raw", "scores"):
+            out[name] = torch.cat(picked[name]) if picked[name] else torch.zeros(0, cfg.key_len)
+        fut = torch.cat(fut_parts)
         valid = self.row_stats(batch, head)["valid"]
         out["future_share"] = float(fut[valid].mean()) if bool(valid.any()) else math.nan
         return out
@@ -394,10 +404,11 @@ class AttentionTrace:
 
     def _row_field(self, name: str) -> torch.Tensor:
         """entropy or jacobian_norm, (B, H, S) float32: from the whole weights when not blocked
-        (one vectorised pass), else gathered from the per-head row statistics."""
+        (one vectorised pass), else, or when every head's row statistics are kept already (a
+        long frame's passes), gathered from those."""
         with self._lock:
             if name not in self._row_fields:
-                if not self.blocked:
+                if not self.blocked and not self.rows_kept:
                     fn = row_entropy if name == "entropy" else softmax_jacobian_norm
                     self._row_fields[name] = fn(self.weights)
                 else:

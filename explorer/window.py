@@ -814,7 +814,7 @@ class MainWindow(QMainWindow):
         config = self._config if config is None else config
         self._config = config
         self.controls.set_config(config)
-        rid = self.worker.request(config)  # supersede anything in flight
+        rid = self.worker.supersede()  # anything in flight is stale (and the worker does not compute this too)
         frame = build_frame(config, rid)
         self._render(frame, force_all=all_panels)
         return frame

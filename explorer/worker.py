@@ -119,6 +119,14 @@ class ComputeWorker(QThread):
             self._cond.notify()
             return self._latest
 
+    def supersede(self) -> int:
+        """A new request id with nothing to compute: whatever is pending or running is stale
+        (a frame computed elsewhere, e.g. MainWindow.render_sync, is what is shown)."""
+        with self._cond:
+            self._latest += 1
+            self._pending = self._extras = None
+            return self._latest
+
     def cancel(self) -> int | None:
         """Stop the frame being computed (at its next progress report); returns its id, or None
         when nothing is under way. Its config is announced by `cancelled`; no frame for it."""
