@@ -237,8 +237,9 @@ class SnapshotsPanel(QWidget):
         self.use_button.setToolTip(QCoreApplication.translate("Snapshots", "Compare the current state B with this snapshot"))
         self.rename_button.setText(QCoreApplication.translate("Snapshots", "Rename"))
         self.delete_button.setText(QCoreApplication.translate("Snapshots", "Delete"))
-        self.hint.setText(QCoreApplication.translate("Snapshots", "● marks the reference A. The heads panel's Show menu picks B, A or B − A; "
-                              "snapshots are saved with the session."))
+        self.hint.setText(QCoreApplication.translate(
+            "Snapshots", "● marks the reference A. The heads and qkv panels' Show menus pick B, A or B − A (heads also "
+            "A | B side by side); the other panels draw A beside B. Snapshots are saved with the session."))
         self.refresh()
 
     def rows(self) -> list[tuple[str, str]]:
