@@ -43,14 +43,21 @@ def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
     return text + (QCoreApplication.translate("HeadsPanel", " · masked") if masked else "")
 
 
+def thumb_cell(frame: Frame | None) -> tuple[int, int]:
+    """(queries, keys) one thumbnail cell stands for: (1, 1), or a long frame's block."""
+    if frame is None or frame.lod is None:
+        return 1, 1
+    return frame.lod[0] * frame.thumb_lod[0], frame.lod[1] * frame.thumb_lod[1]
+
+
 def describe_tile(frame: Frame, head: int, r: int, c: int) -> str:
-    """Status-bar readout of one drawn cell of a long frame's thumbnail: the tile it stands for."""
-    tr, tc = frame.lod
+    """Status-bar readout of one drawn cell of a long frame's thumbnail: the block it stands for."""
+    tr, tc = thumb_cell(frame)
     cfg = frame.config
     return QCoreApplication.translate(
         "HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}").format(
         head=head, q0=r * tr, q1=min((r + 1) * tr, cfg.seq_len) - 1, k0=c * tc,
-        k1=min((c + 1) * tc, cfg.key_len) - 1, w=f"{frame.weights[head, r, c]:.4g}")
+        k1=min((c + 1) * tc, cfg.key_len) - 1, w=f"{frame.thumbs[head, r, c]:.4g}")
 
 
 def _tile_rows(flags: np.ndarray, tile: int) -> np.ndarray:
@@ -148,17 +155,14 @@ class HeadsPanel(Panel):
         if self.frame is not None and self.comparison() == "B":
             self.detail.request(self.frame, self.selection.head)
 
-    def _lod(self) -> tuple[int, int]:
-        return (1, 1) if self.frame is None or self.frame.lod is None else self.frame.lod
-
     def _cell_of(self, r: int, c: int) -> dict[str, int]:
         """The query and key a thumbnail's drawn cell (r, c) selects: its tile's first."""
-        tr, tc = self._lod()
+        tr, tc = thumb_cell(self.frame)
         return {"query": r * tr, "key": c * tc}
 
     def _follow(self, view_range) -> None:
         """The thumbnails show what the large map is zoomed to (in their own cells)."""
-        tr, tc = self._lod()
+        tr, tc = thumb_cell(self.frame)
         (x0, x1), (y0, y1) = view_range
         self.thumbs.follow_range([[(x0 + 0.5) / tc - 0.5, (x1 + 0.5) / tc - 0.5],
                                   [(y0 + 0.5) / tr - 0.5, (y1 + 0.5) / tr - 0.5]])
@@ -267,7 +271,7 @@ class HeadsPanel(Panel):
             self.thumbs.set_data(diff, (-m, m), kv_of)
         else:
             self.thumbs.set_cmap(WEIGHTS_CMAP)
-            self.thumbs.set_data(ws, levels, kv_of)
+            self.thumbs.set_data(ws if frame.thumbs is None else frame.thumbs, levels, kv_of)
         self.big.set_levels(levels)
         set_bar_levels(self.cbar, levels)
         self.big.set_labels(frame.query_labels, frame.key_labels)
@@ -283,7 +287,7 @@ class HeadsPanel(Panel):
         self._blind_rows = blind
         self.blind_overlay.setPath(path)
         blind_rows = ~frame.mask.any(-1)
-        self.thumbs.set_blind_rows(blind_rows if frame.lod is None else _tile_rows(blind_rows, frame.lod[0]))
+        self.thumbs.set_blind_rows(blind_rows if frame.lod is None else _tile_rows(blind_rows, thumb_cell(frame)[0]))
 
     def _draw_side_by_side(self, h: int) -> str:
         """A's head in the left map, B's in the right, one colour scale; returns B's title lead."""
@@ -383,7 +387,7 @@ class HeadsPanel(Panel):
                 f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{fmt_number(cfg.effective_scale)})"
                 f"<br><span style='color:{self.theme.muted}'>{facts}</span>"
             )
-        tr, tc = self._lod()
+        tr, tc = thumb_cell(self.frame)
         self.thumbs.set_selection(h, sel.query // tr, sel.key // tc)
         nan = self._nan_rows[h] if self._nan_rows is not None else np.zeros(cfg.seq_len, bool)
         # hatched where the row is coloured (a NaN row has its red wash and holes instead);

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 from ..compare import a_color, a_legend
 from ..figures.heatmap import TokenAxis
 from ..figures.plots import (
+    MAX_BARS,
     HighlightBars,
     add_plot,
     lean_axes,
@@ -227,6 +228,8 @@ class SoftmaxGradPanel(Panel):
         heights = np.nan_to_num(row)
         self.row_bars.set(heights, selected=j, other=~vis)
         hidden = np.nonzero(~vis)[0]
+        if len(hidden) > MAX_BARS:  # more marks than pixels: the bars' second colour says it
+            hidden = hidden[:0]
         if not unchanged(self.masked_marks, "keys", hidden):
             self.masked_marks.setData(hidden, np.zeros(len(hidden)))
             self.masked_marks.setVisible(len(hidden) > 0)  # an empty scatter still repaints with the bars
