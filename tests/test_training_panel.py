@@ -138,9 +138,15 @@ def test_start_pause_step_reset(win, panel, qtbot):
 
 def test_the_window_stays_responsive_and_the_display_follows_at_10_hz(win, panel, qtbot):
     use_settings(qtbot, panel, steps=100_000, d_model=64, batch=32, seq_len=33, vocab=48)
-    drawn = []
+    drawn, updates = [], []
     original = panel.redraw
     panel.redraw = lambda: (drawn.append(time.perf_counter()), original())
+
+    def on_changed(what):
+        if what == "progress":
+            updates.append(time.perf_counter())
+
+    panel.lab.changed.connect(on_changed)
     try:
         press(panel, "training_start")
         qtbot.waitUntil(lambda: panel.lab.current.steps_done > 0, timeout=TIMEOUT)
@@ -155,13 +161,17 @@ def test_the_window_stays_responsive_and_the_display_follows_at_10_hz(win, panel
         span = time.perf_counter() - t0
     finally:
         panel.redraw = original
+        panel.lab.changed.disconnect(on_changed)
     wait_stopped(qtbot, panel)
     shown = [t for t in drawn if t >= t0]
     rate = len(shown) / span
+    sent = len([t for t in updates if t >= t0]) / span  # the training process's updates a second
     # the display rate adapts to what a redraw costs (DRAW_BUDGET of a core): ≥ 10 Hz when a
     # redraw is cheap enough for it, never under 2 Hz
     cheap = panel.draw_cost_ms() <= DRAW_BUDGET * REDRAW_S * 1e3
-    assert rate >= (8 if cheap else 1.8), f"{len(shown)} redraws in {span:.1f} s ({panel.draw_cost_ms():.0f} ms each)"
+    # (a busy machine may send fewer than ~12 updates a second: no redraw without one)
+    want = min(8.0, 0.8 * sent) if cheap else 1.8
+    assert rate >= want, f"{len(shown)} redraws, {sent:.1f} updates/s in {span:.1f} s ({panel.draw_cost_ms():.0f} ms each)"
     hz = float(re.search(r"display (\d+) Hz", readout).group(1))  # the toolbar says the rate
     assert abs(hz - rate) <= max(2.0, 0.3 * rate), (readout, rate)
     assert max(gaps) < 0.5, f"the event loop was blocked for {max(gaps):.2f} s"

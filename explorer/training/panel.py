@@ -507,7 +507,8 @@ class TrainingPanel(Panel):
     def _on_lab_changed(self, what: str) -> None:
         if what in ("settings", "runs"):
             self._sync_form()
-        self._sync_controls()
+        if what != "progress":  # progress: the toolbar and the expectation follow the redraws
+            self._sync_controls()
         if what in ("state", "message"):
             return
         if not self.isVisible():
@@ -731,6 +732,7 @@ class TrainingPanel(Panel):
         self._drawn_at = time.perf_counter()
         self._draw_times.append(self._drawn_at)
         self._adapt_rate()
+        self._sync_controls()
         if run is None:
             return
         for r in lab.runs:
