@@ -13,6 +13,7 @@ import functools
 import html
 import math
 import re
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -84,6 +85,11 @@ def _key_part(v):
     return v
 
 
+#: what each item last drew, per slot (kept beside the items, not written onto them; an item
+#: that is deleted takes its entry with it)
+_DRAWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def unchanged(owner, slot: str, *values) -> bool:
     """True when `values` are what `owner` last drew under `slot` (arrays by content).
 
@@ -92,10 +98,10 @@ def unchanged(owner, slot: str, *values) -> bool:
     is the panels' "emit only when a value really changed".
     """
     key = tuple(_key_part(v) for v in values)
-    attr = f"_drawn_{slot}"
-    if getattr(owner, attr, None) == key:
+    drawn = _DRAWN.setdefault(owner, {})
+    if drawn.get(slot) == key:
         return True
-    setattr(owner, attr, key)
+    drawn[slot] = key
     return False
 
 
@@ -765,10 +771,8 @@ def fmt_percent(share: float) -> str:
 
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
     """LabelItem.setText, skipped when text and options are unchanged (setHtml is costly)."""
-    key = (text, tuple(sorted(opts.items())))
-    if getattr(label, "_last_text", None) == key:
+    if unchanged(label, "text", text, tuple(sorted(opts.items()))):
         return
-    label._last_text = key
     label.setText(text, **opts)
 
 
@@ -787,10 +791,8 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: floa
     theme's font scale; skipped when unchanged."""
     color = None if theme is None else theme.foreground
     css = f"{size:.3g}pt" if theme is None else theme.pt(size)
-    key = (text, color, css)
-    if getattr(plot, "_last_title", None) == key:
+    if unchanged(plot, "title", text, color, css):
         return
-    plot._last_title = key
     use_runs_title(plot)
     if color is None:
         plot.setTitle(text, size=css)
