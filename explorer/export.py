@@ -584,7 +584,7 @@ def export_command(args) -> int:
     bad = [n for n in names if n not in PANEL_NAMES + CLOSED_PANEL_NAMES + MODEL_PANEL_NAMES]
     bad = [n for n in bad if n not in ON_DEMAND_PANELS]
     if bad:
-        return _fail(_unknown_panel(bad[0], PANEL_NAMES + CLOSED_PANEL_NAMES), 2)
+        return _fail(_unknown_panel(bad[0], PANEL_NAMES + CLOSED_PANEL_NAMES + tuple(ON_DEMAND_PANELS)), 2)
     try:
         formats = [check_format(f) for f in (args.formats or ["png"])]
         options = ExportOptions(
