@@ -606,7 +606,7 @@ class TileLabel(_RunsItem):
 def upright(vb: pg.ViewBox, items) -> None:
     """Give items in `vb` the inverse of the view's scaling and flip: they draw in pixels, upright
     (what pg.TextItem does for itself; call it on vb.sigTransformChanged)."""
-    view = vb.childGroup.sceneTransform()
+    view = vb.childTransform() * vb.sceneTransform()  # the view's items → scene
     inv, ok = view.inverted()
     if not ok:
         return
@@ -728,12 +728,16 @@ class RunsLabel(QGraphicsWidget):
         self._hold_height()
 
 
+#: PlotItem's own title size (its title LabelItem is made with it); set_plot_title passes its own
+PLOT_TITLE_SIZE = "11pt"
+
+
 def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
     """Give `plot` a RunsLabel title in place of pyqtgraph's rich-text LabelItem."""
     old = plot.titleLabel
     if isinstance(old, RunsLabel):
         return old
-    new = RunsLabel(old.text if old.text.strip() else "", **old.opts)
+    new = RunsLabel(old.text if old.text.strip() else "", size=PLOT_TITLE_SIZE)
     new.setParentItem(plot)
     plot.layout.removeItem(old)
     old.setParentItem(None)

@@ -85,7 +85,8 @@ class SoftmaxGradPanel(Panel):
         self.sweep_plot.hideButtons()
         self.sweep_plot.setMenuEnabled(False)
         self.sweep_plot.showGrid(x=True, y=True, alpha=0.15)
-        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize="7.5pt", verSpacing=-5)
+        self._legend_size = "7.5pt"  # the legend's text size, as last set (apply_theme scales it)
+        self.sweep_legend = self.sweep_plot.addLegend(offset=(-4, 4), labelTextSize=self._legend_size, verSpacing=-5)
         sw = scaling_sweep()  # until the first frame: 64 keys; then the frame's key counts
         self._sweep_counts: tuple | None = None
         self.sweep_scaled = self.sweep_plot.plot(sw["d_k"], sw["grad_scaled"], name="÷√d_k",
@@ -134,7 +135,7 @@ class SoftmaxGradPanel(Panel):
         for sample, label in self.sweep_legend.items:
             item = sample.item
             if item in names:
-                label.setText(names[item], size=self.sweep_legend.opts["labelTextSize"])
+                label.setText(names[item], size=self._legend_size)
 
     def retranslate_ui(self) -> None:
         self._retranslate_labels()
@@ -324,7 +325,8 @@ class SoftmaxGradPanel(Panel):
         self.sweep_now_label.setColor(theme.accent)
         self.sweep_now_label.setFont(theme.font(8.0))
         self.sweep_legend.setLabelTextColor(theme.foreground)
-        self.sweep_legend.setLabelTextSize(theme.pt(7.5))
+        self._legend_size = theme.pt(7.5)
+        self.sweep_legend.setLabelTextSize(self._legend_size)
         for _sample, label in self.sweep_legend.items:
             label.setText(label.text)  # (the two setters above store the style; this draws it)
         self.sweep_legend.setBrush(pg.mkBrush(QColor(theme.background)))
