@@ -92,14 +92,21 @@ class Weights:
         return sum(t.numel() * t.element_size() for t in (self.w_q, self.w_k, self.w_v, self.w_o))
 
 
-#: Bytes of weights kept between runs (override: ATTN_EXPLORER_WEIGHT_CACHE, in bytes).
-WEIGHT_CACHE_BYTES = 128 * 1024**2  # two d_model = 2048 layers (a toggle between two)
+#: Bytes of weights kept between runs (override: ATTN_EXPLORER_WEIGHT_CACHE, in bytes): the
+#: latest weights up to this size are kept whatever their size (one d_model = 2048 layer of
+#: the controls, so a toggle there does not redraw 4·d² normals, ~0.5 s).
+WEIGHT_CACHE_BYTES = 64 * 1024**2
+#: Bytes the weights other than the latest may keep (at most WEIGHT_CACHE_BYTES in all): a
+#: few small layers to go back to. What a long session holds beyond its current config is
+#: this, not the whole cache (issue 19: a 128 MiB cache filling up was the soak's RSS growth).
+WEIGHT_CACHE_OLDER_BYTES = 16 * 1024**2
 
 
 class _WeightCache:
     """Least-recently-used weights, bounded by their total bytes (not by entries): a few
     large d_model runs must not keep gigabytes alive. Weights larger than the whole
-    bound are returned but never kept. Thread-safe (the explorer runs off the UI thread)."""
+    bound are returned but never kept; the latest weights may fill the bound, the others
+    share WEIGHT_CACHE_OLDER_BYTES. Thread-safe (the explorer runs off the UI thread)."""
 
     def __init__(self) -> None:
         self._items: OrderedDict[tuple, Weights] = OrderedDict()
@@ -123,6 +130,7 @@ class _WeightCache:
             hit = self._items.get(key)
             if hit is not None:
                 self._items.move_to_end(key)
+                self._evict(self.limit())  # the latest before may now be over the others' share
                 return hit
         value = make()
         size, limit = value.nbytes, self.limit()
@@ -131,12 +139,19 @@ class _WeightCache:
                 return self._items[key]
             if size > limit:
                 return value
-            while self._items and self._bytes + size > limit:
-                _, old = self._items.popitem(last=False)
-                self._bytes -= old.nbytes
             self._items[key] = value
             self._bytes += size
+            self._evict(limit)
         return value
+
+    def _evict(self, limit: int) -> None:
+        """Drop the least recently used weights (never the latest) until all fit in `limit`
+        and those other than the latest in WEIGHT_CACHE_OLDER_BYTES. Under the lock."""
+        older = min(limit, WEIGHT_CACHE_OLDER_BYTES)
+        latest = next(reversed(self._items.values())).nbytes if self._items else 0
+        while len(self._items) > 1 and (self._bytes > limit or self._bytes - latest > older):
+            _, old = self._items.popitem(last=False)
+            self._bytes -= old.nbytes
 
     def clear(self) -> None:
         with self._lock:

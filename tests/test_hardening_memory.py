@@ -188,3 +188,37 @@ def test_weight_cache_is_bounded_in_bytes():
     assert r.returncode == 0, r.stderr[-1000:]
     growth = json.loads(r.stdout.splitlines()[-1])
     assert growth < 400 * 1024**2, f"RSS grew {growth / 2**20:.0f} MiB over 12 runs"
+
+
+def test_weight_cache_keeps_the_latest_and_only_a_little_of_the_rest():
+    """issue 19, item 11: a long session's RSS grew by what the weight cache filled up (128 MiB
+    of 64 random changes' weights). The latest weights are kept up to the bound (a toggle at
+    d_model 2048 draws nothing); all the others together stay within WEIGHT_CACHE_OLDER_BYTES."""
+    import torch
+
+    from engine.inputs import WEIGHT_CACHE_BYTES, WEIGHT_CACHE_OLDER_BYTES, Weights, _WeightCache
+
+    def weights(mib: int) -> Weights:
+        side = mib * 2**20 // 16  # four float32 matrices of `side` elements
+        return Weights(*(torch.empty(side) for _ in range(4)))
+
+    cache, made = _WeightCache(), []
+
+    def get(key, mib):
+        return cache.get(key, lambda: made.append(key) or weights(mib))
+
+    assert WEIGHT_CACHE_OLDER_BYTES <= 16 * 2**20 and WEIGHT_CACHE_BYTES >= 64 * 2**20
+    big = get("d2048", 64)
+    assert get("d2048", 64) is big and made == ["d2048"]  # a toggle at the largest d_model
+    for i in range(40):  # a session's worth of other layers, large and small
+        get(("d1024", i), 16)
+        get(("d512", i), 4)
+        assert cache.nbytes <= 4 * 2**20 + WEIGHT_CACHE_OLDER_BYTES
+    assert get(("d512", 39), 4) is not None and made.count(("d512", 39)) == 1  # recent small ones stay
+    get("d2048", 64)
+    assert made.count("d2048") == 2 and cache.nbytes <= WEIGHT_CACHE_BYTES
+    get("small", 1)  # the large one is no longer the latest: dropped
+    assert cache.nbytes <= 1 * 2**20 + WEIGHT_CACHE_OLDER_BYTES
+    get(("d512", 0), 4)
+    get("small", 1)
+    assert made.count("small") == 1 and cache.nbytes == 5 * 2**20  # two small ones: both kept
