@@ -92,7 +92,7 @@ def test_minilm_grid_shows_every_layer_and_head(w):
     grid = w.panel("model_grid")
     assert grid.isVisible()
     img = grid.image.image
-    cell = grid.image.cell_px
+    cell = grid.mosaic.px  # pixels per head's cell of the mosaic
     assert img.shape[:2] == (6 * cell, 12 * cell)
     assert grid.table_model.rowCount() == 72
     assert grid.trace is trace

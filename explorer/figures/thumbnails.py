@@ -1,11 +1,9 @@
-"""The heads panel's thumbnails: every head's weights as tiles of one image in one view.
+"""The heads panel's thumbnails: every head's weights as tiles of one MatrixGrid.
 
-A ViewBox per head cost most of the heads panel's frame (each brings its own
-range, layout and paint bookkeeping for a dozen items), so here the H maps are
-tiles of one RGBA image (the pyqtgraph idiom of one ImageItem updated with
-`setImage(..., autoLevels=False)`), and the per-head decorations are one item
-each: tile outlines, the selected cell in every tile, the hover crosshair and
-the hatching under masked cells.
+On top of the grid (matrix_grid.py: one image, one item per decoration) this adds what
+is the heads': the tiles in a near-square grid, the labels "h3 ●kv1" above each tile,
+the selected cell in every tile, the hover crosshair linked with the other heatmaps, and
+the hatching of masked cells and of rows that see no key.
 
 Layout in view units (one unit = one cell; row 0 on top; image pixel = cell):
 
@@ -27,22 +25,15 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
+from PySide6.QtGui import QBrush, QColor
 
 from ..selection import HoverLink
-from .heatmap import CellImage, colorize, crosshair_pen
-from .plots import LeanViewBox, TileLabel, upright
+from .heatmap import crosshair_pen
+from .matrix_grid import MatrixGrid, _path_item, rects_path
+from .plots import LeanViewBox
 from .themes import CATEGORY_COLORS, Theme, plot_font
 
 GAP_PX = 6.0  # room between tiles
-
-
-def _path_item(z: float) -> QGraphicsPathItem:
-    item = QGraphicsPathItem()
-    item.setZValue(z)
-    item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-    return item
 
 
 class HeadThumbnails:
@@ -62,25 +53,16 @@ class HeadThumbnails:
         self.vb = LeanViewBox(invertY=True, enableMenu=False, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)  # zoom the large map: the tiles follow it
         self.vb.disableAutoRange()
-        self._cmap = cmap
-        self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
-        self.image = CellImage(self.cell_at, self._hover, lambda cell: self._click(*cell))  # pixel = view unit
-        self.hatch = _path_item(-10)
-        self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
+        self._cmap = ""
+        self.set_cmap(cmap)
+        self.grid = MatrixGrid(self.vb, self._hover, lambda cell: self.on_click and self.on_click(*self._heads(cell)))
+        self.grid.on_band_changed = self._on_band_changed
+        self.image, self.hatch, self.current = self.grid.image, self.grid.hatch, self.grid.current
+        self.markers, self.crosshair, self.labels = self.grid.markers, self.grid.crosshair, self.grid.titles
         # over the colour: rows that see no key but got weights (a uniform fallback row)
-        self.blind = _path_item(5)
-        self.blind.setPen(QPen(Qt.PenStyle.NoPen))
+        self.blind = _path_item(5, pen=False)
+        self.vb.addItem(self.blind, ignoreBounds=True)
         self.blind_rows = np.zeros(0, bool)  # (S,) True = the query sees no key
-        self.outlines = _path_item(10)
-        self.current = QGraphicsRectItem()
-        self.current.setZValue(11)
-        self.current.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        self.markers = _path_item(20)
-        self.crosshair = _path_item(15)
-        self.crosshair.hide()
-        for item in (self.hatch, self.image, self.blind, self.outlines, self.current, self.markers, self.crosshair):
-            self.vb.addItem(item, ignoreBounds=True)
-        self.labels: list[TileLabel] = []
         self.data: np.ndarray | None = None  # (H, S, Skv), NaN = masked
         self.levels: tuple[float, float] = (0.0, 1.0)
         self.shape: tuple[int, int] = (0, 0)  # (S, Skv) of one head
@@ -90,6 +72,7 @@ class HeadThumbnails:
         self.selected: tuple[int, int, int] = (0, 0, 0)  # head, row, col
         self.kv_of: list[int] = []
         self._hovered: tuple[int, int] | None = None
+        self._holes: list[int] | None = None  # the heads with masked cells in the window, as hatched
         self._theme: Theme | None = None
         self._label_key = None
         self._in_relayout = False
@@ -97,7 +80,6 @@ class HeadThumbnails:
         self.labels_fit = True
         hover.hovered.connect(self._on_link_hover)
         self.vb.sigResized.connect(lambda _vb: self._relayout())
-        self.vb.sigTransformChanged.connect(lambda _vb: self._orient_labels())
 
     @property
     def n_heads(self) -> int:
@@ -108,7 +90,7 @@ class HeadThumbnails:
         """Another colour map (a B − A view: the diverging one); drawn with the next set_data."""
         if cmap != self._cmap:
             self._cmap = cmap
-            self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)
+            self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
 
     def set_data(self, data: np.ndarray, levels: tuple[float, float], kv_of: list[int]) -> None:
         """data (H, S, Skv) weights (NaN = masked); levels of the colour map; kv_of[h]: h's KV head."""
@@ -131,7 +113,7 @@ class HeadThumbnails:
         if not np.array_equal(rows, self.blind_rows):
             self.blind_rows = rows
             if self.data is not None:
-                self._draw_tiles()
+                self._draw_blind()
 
     def set_window(self, r0: int, r1: int, c0: int, c1: int) -> None:
         """Show cells [r0, r1) × [c0, c1) of every head (clamped to the maps)."""
@@ -161,23 +143,22 @@ class HeadThumbnails:
         r, c = divmod(head, self.n_cols)
         return c * (w + kx), r * (h + ky) + ky
 
+    def _heads(self, cell: tuple[int, int, int]) -> tuple[int, int, int]:
+        """A grid cell (tile, row, col) as (head, row, col) in the heads' coordinates."""
+        return cell[0], self.window[0] + cell[1], self.window[2] + cell[2]
+
     def cell_at(self, pos: QPointF) -> tuple[int, int, int] | None:
         """(head, row, col) under a point in view units, or None between tiles."""
-        h, w = self._tile_size()
-        ky, kx = self.gaps
-        x, y = math.floor(pos.x()), math.floor(pos.y())
-        c, dx = divmod(x, w + kx)
-        r, dy = divmod(y, h + ky)
-        dy -= ky
-        head = r * self.n_cols + c
-        if not (0 <= c < self.n_cols and 0 <= dx < w and 0 <= dy < h and 0 <= head < self.n_heads):
-            return None
-        return head, self.window[0] + dy, self.window[2] + dx
+        cell = self.grid.cell_at(pos)
+        return None if cell is None else self._heads(cell)
 
     def cell_center(self, head: int, row: int, col: int) -> QPointF:
         """The centre of a cell (heads' coordinates) in view units."""
-        x, y = self.tile_origin(head)
-        return QPointF(x + col - self.window[2] + 0.5, y + row - self.window[0] + 0.5)
+        return self.grid.cell_center(head, row - self.window[0], col - self.window[2])
+
+    def tile_rgba(self, head: int) -> np.ndarray:
+        """The (h, w, 4) pixels of one head's tile as shown."""
+        return self.grid.tile_rgba(head)
 
     def _relayout(self, force: bool = False) -> None:
         """Size the gaps from the view's pixels, then redraw everything."""
@@ -194,12 +175,11 @@ class HeadThumbnails:
 
     def _relayout_now(self, force: bool) -> None:
         h, w = self._tile_size()
-        H = self.n_heads
-        nc = self.n_cols
+        H, nc = self.n_heads, self.n_cols
         nr = math.ceil(H / nc)
         size = self.vb.size()
         width, height = size.width(), size.height()
-        band = max((label.band() for label in self.labels[:H]), default=14.0)  # pixels above a tile row
+        band = self.grid.title_band()  # pixels above a tile row
         # labels only where they leave the tiles at least half the height (else the selected
         # tile's outline and the hover readout say which head is which)
         self.labels_fit = height == 0 or height > band * nr * 2
@@ -216,10 +196,15 @@ class HeadThumbnails:
             self._draw_labels()  # the short or the long label may fit now
             return
         self.gaps = gaps
+        ky, kx = gaps
+        self.grid.place([(*self.tile_origin(g), w, h) for g in range(H)], [(h, w)] * H,
+                        size=(nc * (w + kx) - kx, nr * (h + ky)))
         # a quarter gap beyond the last tiles: their outlines are not cut at the view's edge
         self.vb.setRange(QRectF(0, 0, nc * (w + kx) - kx + kx / 4, nr * (h + ky) + ky / 4), padding=0)
+        self._holes = None  # the tiles moved: hatch them afresh
         self._draw_image()
-        self._draw_tiles()
+        self.grid.draw_outlines()
+        self._draw_blind()
         self._draw_selection()
         self._draw_labels(force=True)
         self._draw_crosshair()
@@ -227,45 +212,21 @@ class HeadThumbnails:
     # ---- drawing -----------------------------------------------------------------
     def _draw_image(self) -> None:
         r0, r1, c0, c1 = self.window
-        h, w = self._tile_size()
-        ky, kx = self.gaps
-        H, nc = self.n_heads, self.n_cols
-        nr = math.ceil(H / nc)
-        rgba, _ = colorize(self.data[:, r0:r1, c0:c1], self.lut, self.levels)  # (H, h, w, 4)
-        canvas = np.zeros((nr * (h + ky), nc * (w + kx) - kx, 4), np.uint8)  # transparent gaps
-        for head in range(H):
-            x, y = self.tile_origin(head)
-            canvas[y:y + h, x:x + w] = rgba[head]
-        self.image.setImage(canvas, autoLevels=False)
+        shown = self.data[:, r0:r1, c0:c1]
+        holes = list(np.flatnonzero(np.isnan(shown).any(axis=(1, 2)))) if self.grid.compose(
+            shown, self.lut, self.levels) else []
+        if holes != self._holes:  # the pattern only under tiles with holes
+            self._holes = holes
+            self.grid.draw_hatch(holes)
 
-    def tile_rgba(self, head: int) -> np.ndarray:
-        """The (h, w, 4) pixels of one head's tile as shown."""
-        h, w = self._tile_size()
-        x, y = self.tile_origin(head)
-        return self.image.image[y:y + h, x:x + w]
-
-    def _tile_rects(self) -> list[QRectF]:
-        h, w = self._tile_size()
-        return [QRectF(*self.tile_origin(head), w, h) for head in range(self.n_heads)]
-
-    def _draw_tiles(self) -> None:
-        outlines = QPainterPath()
-        for rect in self._tile_rects():
-            outlines.addRect(rect)
-        self.outlines.setPath(outlines)
-        masked = np.isnan(self.data[:, self.window[0]:self.window[1], self.window[2]:self.window[3]])
-        hatch = QPainterPath()
-        blind = QPainterPath()
+    def _draw_blind(self) -> None:
         r0, r1 = self.window[0], self.window[1]
         rows = np.flatnonzero(self.blind_rows[r0:r1]) if self.blind_rows.size == self.shape[0] else []
-        for head, rect in enumerate(self._tile_rects()):
-            if masked[head].any():  # the pattern only under tiles with holes
-                hatch.addRect(rect)
-            for r in rows:
-                if not masked[head, r].all():  # (a NaN row shows the hatch below already)
-                    blind.addRect(QRectF(rect.x(), rect.y() + r, rect.width(), 1))
-        self.hatch.setPath(hatch)
-        self.blind.setPath(blind)
+        masked = np.isnan(self.data[:, r0:r1, self.window[2]:self.window[3]]).all(axis=2) if len(rows) else None
+        self.blind.setPath(rects_path([
+            QRectF(rect.x(), rect.y() + r, rect.width(), 1)
+            for head, rect in enumerate(self.grid.tile_rect(g) for g in range(self.n_heads))
+            for r in rows if not masked[head, r]]))  # (a NaN row shows the hatch below already)
 
     def set_selection(self, head: int, row: int, col: int) -> None:
         if (head, row, col) != self.selected:
@@ -276,18 +237,10 @@ class HeadThumbnails:
     def _draw_selection(self) -> None:
         head, row, col = self.selected
         r0, r1, c0, c1 = self.window
-        h, w = self._tile_size()
-        if 0 <= head < self.n_heads:
-            self.current.setRect(QRectF(*self.tile_origin(head), w, h))
-            self.current.show()
-        else:
-            self.current.hide()
-        path = QPainterPath()
-        if r0 <= row < r1 and c0 <= col < c1:
-            for g in range(self.n_heads):
-                x, y = self.tile_origin(g)
-                path.addRect(QRectF(x + col - c0, y + row - r0, 1, 1))
-        self.markers.setPath(path)
+        self.grid.select(head if 0 <= head < self.n_heads else None)
+        inside = r0 <= row < r1 and c0 <= col < c1
+        self.grid.draw_markers([self.grid.cell_rect(g, row - r0, col - c0) for g in range(self.n_heads)]
+                               if inside else [])
 
     def _label_runs(self, g: int, wide: bool) -> list[tuple[str, bool, str | None]]:
         theme = self._theme
@@ -314,59 +267,25 @@ class HeadThumbnails:
         if key == self._label_key and not force:
             return
         self._label_key = key
-        while len(self.labels) < self.n_heads:
-            item = TileLabel(None)
-            item.on_band_changed = self._on_band_changed
-            item.setZValue(30)
-            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.labels.append(item)
         font = self._theme.font(8.0) if self._theme else plot_font(8.0)
         colour = QColor(self._theme.foreground if self._theme else "#888888")
-        for g, item in enumerate(self.labels):
-            if g >= self.n_heads or not self.labels_fit:
-                item.hide()
-                continue
-            item.set_runs([self._label_runs(g, wide)], font, colour)
-            item.setPos(*self.tile_origin(g))
-            item.show()
-        self._orient_labels()
-
-    def _orient_labels(self) -> None:
-        upright(self.vb, self.labels)
+        self.grid.set_titles([[self._label_runs(g, wide)] if self.labels_fit else None
+                              for g in range(self.n_heads)], font, colour)
 
     def _draw_crosshair(self) -> None:
-        if self._hovered is None:
-            self.crosshair.hide()
-            return
-        row, col = self._hovered
-        r0, r1, c0, c1 = self.window
-        h, w = self._tile_size()
-        path = QPainterPath()
-        for g in range(self.n_heads):
-            x, y = self.tile_origin(g)
-            if c0 <= col < c1:
-                path.moveTo(x + col - c0 + 0.5, y)
-                path.lineTo(x + col - c0 + 0.5, y + h)
-            if r0 <= row < r1:
-                path.moveTo(x, y + row - r0 + 0.5)
-                path.lineTo(x + w, y + row - r0 + 0.5)
-        self.crosshair.setPath(path)
-        self.crosshair.show()
+        r0, _r1, c0, _c1 = self.window
+        row, col = self._hovered or (None, None)
+        self.grid.draw_crosshair(None if row is None else row - r0, None if col is None else col - c0)
 
     # ---- hover and click ------------------------------------------------------------
     def _hover(self, cell: tuple[int, int, int] | None) -> None:
         if cell is None:
             self.hover.clear(self.shape)
             return
-        head, row, col = cell
+        head, row, col = self._heads(cell)
         self.hover.publish(self.shape, row, col)
         if self.describe is not None:
             self.hover.describe(self.describe(head, row, col))
-
-    def _click(self, head: int, row: int, col: int) -> None:
-        if self.on_click is not None:
-            self.on_click(head, row, col)
 
     def _on_link_hover(self, shape: tuple[int, int], row: int, col: int) -> None:
         if shape != self.shape:
@@ -385,7 +304,7 @@ class HeadThumbnails:
         self._theme = theme
         self.hatch.setBrush(QBrush(QColor(theme.hatch), Qt.BrushStyle.BDiagPattern))
         self.blind.setBrush(QBrush(QColor(theme.foreground), Qt.BrushStyle.BDiagPattern))
-        self.outlines.setPen(theme.pen(theme.hatch, 1))
+        self.grid.outlines.setPen(theme.pen(theme.hatch, 1))
         self.current.setPen(theme.pen(theme.accent, 2))
         self.markers.setPen(theme.pen(theme.accent, 2.5))
         self.crosshair.setPen(crosshair_pen(theme))

@@ -1,10 +1,12 @@
 """Matrices side by side in one plot: the qkv panel's strips (X | Q | weights·V, K | V, W_Q | W_K | W_V).
 
 The matrices of a strip share their rows (query tokens, key tokens or model
-dims), so they share one plot and one token axis; each is a `Tile`: an
-ImageItem placed in its own band, its title drawn above it, a row or cell
-marker and the hover crosshair. A PlotItem per matrix cost most of the qkv
-panel's frame (range, layout, axis and title work for each of eight).
+dims), so they share one plot and one token axis; each is a `Tile` of the strip's
+MatrixGrid (matrix_grid.py): an image of its own in its band (its columns are as
+wide as its band allows, unlike its neighbours'), its title above it; the row or
+cell markers and the hover crosshair of all tiles are one item each. A PlotItem per
+matrix cost most of the qkv panel's frame (range, layout, axis and title work for
+each of eight).
 
 View units: row r is centred on y = r (spans r ± 0.5, as in heatmap.py, so the
 token axis labels it). Across, tile i spans [x_i, x_i + width_i] whatever its
@@ -18,18 +20,17 @@ titles, sized from the view's pixels:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QColor
 
 from ..selection import HoverLink
-from .heatmap import CellImage, TokenAxis, colorize, crosshair_pen, usable_levels
-from .plots import LeanPlotItem, TileLabel, lean_axes, parse_runs, style_plot, upright
+from .heatmap import TokenAxis, crosshair_pen, usable_levels
+from .matrix_grid import MatrixGrid
+from .plots import LeanPlotItem, lean_axes, parse_runs, style_plot, upright
 from .themes import Theme, plot_font
 
 GAP = 0.12  # between tiles, in units of one tile width
@@ -38,35 +39,21 @@ GAP = 0.12  # between tiles, in units of one tile width
 class Tile:
     """One (rows, cols) matrix of a TileStrip; on_click(row, col), describe(row, col) as in Heatmap."""
 
-    def __init__(self, strip: TileStrip, name: str, width: float,
+    def __init__(self, strip: TileStrip, index: int, name: str, width: float,
                  on_click: Callable[[int, int], None] | None, describe: Callable[[int, int], str] | None) -> None:
-        self.strip, self.name, self.width = strip, name, width
+        self.strip, self.index, self.name, self.width = strip, index, name, width
         self.on_click, self.describe = on_click, describe
-        self.x0 = 0.0
         self.data: np.ndarray | None = None
         self.shape: tuple[int, int] = (0, 0)
         self.levels: tuple[float, float] = (0.0, 1.0)
         self._marker_spec: tuple[str, int, int] | None = None
         self.title = ""
         self.visible = True
-        self.image = CellImage(lambda pos: self.cell_at(self.image.mapToParent(pos)), self._hover,
-                               lambda cell: self._click(*cell))
-        self.marker = QGraphicsRectItem()
-        self.marker.setZValue(20)
-        self.marker.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        self.marker.hide()
-        self.label = TileLabel(None)
-        self.label.on_band_changed = strip.relayout
-        self.label.setZValue(30)
-        self.label.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        for item in (self.image, self.marker, self.label):
-            strip.vb.addItem(item, ignoreBounds=True)
 
     @property
     def vb(self) -> pg.ViewBox:
         return self.strip.vb
 
-    # ---- data ----------------------------------------------------------------------
     def set_data(self, data: np.ndarray, levels: tuple[float, float]) -> None:
         """Show a (rows, cols) float array with fixed colour levels (skipped when unchanged)."""
         levels = usable_levels(levels)
@@ -76,8 +63,7 @@ class Tile:
             return
         self.levels = levels
         self.data = data
-        rgba, _ = colorize(data, self.strip.lut, self.levels)
-        self.image.setImage(rgba, autoLevels=False)  # same shape: keeps the rect it was placed in
+        self.strip.grid.paint_tile(self.index, data, self.strip.lut, levels)
         if shape != self.shape:
             self.shape = shape
             self.strip.needs_layout = True  # laid out once, in settle(), after all its tiles
@@ -86,10 +72,6 @@ class Tile:
         """Show or leave out the tile; a hidden tile takes no room in its strip."""
         if visible != self.visible:
             self.visible = visible
-            for item in (self.image, self.label):
-                item.setVisible(visible)
-            if not visible:
-                self.marker.hide()
             self.strip.needs_layout = True
 
     def set_title(self, text: str) -> None:
@@ -101,51 +83,18 @@ class Tile:
     def _draw_title(self) -> None:
         theme = self.strip.theme
         colour = QColor(theme.foreground if theme else "#888888")
-        self.label.set_runs(parse_runs(self.title), theme.font(8.5) if theme else plot_font(8.5), colour)
+        self.strip.grid.set_title(self.index, parse_runs(self.title) if self.visible else None,
+                                  theme.font(8.5) if theme else plot_font(8.5), colour)
 
     def set_marker(self, kind: str | None, row: int = 0, col: int = 0) -> None:
         """Outline the selected 'row' or 'cell'; None hides it."""
         self._marker_spec = None if kind is None else (kind, row, col)
-        self._place_marker()
-
-    # ---- geometry --------------------------------------------------------------------
-    @property
-    def col_width(self) -> float:
-        return self.width / max(self.shape[1], 1)
+        self.strip.draw_markers()
 
     def cell_center(self, row: int, col: int) -> QPointF:
         """The centre of cell (row, col) in view units."""
-        return QPointF(self.x0 + (col + 0.5) * self.col_width, row)
+        return self.strip.grid.cell_center(self.index, row, col)
 
-    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
-        row = math.floor(pos.y() + 0.5)
-        col = math.floor((pos.x() - self.x0) / self.col_width)
-        rows, cols = self.shape
-        return (row, col) if 0 <= row < rows and 0 <= col < cols else None
-
-    def _place(self) -> None:
-        rows = self.shape[0]
-        self.image.setRect(QRectF(self.x0, -0.5, self.width, rows))
-        self.label.setPos(self.x0, -0.5)
-        self._place_marker()
-
-    def _place_marker(self) -> None:
-        spec, rows = self._marker_spec, self.shape[0]
-        if spec is None or rows == 0:
-            self.marker.hide()
-            return
-        if not self.visible:
-            self.marker.hide()
-            return
-        kind, r, c = spec
-        if kind == "row":
-            rect = QRectF(self.x0, r - 0.5, self.width, 1)
-        else:
-            rect = QRectF(self.x0 + c * self.col_width, r - 0.5, self.col_width, 1)
-        self.marker.setRect(rect)
-        self.marker.show()
-
-    # ---- hover and click ---------------------------------------------------------------
     def _hover(self, cell: tuple[int, int] | None) -> None:
         if cell is None:
             self.strip.hover.clear(self.shape)
@@ -153,10 +102,6 @@ class Tile:
         self.strip.hover.publish(self.shape, *cell)
         if self.describe is not None:
             self.strip.hover.describe(self.describe(*cell))
-
-    def _click(self, row: int, col: int) -> None:
-        if self.on_click is not None:
-            self.on_click(row, col)
 
 
 class TileStrip:
@@ -176,20 +121,20 @@ class TileStrip:
         self.vb.setDefaultPadding(0.0)
         self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
         self.tiles: list[Tile] = []
-        self.crosshair = QGraphicsPathItem()
-        self.crosshair.setZValue(15)
-        self.crosshair.hide()
-        self.vb.addItem(self.crosshair, ignoreBounds=True)
+        self.grid = MatrixGrid(self.vb, self._hover, self._click)
+        self.grid.on_band_changed = self.relayout
+        self.crosshair = self.grid.crosshair
         self.theme: Theme | None = None
         self.needs_layout = False
         self._extent: tuple[float, float, float] | None = None
         self._hovered: tuple[tuple[int, int], int, int] | None = None
+        self._last = 0  # the tile hovered last
         hover.hovered.connect(self._on_link_hover)
         self.vb.sigResized.connect(lambda _vb: self.relayout())
         self.vb.sigTransformChanged.connect(lambda _vb: self._fit_labels())
 
     def add(self, name: str, width: float = 1.0, on_click=None, describe=None) -> Tile:
-        tile = Tile(self, name, width, on_click, describe)
+        tile = Tile(self, len(self.tiles), name, width, on_click, describe)
         self.tiles.append(tile)
         return tile
 
@@ -205,16 +150,19 @@ class TileStrip:
     def relayout(self) -> None:
         """Place the tiles side by side; reset the view when the strip's extent changed."""
         self.needs_layout = False
-        x = 0.0
+        x, rects = 0.0, []
+        for tile in self.tiles:
+            rects.append((x, -0.5, tile.width if tile.visible else 0.0, tile.shape[0]))
+            x += tile.width * (1 + GAP) if tile.visible else 0.0
         shown = [t for t in self.tiles if t.visible]
-        for tile in shown:
-            tile.x0 = x
-            tile._place()
-            x += tile.width * (1 + GAP)
+        self.grid.place(rects, [(max(t.shape[0], 1), max(t.shape[1], 1)) for t in self.tiles])
+        for tile in self.tiles:
+            tile._draw_title()
+        self.draw_markers()
         width = x - GAP * (shown[-1].width if shown else 0)
         rows = max((t.shape[0] for t in shown), default=0)
         height = self.vb.size().height()
-        band = max((t.label.band() for t in shown), default=0.0)  # pixels
+        band = self.grid.title_band(0.0)  # pixels
         top = band * rows / (height - band) if height > 2 * band else 0.6  # the same in row units
         extent = (width, float(rows), round(top, 3))
         if extent != self._extent and rows:
@@ -226,14 +174,32 @@ class TileStrip:
 
     def _fit_labels(self) -> None:
         """Titles upright at their pixel size, each clipped to its tile's width on screen."""
-        labels = [t.label for t in self.tiles]
-        upright(self.vb, labels)
+        upright(self.vb, self.grid.titles)
         (x0, x1), _ = self.vb.viewRange()
         px = self.vb.width() / max(x1 - x0, 1e-9)  # pixels per view unit across
+        for tile, label in zip(self.tiles, self.grid.titles, strict=False):
+            label.set_max_width(tile.width * px)
+
+    def draw_markers(self) -> None:
+        rects = []
         for tile in self.tiles:
-            tile.label.set_max_width(tile.width * px)
+            if tile._marker_spec is not None and tile.visible and tile.shape[0] and tile.index < self.grid.n_tiles:
+                kind, r, c = tile._marker_spec
+                rects.append(self.grid.cell_rect(tile.index, r, c) if kind == "cell"
+                             else self.grid.tile_rect(tile.index).adjusted(0, r, 0, r + 1 - tile.shape[0]))
+        self.grid.draw_markers(rects)
 
     # ---- hover ---------------------------------------------------------------------------
+    def _hover(self, cell: tuple[int, int, int] | None) -> None:
+        if cell is not None:
+            self._last = cell[0]
+        self.tiles[self._last]._hover(None if cell is None else cell[1:])
+
+    def _click(self, cell: tuple[int, int, int]) -> None:
+        tile = self.tiles[cell[0]]
+        if tile.on_click is not None:
+            tile.on_click(*cell[1:])
+
     def _on_link_hover(self, shape: tuple[int, int], row: int, col: int) -> None:
         shape = tuple(shape)
         if row < 0:
@@ -245,18 +211,10 @@ class TileStrip:
             self._draw_crosshair()
 
     def _draw_crosshair(self) -> None:
-        path = QPainterPath()
-        if self._hovered is not None:
-            shape, row, col = self._hovered
-            for tile in self.tiles:
-                if tile.visible and tile.shape == shape:  # every matrix of the hovered one's shape shows the cell
-                    c = tile.cell_center(row, col)
-                    path.moveTo(c.x(), -0.5)
-                    path.lineTo(c.x(), shape[0] - 0.5)
-                    path.moveTo(tile.x0, row)
-                    path.lineTo(tile.x0 + tile.width, row)
-        self.crosshair.setPath(path)
-        self.crosshair.setVisible(not path.isEmpty())
+        # every matrix of the hovered one's shape shows the cell
+        shape, row, col = self._hovered or (None, None, None)
+        self.grid.draw_crosshair(row, col, [t.index for t in self.tiles if t.visible and t.shape == shape
+                                            and t.index < self.grid.n_tiles])
 
     def crosshair_tiles(self) -> list[str]:
         """Names of the tiles the crosshair is drawn on."""
@@ -269,6 +227,6 @@ class TileStrip:
         self.theme = theme
         style_plot(self.item, theme)
         self.crosshair.setPen(crosshair_pen(theme))
+        self.grid.markers.setPen(theme.pen(theme.accent, 2.5))
         for tile in self.tiles:
-            tile.marker.setPen(theme.pen(theme.accent, 2.5))
             tile._draw_title()

@@ -34,7 +34,6 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QGraphicsRectItem,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -45,7 +44,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..figures.heatmap import RgbaImage, colorize
+from ..figures.heatmap import colorize
+from ..figures.matrix_grid import MatrixGrid
 from ..figures.plots import (
     cache_static_items,
     nice_ceil,
@@ -154,60 +154,12 @@ def thumbnails(attn: np.ndarray, max_cells: int = THUMB_CELLS) -> np.ndarray:
     return a.reshape(*a.shape[:2], t, k, t, k).mean(axis=(3, 5))
 
 
-def mosaic(attn: np.ndarray, frame_rgba: np.ndarray, order: np.ndarray, lut: np.ndarray
-           ) -> tuple[np.ndarray, int]:
-    """The grid image: (L·C, H·C, 4) uint8 RGBA and the cell size C in pixels.
-
-    attn (L, H, S, S); frame_rgba (L, H, 4) the frame colour of each head;
-    order (L, H): order[l, p] = the head drawn at position p of layer l.
-    Each thumbnail is scaled to its own maximum (the pattern, not the level).
-    """
-    L, H = attn.shape[:2]
-    th = thumbnails(np.asarray(attn, dtype=np.float32))
-    t = th.shape[-1]
-    up = max(1, round(THUMB_PX / t))
-    p = t * up
+def mosaic_geometry(t: int) -> tuple[int, int, int]:
+    """(cell, border, thumbnail) in pixels of a T-cell thumbnail: each head's square cell of the
+    mosaic holds the thumbnail (blown up to about THUMB_PX) inside its frame, 2 px apart."""
+    p = t * max(1, round(THUMB_PX / t))
     border = max(2, p // 12)
-    gap = 4
-    c = p + 2 * border + gap
-    peak = th.max(axis=(2, 3), keepdims=True)
-    th = th / np.where(peak > 0, peak, 1.0)
-    rows = np.arange(L)[:, None]
-    th = th[rows, order]  # (L, H, T, T) in display order
-    frames = frame_rgba[rows, order]  # (L, H, 4)
-    if up > 1:
-        th = th.repeat(up, axis=2).repeat(up, axis=3)
-    tiles, _ = colorize(th, lut, (0.0, 1.0))  # (L, H, P, P, 4)
-    cells = np.zeros((L, H, c, c, 4), np.uint8)
-    o = gap // 2
-    cells[:, :, o:o + p + 2 * border, o:o + p + 2 * border] = frames[:, :, None, None, :]
-    cells[:, :, o + border:o + border + p, o + border:o + border + p] = tiles
-    image = cells.transpose(0, 2, 1, 3, 4).reshape(L * c, H * c, 4)
-    return np.ascontiguousarray(image), c
-
-
-class _MosaicImage(RgbaImage):
-    """The grid image; reports the hovered and clicked (row, position) to its panel."""
-
-    def __init__(self, panel: ModelGridPanel) -> None:
-        super().__init__()
-        self._panel = panel
-        self.cell_px = 1
-        self.setAcceptHoverEvents(True)
-
-    def _cell(self, pos) -> tuple[int, int]:
-        return math.floor(pos.y() / self.cell_px), math.floor(pos.x() / self.cell_px)
-
-    def hoverEvent(self, ev):
-        if ev.isExit():
-            self._panel._hover(-1, -1)
-        else:
-            self._panel._hover(*self._cell(ev.pos()))
-
-    def mouseClickEvent(self, ev):
-        if ev.button() == Qt.MouseButton.LeftButton:
-            ev.accept()
-            self._panel._click(*self._cell(ev.pos()))
+    return p + 2 * border + 4, border, p
 
 
 class HeadTableModel(QAbstractTableModel):
@@ -329,19 +281,11 @@ class ModelGridPanel(Panel):
         self.vb.invertY(True)
         self.vb.setAspectLocked(True)
         self.vb.setDefaultPadding(0.0)
-        self.image = _MosaicImage(self)
-        self.vb.addItem(self.image)
-        self.outline = QGraphicsRectItem()
-        self.outline.setZValue(20)
-        self.outline.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        self.outline.hide()
-        self.vb.addItem(self.outline, ignoreBounds=True)
-        self.hover_box = QGraphicsRectItem()
-        self.hover_box.setZValue(19)
-        self.hover_box.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        self.hover_box.hide()
-        self.vb.addItem(self.hover_box, ignoreBounds=True)
-        self.head_texts: list[pg.TextItem] = []
+        # one thumbnail per head: view unit (pos, layer) is the head at position pos of that layer
+        self.mosaic = MatrixGrid(self.vb, self._hover, lambda cell: self._click(*self._row_pos(cell)))
+        self.image, self.outline = self.mosaic.image, self.mosaic.current
+        self._mosaic_key = None
+        self._inset = 0.0  # from a head's cell of the mosaic to its thumbnail, in view units
         self.lut = pg.colormap.get(WEIGHTS_CMAP).getLookupTable(nPts=256, alpha=True)
         self.metric_cmap = pg.colormap.get(METRIC_CMAP)
         self.metric_lut = self.metric_cmap.getLookupTable(nPts=256, alpha=True)
@@ -566,10 +510,19 @@ class ModelGridPanel(Panel):
         self._order = order
         self._position = np.argsort(order, axis=1)  # head → position
         self._values = values
-        img, cell = mosaic(tr_.attentions.numpy(), colors, order, self.lut)
-        self.image.cell_px = cell
-        self.image.setImage(img, autoLevels=False)
-        self.image.setRect(QRectF(0, 0, H, L))
+        th = thumbnails(tr_.attentions.numpy().astype(np.float32, copy=False))
+        peak = th.max(axis=(2, 3), keepdims=True)  # each thumbnail scaled to its own maximum
+        th = th / np.where(peak > 0, peak, 1.0)
+        t = th.shape[-1]
+        if self._mosaic_key != (L, H, t):
+            self._mosaic_key = (L, H, t)
+            cell, border, p = mosaic_geometry(t)
+            o = self._inset = (cell - p) / 2 / cell
+            self.mosaic.place([(pos + o, layer + o, p / cell, p / cell) for layer in range(L) for pos in range(H)],
+                              [(t, t)] * (L * H), px=cell, frame=border / cell, size=(H, L))
+        rows = np.arange(L)[:, None]  # in display order
+        self.mosaic.compose(th[rows, order].reshape(L * H, t, t), self.lut, (0.0, 1.0),
+                            colors[rows, order].reshape(L * H, 4))
         self.vb.setRange(QRectF(0, 0, H, L), padding=0.01)
         left, bottom = self.plot.getAxis("left"), self.plot.getAxis("bottom")
         left.setTicks([[(li + 0.5, str(layer)) for li, layer in enumerate(tr_.layers)]])
@@ -607,25 +560,11 @@ class ModelGridPanel(Panel):
 
     def _draw_head_numbers(self, show: bool) -> None:
         """When sorted, each thumbnail carries its head number (the axis gives ranks)."""
-        L, H = self._order.shape
-        want = L * H if show and L * H <= 1024 else 0
-        while len(self.head_texts) < want:
-            t = pg.TextItem(anchor=(0, 0))
-            t.setZValue(25)
-            self.vb.addItem(t, ignoreBounds=True)
-            self.head_texts.append(t)
-        for i, t in enumerate(self.head_texts):
-            if i >= want:
-                t.hide()
-                continue
-            layer, pos = divmod(i, H)
-            bg = QColor(self.theme.background)
-            bg.setAlpha(170)
-            t.fill = pg.mkBrush(bg)  # readable over any thumbnail, in either theme
-            t.setFont(self.theme.font(8.0))
-            t.setText(str(int(self._order[layer, pos])), color=self.theme.foreground)
-            t.setPos(pos + 0.02, layer + 0.0)
-            t.show()
+        bg = QColor(self.theme.background)
+        bg.setAlpha(170)  # readable over any thumbnail, in either theme
+        heads = self._order.ravel()
+        self.mosaic.set_corner_texts([str(int(h)) for h in heads] if show and heads.size <= 1024 else [],
+                                     self.theme.font(8.0), self.theme.foreground, bg)
 
     def draw_selection(self) -> None:
         if self.trace is None or self._order is None:
@@ -633,10 +572,8 @@ class ModelGridPanel(Panel):
         sel = self.selection
         layer = min(getattr(sel, "layer", 0), self._order.shape[0] - 1)
         head = min(sel.head, self._order.shape[1] - 1)
-        pos = int(self._position[layer, head])
-        inset = 0.02
-        self.outline.setRect(QRectF(pos + inset, layer + inset, 1 - 2 * inset, 1 - 2 * inset))
-        self.outline.show()
+        tile = layer * self._order.shape[1] + int(self._position[layer, head])
+        self.mosaic.select(tile, pad=self._inset - 0.02)  # around the head's whole cell
         self._select_table_row(layer, head)
 
     def _select_table_row(self, layer: int, head: int) -> None:
@@ -654,33 +591,25 @@ class ModelGridPanel(Panel):
         self.table.scrollTo(idx)
 
     # ---- interaction ----------------------------------------------------------------------------------
-    def _head_at(self, row: int, pos: int) -> tuple[int, int] | None:
-        if self._order is None:
-            return None
-        L, H = self._order.shape
-        if not (0 <= row < L and 0 <= pos < H):
-            return None
-        return row, int(self._order[row, pos])
+    def _row_pos(self, cell) -> tuple[int, int]:
+        """A mosaic cell (tile, row, col) as (layer row, position in the layer)."""
+        return divmod(cell[0], self._order.shape[1])
 
     def _click(self, row: int, pos: int) -> None:
-        hit = self._head_at(row, pos)
-        if hit is not None:
-            self.select_head(*hit)
+        self.select_head(row, int(self._order[row, pos]))
 
     def select_head(self, layer: int, head: int) -> None:
         """Select `layer` (index into the trace's layers) and `head` in the model selection."""
         self.selection.set(head=head, layer=layer)
 
-    def _hover(self, row: int, pos: int) -> None:
-        hit = self._head_at(row, pos)
-        if hit is None:
-            self.hover_box.hide()
+    def _hover(self, cell) -> None:
+        if cell is None:
+            self.mosaic.draw_markers([])
             self.hover.describe("")
             return
-        layer, head = hit
-        self.hover_box.setRect(QRectF(pos + 0.04, row + 0.04, 0.92, 0.92))
-        self.hover_box.show()
-        self.hover.describe(self.describe_head(layer, head))
+        row, pos = self._row_pos(cell)
+        self.mosaic.draw_markers([QRectF(pos + 0.04, row + 0.04, 0.92, 0.92)])
+        self.hover.describe(self.describe_head(row, int(self._order[row, pos])))
 
     def describe_head(self, layer: int, head: int) -> str:
         tr_ = self.trace
@@ -709,7 +638,7 @@ class ModelGridPanel(Panel):
         style_plot(self.plot, theme)
         # the theme's text colour: the frames already use plasma's reds and oranges
         self.outline.setPen(theme.pen(theme.foreground, 3))
-        self.hover_box.setPen(theme.pen(theme.foreground, 1, Qt.PenStyle.DashLine))
+        self.mosaic.markers.setPen(theme.pen(theme.foreground, 1, Qt.PenStyle.DashLine))
         style_colorbar(self.cbar, theme)
         self.notice.setStyleSheet(f"color: {theme.warning};")
         # the text and the table follow the panel's theme (a light figure of a dark window too)

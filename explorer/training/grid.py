@@ -1,27 +1,23 @@
-"""Every layer × head of the model being trained, as tiles of one image in one plot.
+"""Every layer × head of the model being trained, as tiles of one MatrixGrid in one plot.
 
 Rows are layers (layer 0 on top), columns heads; each tile is that head's (S, S) attention
 on the probe sequence at fixed levels 0..1 (so a head sharpening is a tile brightening, and
-a replayed step compares with today's). One RGBA image (the pyqtgraph idiom of one image
-item updated in place), the layer and head names as axis ticks, one outline for the
-selected head, one text per tile with its score in the tile's upper-right triangle, which
-a causal head never fills.
+a replayed step compares with today's). The layer and head names are axis ticks, one
+outline marks the selected head, and each tile's scores are a text in its upper-right
+triangle, which a causal head never fills.
 
     x: head h's tile spans [h·(S+g), h·(S+g)+S)     y: layer l's [l·(S+g), l·(S+g)+S)
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import QGraphicsRectItem
+from PySide6.QtCore import QRectF
 
-from ..figures.heatmap import CellImage, colorize
+from ..figures.matrix_grid import MatrixGrid
 from ..figures.plots import LeanAxis, LeanPlotItem, style_plot
 from ..figures.themes import Theme
 from ..selection import HoverLink
@@ -52,44 +48,28 @@ class HeadGrid:
         self.vb.setDefaultPadding(0.0)
         self.vb.setAspectLocked(True)  # square tiles: a row of the attention is a row
         self.lut = pg.colormap.get(cmap).getLookupTable(nPts=256, alpha=True)
-        self.image = CellImage(self._cell_at, self._hover, lambda cell: self._click(*cell))
-        self.vb.addItem(self.image)
-        self.outline = QGraphicsRectItem()
-        self.outline.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        self.outline.setZValue(10)
-        self.vb.addItem(self.outline, ignoreBounds=True)
-        self.texts: list[pg.TextItem] = []
+        self.tiles = MatrixGrid(self.vb, self._hover, self._click)
+        self.outline = self.tiles.current
         self.data: np.ndarray | None = None
         self.shape = (0, 0, 0)  # L, H, S
         self.gap = 1
         self.selected = (0, 0)
         self._theme: Theme | None = None
 
-    # ---- geometry ------------------------------------------------------------------------
     def tile_origin(self, layer: int, head: int) -> tuple[int, int]:
         s, g = self.shape[2], self.gap
         return head * (s + g), layer * (s + g)
 
-    def _cell_at(self, pos: QPointF) -> tuple[int, int, int, int] | None:
-        n_layers, n_heads, s = self.shape
-        step = s + self.gap
-        x, y = math.floor(pos.x()), math.floor(pos.y())
-        head, col = divmod(x, step)
-        layer, row = divmod(y, step)
-        if not (0 <= head < n_heads and 0 <= layer < n_layers and col < s and row < s):
-            return None
-        return layer, head, row, col
-
-    # ---- data ------------------------------------------------------------------------------
     def set_data(self, attentions: np.ndarray, labels: list[list[str]] | None = None) -> None:
         """attentions (L, H, S, S) in [0, 1]; labels[l][h]: the text in tile (l, h)'s corner."""
         a = np.asarray(attentions, dtype=np.float32)
         n_layers, n_heads, s = a.shape[0], a.shape[1], a.shape[2]
-        shape = (n_layers, n_heads, s)
-        if shape != self.shape:
-            self.shape = shape
+        if (n_layers, n_heads, s) != self.shape:
+            self.shape = (n_layers, n_heads, s)
             self.gap = max(1, s // 6)
             step = s + self.gap
+            self.tiles.place([(*self.tile_origin(layer, head), s, s) for layer in range(n_layers)
+                              for head in range(n_heads)], [(s, s)] * (n_layers * n_heads))
             pad = self.gap / 2  # room for the selected head's outline
             self.vb.setRange(QRectF(-pad, -pad, n_heads * step - self.gap + 2 * pad,
                                     n_layers * step - self.gap + 2 * pad), padding=0)
@@ -97,77 +77,42 @@ class HeadGrid:
             self.plot.getAxis("left").setTicks([[(layer * step + s / 2, f"L{layer}") for layer in range(n_layers)]])
             self._place_outline()
         self.data = a
-        rgba, _ = colorize(a, self.lut, (0.0, 1.0))  # (L, H, S, S, 4)
-        step = s + self.gap
-        canvas = np.zeros((n_layers * step - self.gap, n_heads * step - self.gap, 4), np.uint8)
-        for layer in range(n_layers):
-            for head in range(n_heads):
-                x, y = self.tile_origin(layer, head)
-                canvas[y:y + s, x:x + s] = rgba[layer, head]
-        self.image.setImage(canvas)
-        self._set_texts(labels)
-
-    def _set_texts(self, labels: list[list[str]] | None) -> None:
-        n_layers, n_heads, s = self.shape
-        flat = [] if labels is None else [(layer, head, labels[layer][head])
-                                          for layer in range(n_layers) for head in range(n_heads)]
-        while len(self.texts) < len(flat):
-            # light on the dark, empty (future) corner of a causal tile, whatever the theme
-            item = pg.TextItem(anchor=(1, 0), color=TEXT_COLOUR, fill=pg.mkBrush(0, 0, 0, 90))
-            item.setZValue(20)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.texts.append(item)
-        font = self._theme.font(7.5) if self._theme else None
-        for i, item in enumerate(self.texts):
-            if i >= len(flat) or not flat[i][2]:
-                item.hide()
-                continue
-            layer, head, text = flat[i]
-            x, y = self.tile_origin(layer, head)
-            if item.toPlainText() != text:
-                item.setText(text, color=TEXT_COLOUR)
-            if font is not None and item.textItem.font() != font:
-                item.setFont(font)
-            item.setPos(x + s, y)
-            item.show()
+        self.tiles.compose(a.reshape(-1, s, s), self.lut, (0.0, 1.0))
+        # light on the dark, empty (future) corner of a causal tile, whatever the theme
+        self.tiles.set_corner_texts([] if labels is None else [t for row in labels for t in row],
+                                    self._theme.font(7.5) if self._theme else None, TEXT_COLOUR, (0, 0, 0, 90),
+                                    right=True)
 
     def set_selection(self, layer: int, head: int) -> None:
         self.selected = (layer, head)
         self._place_outline()
 
     def _place_outline(self) -> None:
-        n_layers, n_heads, s = self.shape
+        n_layers, n_heads, _s = self.shape
         layer, head = self.selected
-        if not (0 <= layer < n_layers and 0 <= head < n_heads):
-            self.outline.hide()
-            return
-        x, y = self.tile_origin(layer, head)
-        pad = self.gap / 3
-        self.outline.setRect(QRectF(x - pad, y - pad, s + 2 * pad, s + 2 * pad))
-        self.outline.show()
+        inside = 0 <= layer < n_layers and 0 <= head < n_heads
+        self.tiles.select(layer * n_heads + head if inside else None, pad=self.gap / 3)
 
     def tile_rgba(self, layer: int, head: int) -> np.ndarray:
         """The (S, S, 4) pixels of one tile as drawn."""
-        s = self.shape[2]
-        x, y = self.tile_origin(layer, head)
-        return self.image.image[y:y + s, x:x + s]
+        return self.tiles.tile_rgba(layer * self.shape[1] + head)
 
     # ---- mouse -------------------------------------------------------------------------------
     def _hover(self, cell) -> None:
         if cell is None:
             self.hover.describe("")
-            return
-        if self.describe is not None:
-            self.hover.describe(self.describe(*cell))
+        elif self.describe is not None:
+            tile, row, col = cell
+            self.hover.describe(self.describe(*divmod(tile, self.shape[1]), row, col))
 
-    def _click(self, layer: int, head: int, _row: int, _col: int) -> None:
+    def _click(self, cell) -> None:
         if self.on_click is not None:
-            self.on_click(layer, head)
+            self.on_click(*divmod(cell[0], self.shape[1]))
 
     # ---- look ----------------------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
         self._theme = theme
         style_plot(self.plot, theme)
         self.outline.setPen(theme.pen(theme.accent, 2.5))
-        for item in self.texts:
+        for item in self.tiles.texts:
             item.setFont(theme.font(7.5))
