@@ -3,8 +3,9 @@
     themes      colours, fonts and line widths of a figure (screen dark/light, slides)
     plots       plot styling, titles, stable ranges, bar charts
     heatmap     one matrix with token axes, selection marker and linked crosshair
-    thumbnails  every head's matrix in one view (the heads panel)
-    tiles       a strip of labelled matrices in one view (the qkv panel)
+    matrix_grid many matrices as tiles of one image in one view, hover and click per cell
+    thumbnails  every head's matrix in one view (the heads panel), on matrix_grid
+    tiles       a strip of labelled matrices in one view (the qkv panel), on matrix_grid
 
 A panel (explorer.panels) builds these from (frame, selection, theme, size);
 the window and every export go through the same code.

@@ -1,27 +1,18 @@
-"""Many matrices in one view: the component behind the heads thumbnails, the model mosaic
-and the training lab's head grid.
+"""Many matrices in one view: the heads thumbnails, the Q/K/V strips, the model mosaic and
+the training lab's head grid are each a MatrixGrid.
 
-A ViewBox per matrix cost most of a frame (each brings its own range, layout and paint
-bookkeeping), so a `MatrixGrid` draws every matrix as a tile of ONE RGBA image (the
-pyqtgraph idiom of one image item updated in place; `compose`) and every decoration as one item:
-one path for all outlines, one for the markers, one for the hover crosshair in every
-tile, one for the hatching under tiles with masked (NaN, transparent) cells, one rectangle
-for the selected tile. Titles are a label per tile: above it at a fixed pixel size
-(`set_titles`, TileLabel), or in a corner over it with a backing (`set_corner_texts`).
-Tiles whose columns differ in width (the qkv strips: X's d_model columns beside Q's head_dim
-ones) get an image each instead (`paint_tile`): one image could hold them only blown up to
-a common pixel grid, d_model / 2 pixels per view unit.
+A ViewBox per matrix cost most of a frame, so the matrices are tiles of ONE RGBA image (one
+image item updated in place: `compose`) and each kind of decoration is one item: a path for
+all outlines, one for the markers, one for the crosshair, one for the hatching under tiles
+with masked (NaN, transparent) cells, a rectangle for the selected tile; titles above the
+tiles (TileLabel, pixel-sized) or texts in their corners. Tiles whose columns differ in
+width (qkv: X's d_model columns beside Q's head_dim ones) get an image each (`paint_tile`):
+one image would hold them only blown up to a common grid of d_model / 2 pixels per unit.
 
-A placement puts tile i, a (rows_i, cols_i) matrix, on the rectangle rects[i] = (x, y, w,
-h) of the view (view units, y down: the ViewBox is inverted). The image has `px` pixels
-per view unit; each tile's w·px is a multiple of its columns (a cell is a block of
-pixels) and its optional frame is `frame` view units wide around it:
-
-    ┌─frame─────┐      cell (r, c) of tile i covers [x + c·w/cols, x + (c+1)·w/cols)
-    │ ┌───────┐ │                                 × [y + r·h/rows, y + (r+1)·h/rows)
-    │ │ tile i│ │      a point of the view maps back to (i, r, c): `cell_at` (a point
-    │ └───────┘ │      on a frame counts as the tile's nearest cell)
-    └───────────┘
+Tile i, a (rows, cols) matrix, lies on rects[i] = (x, y, w, h) in view units (y down: the
+ViewBox is inverted), inside an optional frame `frame` units wide. The image has `px`
+pixels per unit (w·px a multiple of cols: a cell is a block of pixels). Cell (r, c) covers
+[x + c·w/cols, x + (c+1)·w/cols) × [y + r·h/rows, ...); `cell_at` maps a point back.
 """
 
 from __future__ import annotations
@@ -74,7 +65,6 @@ class MatrixGrid:
         self.outlines = _path_item(10)
         self.current = QGraphicsRectItem()  # the selected tile
         self.current.setZValue(11)
-        self.current.setBrush(QBrush(Qt.BrushStyle.NoBrush))
         self.current.hide()
         self.crosshair = _path_item(15)
         self.crosshair.hide()
@@ -87,8 +77,7 @@ class MatrixGrid:
         self.on_band_changed: Callable[[], None] | None = None  # a title needs more (less) room
         self.rects = np.zeros((0, 4))  # (N, 4) x, y, w, h in view units
         self.shapes = np.zeros((0, 2), int)  # (N, 2) rows, cols
-        self.px = 1
-        self.frame = 0.0
+        self.px, self.frame, self.size = 1, 0.0, (0, 0)  # size: the image's (width, height) in pixels
         vb.sigTransformChanged.connect(lambda _vb: upright(vb, self.titles))
 
     # ---- placement ----------------------------------------------------------------------------
@@ -106,7 +95,7 @@ class MatrixGrid:
         if size is None:
             far = self.rects[:, :2] + self.rects[:, 2:] + frame
             size = tuple(far.max(axis=0)) if len(far) else (0.0, 0.0)
-        self.size = (round(size[0] * px), round(size[1] * px))  # pixels
+        self.size = (round(size[0] * px), round(size[1] * px))
         self.image.setRect(QRectF(0, 0, self.size[0] / px, self.size[1] / px))
         for i, item in enumerate(self.own[:self.n_tiles]):
             item.setRect(self.tile_rect(i))
@@ -158,11 +147,8 @@ class MatrixGrid:
             if frames is not None and self.frame > 0:
                 y0, y1, x0, x1 = self._pixels(i, self.frame)
                 canvas[y0:y1, x0:x1] = frames[i]
-            if stacked:
-                tile = rgba[i]
-            else:
-                tile, holes = colorize(data[i], lut, levels)
-                has_nan |= holes
+            tile, holes = (rgba[i], False) if stacked else colorize(data[i], lut, levels)
+            has_nan |= holes
             y0, y1, x0, x1 = self._pixels(i)
             up_y, up_x = (y1 - y0) // tile.shape[0], (x1 - x0) // tile.shape[1]
             if up_y > 1 or up_x > 1:
@@ -175,7 +161,7 @@ class MatrixGrid:
         """Tile `tile`'s (rows, cols) matrix as an image of its own over its rectangle."""
         while len(self.own) <= tile:
             i = len(self.own)
-            self.own.append(CellImage(lambda pos, i=i: self._own_cell(i, pos),
+            self.own.append(CellImage(lambda pos, i=i: self.cell_at(self.own[i].mapToParent(pos)),
                                       lambda cell: self.on_hover and self.on_hover(cell),
                                       lambda cell: self.on_click and self.on_click(cell)))
             self.vb.addItem(self.own[i], ignoreBounds=True)
@@ -183,20 +169,15 @@ class MatrixGrid:
         if tile < self.n_tiles:
             self.own[tile].setRect(self.tile_rect(tile))
 
-    def _own_cell(self, tile: int, pos: QPointF) -> Cell | None:
-        row, col = int(pos.y() // 1), int(pos.x() // 1)  # the image's pixel = the cell
-        rows, cols = self.own[tile].height(), self.own[tile].width()
-        return (tile, row, col) if 0 <= row < rows and 0 <= col < cols else None
-
     def tile_rgba(self, tile: int) -> np.ndarray:
         """The pixels of one tile's matrix as drawn."""
         y0, y1, x0, x1 = self._pixels(tile)
         return self.image.image[y0:y1, x0:x1]
 
     # ---- decorations ------------------------------------------------------------------------------
-    def draw_outlines(self, tiles: Sequence[int] | None = None) -> None:
-        """Outline the tiles (default: all)."""
-        self.outlines.setPath(rects_path([self.tile_rect(i) for i in (range(self.n_tiles) if tiles is None else tiles)]))
+    def draw_outlines(self) -> None:
+        """Outline every tile."""
+        self.outlines.setPath(rects_path([self.tile_rect(i) for i in range(self.n_tiles)]))
 
     def draw_hatch(self, tiles: Sequence[int]) -> None:
         """Hatch under these tiles: their NaN cells show as hatched holes."""
@@ -204,11 +185,9 @@ class MatrixGrid:
 
     def select(self, tile: int | None, pad: float = 0.0) -> None:
         """One rectangle around the selected tile (grown by `pad` view units); None hides it."""
-        if tile is None or not 0 <= tile < self.n_tiles:
-            self.current.hide()
-            return
-        self.current.setRect(self.tile_rect(tile, pad))
-        self.current.show()
+        self.current.setVisible(tile is not None and 0 <= tile < self.n_tiles)
+        if self.current.isVisible():
+            self.current.setRect(self.tile_rect(tile, pad))
 
     def draw_markers(self, rects: Sequence[QRectF]) -> None:
         """The markers item: these rectangles (a cell in every tile, a hovered tile...)."""

@@ -1,9 +1,6 @@
-"""The heads panel's thumbnails: every head's weights as tiles of one MatrixGrid.
-
-On top of the grid (matrix_grid.py: one image, one item per decoration) this adds what
-is the heads': the tiles in a near-square grid, the labels "h3 ●kv1" above each tile,
-the selected cell in every tile, the hover crosshair linked with the other heatmaps, and
-the hatching of masked cells and of rows that see no key.
+"""The heads panel's thumbnails: every head's weights as tiles of one MatrixGrid, in a near-square
+grid, labelled "h3 ●kv1", the selected cell and the linked hover crosshair in every tile,
+masked cells and rows that see no key hatched.
 
 Layout in view units (one unit = one cell; row 0 on top; image pixel = cell):
 
@@ -47,9 +44,7 @@ class HeadThumbnails:
     def __init__(self, hover: HoverLink, cmap: str,
                  on_click: Callable[[int, int, int], None] | None = None,
                  describe: Callable[[int, int, int], str] | None = None) -> None:
-        self.hover = hover
-        self.on_click = on_click
-        self.describe = describe
+        self.hover, self.on_click, self.describe = hover, on_click, describe
         self.vb = LeanViewBox(invertY=True, enableMenu=False, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)  # zoom the large map: the tiles follow it
         self.vb.disableAutoRange()
@@ -57,11 +52,11 @@ class HeadThumbnails:
         self.set_cmap(cmap)
         self.grid = MatrixGrid(self.vb, self._hover, lambda cell: self.on_click and self.on_click(*self._heads(cell)))
         self.grid.on_band_changed = self._on_band_changed
+        self.tile_rgba = self.grid.tile_rgba  # tile_rgba(head): the (h, w, 4) pixels of its tile as shown
         self.image, self.hatch, self.current = self.grid.image, self.grid.hatch, self.grid.current
         self.markers, self.crosshair, self.labels = self.grid.markers, self.grid.crosshair, self.grid.titles
         # over the colour: rows that see no key but got weights (a uniform fallback row)
         self.blind = _path_item(5, pen=False)
-        self.vb.addItem(self.blind, ignoreBounds=True)
         self.blind_rows = np.zeros(0, bool)  # (S,) True = the query sees no key
         self.data: np.ndarray | None = None  # (H, S, Skv), NaN = masked
         self.levels: tuple[float, float] = (0.0, 1.0)
@@ -75,11 +70,11 @@ class HeadThumbnails:
         self._holes: list[int] | None = None  # the heads with masked cells in the window, as hatched
         self._theme: Theme | None = None
         self._label_key = None
-        self._in_relayout = False
-        self._band_moved = False
+        self._in_relayout = self._band_moved = False  # _relayout running; a label's band changed meanwhile
         self.labels_fit = True
         hover.hovered.connect(self._on_link_hover)
         self.vb.sigResized.connect(lambda _vb: self._relayout())
+        self.vb.addItem(self.blind, ignoreBounds=True)
 
     @property
     def n_heads(self) -> int:
@@ -147,18 +142,9 @@ class HeadThumbnails:
         """A grid cell (tile, row, col) as (head, row, col) in the heads' coordinates."""
         return cell[0], self.window[0] + cell[1], self.window[2] + cell[2]
 
-    def cell_at(self, pos: QPointF) -> tuple[int, int, int] | None:
-        """(head, row, col) under a point in view units, or None between tiles."""
-        cell = self.grid.cell_at(pos)
-        return None if cell is None else self._heads(cell)
-
     def cell_center(self, head: int, row: int, col: int) -> QPointF:
         """The centre of a cell (heads' coordinates) in view units."""
         return self.grid.cell_center(head, row - self.window[0], col - self.window[2])
-
-    def tile_rgba(self, head: int) -> np.ndarray:
-        """The (h, w, 4) pixels of one head's tile as shown."""
-        return self.grid.tile_rgba(head)
 
     def _relayout(self, force: bool = False) -> None:
         """Size the gaps from the view's pixels, then redraw everything."""
@@ -177,8 +163,7 @@ class HeadThumbnails:
         h, w = self._tile_size()
         H, nc = self.n_heads, self.n_cols
         nr = math.ceil(H / nc)
-        size = self.vb.size()
-        width, height = size.width(), size.height()
+        width, height = self.vb.size().width(), self.vb.size().height()
         band = self.grid.title_band()  # pixels above a tile row
         # labels only where they leave the tiles at least half the height (else the selected
         # tile's outline and the hover readout say which head is which)
@@ -211,8 +196,7 @@ class HeadThumbnails:
 
     # ---- drawing -----------------------------------------------------------------
     def _draw_image(self) -> None:
-        r0, r1, c0, c1 = self.window
-        shown = self.data[:, r0:r1, c0:c1]
+        shown = self.data[:, self.window[0]:self.window[1], self.window[2]:self.window[3]]
         holes = list(np.flatnonzero(np.isnan(shown).any(axis=(1, 2)))) if self.grid.compose(
             shown, self.lut, self.levels) else []
         if holes != self._holes:  # the pattern only under tiles with holes
@@ -237,10 +221,9 @@ class HeadThumbnails:
     def _draw_selection(self) -> None:
         head, row, col = self.selected
         r0, r1, c0, c1 = self.window
-        self.grid.select(head if 0 <= head < self.n_heads else None)
-        inside = r0 <= row < r1 and c0 <= col < c1
+        self.grid.select(head if head < self.n_heads else None)
         self.grid.draw_markers([self.grid.cell_rect(g, row - r0, col - c0) for g in range(self.n_heads)]
-                               if inside else [])
+                               if r0 <= row < r1 and c0 <= col < c1 else [])
 
     def _label_runs(self, g: int, wide: bool) -> list[tuple[str, bool, str | None]]:
         theme = self._theme

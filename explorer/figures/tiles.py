@@ -1,12 +1,10 @@
 """Matrices side by side in one plot: the qkv panel's strips (X | Q | weights·V, K | V, W_Q | W_K | W_V).
 
-The matrices of a strip share their rows (query tokens, key tokens or model
-dims), so they share one plot and one token axis; each is a `Tile` of the strip's
-MatrixGrid (matrix_grid.py): an image of its own in its band (its columns are as
-wide as its band allows, unlike its neighbours'), its title above it; the row or
-cell markers and the hover crosshair of all tiles are one item each. A PlotItem per
-matrix cost most of the qkv panel's frame (range, layout, axis and title work for
-each of eight).
+The matrices of a strip share their rows (query tokens, key tokens or model dims), so they
+share one plot and one token axis; each is a `Tile` of the strip's MatrixGrid: an image of
+its own (its columns are as wide as its band allows, unlike its neighbours'), its title
+above it; the markers and the crosshair of all tiles are one item each. (A PlotItem per
+matrix cost most of the qkv panel's frame.)
 
 View units: row r is centred on y = r (spans r ± 0.5, as in heatmap.py, so the
 token axis labels it). Across, tile i spans [x_i, x_i + width_i] whatever its
@@ -47,8 +45,7 @@ class Tile:
         self.shape: tuple[int, int] = (0, 0)
         self.levels: tuple[float, float] = (0.0, 1.0)
         self._marker_spec: tuple[str, int, int] | None = None
-        self.title = ""
-        self.visible = True
+        self.title, self.visible = "", True
 
     @property
     def vb(self) -> pg.ViewBox:
@@ -61,8 +58,7 @@ class Tile:
         if (self.data is not None and shape == self.shape and levels == self.levels
                 and np.array_equal(data, self.data, equal_nan=True)):
             return
-        self.levels = levels
-        self.data = data
+        self.levels, self.data = levels, data
         self.strip.grid.paint_tile(self.index, data, self.strip.lut, levels)
         if shape != self.shape:
             self.shape = shape

@@ -603,13 +603,9 @@ class ModelGridPanel(Panel):
         self.selection.set(head=head, layer=layer)
 
     def _hover(self, cell) -> None:
-        if cell is None:
-            self.mosaic.draw_markers([])
-            self.hover.describe("")
-            return
-        row, pos = self._row_pos(cell)
-        self.mosaic.draw_markers([QRectF(pos + 0.04, row + 0.04, 0.92, 0.92)])
-        self.hover.describe(self.describe_head(row, int(self._order[row, pos])))
+        row, pos = (-1, -1) if cell is None else self._row_pos(cell)
+        self.mosaic.draw_markers([] if cell is None else [QRectF(pos + 0.04, row + 0.04, 0.92, 0.92)])
+        self.hover.describe("" if cell is None else self.describe_head(row, int(self._order[row, pos])))
 
     def describe_head(self, layer: int, head: int) -> str:
         tr_ = self.trace

@@ -34,9 +34,7 @@ class HeadGrid:
 
     def __init__(self, hover: HoverLink, cmap: str, on_click: Callable[[int, int], None] | None = None,
                  describe: Callable[[int, int, int, int], str] | None = None) -> None:
-        self.hover = hover
-        self.on_click = on_click
-        self.describe = describe
+        self.hover, self.on_click, self.describe = hover, on_click, describe
         self.plot = LeanPlotItem(axisItems={"left": LeanAxis("left"), "top": LeanAxis("top")})
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -88,8 +86,7 @@ class HeadGrid:
         self._place_outline()
 
     def _place_outline(self) -> None:
-        n_layers, n_heads, _s = self.shape
-        layer, head = self.selected
+        (layer, head), (n_layers, n_heads, _s) = self.selected, self.shape
         inside = 0 <= layer < n_layers and 0 <= head < n_heads
         self.tiles.select(layer * n_heads + head if inside else None, pad=self.gap / 3)
 
