@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--config", help="a JSON file of training config fields (engine.training.TrainConfig)")
     train.add_argument("--out", help="folder to save the run to (opens with --model in gui/inspect)")
     train.add_argument("--json", action="store_true", help="print progress as JSON lines")
+    train.add_argument("--gif", metavar="PATH",
+                       help="also write the heads forming as an animation (.gif or .mp4), one frame per probe snapshot")
+    train.add_argument("--frames", type=_positive_int, help="frames of the --gif animation (default 48)")
+    train.add_argument("--fps", type=float, help="frames per second of the --gif animation (default 8)")
+    train.add_argument("--width", type=_positive_int, help="width of the --gif animation in pixels (default 960)")
+    train.add_argument("--force", action="store_true", help="overwrite an existing --gif file")
 
     bench = sub.add_parser("bench", help="latency and scale benchmarks")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -93,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 _EXPECTED = {"out": "a folder", "session": "a session file", "model": "a model folder or hub id",
-             "text": "some text", "config": "a training config file"}
+             "text": "some text", "config": "a training config file", "gif": "a .gif or .mp4 file"}
 
 
 def _usage_error(args: argparse.Namespace) -> str | None:
@@ -158,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
             from engine.models.report import inspect_command
 
             return inspect_command(args.model, args.text, args.layers, args.json)
+        if args.command == "train" and args.gif is not None:
+            from explorer.training.forming import train_gif_command  # the frames are drawn with Qt
+
+            return train_gif_command(args)
         if args.command == "train":
             from engine.training.cli import train_command
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -323,7 +323,8 @@ class AnimationJob:
         i = self._at.value
         fut = self._frames[i]
         if not fut.done():
-            fut.exception(timeout=0.05)  # wait a little for the engine, then give the loop a turn
+            wait([fut], timeout=0.05)  # wait a little for the engine, then give the loop a turn
+            # (not fut.exception(timeout=…): it raises TimeoutError when the frame takes longer)
             if not fut.done():
                 return True
         try:

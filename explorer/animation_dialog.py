@@ -247,7 +247,8 @@ class AnimationProgress(QWidget):
     def __init__(self, window, job: AnimationJob) -> None:
         super().__init__(window)
         self.window_, self.job = window, job
-        self.label = QLabel(QCoreApplication.translate("AnimationDialog", "Animation {field}").format(field=job.request.spec.field))
+        label = getattr(job, "progress_label", None)  # another animation job names itself (the heads forming)
+        self.label = QLabel(label or QCoreApplication.translate("AnimationDialog", "Animation {field}").format(field=job.request.spec.field))
         self.bar = QProgressBar()
         self.bar.setRange(0, job.total)
         self.bar.setFormat(QCoreApplication.translate("AnimationDialog", "%v of %m frames"))
@@ -294,7 +295,7 @@ class AnimationProgress(QWidget):
         if not more:
             self.result = list(self.job.written)
             self._end()
-            folder = Path(self.job.request.out_dir)
+            folder = self.result[0].parent if self.result else Path(self.job.request.out_dir)
             n = len(self.result)
             text = (QCoreApplication.translate("AnimationDialog", "wrote 1 animation to {folder}") if n == 1
                     else QCoreApplication.translate("AnimationDialog", "wrote {n} animations to {folder}")).format(n=n, folder=folder)

@@ -14,13 +14,14 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from ..config import ConfigError
 from .config import TrainConfig
 from .run_folder import RunFolderError, check_target
-from .trainer import Trainer, TrainStep, first_reached
+from .trainer import ProbeSnapshot, Trainer, TrainStep, first_reached
 
 _MAX_CONFIG_BYTES = 1 << 20
 
@@ -98,7 +99,12 @@ def _finite(value):
 
 def train_command(task: str | None = None, steps: int | None = None, seed: int | None = None,
                   config_file: str | None = None, out_dir: str | None = None, as_json: bool = False,
-                  out: TextIO | None = None, err: TextIO | None = None) -> int:
+                  out: TextIO | None = None, err: TextIO | None = None, *, snapshots: int = 0,
+                  finish: Callable[[Trainer, list[ProbeSnapshot]], int] | None = None) -> int:
+    """``snapshots`` > 0: keep the probe at step 0 and at that many evenly spaced steps after
+    it (the last one included); ``finish(trainer, probes)`` then runs after the save and its
+    exit status is the command's (the window half draws the heads forming from them: the
+    ``--gif`` of ``python main.py train``)."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
 
@@ -120,12 +126,20 @@ def train_command(task: str | None = None, steps: int | None = None, seed: int |
     emit({"event": "start", "config": config.to_dict(), "parameters": trainer.model.n_params()},
          f"training {config.summary()} · {trainer.model.n_params():,} parameters · {config.steps} steps")
     every = max(1, config.steps // 20)
+    probe_at = _probe_steps(config.steps, snapshots)
+    probes: list[ProbeSnapshot] = [trainer.probe()] if snapshots > 0 else []
     interrupted = False
     t0 = time.perf_counter()
     try:
         while trainer.steps_done < config.steps:
-            n = min(every, config.steps - trainer.steps_done)
+            done = trainer.steps_done
+            nxt = min(done + every - done % every, config.steps)  # the next printed step
+            n = min(nxt, min((p for p in probe_at if p > done), default=nxt)) - done
             s = trainer.step(n)[-1]
+            if trainer.steps_done in probe_at:
+                probes.append(trainer.probe())
+            if trainer.steps_done % every and trainer.steps_done < config.steps:
+                continue
             rate = trainer.steps_done / max(1e-9, time.perf_counter() - t0)
             rec = progress_record(s, rate)
             emit(rec, f"step {s.step:>6}  loss {s.loss:.3f}  predictable {s.loss_predictable:.3f}  "
@@ -155,4 +169,13 @@ def train_command(task: str | None = None, steps: int | None = None, seed: int |
     if interrupted:
         print("attention-explorer train: interrupted", file=err)
         return 1
+    if finish is not None:
+        return finish(trainer, probes)
     return 0
+
+
+def _probe_steps(steps: int, n: int) -> set[int]:
+    """The steps after step 0 at which ``n`` evenly spaced probes are kept (``steps`` last)."""
+    if n <= 0:
+        return set()
+    return {round(steps * (i + 1) / n) for i in range(n)} - {0}

@@ -50,10 +50,27 @@ def _actions_class():
                 self.menu = window.menuBar().addMenu("")
                 self.menu.setObjectName("menu_training")
                 self.menu.addAction(self.action)
+            # File ▸ Export heads forming (GIF/MP4)…, after File ▸ Export figure… (and the
+            # sweep animation, which install_animation puts right after the figure)
+            self.forming_action = QAction(window)
+            self.forming_action.setObjectName("action_export_heads_forming")
+            self.forming_action.triggered.connect(lambda: _export_forming(window))
+            file_menu = window.menuBar().findChild(QMenu, "menu_file")
+            if file_menu is not None:
+                actions = file_menu.actions()
+                figure = getattr(window, "_export_actions", {}).get("export")
+                if figure in actions and actions.index(figure) + 1 < len(actions):
+                    file_menu.insertAction(actions[actions.index(figure) + 1], self.forming_action)
+                else:
+                    file_menu.addAction(self.forming_action)
+            window.addAction(self.forming_action)
             window.installEventFilter(self)
             self.retranslate_ui()
 
         def retranslate_ui(self) -> None:
+            self.forming_action.setText(QCoreApplication.translate("TrainingActions", "Export heads &forming (GIF/MP4)…"))
+            self.forming_action.setStatusTip(QCoreApplication.translate(
+                "TrainingActions", "The training lab's heads at every snapshot of its run, as an animation"))
             self.action.setText(QCoreApplication.translate("TrainingActions", "&Training lab…"))
             self.action.setStatusTip(QCoreApplication.translate(
                 "TrainingActions", "Train a tiny transformer and watch its heads form"))
@@ -66,6 +83,41 @@ def _actions_class():
             return False
 
     return TrainingActions
+
+
+def _export_forming(window) -> None:
+    from .forming import export_forming_dialog
+
+    export_forming_dialog(window)
+
+
+def _add_forming_button(window, panel) -> None:
+    """The panel's toolbar button for File ▸ Export heads forming…, after Open in inspector."""
+    from PySide6.QtCore import QCoreApplication, QEvent, QObject
+    from PySide6.QtWidgets import QPushButton
+
+    button = QPushButton(panel)
+    button.setObjectName("training_export_forming")
+    button.clicked.connect(lambda: _export_forming(window))
+    tb = panel.toolbar
+    at = tb.indexOf(panel.inspect_button)
+    tb.insertWidget(at + 1 if at >= 0 else tb.count(), button)
+
+    class _Texts(QObject):
+        def retranslate(self) -> None:
+            button.setText(QCoreApplication.translate("TrainingActions", "Export heads forming…"))
+            button.setToolTip(QCoreApplication.translate(
+                "TrainingActions", "The heads at every snapshot of this run, as a GIF or MP4"))
+
+        def eventFilter(self, obj, event) -> bool:
+            if event.type() == QEvent.Type.LanguageChange:
+                self.retranslate()
+            return False
+
+    texts = _Texts(button)
+    texts.retranslate()
+    panel.installEventFilter(texts)
+    panel.forming_button = button
 
 
 def install_training(window):
@@ -109,6 +161,7 @@ def show_training(window):
     panel = window.add_panel("training", dock_area=False)
     dock = window.dock("training")
     if new:
+        _add_forming_button(window, panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         _place(window, dock)
         view = window.menuBar().findChild(QMenu, "menu_view")

@@ -29,7 +29,7 @@ from PySide6.QtCore import QThread, Signal
 from engine.training import TrainConfig
 
 from ..worker import stop_at_exit
-from .serve import Progress, serve
+from .serve import Progress, serve, serve_process
 
 __all__ = ["Progress", "TrainingWorker", "default_mode"]
 
@@ -74,7 +74,7 @@ class TrainingWorker(QThread):
                 ctx = multiprocessing.get_context("spawn")
                 cmd_r, cmd_w = ctx.Pipe(duplex=False)
                 res_r, res_w = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=serve, args=(cmd_r, res_w, self.threads), daemon=True,
+                proc = ctx.Process(target=serve_process, args=(cmd_r, res_w, self.threads), daemon=True,
                                    name="attention-explorer-training")
                 proc.start()
                 cmd_r.close()
