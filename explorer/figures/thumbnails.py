@@ -197,7 +197,8 @@ class HeadThumbnails:
     # ---- drawing -----------------------------------------------------------------
     def _draw_image(self) -> None:
         shown = self.data[:, self.window[0]:self.window[1], self.window[2]:self.window[3]]
-        holes = list(np.flatnonzero(np.isnan(shown).any(axis=(1, 2)))) if self.grid.compose(
+        # a NaN cell makes its tile's max NaN: one reduction, no (H, S, Skv) mask
+        holes = list(np.flatnonzero(np.isnan(shown.reshape(len(shown), -1).max(axis=1)))) if self.grid.compose(
             shown, self.lut, self.levels) else []
         if holes != self._holes:  # the pattern only under tiles with holes
             self._holes = holes
