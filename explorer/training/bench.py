@@ -70,7 +70,7 @@ def _lab(app, lab, seconds: float) -> float:
     return (n1 - n0) / (t1 - t0) if t1 > t0 else float("nan")
 
 
-def display_ratio(seconds: float = 3.0, rounds: int = 3, config: TrainConfig | None = None) -> dict:
+def display_ratio(seconds: float = 3.0, rounds: int = 6, config: TrainConfig | None = None) -> dict:
     """The interleaved measurement (see the module docstring); returns a JSON-safe dict."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ..bench import shown_bench_window
@@ -92,6 +92,7 @@ def display_ratio(seconds: float = 3.0, rounds: int = 3, config: TrainConfig | N
             time.sleep(0.01)
         trainer = Trainer(config, threads=1)
         trainer.step(5)
+        load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         rates: dict[str, list[float]] = {"bare": [], "hidden": [], "drawing": []}
         hz: list[float] = []
         cost: list[float] = []
@@ -106,11 +107,15 @@ def display_ratio(seconds: float = 3.0, rounds: int = 3, config: TrainConfig | N
             hz.append(panel.display_rate())
             cost.append(panel.draw_cost_ms())
         med = {k: statistics.median(v) for k, v in rates.items()}
+        load1 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        pairs = [d / b for d, b in zip(rates["drawing"], rates["bare"]) if b > 0]
         return {"config": config.summary(), "seconds": seconds, "rounds": rounds,
                 "steps_per_s": {k: [round(x, 1) for x in v] for k, v in rates.items()},
                 "median": {k: round(v, 1) for k, v in med.items()},
                 "ratio_hidden": round(med["hidden"] / med["bare"], 3),
                 "ratio": round(med["drawing"] / med["bare"], 3),
+                "pair_ratios": [round(x, 2) for x in pairs],
+                "load": [round(load0, 2), round(load1, 2)], "cpus": os.cpu_count(),
                 "display_hz": [round(x, 1) for x in hz], "draw_ms": [round(x, 1) for x in cost],
                 "target": TARGET_RATIO}
     finally:
@@ -128,6 +133,8 @@ def format_display(r: dict) -> str:
             f"  display on / bare = {r['ratio']:.2f} (target ≥ {r['target']:.2f}) {ok}; hidden / bare = "
             f"{r['ratio_hidden']:.2f}; display {', '.join(f'{h:.0f}' for h in r['display_hz'])} Hz, "
             f"{', '.join(f'{c:.0f}' for c in r['draw_ms'])} ms of UI-thread CPU a redraw\n"
+            f"  each round's drawing/bare: {', '.join(f'{x:.2f}' for x in r['pair_ratios'])}; load average "
+            f"{r['load'][0]:.1f} → {r['load'][1]:.1f} on {r['cpus']} CPUs (other sessions take their share)\n"
             f"  runs: {r['steps_per_s']}")
 
 
@@ -138,7 +145,7 @@ def bench_command(as_json: bool = False, quick: bool = False) -> int:
     from engine.training.bench import bench_training, format_training
 
     r = bench_training(quick)
-    r["display"] = display_ratio(seconds=2.0 if quick else 3.0, rounds=2 if quick else 3)
+    r["display"] = display_ratio(seconds=2.0 if quick else 3.0, rounds=2 if quick else 6)
     if as_json:
         print(json.dumps(r, indent=2), flush=True)
     else:

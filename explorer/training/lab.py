@@ -281,8 +281,9 @@ class TrainingLab(QObject):
                 if hit is not None:
                     run.milestone = hit
                     run.milestone_wall_s = run.wall_s
-        run.latest = p.probe
-        if p.snapshot and (not run.snapshots or run.snapshots[-1].step < p.probe.step):
+        if p.probe is not None:  # (None: the training process probes at most every serve.PROBE_S)
+            run.latest = p.probe
+        if p.snapshot and p.probe is not None and (not run.snapshots or run.snapshots[-1].step < p.probe.step):
             run.snapshots.append(p.probe)
         if p.circuit is not None:
             run.circuit = p.circuit

@@ -103,10 +103,10 @@ REDRAW_S = 0.085
 REDRAW_MAX_S = 0.5
 #: the share of one core the display may take while training: the time between redraws is
 #: the UI thread's measured CPU time per redraw (drawing, painting, relaying) over this,
-#: kept between REDRAW_S and REDRAW_MAX_S. The training process runs in a session of its
-#: own (serve.serve_process), so where the kernel shares the CPU by session this is not
-#: taken from the training's share; a redraw of ≤ 42 ms keeps the display at ~11 Hz.
-DRAW_BUDGET = 0.5
+#: kept between REDRAW_S and REDRAW_MAX_S. The training process shares the CPU with it (in
+#: a session of its own, serve.serve_process: where the kernel shares the CPU by session the
+#: drawing no longer comes out of the training's share, only out of the machine's).
+DRAW_BUDGET = 0.25
 #: short names of the settings in a legend that tells runs apart
 LEGEND_NAMES = {"n_layers": "layers", "n_heads": "heads", "n_kv_heads": "kv", "d_model": "d",
                 "warmup_steps": "warmup", "init_std": "init", "attn_only": "attn-only"}

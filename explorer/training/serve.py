@@ -12,7 +12,7 @@
     ("stop",)                    end the loop
 
 While training it runs chunks of up to 70 ms of steps, each answered by ("progress", Progress):
-the new step records and one probe, so the window updates ~12 times a second whatever a
+the new step records and (at most every PROBE_S) one probe, so the window updates ~12 times a second whatever a
 step costs. A process rather than a thread of the window: the GUI's drawing is Python
 (pyqtgraph), and a training thread that must take the GIL back after every torch call ran
 at 40 % of its bare speed beside a 10 Hz display (measured here); in its own process it
@@ -30,12 +30,18 @@ from engine.training import CircuitCheck, ProbeSnapshot, Trainer, TrainStep
 #: the most wall time of one chunk of steps (a Progress, i.e. a display update, follows
 #: each): under it, so that updates come ≥ 12 times a second with the probe's cost added
 CHUNK_S = 0.07
+#: the least time between two probes while training: a step of the default model takes
+#: 30–50 ms on a busy 2-core machine, so a chunk is often one or two steps, and a probe
+#: (~5 ms) after each cost the training 10–15 %; the heads redraw at most ~11 Hz anyway.
+#: Timeline snapshots, the first message of a run and the one that stops always carry one.
+PROBE_S = 0.09
 
 
 @dataclass(eq=False)
 class Progress:
     """What one chunk produced. ``steps``: the new records (empty for a new run's first
-    probe or a pause); ``probe``: the probe batch after them; ``snapshot``: the probe is a
+    probe or a pause); ``probe``: the probe batch after them, or None when the last one is
+    less than PROBE_S old (never for a snapshot or a stop); ``snapshot``: the probe is a
     timeline snapshot (its step is a multiple of the snapshot interval, or 0); ``stopped``:
     the loop is idle after this message (target reached or paused), ``circuit`` then says
     which circuit the run has; ``reached``: the play/step target was reached; ``seq``: the
@@ -43,7 +49,7 @@ class Progress:
 
     run_id: int
     steps: list[TrainStep]
-    probe: ProbeSnapshot
+    probe: ProbeSnapshot | None
     snapshot: bool
     stopped: bool
     reached: bool
@@ -62,6 +68,7 @@ class _Loop:
         self.every = 25
         self.seq = 0
         self.step_s = 0.02  # running estimate of one step's wall time
+        self.probed_at = float("-inf")  # when the last probe was sent (perf_counter)
 
     def busy(self) -> bool:
         return self.playing and self.trainer is not None and self.trainer.steps_done < self.target
@@ -88,7 +95,11 @@ class _Loop:
     def progress(self, steps, snapshot: bool, stopped: bool, reached: bool, chunk_s: float = 0.0) -> None:
         tr = self.trainer
         circuit = tr.check_circuit() if stopped and tr.steps_done else None
-        self.send("progress", Progress(self.run_id, steps, tr.probe(), snapshot, stopped, reached, circuit,
+        now = time.perf_counter()
+        probe = None
+        if snapshot or stopped or not steps or now - self.probed_at >= PROBE_S:
+            probe, self.probed_at = tr.probe(), now
+        self.send("progress", Progress(self.run_id, steps, probe, snapshot, stopped, reached, circuit,
                                        self.seq, chunk_s))
 
     def handle(self, command: tuple) -> bool:
