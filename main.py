@@ -107,6 +107,10 @@ def _usage_error(args: argparse.Namespace) -> str | None:
 
     An empty --out, --session or --model would otherwise be ignored or mean the current folder.
     """
+    if getattr(args, "command", None) == "train" and args.gif is None:
+        given = [f"--{k}" for k in ("frames", "fps", "width", "force") if getattr(args, k, None)]
+        if given:
+            return f"{', '.join(given)} only apply with --gif PATH (the heads forming as an animation)"
     for option, expected in _EXPECTED.items():
         value = getattr(args, option, None)
         if value is None or (option == "text" and value):  # a text of spaces is still a text

@@ -198,3 +198,12 @@ def test_window_exports_the_lab_run_from_the_status_bar(qapp, tmp_path):
             QApplication.processEvents()
         assert progress.error is None and progress.result == [path]
         assert read_frames(path).shape[0] == 7
+
+
+@pytest.mark.parametrize("argv", [["train", "--frames", "3"], ["train", "--fps", "4"], ["train", "--force"]])
+def test_cli_animation_options_without_gif_exit_2(argv, capsys):
+    import main
+
+    assert main.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "only apply with --gif" in err and len(err.strip().splitlines()) == 1
