@@ -77,6 +77,7 @@ class MatrixGrid:
         self.on_band_changed: Callable[[], None] | None = None  # a title needs more (less) room
         self.rects = np.zeros((0, 4))  # (N, 4) x, y, w, h in view units
         self.shapes = np.zeros((0, 2), int)  # (N, 2) rows, cols
+        self._marker_rects: list[QRectF] = []
         self.px, self.frame, self.size = 1, 0.0, (0, 0)  # size: the image's (width, height) in pixels
         vb.sigTransformChanged.connect(lambda _vb: upright(vb, self.titles))
 
@@ -159,6 +160,7 @@ class MatrixGrid:
 
     def paint_tile(self, tile: int, data: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> None:
         """Tile `tile`'s (rows, cols) matrix as an image of its own over its rectangle."""
+        new = len(self.own) <= tile  # else it keeps the rectangle place() gave it
         while len(self.own) <= tile:
             i = len(self.own)
             self.own.append(CellImage(lambda pos, i=i: self.cell_at(self.own[i].mapToParent(pos)),
@@ -166,7 +168,7 @@ class MatrixGrid:
                                       lambda cell: self.on_click and self.on_click(cell)))
             self.vb.addItem(self.own[i], ignoreBounds=True)
         self.own[tile].setImage(colorize(data, lut, levels)[0], autoLevels=False)
-        if tile < self.n_tiles:
+        if new and tile < self.n_tiles:
             self.own[tile].setRect(self.tile_rect(tile))
 
     def tile_rgba(self, tile: int) -> np.ndarray:
@@ -191,7 +193,9 @@ class MatrixGrid:
 
     def draw_markers(self, rects: Sequence[QRectF]) -> None:
         """The markers item: these rectangles (a cell in every tile, a hovered tile...)."""
-        self.markers.setPath(rects_path(rects))
+        if list(rects) != self._marker_rects:  # a frame re-sets the same markers
+            self._marker_rects = list(rects)
+            self.markers.setPath(rects_path(rects))
 
     def draw_crosshair(self, row: int | None, col: int | None = None, tiles: Sequence[int] | None = None) -> None:
         """A vertical line through column `col` and a horizontal one through `row` of every
