@@ -235,3 +235,35 @@ def test_window_texts_lie_inside_their_plots(win, qapp):
                     for b, box_b, _ in boxes[i + 1:]:
                         common = box_a.intersected(box_b)
                         assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"
+
+
+def test_the_window_shows_every_text_a_fresh_paint_shows(win, qapp):
+    """What the window shows of each text inside a plot (bar values, line labels) is what
+    painting the same scene afresh shows: no text left blank by a stale cached picture (the
+    KV-cache bar values stayed empty in the window, while exports showed them)."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QPainter
+
+    from explorer.figures.layout import text_boxes
+
+    win.render_sync(AttentionConfig())
+    settled_picture(win, qapp)
+    for name in win.panel_names():
+        for view, boxes in text_boxes(win.panel(name)):
+            shown = image_array(view.grab().toImage())
+            h, w = shown.shape[:2]
+            img = QImage(w, h, QImage.Format.Format_RGB32)
+            img.fill(view.backgroundBrush().color())
+            painter = QPainter(img)
+            view.scene().render(painter, QRectF(0, 0, w, h), view.mapToScene(view.viewport().rect()).boundingRect())
+            painter.end()
+            fresh = image_array(img)
+            for text, box, area in boxes:
+                if area == QRectF(view.rect()):
+                    continue  # (a text outside the plots: axis titles, the plots' own titles)
+                r = box.intersected(area).toAlignedRect()
+                y0, y1, x0, x1 = max(r.top(), 0), min(r.bottom() + 1, h), max(r.left(), 0), min(r.right() + 1, w)
+                if y1 - y0 < 3 or x1 - x0 < 3:
+                    continue
+                diff = np.abs(shown[y0:y1, x0:x1] - fresh[y0:y1, x0:x1]).mean()
+                assert diff < 4, f"{name}: {text!r} differs from a fresh paint (mean |Δ| {diff:.1f})"

@@ -20,6 +20,7 @@ pytest.importorskip("pytestqt")
 import engine
 from engine import AttentionConfig
 from engine.rows import pool_tiles
+from explorer.figures.plots import plot_title
 from explorer.frame import LOD_CELLS, build_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ def test_the_window_says_what_a_long_frame_shows(qtbot, window, long_pair):
     with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == LONG):
         window.set_config(LONG)
     heads = window.panel("heads")
-    title = heads.big.item.titleLabel.text.replace("\u00a0", " ")
+    title = plot_title(heads.big.item).replace("\u00a0", " ")
     assert "600×600" in title and "max of 2×2" in title, title
     # the large map spans every position: the axes and clicks keep the cells' own indices
     assert heads.big.shape == (600, 600)
@@ -73,7 +74,7 @@ def test_the_window_says_what_a_long_frame_shows(qtbot, window, long_pair):
     want = f"key 100 ‘100’ · weight {float(e.weights[0, window.selection.head, 333, 100]):.4g}"
     assert want in text, text
     scores = window.panel("scores")
-    assert "64 of 600 query rows" in scores.raw.plot.titleLabel.text.replace("\u00a0", " ")
+    assert "64 of 600 query rows" in plot_title(scores.raw.plot).replace("\u00a0", " ")
     # the backends card does not start an exact pass per backend at this length
     text = window.panel("diagnostics").backend_card.text()
     assert f"not compared beyond {LOD_CELLS} tokens" in text, text
@@ -138,7 +139,7 @@ def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair
     qtbot.waitUntil(lambda: heads.detail.active, timeout=10_000)
     r0, r1, c0, c1 = heads.detail.region
     assert r0 <= 200 and r1 >= 300 and c0 <= 100 and c1 >= 200
-    title = heads.big.item.titleLabel.text.replace("\u00a0", " ")
+    title = plot_title(heads.big.item).replace("\u00a0", " ")
     assert "zoomed: every cell exact" in title, title
     # the overlay's pixels are the exact weights through the colour map (masked: background)
     want = e.weights[0, 1, r0:r1, c0:c1].numpy()
@@ -152,7 +153,7 @@ def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair
     # zoomed out again: the level of detail, said so
     heads.big.reset_view()
     qtbot.waitUntil(lambda: not heads.detail.active, timeout=5000)
-    assert "each cell: max of 2×2" in heads.big.item.titleLabel.text.replace("\u00a0", " ")
+    assert "each cell: max of 2×2" in plot_title(heads.big.item).replace("\u00a0", " ")
 
 
 LONG_MASK = np.tril(np.ones((600, 600), bool))
@@ -173,7 +174,7 @@ def test_a_real_model_at_2048_tokens(qtbot, window, tmp_path, monkeypatch):
     assert c.trace.seq_len == 2048 and c.trace.attentions.shape[-2:] == (2048, 2048)
     assert not c.trace.notice  # nothing cut: the model's limit is 4096
     head = window.panel("model_head")
-    assert "2048×2048" in head.big.item.titleLabel.text.replace("\u00a0", " ")
+    assert "2048×2048" in plot_title(head.big.item).replace("\u00a0", " ")
 
 
 def test_a_long_frame_without_a_causal_mask_counts_the_future_weight():

@@ -19,6 +19,7 @@ import pytest
 from engine import AttentionConfig, memory_estimate
 from engine.memory import BUDGET_ENV
 from engine.profile import BACKENDS, length_profile, point_config, profile_plan
+from explorer.figures.plots import plot_title
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = AttentionConfig(d_model=32, n_heads=2)
@@ -188,8 +189,8 @@ def test_the_panel_draws_points_guides_and_the_estimate(win, qapp, monkeypatch):
     assert labels == [f"would need {_fmt(_eager_need(256))}"]
     guides = {kind: [t.toPlainText() for _line, t in pairs if t.isVisible()] for kind, pairs in panel.guides.items()}
     assert guides == {"time": ["O(n²)", "O(n)"], "memory": ["O(n²)", "O(n)"]}
-    assert "Time" in panel.time_plot.titleLabel.text and "Peak memory" in panel.mem_plot.titleLabel.text
-    assert "not run" in panel.mem_plot.titleLabel.text
+    assert "Time" in plot_title(panel.time_plot) and "Peak memory" in plot_title(panel.mem_plot)
+    assert "not run" in plot_title(panel.mem_plot)
     legend = [label.text for _sample, label in panel.legend.items]
     assert legend[0].startswith("eager") and len(legend) == 4
     # the table: one row per S, the numbers of each point; the tooltip tells the estimate

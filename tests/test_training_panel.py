@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QSli
 
 from engine.training import TrainConfig
 from explorer.figures.layout import text_boxes
+from explorer.figures.plots import plot_title
 from explorer.training.panel import DRAW_BUDGET, REDRAW_S
 from explorer.training.series import MAX_POINTS
 
@@ -55,7 +56,7 @@ def texts(widget) -> list[str]:
 
 
 def title_of(plot) -> str:
-    return plot.titleLabel.text
+    return plot_title(plot)
 
 
 def child(panel, kind, name):
@@ -249,7 +250,7 @@ def test_clicking_a_head_shows_it_large_with_its_tokens(win, panel, qtbot):
     view = panel.graphics
     pos = view.mapFromScene(scene_pos)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
-    qtbot.waitUntil(lambda: "<b>L0 H1</b>" in panel.big.item.titleLabel.text, timeout=5000)
+    qtbot.waitUntil(lambda: "<b>L0 H1</b>" in plot_title(panel.big.item), timeout=5000)
     tokens = panel.lab.current.latest.tokens
     assert tokens[0] == "<bos>"
     shown = panel.big.left_axis.shown_labels()  # the query rows are labelled with the probe's tokens

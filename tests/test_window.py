@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QWidget
 import explorer
 from engine import AttentionConfig
 from explorer.figures.heatmap import colorize
+from explorer.figures.plots import plot_title, use_runs_title
 from explorer.window import MainWindow
 
 TIMEOUT = 20_000
@@ -208,7 +209,7 @@ def test_control_scaling_and_precision(qtbot, w):
     cfg = wait_for(qtbot, w, lambda c: c.scale == 0.5)
     assert cfg.effective_scale == 0.5
     scores = w.panel("scores")
-    assert "×0.5" in scores.scaled.plot.titleLabel.text
+    assert "×0.5" in plot_title(scores.scaled.plot)
     w.controls.prescale_q.click()
     wait_for(qtbot, w, lambda c: c.prescale_q)
     _pick(w.controls.dtype, "float16")
@@ -320,10 +321,10 @@ def test_click_on_a_cell_selects_everywhere(qtbot, w):
     scores = w.panel("scores")
     assert scores.raw.selected.value() == pytest.approx(float(f.scores_raw[3, 6, 2]))
     sg = w.panel("softmax_grad")
-    assert "row 6" in sg.row_plot.titleLabel.text
+    assert "row 6" in plot_title(sg.row_plot)
     heights = sg.row_bars.heights
     assert np.allclose(heights, np.nan_to_num(f.weights[3, 6]))
-    assert "head 3" in w.panel("diagnostics").metric_plots[0][2].titleLabel.text
+    assert "head 3" in plot_title(w.panel("diagnostics").metric_plots[0][2])
     # a click on the large map moves query and key, a click on K moves the key
     _click_cell(qtbot, heads, heads.big, 1, 8)
     assert (w.selection.head, w.selection.query, w.selection.key) == (3, 1, 8)
@@ -693,7 +694,7 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
     long = "<b>why √d_k</b> · here (scaled): 0.357 " + unbroken("(theory √d_k = 4)")
     set_plot_title(plot, long, DARK)
     qtbot.wait(20)
-    label = plot.titleLabel
+    label = use_runs_title(plot)
     lines = [label.item._layouts[0].lineAt(i) for i in range(label.item._layouts[0].lineCount())]
     assert len(lines) == 2
     assert max(line.naturalTextWidth() for line in lines) <= label.rect().width()
@@ -701,20 +702,20 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
     note = (text.index("(theory"), len(text) - 1)  # the unbroken note: on one line, whole
     assert [any(ln.textStart() <= c < ln.textStart() + ln.textLength() for c in note) for ln in lines] \
         == [False, True], [text[ln.textStart():ln.textStart() + ln.textLength()] for ln in lines]
-    two_lines = plot.layout.rowMaximumHeight(0)
+    two_lines = label.size().height()  # the title row: the label's height above the plot
     assert two_lines > 30 and label.rect().height() >= label.item.boundingRect().height() - 0.5
     set_plot_title(plot, "<b>why √d_k</b> · here: 0.3", DARK)
     qtbot.wait(20)
-    assert plot.layout.rowMaximumHeight(0) == two_lines
+    assert label.size().height() == two_lines
     # a second line still too wide (an unbroken note) is drawn smaller, whole
-    set_plot_title(plot, "<b>row 6</b> · H = " + unbroken("1.46 nats (uniform log 7 = 1.95)"), DARK)
+    set_plot_title(plot, "<b>row 6</b> · H = " + unbroken("1.46 nats (uniform log 7 = 1.95 nats)"), DARK)
     qtbot.wait(20)
     assert 0.75 <= label.item.scale() < 1 and label.itemRect().width() <= label.rect().width() + 0.5
     glw.resize(900, 300)
     qtbot.wait(50)
     set_plot_title(plot, "<b>why √d_k</b> · here: 0.4", DARK)
     qtbot.wait(20)
-    assert plot.layout.rowMaximumHeight(0) == 30 and label.item.scale() == 1
+    assert label.size().height() == 30 and label.item.scale() == 1
 
 
 def test_titles_keep_their_markup_as_runs():
@@ -733,7 +734,7 @@ def test_title_label_draws_its_text(qtbot, w):
     from explorer.figures.plots import RunsLabel
 
     show(qtbot, w, AttentionConfig(seq_len=7))
-    label = w.panel("heads").big.item.titleLabel
+    label = use_runs_title(w.panel("heads").big.item)
     assert isinstance(label, RunsLabel)
     assert "7×7" in label.text
     assert label.item.boundingRect().width() > 30 and label.item.boundingRect().height() > 10

@@ -23,6 +23,7 @@ import explorer
 import main
 from engine import AttentionConfig
 from explorer.export import export_command
+from explorer.figures.plots import plot_title
 from explorer.model_loading import DEMO_SOURCE, ModelSelection
 
 try:
@@ -115,7 +116,7 @@ def test_click_on_a_thumbnail_selects_that_head(qtbot, w):
     _click_view(qtbot, grid, grid.vb, 5.5, 3.5)  # column 5 (head), row 3 (layer)
     assert (sel.layer, sel.head) == (3, 5)
     assert np.array_equal(head.big.data, w.model_controller.trace.attention(3, 5).numpy())
-    assert "layer 3 · head 5" in head.big.item.titleLabel.text
+    assert "layer 3 · head 5" in plot_title(head.big.item)
     # the table follows the selection
     row = grid.proxy.mapToSource(grid.table.currentIndex()).row()
     assert grid.table_model.rows[row]["layer"] == 3 and grid.table_model.rows[row]["head"] == 5
@@ -200,7 +201,7 @@ def test_deletion_test_from_the_window(qtbot, w):
     assert view.deletion_shown() and view.change.item.isVisible()
     assert np.array_equal(view.change.data, np.asarray(d.attention_change, dtype=float))
     assert view.change.data.shape == (6, 12) and view.change.data.max() > 0
-    assert "cat" in view.change.item.titleLabel.text
+    assert "cat" in plot_title(view.change.item)
     assert view.token_buttons[index].isChecked()
     assert np.allclose(view.hidden_bars.heights, d.hidden_change_per_token)
     # the head as it attends without the token
@@ -343,7 +344,7 @@ def test_gqa_model_names_the_kv_head(tmp_path, qapp):
         assert _load(None, w2, folder) is None
         w2.model_selection.set(layer=1, head=5)
         view = w2.panel("model_head")
-        title = view.big.item.titleLabel.text
+        title = plot_title(view.big.item)
         assert "kv 1 (shared by 4)" in title
         assert "(kv 1)" in view.describe_cell(2, 1)
         grid = w2.panel("model_grid")

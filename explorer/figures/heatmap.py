@@ -27,7 +27,7 @@ from PySide6.QtGui import QBrush, QColor, QImage, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
-from .plots import LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .plots import LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot, titled
 from .themes import Theme
 from .token_axis import TokenAxis
 
@@ -172,7 +172,8 @@ class Heatmap:
             self.left_axis = TokenAxis("left")
             self.bottom_axis = TokenAxis("bottom")
             self.item = LeanPlotItem(axisItems=lean_axes(left=self.left_axis, bottom=self.bottom_axis))
-            self.item.setTitle(title)
+            self.cell = titled(self.item)  # what a panel puts in its layout: the plot and its title
+            set_plot_title(self.item, title, None)  # (a title row from the start)
             self.vb = self.item.getViewBox()
             if row_title:
                 self.item.setLabel("left", row_title)
@@ -185,7 +186,7 @@ class Heatmap:
                         self.item.hideAxis(name)
         else:
             self.left_axis = self.bottom_axis = None
-            self.item = self.vb = LeanViewBox()
+            self.item = self.vb = self.cell = LeanViewBox()
         self.vb.invertY(True)
         self.vb.setMenuEnabled(False)
         self.vb.setDefaultPadding(0.0)

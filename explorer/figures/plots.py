@@ -30,7 +30,13 @@ from PySide6.QtGui import (
     QTextLine,
     QTransform,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem, QGraphicsWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLinearLayout,
+    QGraphicsRectItem,
+    QGraphicsTextItem,
+    QGraphicsWidget,
+)
 
 from .themes import Theme
 
@@ -340,9 +346,9 @@ class LeanPlotItem(pg.PlotItem):
 
 
 def add_plot(layout: pg.GraphicsLayout, row: int, col: int, **kwargs) -> LeanPlotItem:
-    """layout.addPlot(row=row, col=col, **kwargs), with a LeanPlotItem."""
+    """layout.addPlot(row=row, col=col, **kwargs): a LeanPlotItem, under its title (`titled`)."""
     plot = LeanPlotItem(**kwargs)
-    layout.addItem(plot, row=row, col=col)
+    layout.addItem(titled(plot), row=row, col=col)
     return plot
 
 
@@ -631,6 +637,7 @@ class RunsLabel(QGraphicsWidget):
     """
 
     TITLE_ROW = 30  # pyqtgraph's fixed title row height (PlotItem.setTitle)
+    title_row = False  # a plot's title (`titled`): at least TITLE_ROW high once shown
     REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
 
     def __init__(self, text: str = "", parent=None, **args) -> None:
@@ -658,7 +665,7 @@ class RunsLabel(QGraphicsWidget):
             self._hold_afresh(self.rect().width())
         self.item.set_runs(parse_runs(text), font, colour)
         self._place()
-        self._fit_title_row()  # PlotItem.setTitle has just set its title row back to 30 px
+        self._fit_title_row()
 
     def itemRect(self) -> QRectF:
         return self.item.mapRectToParent(self.item.boundingRect())
@@ -684,13 +691,12 @@ class RunsLabel(QGraphicsWidget):
             self._fit_title_row()
 
     def _fit_title_row(self) -> None:
-        """A plot title taller than pyqtgraph's fixed 30 px row gets a row that shows it."""
-        plot = self.parentItem()
-        if not isinstance(plot, pg.PlotItem) or plot.titleLabel is not self or not self.isVisible():
+        """A plot title (see `titled`) gets a row as high as its text needs, at least 30 px."""
+        if not self.title_row or not self.isVisible():
             return
         need = max(self.TITLE_ROW, math.ceil(self._held_height))
-        if plot.layout.rowMaximumHeight(0) != need:
-            plot.layout.setRowFixedHeight(0, need)
+        if self.maximumHeight() != need:
+            self.setMinimumHeight(need)
             self.setMaximumHeight(need)
 
     def resizeEvent(self, ev) -> None:
@@ -731,23 +737,48 @@ class RunsLabel(QGraphicsWidget):
 #: PlotItem's own title size (its title LabelItem is made with it); set_plot_title passes its own
 PLOT_TITLE_SIZE = "11pt"
 
+#: each titled plot's title label (see `titled`), kept beside the plots, not written onto them
+_TITLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def titled(plot: pg.PlotItem) -> QGraphicsWidget:
+    """`plot` under a RunsLabel title: the widget to put in a layout in the plot's place.
+
+    The title lives outside pyqtgraph's PlotItem (whose own title LabelItem stays hidden:
+    titles go through set_plot_title, never PlotItem.setTitle): a plain QGraphicsWidget
+    with a vertical layout holds the label above the plot. Its row is as high as the
+    title needs (at least PlotItem's 30 px once a title is set; nothing before).
+    """
+    cell = QGraphicsWidget()
+    cell.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+    cell.setSizePolicy(plot.sizePolicy())
+    column = QGraphicsLinearLayout(Qt.Orientation.Vertical)
+    cell.setLayout(column)  # (the cell owns the layout, and the layout the two items)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(0)
+    label = RunsLabel(size=PLOT_TITLE_SIZE)
+    label.title_row = True
+    label.setVisible(False)  # shown with its first text
+    label.setMaximumHeight(0)
+    column.addItem(label)
+    column.addItem(plot)
+    column.setStretchFactor(plot, 1)
+    _TITLES[plot] = label
+    return cell
+
 
 def use_runs_title(plot: pg.PlotItem) -> RunsLabel:
-    """Give `plot` a RunsLabel title in place of pyqtgraph's rich-text LabelItem."""
-    old = plot.titleLabel
-    if isinstance(old, RunsLabel):
-        return old
-    new = RunsLabel(old.text if old.text.strip() else "", size=PLOT_TITLE_SIZE)
-    new.setParentItem(plot)
-    plot.layout.removeItem(old)
-    old.setParentItem(None)
-    if old.scene() is not None:
-        old.scene().removeItem(old)
-    plot.layout.addItem(new, 0, 1)
-    new.setVisible(old.isVisible())
-    new.setMaximumHeight(old.maximumHeight())
-    plot.titleLabel = new
-    return new
+    """The RunsLabel that titles `plot` (made by `titled`)."""
+    label = _TITLES.get(plot)
+    if label is None:
+        raise ValueError("a plot given a title must be placed with titled(plot) (or made by add_plot)")
+    return label
+
+
+def plot_title(plot: pg.PlotItem) -> str:
+    """The title `plot` shows (its HTML), "" if none: what a reader sees above the plot."""
+    label = _TITLES.get(plot)
+    return label.text if label is not None else ""
 
 
 def unbroken(text: str) -> str:
@@ -781,13 +812,26 @@ def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
 
 
 def cache_static_items(scene) -> None:
-    """Cache axes, labels, legends and text items (axis titles, line labels) as pixmaps: they
-    repaint only when they change, not whenever a neighbour's repaint overlaps them, and a
-    text item that only moves (a line's label) keeps its pixmap."""
+    """Cache axes, labels, legends and the text items outside plots (axis titles) as pixmaps:
+    they repaint only when they change, not whenever a neighbour's repaint overlaps them.
+
+    Not texts inside a view (line labels, bar values): a view clips its children, and Qt
+    keeps the pixmap of a text item it first painted while clipped away (a KV-cache bar
+    value then stayed blank in the window, while an export showed it)."""
     for it in scene.items():
-        if isinstance(it, pg.AxisItem | pg.LabelItem | pg.LegendItem | QGraphicsTextItem):
+        if isinstance(it, pg.AxisItem | pg.LabelItem | pg.LegendItem | QGraphicsTextItem) and not _clipped(it):
             if it.cacheMode() != QGraphicsItem.CacheMode.DeviceCoordinateCache:
                 it.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
+def _clipped(item: QGraphicsItem) -> bool:
+    """Whether an ancestor of `item` clips it (a ViewBox clips what it shows)."""
+    parent = item.parentItem()
+    while parent is not None:
+        if parent.flags() & QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape:
+            return True
+        parent = parent.parentItem()
+    return False
 
 
 def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: float = 10.0) -> None:
@@ -797,11 +841,9 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: floa
     css = f"{size:.3g}pt" if theme is None else theme.pt(size)
     if unchanged(plot, "title", text, color, css):
         return
-    use_runs_title(plot)
-    if color is None:
-        plot.setTitle(text, size=css)
-    else:
-        plot.setTitle(text, color=color, size=css)
+    label = use_runs_title(plot)
+    label.setVisible(True)  # (an empty title keeps its row: the plot does not jump when it comes)
+    label.setText(text, color=color, size=css)
 
 
 #: SI-prefix ranges no value falls in: ticks in plain numbers, no "(x0.001)" beside the title
@@ -831,7 +873,7 @@ def style_plot(plot: pg.PlotItem, theme: Theme, title_size: float = 10.0) -> Non
         ax.setTextPen(pg.mkPen(theme.foreground))
         ax.setStyle(tickFont=theme.font(8.0))
         _style_axis_label(ax, label_style)
-    title = plot.titleLabel
+    title = _TITLES.get(plot)
     if title is not None and title.text:
         title.setText(title.text, color=theme.foreground, size=theme.pt(title_size))
 

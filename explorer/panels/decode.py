@@ -74,8 +74,8 @@ class DecodePanel(Panel):
         # keys (rows 0 … Hkv−1) over values (rows Hkv … 2·Hkv−1): one image, one title
         self.cache = Heatmap(hover, WEIGHTS_CMAP, axes=("left",))
         self.weights = Heatmap(hover, WEIGHTS_CMAP)
-        ci.addItem(self.cache.item, row=0, col=0)
-        ci.addItem(self.weights.item, row=1, col=0, rowspan=2)
+        ci.addItem(self.cache.cell, row=0, col=0)
+        ci.addItem(self.weights.cell, row=1, col=0, rowspan=2)
         self.kv_line = pg.PlotDataItem([], [])
         self.kv_line.setZValue(6)
         self.cache.vb.addItem(self.kv_line, ignoreBounds=True)

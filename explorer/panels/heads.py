@@ -93,7 +93,7 @@ class HeadsPanel(Panel):
             on_click=lambda r, c: self.selection.set(query=r, key=c),
             describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c),
         )
-        self.graphics.addItem(self.big.item, row=0, col=0)
+        self.graphics.addItem(self.big.cell, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
                                     width=12, label=self.tr("weight"))
         # the bar is a legend for levels the heatmaps share (they colour themselves)
@@ -205,15 +205,15 @@ class HeadsPanel(Panel):
         ci = self.graphics.ci
         if side:
             ci.removeItem(self.thumbs.vb)
-            ci.removeItem(self.big.item)
-            ci.addItem(self.big_a.item, row=0, col=0)
-            ci.addItem(self.big.item, row=0, col=1)
+            ci.removeItem(self.big.cell)
+            ci.addItem(self.big_a.cell, row=0, col=0)
+            ci.addItem(self.big.cell, row=0, col=1)
             ci.layout.setColumnStretchFactor(0, 1)
             ci.layout.setColumnStretchFactor(1, 1)
         else:
-            ci.removeItem(self.big_a.item)
-            ci.removeItem(self.big.item)
-            ci.addItem(self.big.item, row=0, col=0)
+            ci.removeItem(self.big_a.cell)
+            ci.removeItem(self.big.cell)
+            ci.addItem(self.big.cell, row=0, col=0)
             ci.addItem(self.thumbs.vb, row=0, col=1)
             ci.layout.setColumnStretchFactor(0, 5)
             ci.layout.setColumnStretchFactor(1, 3)
@@ -241,8 +241,8 @@ class HeadsPanel(Panel):
         w = max(width, 200)
         lo, hi = (0.47, 0.5) if self._side else (0.55, 0.62)
         for hm in (self.big, self.big_a):
-            hm.item.setMinimumWidth(lo * w)
-            hm.item.setMaximumWidth(hi * w)
+            hm.cell.setMinimumWidth(lo * w)
+            hm.cell.setMaximumWidth(hi * w)
 
     def reset_view(self) -> None:
         self._vmax = None

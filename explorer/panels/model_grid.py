@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 from ..figures.heatmap import colorize
 from ..figures.matrix_grid import MatrixGrid
 from ..figures.plots import (
+    add_plot,
     cache_static_items,
     nice_ceil,
     set_axis_label,
@@ -273,7 +274,7 @@ class ModelGridPanel(Panel):
         self._debounce.setInterval(350)
         self._debounce.timeout.connect(self._send_text)
         # ---- the grid --------------------------------------------------------------------
-        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot = add_plot(self.graphics.ci, 0, 0)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)

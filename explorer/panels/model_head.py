@@ -42,6 +42,7 @@ from ..figures.plots import (
     set_plot_title,
     style_colorbar,
     style_plot,
+    titled,
 )
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
@@ -166,7 +167,7 @@ class ModelHeadPanel(Panel):
         self.big = Heatmap(hover, WEIGHTS_CMAP, row_title="query", col_title="key",
                            on_click=lambda r, c: self.selection.set(query=r, key=c),
                            describe=self.describe_cell)
-        self.graphics.addItem(self.big.item, row=0, col=0)
+        self.graphics.addItem(self.big.cell, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
                                     width=12)
         self.big.item.layout.addItem(self.cbar, 2, 5)
@@ -174,7 +175,7 @@ class ModelHeadPanel(Panel):
         self.change = Heatmap(hover, CHANGE_CMAP, row_title="layer", col_title="head",
                               on_click=lambda r, c: self.selection.set(layer=r, head=c),
                               describe=self.describe_change)
-        self.right.addItem(self.change.item, row=0, col=0)
+        self.right.addItem(self.change.cell, row=0, col=0)
         self.change_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=CHANGE_CMAP,
                                           interactive=False, width=10)
         self.change_bar.axis.enableAutoSIPrefix(False)
@@ -186,7 +187,7 @@ class ModelHeadPanel(Panel):
         self.hidden_plot.setMouseEnabled(x=False, y=False)
         self.hidden_plot.showGrid(y=True, alpha=0.15)
         self.hidden_bars = HighlightBars(self.hidden_plot, width=0.75)
-        self.right.addItem(self.hidden_plot, row=1, col=0)
+        self.right.addItem(titled(self.hidden_plot), row=1, col=0)
         self.right.layout.setRowStretchFactor(0, 3)
         self.right.layout.setRowStretchFactor(1, 2)
         lay = self.graphics.ci.layout
@@ -204,12 +205,12 @@ class ModelHeadPanel(Panel):
         """The head takes the whole width until a deletion test ran, then ~55%."""
         w = max(width if width is not None else self.width(), 200)
         if self.right.isVisible():
-            self.big.item.setMinimumWidth(0.48 * w)
-            self.big.item.setMaximumWidth(0.56 * w)
+            self.big.cell.setMinimumWidth(0.48 * w)
+            self.big.cell.setMaximumWidth(0.56 * w)
             self.right.setMaximumWidth(16777215)
         else:
-            self.big.item.setMinimumWidth(0)
-            self.big.item.setMaximumWidth(16777215)
+            self.big.cell.setMinimumWidth(0)
+            self.big.cell.setMaximumWidth(16777215)
             self.right.setMaximumWidth(0)
 
     # ---- language -----------------------------------------------------------------------------

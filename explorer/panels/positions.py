@@ -50,7 +50,7 @@ class PositionsPanel(Panel):
         self.toolbar.addWidget(self.shuffle_note, 1)
         self.toolbar.addSpacing(24)  # the panel's "?" sits in the corner
         self.table = Heatmap(hover, SIGNED_CMAP)
-        self.graphics.addItem(self.table.item, row=0, col=0)
+        self.graphics.addItem(self.table.cell, row=0, col=0)
         self.curve_plot = add_plot(self.graphics.ci, 0, 1, axisItems=lean_axes())
         self.curve_plot.hideButtons()
         self.curve_plot.setMenuEnabled(False)

@@ -104,7 +104,7 @@ class TilingPanel(Panel):
 
         ci = self.graphics.ci
         self.grid = Heatmap(hover, SIGNED_CMAP, describe=self._describe)
-        ci.addItem(self.grid.item, row=0, col=0, rowspan=4)
+        ci.addItem(self.grid.cell, row=0, col=0, rowspan=4)
         vb = self.grid.vb
         self.fog = RgbaImage()  # one pixel per tile: pending / done / skipped / current
         self.fog.setZValue(5)
@@ -134,7 +134,7 @@ class TilingPanel(Panel):
         self.r_bars = BarsItem()
         self.r_plot.addItem(self.r_bars)
         self.partial = Heatmap(hover, SIGNED_CMAP)
-        ci.addItem(self.partial.item, row=3, col=1)
+        ci.addItem(self.partial.cell, row=3, col=1)
         self.note = RunsLabel("", justify="left", size="9pt")
         ci.addItem(self.note, row=4, col=0, colspan=2)
         ci.layout.setColumnStretchFactor(0, 3)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QGraphicsItem,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -591,10 +590,5 @@ class ProfilePanel(Panel):
             f"QHeaderView::section {{ background: {theme.window}; color: {theme.foreground}; border: none; "
             f"border-right: 1px solid {theme.hatch}; border-bottom: 1px solid {theme.hatch}; padding: 2px 6px; }}"
             f"QTableCornerButton::section {{ background: {theme.window}; border: none; }}")
-        super().apply_theme(theme)
-        # the base class caches text items as pixmaps; a TextItem in a log-scaled view then
-        # paints blank (its text is placed by its own transform): these stay uncached
-        texts = [t for pairs in self.guides.values() for _line, t in pairs]
-        for t in (*texts, *self.placeholders.values(), *self.estimate_labels):
-            t.textItem.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        super().apply_theme(theme)  # (texts inside the plots stay uncached: cache_static_items)
         self.redraw()

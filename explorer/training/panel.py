@@ -63,6 +63,7 @@ from ..figures.plots import (
     set_plot_title,
     style_colorbar,
     style_plot,
+    titled,
 )
 from ..figures.themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from ..panels.base import Panel, register_panel
@@ -421,11 +422,11 @@ class TrainingPanel(Panel):
         mid = ci.addLayout(row=1, col=0)
         self.grid = HeadGrid(self.hover, WEIGHTS_CMAP, on_click=lambda layer, head: self.lab.select_head(layer, head),
                              describe=self._describe_tile)
-        mid.addItem(self.grid.plot, row=0, col=0)
+        mid.addItem(titled(self.grid.plot), row=0, col=0)
         self.big = Heatmap(self.hover, WEIGHTS_CMAP, title="", row_title=self.tr("query"), col_title=self.tr("key"),
                            describe=self._describe_cell)
         self.big.set_levels((0.0, 1.0))
-        mid.addItem(self.big.item, row=0, col=1)
+        mid.addItem(self.big.cell, row=0, col=1)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=12,
                                     label=self.tr("weight"))
         self.big.item.layout.addItem(self.cbar, 2, 5)
