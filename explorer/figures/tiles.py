@@ -84,8 +84,10 @@ class Tile:
 
     def set_marker(self, kind: str | None, row: int = 0, col: int = 0) -> None:
         """Outline the selected 'row' or 'cell'; None hides it."""
-        self._marker_spec = None if kind is None else (kind, row, col)
-        self.strip.draw_markers()
+        spec = None if kind is None else (kind, row, col)
+        if spec != self._marker_spec:  # (every frame sets them again)
+            self._marker_spec = spec
+            self.strip.draw_markers()
 
     def cell_center(self, row: int, col: int) -> QPointF:
         """The centre of cell (row, col) in view units."""
