@@ -46,6 +46,7 @@ class Tile:
         self.levels: tuple[float, float] = (0.0, 1.0)
         self._marker_spec: tuple[str, int, int] | None = None
         self.title, self.visible = "", True
+        self._runs: list = parse_runs("")  # the title parsed (relayout draws it again)
 
     @property
     def vb(self) -> pg.ViewBox:
@@ -73,13 +74,13 @@ class Tile:
     def set_title(self, text: str) -> None:
         """The title above the tile (the titles' HTML subset, see plotting.parse_runs)."""
         if text != self.title:
-            self.title = text
+            self.title, self._runs = text, parse_runs(text)
             self._draw_title()
 
     def _draw_title(self) -> None:
         theme = self.strip.theme
         colour = QColor(theme.foreground if theme else "#888888")
-        self.strip.grid.set_title(self.index, parse_runs(self.title) if self.visible else None,
+        self.strip.grid.set_title(self.index, self._runs if self.visible else None,
                                   theme.font(8.5) if theme else plot_font(8.5), colour)
 
     def set_marker(self, kind: str | None, row: int = 0, col: int = 0) -> None:
