@@ -122,6 +122,8 @@ class TileStrip:
         self.tiles: list[Tile] = []
         self.grid = MatrixGrid(self.vb, self._hover, self._click)
         self.grid.on_band_changed = self.relayout
+        for item in (self.grid.image, self.grid.hatch, self.grid.outlines):  # (each tile has its own image)
+            item.hide()
         self.crosshair = self.grid.crosshair
         self.theme: Theme | None = None
         self.needs_layout = False
