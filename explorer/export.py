@@ -362,17 +362,24 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def write_atomic(path: str | os.PathLike, data: bytes, *, force: bool = False) -> Path:
-    """Write `data` to `path` via a temporary file in the same folder, then rename it into
-    place. Without `force` an existing file is never replaced, even one that appears while
-    we write (the final step is a hard link, which refuses to overwrite)."""
-    p = Path(path)
+def check_target(p: Path) -> Path:
+    """The folder a file `p` would be written into; ExportError when `p` is a folder or its
+    folder is missing or a file."""
     folder = p.parent
     if p.is_dir():
         raise ExportError(f"cannot write {p}: it is a folder")
     if not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "does not exist"
         raise ExportError(f"cannot write {p}: the folder {folder} {what}")
+    return folder
+
+
+def write_atomic(path: str | os.PathLike, data: bytes, *, force: bool = False) -> Path:
+    """Write `data` to `path` via a temporary file in the same folder, then rename it into
+    place. Without `force` an existing file is never replaced, even one that appears while
+    we write (the final step is a hard link, which refuses to overwrite)."""
+    p = Path(path)
+    folder = check_target(p)
     if p.exists() and not force:
         raise ExportError(f"{p} already exists (use --force to overwrite)")
     try:

@@ -181,7 +181,7 @@ Replace them?</source>
 要替换它们吗？</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>Animation {field}</source>
         <translation>动画 {field}</translation>
     </message>
@@ -2199,7 +2199,7 @@ Replace them?</source>
 <context>
     <name>ModelGridPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="+63"/>
+        <location filename="../../explorer/panels/model_grid.py" line="+64"/>
         <location line="+28"/>
         <source>entropy</source>
         <translation>熵</translation>
@@ -2267,18 +2267,18 @@ Replace them?</source>
     </message>
     <message>
         <location line="+10"/>
-        <location line="+492"/>
+        <location line="+445"/>
         <source>layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location line="-491"/>
-        <location line="+496"/>
+        <location line="-444"/>
+        <location line="+449"/>
         <source>head</source>
         <translation>头</translation>
     </message>
     <message>
-        <location line="-495"/>
+        <location line="-448"/>
         <source>kv</source>
         <translation>KV</translation>
     </message>
@@ -2379,7 +2379,7 @@ Replace them?</source>
         <translation>混合</translation>
     </message>
     <message>
-        <location line="+253"/>
+        <location line="+197"/>
         <source>colour by</source>
         <translation>着色依据</translation>
     </message>
@@ -2454,7 +2454,7 @@ Replace them?</source>
         <translation> · {n} 个词元</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+89"/>
         <source>heads of each layer ordered by {metric} ({direction})</source>
         <translation>每层的注意力头按 {metric} 排序（{direction}）</translation>
     </message>
@@ -2469,7 +2469,7 @@ Replace them?</source>
         <translation>边框：{metric}（{meaning}）· 每个缩略图按自身最大值缩放颜色</translation>
     </message>
     <message>
-        <location line="+87"/>
+        <location line="+59"/>
         <source>layer {layer} · head {head}{kv} · {pattern} · entropy {entropy:.3f} · sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag {diag:.3f}</source>
         <translation>第 {layer} 层 · 头 {head}{kv} · {pattern} · 熵 {entropy:.3f} · 汇聚 {sink:.3f} · 距离 {distance:.2f} · 前一 {prev:.3f} · 对角 {diag:.3f}</translation>
     </message>
@@ -2477,7 +2477,7 @@ Replace them?</source>
 <context>
     <name>ModelHeadPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="+217"/>
+        <location filename="../../explorer/panels/model_head.py" line="+218"/>
         <location line="+17"/>
         <source>layer</source>
         <translation>层</translation>
@@ -2758,7 +2758,7 @@ Replace them?</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="-422"/>
+        <location filename="../../explorer/panels/model_grid.py" line="-395"/>
         <source>Model: every layer × head</source>
         <translation>模型：所有层 × 注意力头</translation>
     </message>
@@ -2793,7 +2793,7 @@ Replace them?</source>
         <translation>位置：编码与距离</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+185"/>
+        <location filename="../../explorer/training/panel.py" line="+190"/>
         <source>Training lab</source>
         <translation>训练实验室</translation>
     </message>
@@ -2808,7 +2808,7 @@ Replace them?</source>
         <translation>分块：逐步看 FlashAttention</translation>
     </message>
     <message>
-        <location filename="../../explorer/profile/panel.py" line="+157"/>
+        <location filename="../../explorer/profile/panel.py" line="+156"/>
         <source>Length profile: time and memory as S grows</source>
         <translation>长度曲线：随 S 增长的时间与内存</translation>
     </message>
@@ -3401,7 +3401,7 @@ Replace them?</source>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+73"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+74"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -3748,7 +3748,17 @@ Replace them?</source>
 <context>
     <name>TrainingActions</name>
     <message>
-        <location filename="../../explorer/training/__init__.py" line="+57"/>
+        <location filename="../../explorer/training/__init__.py" line="+71"/>
+        <source>Export heads &amp;forming (GIF/MP4)…</source>
+        <translation>导出注意力头的形成过程(&amp;F)（GIF/MP4）…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The training lab&apos;s heads at every snapshot of its run, as an animation</source>
+        <translation>把训练实验室这次运行每个快照时的注意力头做成动画</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&amp;Training lab…</source>
         <translation>训练实验室(&amp;T)…</translation>
     </message>
@@ -3762,6 +3772,16 @@ Replace them?</source>
         <source>&amp;Training</source>
         <translation>训练(&amp;T)</translation>
     </message>
+    <message>
+        <location line="+30"/>
+        <source>Export heads forming…</source>
+        <translation>导出注意力头的形成过程…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The heads at every snapshot of this run, as a GIF or MP4</source>
+        <translation>这次运行每个快照时的注意力头，导出为 GIF 或 MP4</translation>
+    </message>
 </context>
 <context>
     <name>TrainingLab</name>
@@ -3771,7 +3791,7 @@ Replace them?</source>
         <translation>未接受：{reason}</translation>
     </message>
     <message>
-        <location line="+121"/>
+        <location line="+122"/>
         <source>Training failed: {reason}</source>
         <translation>训练失败：{reason}</translation>
     </message>
@@ -3799,7 +3819,7 @@ Replace them?</source>
 <context>
     <name>TrainingPanel</name>
     <message>
-        <location filename="../../explorer/training/panel.py" line="-110"/>
+        <location filename="../../explorer/training/panel.py" line="-112"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -3889,7 +3909,7 @@ Replace them?</source>
         <translation>归纳分数</translation>
     </message>
     <message>
-        <location line="+326"/>
+        <location line="+328"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -4062,12 +4082,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+397"/>
+        <location line="+398"/>
         <source>step {n} of {total}</source>
         <translation>第 {n} 步 / 共 {total} 步</translation>
     </message>
     <message>
-        <location line="-395"/>
+        <location line="-396"/>
         <source>{rate} steps/s</source>
         <translation>{rate} 步/秒</translation>
     </message>
@@ -4082,7 +4102,7 @@ Replace them?</source>
         <translation>L{layer} H{head} · 查询 {row} ‘{q}’ → 键 {col} ‘{k}’ · 权重 {w}</translation>
     </message>
     <message>
-        <location line="+142"/>
+        <location line="+153"/>
         <source>&lt;b&gt;Loss&lt;/b&gt; · not trained yet · chance ln {v} = {c} nats</source>
         <translation>&lt;b&gt;损失&lt;/b&gt; · 尚未训练 · 随机水平 ln {v} = {c} nats</translation>
     </message>
@@ -4127,14 +4147,14 @@ Replace them?</source>
         <translation>&lt;b&gt;注意力头&lt;/b&gt; · 正在准备模型…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location filename="../../explorer/training/forming.py" line="+81"/>
         <source>prev {p}
 ind {i}</source>
         <translation>前 {p}
 归 {i}</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../../explorer/training/panel.py" line="+8"/>
         <source>&lt;b&gt;Heads at step {step}&lt;/b&gt;</source>
         <translation>&lt;b&gt;第 {step} 步的注意力头&lt;/b&gt;</translation>
     </message>

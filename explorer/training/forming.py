@@ -42,6 +42,7 @@ from ..export import (
     _publish_no_clobber,
     _reason,
     _umask,
+    check_target,
 )
 
 #: frames of an animation: enough to see the plateau, the drop and the heads sharpening
@@ -129,12 +130,7 @@ def check_request(request: FormingRequest) -> None:
         raise ExportUsageError(f"fps must be from {FPS_RANGE[0]:g} to {FPS_RANGE[1]:g}, got {request.fps!r}")
     if not FRAMES_RANGE[0] <= request.max_frames <= FRAMES_RANGE[1]:
         raise ExportUsageError(f"frames must be from {FRAMES_RANGE[0]} to {FRAMES_RANGE[1]}, got {request.max_frames!r}")
-    folder = p.parent
-    if p.is_dir():
-        raise ExportError(f"cannot write {p}: it is a folder")
-    if not folder.is_dir():
-        what = "is a file, not a folder" if folder.exists() else "does not exist"
-        raise ExportError(f"cannot write {p}: the folder {folder} {what}")
+    folder = check_target(p)
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ExportError(f"cannot write in {folder}: permission denied")
     if p.exists() and not request.force:

@@ -67,6 +67,7 @@ from ..figures.plots import (
 )
 from ..figures.themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from ..panels.base import Panel, register_panel
+from .forming import tile_labels
 from .grid import HeadGrid
 from .lab import Run, TrainingLab, lab_for
 from .presets import PRESETS
@@ -929,17 +930,7 @@ class TrainingPanel(Panel):
             set_plot_title(self.grid.plot, self.tr("<b>Heads</b> · preparing the model…"), th)
             return
         L, H = probe.attentions.shape[:2]
-        labels = []
-        for layer in range(L):
-            row = []
-            for head in range(H):
-                prev = float(probe.scores["previous_token"][layer, head])
-                ind = float(probe.scores["induction"][layer, head])
-                star = (layer == 0 and prev > PREVIOUS_TOKEN_THRESHOLD) or (
-                    (layer > 0 or L == 1) and ind > INDUCTION_THRESHOLD)
-                row.append(("★ " if star else "") + self.tr("prev {p}\nind {i}").format(p=f"{prev:.2f}", i=f"{ind:.2f}"))
-            labels.append(row)
-        self.grid.set_data(probe.attentions, labels)
+        self.grid.set_data(probe.attentions, tile_labels(probe))
         layer, head = lab.selected
         layer, head = min(layer, L - 1), min(head, H - 1)
         self.grid.set_selection(layer, head)
