@@ -181,6 +181,31 @@ def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(win, qap
         win.apply_theme(DARK)
 
 
+def test_tables_follow_the_theme_in_a_highlighted_dock(win, qapp):
+    """The length profile's table, in a highlighted dock, after a switch to the light theme:
+    its cells and headers are light with dark text (one table style for every table)."""
+    from PySide6.QtWidgets import QTableView
+
+    from explorer.figures.themes import DARK, LIGHT
+    from explorer.profile import show_profile
+
+    panel = show_profile(win)
+    win.highlight_panels(["profile"])
+    win.apply_theme(LIGHT)
+    try:
+        for _ in range(5):
+            qapp.processEvents()
+        table = panel.findChild(QTableView, "profile_table")
+        assert table is not None and table.isVisible()
+        pixels = image_array(table.grab().toImage())
+        assert pixels.mean() > 200, "the table turned dark in the light theme"
+        header = image_array(table.horizontalHeader().grab().toImage())
+        assert header.mean() > 180 and (header.sum(-1) < 300).mean() > 0.005, "the header is dark or empty"
+    finally:
+        win.highlight_panels([])
+        win.apply_theme(DARK)
+
+
 @pytest.mark.parametrize(("seq_len", "kv_len"), [(1, 16383), (16383, 1)])
 def test_one_long_axis_exports_without_a_crash(tmp_path, seq_len, kv_len):
     """A 1 × 16383 attention (or 16383 × 1) used to kill `export` with SIGSEGV inside

@@ -305,16 +305,12 @@ class LeanAxis(pg.AxisItem):
 
 
 class LeanViewBox(pg.ViewBox):
-    """pg.ViewBox with Qt's own (C++) bounding rectangle and shape.
+    """pg.ViewBox that Qt does not ask to paint when it has no border to draw.
 
-    Qt asks a view for both several times per repaint (a view clips its children to
-    its shape), and each call to pyqtgraph's Python versions goes through shiboken:
-    about 4 % of a frame's instructions with ~17 views. pyqtgraph's versions only add
-    half a pixel for a border, which these views never draw.
+    Without a border a view draws nothing itself (its background is a child item), so it
+    flags ItemHasNoContents: Qt then skips its paint (a Python call per repaint that
+    strokes an empty pen); its children are drawn as before.
     """
-
-    boundingRect = QGraphicsWidget.boundingRect
-    shape = QGraphicsWidget.shape
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -325,19 +321,13 @@ class LeanViewBox(pg.ViewBox):
         self._sync_contents()
 
     def _sync_contents(self) -> None:
-        # without a border the view draws nothing itself: Qt then skips its paint (a Python
-        # call per repaint that strokes an empty pen); its children are drawn as before
         border = self.border
         empty = border is None or border.style() == Qt.PenStyle.NoPen
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, empty)
 
 
 class LeanPlotItem(pg.PlotItem):
-    """pg.PlotItem on a LeanViewBox, with Qt's own (C++) bounding rectangle and shape: the
-    same rectangle pyqtgraph computes in Python, asked for on every repaint."""
-
-    boundingRect = QGraphicsWidget.boundingRect
-    shape = QGraphicsWidget.shape
+    """pg.PlotItem on a LeanViewBox."""
 
     def __init__(self, **kwargs) -> None:
         if kwargs.get("viewBox") is None:

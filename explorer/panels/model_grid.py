@@ -32,7 +32,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -56,6 +55,7 @@ from ..figures.plots import (
     style_colorbar,
     style_plot,
 )
+from ..figures.tables import setup_table, style_table
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
 
@@ -301,14 +301,10 @@ class ModelGridPanel(Panel):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.table_model)
         self.proxy.setSortRole(HeadTableModel.SORT_ROLE)
-        self.table = QTableView()
-        self.table.setObjectName("model_table")
+        self.table = setup_table(QTableView(), "model_table", select_rows=True)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # model order until clicked
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(line + 6)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -640,9 +636,8 @@ class ModelGridPanel(Panel):
         self.notice.setStyleSheet(f"color: {theme.warning};")
         # the text and the table follow the panel's theme (a light figure of a dark window too)
         pal = qt_palette(theme)
-        header = self.table.horizontalHeader()
-        for w in (self.text, self.text.viewport(), self.table, self.table.viewport(), header,
-                  header.viewport(), self.notice):
+        for w in (self.text, self.text.viewport(), self.notice):
             w.setPalette(pal)  # viewports keep a palette of their own: set it too
+        style_table(self.table, theme)
         cache_static_items(self.graphics.scene())
         self._redraw()

@@ -18,7 +18,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
@@ -44,7 +43,8 @@ from ..figures.plots import (
     set_plot_title,
     style_plot,
 )
-from ..figures.themes import Theme, qt_palette
+from ..figures.tables import setup_table, style_table
+from ..figures.themes import Theme
 from ..panels.base import Panel, register_panel
 from .state import LENGTH_CHOICES, ProfileState, doubling, profile_for
 
@@ -180,10 +180,7 @@ class ProfilePanel(Panel):
         self.legend = pg.LegendItem(offset=(8, 8), verSpacing=-4)
         self.legend.setParentItem(self.time_plot.vb)
         self._legend_key = None
-        self.table = QTableWidget()
-        self.table.setObjectName("profile_table")
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table = setup_table(QTableWidget(), "profile_table", select_rows=False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.layout().addWidget(self.table)
@@ -582,13 +579,6 @@ class ProfilePanel(Panel):
         self._legend_key = None
         self._drawn.clear()
         self._cells.clear()
-        self.table.setPalette(qt_palette(theme))
-        self.table.setFont(theme.font(9.0))
-        self.table.setStyleSheet(
-            f"QTableWidget {{ background: {theme.background}; color: {theme.foreground}; "
-            f"gridline-color: {theme.hatch}; border: 1px solid {theme.hatch}; }}"
-            f"QHeaderView::section {{ background: {theme.window}; color: {theme.foreground}; border: none; "
-            f"border-right: 1px solid {theme.hatch}; border-bottom: 1px solid {theme.hatch}; padding: 2px 6px; }}"
-            f"QTableCornerButton::section {{ background: {theme.window}; border: none; }}")
+        style_table(self.table, theme)
         super().apply_theme(theme)  # (texts inside the plots stay uncached: cache_static_items)
         self.redraw()
