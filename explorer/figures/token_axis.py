@@ -80,8 +80,7 @@ class TokenAxis(LeanAxis):
         if labels != self._labels:
             self._labels = labels
             self._shown = None if labels is None else [shorten(s) for s in labels]
-            self.picture = None
-            self.update()
+            self.setTicks(None)  # (automatic ticks, i.e. tickValues: pyqtgraph redraws the axis)
 
     def shown_labels(self) -> list[str]:
         """The label of every tick at the current zoom, in order (what a user reads)."""

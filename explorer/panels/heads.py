@@ -97,7 +97,7 @@ class HeadsPanel(Panel):
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
                                     width=12, label=self.tr("weight"))
         # the bar is a legend for levels the heatmaps share (they colour themselves)
-        self.big.item.layout.addItem(self.cbar, 2, 5)
+        self.cbar.setImageItem([], insert_in=self.big.item)  # (beside the map, right of its axes)
         self.thumbs = HeadThumbnails(
             hover, WEIGHTS_CMAP,
             on_click=lambda h, r, c: self.selection.set(head=h, **self._cell_of(r, c)),

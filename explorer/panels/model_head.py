@@ -170,7 +170,7 @@ class ModelHeadPanel(Panel):
         self.graphics.addItem(self.big.cell, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
                                     width=12)
-        self.big.item.layout.addItem(self.cbar, 2, 5)
+        self.cbar.setImageItem([], insert_in=self.big.item)
         self.right = self.graphics.addLayout(row=0, col=1)
         self.change = Heatmap(hover, CHANGE_CMAP, row_title="layer", col_title="head",
                               on_click=lambda r, c: self.selection.set(layer=r, head=c),
@@ -179,7 +179,7 @@ class ModelHeadPanel(Panel):
         self.change_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=CHANGE_CMAP,
                                           interactive=False, width=10)
         self.change_bar.axis.enableAutoSIPrefix(False)
-        self.change.item.layout.addItem(self.change_bar, 2, 5)
+        self.change_bar.setImageItem([], insert_in=self.change.item)
         self.hidden_axis = TokenAxis("bottom")
         self.hidden_plot = pg.PlotItem(axisItems={"bottom": self.hidden_axis})
         self.hidden_plot.hideButtons()

@@ -430,7 +430,7 @@ class TrainingPanel(Panel):
         mid.addItem(self.big.cell, row=0, col=1)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=12,
                                     label=self.tr("weight"))
-        self.big.item.layout.addItem(self.cbar, 2, 5)
+        self.cbar.setImageItem([], insert_in=self.big.item)
         set_bar_levels(self.cbar, (0.0, 1.0))
         mid.layout.setColumnStretchFactor(0, 1)
         mid.layout.setColumnStretchFactor(1, 1)
