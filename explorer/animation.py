@@ -27,6 +27,7 @@ import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -200,8 +201,46 @@ class _Progress:
     panel: int = 0  # index of the panel within it
 
 
+class EncodingJob:
+    """The step loop the sweep and the heads-forming exports share: `step()` does one unit of
+    `_work()` and turns any failure into one ExportError after cleaning up (`cancel()`); an
+    encoder error surfaces at the next step; once the encoder closes, `_publish()` runs."""
+
+    _errors: ClassVar[tuple[type[Exception], ...]] = (ExportError,)  # raised as they are
+
+    def step(self) -> bool:
+        """Do one unit of work (a frame, or a check on the encoder); False once every file is
+        written (`written`). Raises ExportError; the job is then cleaned up."""
+        try:
+            return self._step()
+        except Exception as exc:
+            self.cancel()
+            if isinstance(exc, self._errors):
+                raise
+            raise ExportError(f"the animation failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+    def _step(self) -> bool:
+        if self._finished:
+            return False
+        if not self._started:
+            self._start()
+            return True
+        for fut in self._pending:  # an encoder error surfaces here
+            if fut.done():
+                fut.result()
+        self._pending = [f for f in self._pending if not f.done()]
+        if self._closing is not None:
+            if not self._closing.done():
+                wait([self._closing], timeout=0.05)  # a little, then give the event loop a turn
+                return True
+            self._closing.result()
+            self._publish()
+            return False
+        return self._work()
+
+
 @dataclass
-class AnimationJob:
+class AnimationJob(EncodingJob):
     """A sweep export, one panel frame per `step()`. Construction checks everything that can
     be checked before drawing (the field and every value, the panels, the format, the width,
     existing files) and raises SweepError / ExportUsageError / ExportError."""
@@ -293,33 +332,9 @@ class AnimationJob:
         if i < len(self.configs) and i not in self._frames:
             self._frames[i] = self._compute.submit(_compute_frame, self.configs[i], "diagnostics" in self.names)
 
-    def step(self) -> bool:
-        """Do one unit of work (a panel frame, or check on the encoder); False once every file
-        is written (`written`). Raises ExportError; the job is then cleaned up."""
-        try:
-            return self._step()
-        except Exception as exc:
-            self.cancel()
-            if isinstance(exc, ExportError | SweepError):
-                raise
-            raise ExportError(f"the animation failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+    _errors: ClassVar[tuple[type[Exception], ...]] = (ExportError, SweepError)
 
-    def _step(self) -> bool:
-        if self._finished:
-            return False
-        if not self._started:
-            self._start()
-            return True
-        for fut in self._pending:  # an encoder error surfaces here
-            if fut.done():
-                fut.result()
-        self._pending = [f for f in self._pending if not f.done()]
-        if self._closing is not None:
-            if not self._closing.done():
-                return True
-            self._closing.result()
-            self._publish()
-            return False
+    def _work(self) -> bool:
         i = self._at.value
         fut = self._frames[i]
         if not fut.done():

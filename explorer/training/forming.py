@@ -27,13 +27,13 @@ import contextlib
 import math
 import os
 import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..animation import FORMATS, FPS_RANGE
+from ..animation import FORMATS, FPS_RANGE, EncodingJob
 from ..export import (
     MAX_WIDTH,
     MIN_WIDTH,
@@ -262,7 +262,7 @@ def frame_caption(run, probe) -> tuple[str, str]:
 
 
 @dataclass
-class FormingJob:
+class FormingJob(EncodingJob):
     """A heads-forming export, one frame per `step()`. Construction checks the request and
     that the run has at least two snapshots (ExportUsageError / ExportError)."""
 
@@ -315,37 +315,10 @@ class FormingJob:
         self._strip = caption_strip_height(scaled, self._captions, shown)
         self._size: tuple[int, int] | None = None
 
-    def step(self) -> bool:
-        """One frame (or a check on the encoder); False once the file is written. Raises
-        ExportError; the job is then cleaned up."""
-        try:
-            return self._step()
-        except Exception as exc:
-            self.cancel()
-            if isinstance(exc, ExportError):
-                raise
-            raise ExportError(f"the animation failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
-
-    def _step(self) -> bool:
+    def _work(self) -> bool:
         from ..animation import fit_frame, render_sweep_frame
         from ..export_render import caption_colours, settle
 
-        if self._finished:
-            return False
-        if not self._started:
-            self._start()
-            return True
-        for fut in self._pending:
-            if fut.done():
-                fut.result()
-        self._pending = [f for f in self._pending if not f.done()]
-        if self._closing is not None:
-            if not self._closing.done():
-                wait([self._closing], timeout=0.05)  # a little, then give the event loop a turn
-                return True
-            self._closing.result()
-            self._publish()
-            return False
         i = self.done
         self._figure.show_snapshot(self.snapshots[i])
         settle(1)
