@@ -9,6 +9,7 @@ and the √d_k contrast (2 × 150 steps). About a minute on 2 cores.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 
@@ -170,8 +171,10 @@ def test_the_window_stays_responsive_and_the_display_follows_at_10_hz(win, panel
     # the display rate adapts to what a redraw costs (DRAW_BUDGET of a core): ≥ 10 Hz when a
     # redraw is cheap enough for it, never under 2 Hz
     cheap = panel.draw_cost_ms() <= DRAW_BUDGET * REDRAW_S * 1e3
-    # (a busy machine may send fewer than ~12 updates a second: no redraw without one)
-    want = min(8.0, 0.8 * sent) if cheap else 1.8
+    # (a busy machine may send fewer than ~12 updates a second: no redraw without one; one
+    # with more runnable threads than cores does not give the UI thread the time it asks for)
+    busy = os.getloadavg()[0] > (os.cpu_count() or 1)
+    want = min(8.0, 0.8 * sent) if cheap and not busy else 1.8
     assert rate >= want, f"{len(shown)} redraws, {sent:.1f} updates/s in {span:.1f} s ({panel.draw_cost_ms():.0f} ms each)"
     hz = float(re.search(r"display (\d+) Hz", readout).group(1))  # the toolbar says the rate
     assert abs(hz - rate) <= max(2.0, 0.3 * rate), (readout, rate)

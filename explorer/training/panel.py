@@ -105,10 +105,21 @@ REDRAW_S = 0.085
 REDRAW_MAX_S = 0.5
 #: the share of one core the display may take while training: the time between redraws is
 #: the UI thread's measured CPU time per redraw (drawing, painting, relaying) over this,
-#: kept between REDRAW_S and REDRAW_MAX_S. The training process shares the CPU with it (in
-#: a session of its own, serve.serve_process: where the kernel shares the CPU by session the
-#: drawing no longer comes out of the training's share, only out of the machine's).
-DRAW_BUDGET = 0.25
+#: kept between REDRAW_S and REDRAW_MAX_S. The training process runs in a session of its own
+#: (serve.serve_process): where the kernel shares the CPU by session, the drawing comes out of
+#: the machine's spare time, not the training's share. A third of a core: a redraw of the
+#: default run costs 21-27 ms of UI-thread CPU on the 2-core machine, so the display keeps
+#: 11-12 Hz; a quarter held it at 8-10 Hz (issue 17). Larger runs cost more a redraw and get
+#: fewer redraws.
+DRAW_BUDGET = 1 / 3
+#: every line the lab draws is this wide in pixels (times the theme's line scale: 2 on
+#: slides). Qt draws a 1-px cosmetic line, solid or dashed, directly and strokes a wider one
+#: into polygons first: with the loss at 2 px and the 12 score curves and the milestone lines
+#: at 1.5 px, a redraw of the default run took 31.2 M instructions, with 1-px lines 24.2 M
+#: (callgrind, 60 warm redraws with their paints). The viewed run stands out from compared
+#: ones by their colours faded to COMPARED_ALPHA and by being drawn over them.
+LINE_PX = 1.0
+COMPARED_ALPHA = 140
 #: short names of the settings in a legend that tells runs apart
 LEGEND_NAMES = {"n_layers": "layers", "n_heads": "heads", "n_kv_heads": "kv", "d_model": "d",
                 "warmup_steps": "warmup", "init_std": "init", "attn_only": "attn-only"}
@@ -841,9 +852,15 @@ class TrainingPanel(Panel):
             if items is None:
                 items = (_curve(self.loss_plot), _curve(self.loss_plot))
                 self._loss_items[r.id] = items
-            width = 2.0 if r is run else 1.2
-            self._set_pen(items[0], self._pen(r.colour, width))
-            self._set_pen(items[1], self._pen(r.colour, width, Qt.PenStyle.DashLine))
+            if r is run:
+                colour = r.colour
+            else:
+                c = QColor(r.colour)
+                colour = (c.red(), c.green(), c.blue(), COMPARED_ALPHA)
+            for item in items:
+                item.setZValue(1 if r is run else 0)
+            self._set_pen(items[0], self._pen(colour, LINE_PX))
+            self._set_pen(items[1], self._pen(colour, LINE_PX, Qt.PenStyle.DashLine))
             cap = points_for(self.loss_plot.vb.width())
             self._thin(items[0]).set(items[0], s.steps, s.loss, cap=cap)
             self._thin(items[1]).set(items[1], s.steps, s.pred, finite_only=True, cap=cap)
@@ -861,7 +878,8 @@ class TrainingPanel(Panel):
         chance = math.log(run.config.vocab)
         self.chance.setPos(math.log10(chance) if log else chance)
         self._set_pen(self.chance, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
-        self.chance.label.setColor(QColor(th.muted))
+        if self._fresh(self.chance.label, "colour", th.muted):
+            self.chance.label.setColor(QColor(th.muted))
         # the title: today's numbers, then the milestone, unmistakable
         last = run.history[-1] if run.history else None
         if last is None:
@@ -887,11 +905,12 @@ class TrainingPanel(Panel):
                 line.hide()
                 continue
             line.setPos(hit.step)
-            self._set_pen(line, self._pen(th.accent, 1.5, Qt.PenStyle.DashLine))
+            self._set_pen(line, self._pen(th.accent, LINE_PX, Qt.PenStyle.DashLine))
             line.show()
-        if hit is not None:
-            self.milestone_lines[0].label.setFormat(self.tr("induction head, step {step}").format(step=hit.step))
-            self.milestone_lines[0].label.setColor(QColor(th.accent))
+        label = self.milestone_lines[0].label
+        if hit is not None and self._fresh(label, "text", (hit.step, th.accent, self.tr("induction head, step {step}"))):
+            label.setFormat(self.tr("induction head, step {step}").format(step=hit.step))  # (lays its text out)
+            label.setColor(QColor(th.accent))
 
     def _unseen_note(self, run: Run) -> str:
         """" · at the unseen prefix length 4 the loss is 2.60 nats: not a general circuit"
@@ -915,7 +934,7 @@ class TrainingPanel(Panel):
             self.lr_planned.setData(plan, planned_lr(c, plan))
         self._set_pen(self.lr_planned, self._pen(th.muted, 1, Qt.PenStyle.DotLine))
         self._thin(self.lr_used).set(self.lr_used, s.steps, s.lr, cap=points_for(self.lr_plot.vb.width()))
-        self._set_pen(self.lr_used, self._pen(run.colour, 2))
+        self._set_pen(self.lr_used, self._pen(run.colour, LINE_PX))
         self._set_xrange(self.lr_plot, xmax)
         if self._fresh(self.lr_plot, "ymax", c.lr):
             self.lr_plot.setYRange(0, c.lr * 1.08, padding=0)
@@ -975,7 +994,7 @@ class TrainingPanel(Panel):
                 layer, head = divmod(i, c.n_heads)
                 colour = CATEGORY_COLORS[i % len(CATEGORY_COLORS)]
                 style = Qt.PenStyle.SolidLine if layer % 2 == 0 else Qt.PenStyle.DashLine
-                self._set_pen(item, self._pen(colour, 1.5, style))
+                self._set_pen(item, self._pen(colour, LINE_PX, style))
                 if data is None:
                     item.setData([], [])
                 else:
@@ -1012,7 +1031,7 @@ class TrainingPanel(Panel):
                 line.hide()
             else:
                 line.setPos(step)
-                self._set_pen(line, self._pen(th.accent2, 1.5))
+                self._set_pen(line, self._pen(th.accent2, LINE_PX))
                 line.show()
 
     def _sync_timeline(self, run: Run) -> None:
