@@ -130,6 +130,10 @@ class SoftmaxGradPanel(Panel):
         self.uniform.label.setFormat(self.tr("uniform"))
         set_axis_label(self.sweep_plot, "bottom", self.tr("d_k (head dim)"))
         set_axis_label(self.sweep_plot, "left", self.tr("mean ‖∂softmax/∂s‖_F"))
+        self._name_legend()
+
+    def _name_legend(self) -> None:
+        """The sweep legend's labels: their names, in the colour and size last set."""
         names = {self.sweep_scaled: "÷√d_k", self.sweep_unscaled: self.tr("unscaled"),
                  self.sweep_here: self.tr("this config")}
         for sample, label in self.sweep_legend.items:
@@ -327,8 +331,7 @@ class SoftmaxGradPanel(Panel):
         self.sweep_legend.setLabelTextColor(theme.foreground)
         self._legend_size = theme.pt(7.5)
         self.sweep_legend.setLabelTextSize(self._legend_size)
-        for _sample, label in self.sweep_legend.items:
-            label.setText(label.text)  # (the two setters above store the style; this draws it)
+        self._name_legend()  # (the two setters above store the style; setting the text draws it)
         self.sweep_legend.setBrush(pg.mkBrush(QColor(theme.background)))
         self.sweep_legend.setPen(theme.pen(theme.hatch))
         super().apply_theme(theme)

@@ -524,6 +524,8 @@ class ProfilePanel(Panel):
             return
         self._legend_key = key
         self.legend.clear()
+        self.legend.setLabelTextColor(th.foreground)  # (the labels added next take these)
+        self.legend.setLabelTextSize(th.pt(8.0))
         self._samples = []
         for b in backends:
             colour, symbol = STYLE[b]
@@ -531,8 +533,6 @@ class ProfilePanel(Panel):
                                      symbolPen=th.pen(colour, 1), symbolSize=8 * th.font_scale)
             self._samples.append(sample)  # (not drawn: the legend's picture of the line)
             self.legend.addItem(sample, _tr(NAMES[b]))
-        for _sample, label in self.legend.items:
-            label.setText(label.text, color=th.foreground, size=th.pt(8.0))
         self.legend.setBrush(pg.mkBrush(QColor(th.background)))
 
     def _fill_table(self, lengths, backends: list[str]) -> None:

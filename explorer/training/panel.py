@@ -868,12 +868,12 @@ class TrainingPanel(Panel):
         if key != self._legend_key:
             self._legend_key = key
             self.legend.clear()
+            self.legend.setLabelTextColor(th.foreground)  # (the labels added next take these)
+            self.legend.setLabelTextSize(th.pt(7.5))
             labels = legend_labels(shown)
             if len(shown) > 1:  # one run: the title says what it is
                 for r in shown:
                     self.legend.addItem(self._loss_items[r.id][0], labels[r.id])
-            for _sample, label in self.legend.items:
-                label.setText(label.text, color=th.foreground, size=th.pt(7.5))
         self._set_xrange(self.loss_plot, self._xmax(shown))
         chance = math.log(run.config.vocab)
         self.chance.setPos(math.log10(chance) if log else chance)
@@ -1020,11 +1020,11 @@ class TrainingPanel(Panel):
         if rebuilt or key != getattr(self, "_head_legend_key", None):
             self._head_legend_key = key
             self.head_legend.clear()
+            self.head_legend.setLabelTextColor(th.foreground)
+            self.head_legend.setLabelTextSize(th.pt(7.0))
             for i, item in enumerate(self._head_items["entropy_norm"]):
                 layer, head = divmod(i, c.n_heads)
                 self.head_legend.addItem(item, f"L{layer}H{head}")
-            for _sample, label in self.head_legend.items:
-                label.setText(label.text, color=th.foreground, size=th.pt(7.0))
         step = self.lab.scrub_step
         for line in self.scrub_lines:
             if step is None:
