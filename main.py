@@ -66,6 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--text", required=True, help="the text to run through the model")
     ins.add_argument("--layers", help="comma-separated layer indices (default: all)")
     ins.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ins.add_argument("--circuits", action="store_true",
+                     help="add each head's induction, previous-token and duplicate-token scores")
+    ins.add_argument("--logit-lens", action="store_true", dest="logit_lens",
+                     help="every layer's top next token per position (causal LMs)")
+    ins.add_argument("--attribute", metavar="TOKEN",
+                     help="split TOKEN's logit at the last position into heads, MLPs, embeddings, biases "
+                          "(a token string, or #ID for a token id)")
+    ins.add_argument("--patch", metavar="CORRUPTED",
+                     help="patch every head from --text (clean) into CORRUPTED (same token length)")
+    ins.add_argument("--answer", metavar="TOKEN", help="with --patch: the token whose logit is the metric")
+    ins.add_argument("--wrong", metavar="TOKEN", help="with --patch: metric = logit(answer) - logit(wrong)")
 
     sub.add_parser("selftest", help="build the window offscreen, run every backend, render, export")
 
@@ -167,7 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "inspect":
             from engine.models.report import inspect_command
 
-            return inspect_command(args.model, args.text, args.layers, args.json)
+            return inspect_command(args.model, args.text, args.layers, args.json,
+                                   circuits=args.circuits, logit_lens=args.logit_lens,
+                                   attribute=args.attribute, patch=args.patch, answer=args.answer,
+                                   wrong=args.wrong)
         if args.command == "train" and args.gif is not None:
             from explorer.training.forming import train_gif_command  # the frames are drawn with Qt
 

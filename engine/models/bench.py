@@ -48,8 +48,10 @@ def _text_with_tokens(loaded, n_tokens: int) -> tuple[str, list[int]]:
 
 
 def bench_inspect(n_tokens: int = 128, repeats: int = 30, *, model: str | Path | None = None,
-                  warmup: int = 3) -> dict:
-    """Median times of ``inspect`` and of the reference forward, and their ratio."""
+                  warmup: int = 3, circuits: bool | None = None) -> dict:
+    """Median times of ``inspect`` and of the reference forward, and their ratio; with
+    ``circuits`` (default: on a full run, repeats >= 10) also the circuits lens' timings
+    (:func:`engine.models.circuits_bench.bench_circuits`) under the key ``"circuits"``."""
     from transformers import AutoModel
 
     from .loader import _quiet, load_model
@@ -92,7 +94,16 @@ def bench_inspect(n_tokens: int = 128, repeats: int = 30, *, model: str | Path |
     ins_med = statistics.median(t_ins)
     met_med = statistics.median(t_met)
     ratio = ins_med / ref_med
+    circuits_res = None
+    if circuits or (circuits is None and repeats >= 10):
+        from .circuits_bench import bench_circuits
+
+        try:
+            circuits_res = bench_circuits()
+        except Exception as exc:  # report, do not fail the whole bench
+            circuits_res = {"error": f"{type(exc).__name__}: {exc}"}
     return {
+        "circuits": circuits_res,
         "model": str(source),
         "n_tokens": len(ids),
         "repeats": repeats,

@@ -760,3 +760,65 @@ class LoadedModel:
             hidden_change=hidden_change, hidden_change_per_token=per_token,
             before=before, after=after,
         )
+
+    # -- circuits: what a head does (engine.models.detectors / circuits / lens / patching) ----
+    def head_scores(self, kind: str, *, n_tokens: int | None = None, batch: int = 4,
+                    seed: int = 0):
+        """(L, H) detector scores in [0, 1]: ``kind`` "previous_token", "duplicate_token" or
+        "induction" (see :func:`engine.models.detectors.head_scores`)."""
+        from .detectors import head_scores
+
+        return head_scores(self, kind, n_tokens=n_tokens, batch=batch, seed=seed)
+
+    def all_head_scores(self, *, n_tokens: int | None = None, batch: int = 4, seed: int = 0):
+        """Every detector's (L, H) scores from one forward pass: dict kind → array."""
+        from .detectors import all_head_scores
+
+        return all_head_scores(self, n_tokens=n_tokens, batch=batch, seed=seed)
+
+    def circuits(self, layer: int, head: int, *, top: int = 10, vocab=None):
+        """The QK and OV circuits of one head (:class:`engine.models.circuits.HeadCircuits`)."""
+        from .circuits import head_circuits
+
+        return head_circuits(self, layer, head, top=top, vocab=vocab)
+
+    def logit_lens(self, text: str, *, k: int = 5, max_tokens: int | None = None):
+        """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`)."""
+        from .lens import logit_lens
+
+        return logit_lens(self, text, k=k, max_tokens=max_tokens)
+
+    def logit_attribution(self, text: str, target, *, position: int = -1,
+                          max_tokens: int | None = None):
+        """``target``'s logit split into heads, MLPs, embeddings and biases
+        (:class:`engine.models.lens.LogitAttribution`)."""
+        from .lens import logit_attribution
+
+        return logit_attribution(self, text, target, position=position, max_tokens=max_tokens)
+
+    def activation_patching(self, clean: str, corrupted: str, answer, *, wrong=None,
+                            over: str = "heads", method: str = "exact", batch: int = 16,
+                            progress=None, max_tokens: int | None = None):
+        """Clean → corrupted patching of every head or position
+        (:class:`engine.models.patching.PatchResult`)."""
+        from .patching import activation_patching
+
+        return activation_patching(self, clean, corrupted, answer, wrong=wrong, over=over,
+                                   method=method, batch=batch, progress=progress,
+                                   max_tokens=max_tokens)
+
+    def attribution_patching(self, clean: str, corrupted: str, answer, *, wrong=None,
+                             over: str = "heads", max_tokens: int | None = None):
+        """The one-backward-pass estimate of :meth:`activation_patching`."""
+        from .patching import attribution_patching
+
+        return attribution_patching(self, clean, corrupted, answer, wrong=wrong, over=over,
+                                    max_tokens=max_tokens)
+
+    def qk_embedding(self, texts, layer: int, head: int, *, dims: int = 2,
+                     max_tokens: int | None = None):
+        """One head's queries and keys in one PCA space
+        (:class:`engine.models.circuits.QKEmbedding`)."""
+        from .circuits import qk_embedding
+
+        return qk_embedding(self, texts, layer, head, dims=dims, max_tokens=max_tokens)

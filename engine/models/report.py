@@ -56,11 +56,16 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def trace_to_dict(model_name: str, loaded, trace) -> dict:
-    """The JSON document of ``inspect --json``."""
+def trace_to_dict(model_name: str, loaded, trace, scores: dict | None = None) -> dict:
+    """The JSON document of ``inspect --json`` (``scores``: the detectors' (L, H) arrays of
+    ``--circuits``, added to each head as ``"scores"``)."""
+    from .circuits_report import scores_by_head
+
     heads = []
     for row in trace.head_table():
         heads.append({k: (_finite(v) if isinstance(v, float) else v) for k, v in row.items()})
+        if scores is not None:
+            heads[-1]["scores"] = scores_by_head(scores, row["layer"], row["head"])
     s = loaded.summary
     return {
         "model": model_name,
@@ -79,8 +84,11 @@ def trace_to_dict(model_name: str, loaded, trace) -> dict:
     }
 
 
-def format_table(model_name: str, loaded, trace) -> str:
+def format_table(model_name: str, loaded, trace, scores: dict | None = None) -> str:
+    from .circuits_report import SCORE_COLUMNS
+
     s = loaded.summary
+    extra = SCORE_COLUMNS if scores is not None else ()
     lines = [
         f"model    {model_name} ({s.model_type}, {s.n_layers} layers x {s.n_heads} heads"
         + (f", {s.n_kv_heads} KV heads" if s.n_kv_heads != s.n_heads else "")
@@ -91,27 +99,44 @@ def format_table(model_name: str, loaded, trace) -> str:
         lines.append(f"note     {note}")
     lines.append("")
     head = f"{'layer':>5} {'head':>4} {'kv':>3}  {'pattern':<14}" + "".join(
-        " " + title.rjust(len(fmt.format(0.0))) for _k, title, fmt in _COLUMNS)
+        " " + title.rjust(len(fmt.format(0.0))) for _k, title, fmt in _COLUMNS) + "".join(
+        f" {title:>6}" for _k, title in extra)
     lines.append(head)
     lines.append("-" * len(head))
     for row in trace.head_table():
         cells = f"{row['layer']:>5} {row['head']:>4} {row['kv_head']:>3}  {row['pattern']:<14}"
         cells += "".join(" " + fmt.format(row[key]) for key, _t, fmt in _COLUMNS)
+        cells += "".join(f" {scores[k][row['layer'], row['head']]:6.3f}" for k, _t in extra)
         lines.append(cells)
     lines.append("")
     lines.append("entropy in nats (ent/max: divided by its maximum); sink: weight on the first "
                  "token; dist: mean distance in tokens (dist/u: relative to uniform attention); prev/diag: weight on the previous token / "
                  "itself; max_w: mean row maximum; vert: largest share one key collects; block: "
-                 "how alike neighbouring rows are.")
+                 "how alike neighbouring rows are."
+                 + (" ind/prev_t/dup: the induction, previous-token and duplicate-token detector "
+                    "scores on repeated random tokens (TransformerLens' head_detector)."
+                    if extra else ""))
     return "\n".join(lines) + "\n"
 
 
 def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
                     out: TextIO | None = None, err: TextIO | None = None, *,
-                    device: str = "cpu", allow_download: bool = False) -> int:
-    """Run ``inspect --model MODEL --text TEXT [--layers L,...] [--json]``."""
+                    device: str = "cpu", allow_download: bool = False, circuits: bool = False,
+                    logit_lens: bool = False, attribute: str | None = None,
+                    patch: str | None = None, answer: str | None = None,
+                    wrong: str | None = None) -> int:
+    """Run ``inspect --model MODEL --text TEXT [--layers L,...] [--json]`` and the circuits
+    options ``--circuits``, ``--logit-lens``, ``--attribute TOKEN``, ``--patch CORRUPTED
+    --answer TOKEN [--wrong TOKEN]`` (2: a bad combination; 1: refused by the model)."""
+    from .circuits_report import usage_error
+
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    problem = usage_error(logit_lens=logit_lens, attribute=attribute, patch=patch, answer=answer,
+                          wrong=wrong)
+    if problem:
+        print(f"error: {problem}", file=err)
+        return 2
     try:
         layer_list = parse_layers(layers)
     except ValueError as exc:
@@ -145,9 +170,55 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
     except Exception as exc:
         print(f"error: inspecting the model failed: {_one_line(exc)}", file=err)
         return 1
+    try:
+        extra = _circuits_parts(loaded, text, circuits=circuits, logit_lens=logit_lens,
+                                attribute=attribute, patch=patch, answer=answer, wrong=wrong)
+    except InspectError as exc:
+        print(f"error: {_one_line(exc)}", file=err)
+        return 1
+    except Exception as exc:
+        print(f"error: the circuits analysis failed: {_one_line(exc)}", file=err)
+        return 1
+    scores = extra.pop("scores", None)
     if as_json:
-        json.dump(trace_to_dict(model, loaded, trace), out, indent=1, allow_nan=False)
+        doc = trace_to_dict(model, loaded, trace, scores)
+        from . import circuits_report as cr
+
+        for key, to_dict in (("logit_lens", cr.lens_to_dict), ("attribution", cr.attribution_to_dict),
+                             ("patching", cr.patch_to_dict)):
+            if key in extra:
+                doc[key] = to_dict(extra[key])
+        json.dump(doc, out, indent=1, allow_nan=False)
         out.write("\n")
     else:
-        out.write(format_table(model, loaded, trace))
+        from . import circuits_report as cr
+
+        out.write(format_table(model, loaded, trace, scores))
+        for key, fmt in (("logit_lens", cr.format_lens), ("attribution", cr.format_attribution),
+                         ("patching", cr.format_patch)):
+            if key in extra:
+                out.write("\n" + fmt(extra[key]))
     return 0
+
+
+def _circuits_parts(loaded, text, *, circuits, logit_lens, attribute, patch, answer, wrong) -> dict:
+    """What the circuits options ask for: "scores", "logit_lens", "attribution", "patching"."""
+    extra: dict = {}
+    if circuits:
+        extra["scores"] = loaded.all_head_scores()
+    if logit_lens:
+        extra["logit_lens"] = loaded.logit_lens(text)
+    if attribute is not None:
+        extra["attribution"] = loaded.logit_attribution(text, _token_arg(attribute))
+    if patch is not None:
+        extra["patching"] = loaded.activation_patching(text, patch, _token_arg(answer),
+                                                       wrong=None if wrong is None else _token_arg(wrong))
+    return extra
+
+
+def _token_arg(value: str) -> str | int:
+    """A token given on the command line: ``#123`` is the id 123, anything else a string."""
+    value = str(value)
+    if value.startswith("#") and value[1:].isdigit():
+        return int(value[1:])
+    return value

@@ -1,0 +1,266 @@
+"""What a head computes from its weights: the QK and OV circuits, and the Q/K space.
+
+Row-vector convention throughout, as TransformerLens writes it: a residual vector x (d,)
+gives the query x @ W_Q, the key x @ W_K, the value x @ W_V, and a head output z gives
+z @ W_O. So the attention score of a query vector x_q on a key vector x_k is
+x_q @ W_QK @ x_kᵀ with **W_QK = W_Q W_Kᵀ** (d, d), and what a key vector writes into the
+residual stream when fully attended is x_k @ W_OV with **W_OV = W_V W_O** (d, d)
+(Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits"). Biases are not part
+of the circuits; neither are RoPE's rotations (a RoPE model's scores also depend on the
+distance between the tokens), the 1/√Dh scale or the norms before the attention.
+
+With token embeddings W_E (V, d) and an unembedding W_U (d, V), the *full* circuits are
+W_E W_QK W_Eᵀ (query token × key token) and W_E W_OV W_U (attended token × output token).
+The **copying score** is Σλ / Σ|λ| over the eigenvalues λ of W_E W_OV W_U (Elhage et al.):
+near 1 when attending to a token raises that same token's logit. Its non-zero eigenvalues
+are those of the Dh × Dh matrix W_O W_U W_E W_V (eig(AB) = eig(BA) away from 0), which is
+what is computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import torch
+
+from .anatomy import anatomy_of, cache_of, special_ids, vocab_size
+from .errors import InspectError
+
+#: vocabularies up to this size are searched whole for the top token pairs; larger ones
+#: over their first PAIR_VOCAB ordinary ids (for byte-level BPE, the earliest merges)
+PAIR_VOCAB = 8192
+
+
+@dataclass(frozen=True)
+class TokenPair:
+    """One entry of a full circuit: ``row`` token (query / attended), ``col`` token (key /
+    output) and the entry's value."""
+
+    row_id: int
+    col_id: int
+    row: str
+    col: str
+    value: float
+
+
+@dataclass(eq=False)
+class HeadCircuits:
+    """The circuits of one head. Matrices are float32 NumPy arrays.
+
+    ``w_q``, ``w_k``, ``w_v`` (d, Dh), ``w_o`` (Dh, d); for GQA ``w_k``/``w_v`` belong to
+    ``kv_head``, the KV head this query head reads. ``qk`` = w_q @ w_k.T and ``ov`` =
+    w_v @ w_o (d, d), computed on first access. ``qk_singular``/``ov_singular`` (Dh,): their
+    non-zero singular values, descending (both have rank ≤ Dh). ``ov_eigenvalues`` (Dh,)
+    complex, the non-zero eigenvalues of the full OV circuit W_E·OV·W_U, and
+    ``copying_score`` Σλ/Σ|λ|: None without embeddings and unembedding. ``qk_pairs`` /
+    ``ov_pairs``: the largest entries of the full QK / OV circuits over ``pair_vocab`` tokens
+    (None where the model lacks W_E, resp. W_U).
+    """
+
+    layer: int
+    head: int
+    kv_head: int
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+    w_o: np.ndarray
+    qk_singular: np.ndarray
+    ov_singular: np.ndarray
+    ov_eigenvalues: np.ndarray | None
+    copying_score: float | None
+    qk_pairs: list[TokenPair] | None = None
+    ov_pairs: list[TokenPair] | None = None
+    pair_vocab: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def qk(self) -> np.ndarray:
+        return self.w_q @ self.w_k.T
+
+    @cached_property
+    def ov(self) -> np.ndarray:
+        return self.w_v @ self.w_o
+
+
+def product_singular_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Singular values of a @ b.T for a, b (d, r), r ≤ d, without forming the (d, d) product:
+    with a = Q_a R_a and b = Q_b R_b, a bᵀ = Q_a (R_a R_bᵀ) Q_bᵀ."""
+    _qa, ra = np.linalg.qr(a.astype(np.float64))
+    _qb, rb = np.linalg.qr(b.astype(np.float64))
+    return np.linalg.svd(ra @ rb.T, compute_uv=False)
+
+
+def check_head(loaded, layer, head) -> tuple[int, int]:
+    for name, value, n in (("layer", layer, loaded.n_layers), ("head", head, loaded.n_heads)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise InspectError(f"{name} must be an integer, not {value!r}")
+        if not -n <= value < n:
+            raise InspectError(f"{name} {value} does not exist: this model has {name}s 0..{n - 1}")
+    return int(layer) % loaded.n_layers, int(head) % loaded.n_heads
+
+
+def _pair_ids(loaded, vocab) -> np.ndarray:
+    if vocab is not None:
+        ids = np.unique(np.asarray(list(vocab), dtype=np.int64))
+        n = vocab_size(loaded)
+        if ids.size == 0 or ids.min() < 0 or ids.max() >= n:
+            raise InspectError(f"vocab must hold token ids in 0..{n - 1}")
+        return ids
+    cache = cache_of(loaded)
+    if "pair_ids" not in cache:
+        specials = special_ids(loaded.tokenizer)
+        ids = [i for i in range(vocab_size(loaded)) if i not in specials]
+        cache["pair_ids"] = np.asarray(ids[:PAIR_VOCAB], dtype=np.int64)
+    return cache["pair_ids"]
+
+
+def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray, k: int
+               ) -> list[TokenPair]:
+    """The k largest entries of left @ right.T (n, n), computed in row chunks."""
+    best_v = torch.empty(0)
+    best_i = torch.empty(0, dtype=torch.long)
+    n = left.shape[0]
+    chunk = max(1, 2**22 // max(n, 1))
+    for start in range(0, n, chunk):
+        block = left[start:start + chunk] @ right.T  # (c, n)
+        v, i = block.reshape(-1).topk(min(k, block.numel()))
+        best_v = torch.cat([best_v, v])
+        best_i = torch.cat([best_i, i + start * n])
+        keep = best_v.topk(min(k, best_v.numel()))
+        best_v, best_i = keep.values, best_i[keep.indices]
+    rows, cols = (best_i // n).numpy(), (best_i % n).numpy()
+    row_ids, col_ids = ids[rows], ids[cols]
+    names = loaded.tokens_of([int(x) for x in np.concatenate([row_ids, col_ids])])
+    m = len(row_ids)
+    return [TokenPair(int(row_ids[j]), int(col_ids[j]), names[j], names[m + j], float(best_v[j]))
+            for j in range(m)]
+
+
+def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None) -> HeadCircuits:
+    """The circuits of (``layer``, ``head``); see :class:`HeadCircuits` and the module
+    docstring. ``top``: how many token pairs; ``vocab``: token ids to search the full
+    circuits over (default: the whole vocabulary up to :data:`PAIR_VOCAB` ordinary tokens)."""
+    layer, head = check_head(loaded, layer, head)
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise InspectError(f"top must be an integer >= 0, not {top!r}")
+    an = anatomy_of(loaded)
+    hw = an.head_weights(layer)
+    kv = loaded.kv_head_of[head]
+    w_q, w_k, w_v, w_o = hw.w_q[head], hw.w_k[kv], hw.w_v[kv], hw.w_o[head]
+    notes = []
+    cfg = loaded.model.config
+    if getattr(cfg, "rope_theta", None) is not None or getattr(cfg, "rope_parameters", None):
+        notes.append("RoPE rotates queries and keys by position: the QK circuit is the "
+                     "score of two tokens at the same position")
+    w_e = an.embedding_matrix()
+    unemb = an.unembedding() if an.causal else None
+    w_u = None if unemb is None else unemb[0].detach().float().cpu()
+    eig = copying = None
+    if w_e is not None and w_u is not None:
+        cache = cache_of(loaded)
+        if "w_ue" not in cache:  # W_U W_E (d, d), the same for every head
+            n = min(w_u.shape[1], w_e.shape[0])
+            cache["w_ue"] = w_u[:, :n].double() @ w_e[:n].double()
+        small = w_o.double() @ cache["w_ue"] @ w_v.double()  # (Dh, Dh)
+        eig = np.linalg.eigvals(small.numpy())
+        total = float(np.abs(eig).sum())
+        copying = float(eig.sum().real / total) if total > 0 else 0.0
+    qk_pairs = ov_pairs = None
+    ids = np.zeros(0, dtype=np.int64)
+    if w_e is not None and top > 0:
+        ids = _pair_ids(loaded, vocab)
+        e = w_e[torch.as_tensor(ids)]
+        qk_pairs = _top_pairs(loaded, e @ w_q, e @ w_k, ids, top)
+        if w_u is not None:
+            ov_pairs = _top_pairs(loaded, e @ w_v @ w_o, w_u[:, torch.as_tensor(ids)].T.contiguous(),
+                                  ids, top)
+    return HeadCircuits(
+        layer=layer, head=head, kv_head=kv,
+        w_q=w_q.numpy(), w_k=w_k.numpy(), w_v=w_v.numpy(), w_o=w_o.numpy(),
+        qk_singular=product_singular_values(w_q.numpy(), w_k.numpy()),
+        ov_singular=product_singular_values(w_v.numpy(), w_o.numpy().T),
+        ov_eigenvalues=eig, copying_score=copying, qk_pairs=qk_pairs, ov_pairs=ov_pairs,
+        pair_vocab=int(ids.size), notes=notes,
+    )
+
+
+# ---- Q/K space ------------------------------------------------------------------------------
+@dataclass(eq=False)
+class QKEmbedding:
+    """The queries and keys of one head over one or several texts, in one PCA space.
+
+    ``points`` (n_q + n_k, dims): every text's queries first (text by text), then every
+    text's keys; ``kinds[i]`` "query" or "key", ``tokens[i]`` its token, ``text_index[i]``
+    which text, ``positions[i]`` its position there. ``explained`` (dims,): the share of the
+    total variance each component explains, descending. ``components`` (dims, Dh) and
+    ``mean`` (Dh,) map a vector v to (v − mean) @ components.T. Queries and keys are what the
+    model multiplies (after RoPE, before the 1/√Dh scale).
+    """
+
+    layer: int
+    head: int
+    kv_head: int
+    points: np.ndarray
+    kinds: list[str]
+    tokens: list[str]
+    text_index: list[int]
+    positions: list[int]
+    explained: np.ndarray
+    components: np.ndarray
+    mean: np.ndarray
+
+
+def project_qk(queries, keys, *, dims: int = 2
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One PCA over queries (n_q, Dh) and keys (n_k, Dh) together (numpy or torch):
+    (points (n_q + n_k, dims) queries first, explained variance ratios (dims,) descending,
+    components (dims, Dh), mean (Dh,)). Also for the synthetic layer's ``AttentionTrace``
+    (``trace.q[b, h]``, ``trace.k[b, kv]``)."""
+    q = torch.as_tensor(queries).detach().double().cpu()
+    k = torch.as_tensor(keys).detach().double().cpu()
+    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
+        raise InspectError(f"queries and keys must be (n, Dh) with the same Dh, not "
+                           f"{tuple(q.shape)} and {tuple(k.shape)}")
+    x = torch.cat([q, k]).numpy()
+    n, dh = x.shape
+    if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= min(n, dh):
+        raise InspectError(f"dims must be between 1 and {min(n, dh)} here, not {dims!r}")
+    mean = x.mean(0)
+    _u, s, vt = np.linalg.svd(x - mean, full_matrices=False)
+    var = s**2
+    total = var.sum()
+    explained = var[:dims] / total if total > 0 else np.zeros(dims)
+    comps = vt[:dims]
+    return (x - mean) @ comps.T, explained, comps, mean
+
+
+def qk_embedding(loaded, texts, layer: int, head: int, *, dims: int = 2,
+                 max_tokens: int | None = None) -> QKEmbedding:
+    """One PCA over the queries of ``head`` and the keys of its KV head, for every text."""
+    layer, head = check_head(loaded, layer, head)
+    if isinstance(texts, str):
+        texts = [texts]
+    texts = list(texts)
+    if not texts:
+        raise InspectError("give at least one text")
+    kv = loaded.kv_head_of[head]
+    qs, ks, toks, where = [], [], [], []
+    for ti, text in enumerate(texts):
+        trace = loaded.inspect(text, layers=[layer], max_tokens=max_tokens)
+        qs.append(trace.queries[0][head].float().cpu())
+        ks.append(trace.keys[0][kv].float().cpu())
+        toks.append(trace.tokens)
+        where.append(ti)
+    points, explained, comps, mean = project_qk(torch.cat(qs), torch.cat(ks), dims=dims)
+    flat_tokens = [t for tt in toks for t in tt]
+    text_index = [ti for ti, tt in zip(where, toks, strict=True) for _ in tt]
+    positions = [p for tt in toks for p in range(len(tt))]
+    nq = len(flat_tokens)
+    return QKEmbedding(
+        layer=layer, head=head, kv_head=kv, points=points.astype(np.float32),
+        kinds=["query"] * nq + ["key"] * nq, tokens=flat_tokens * 2, text_index=text_index * 2,
+        positions=positions * 2, explained=explained.astype(np.float64),
+        components=comps.astype(np.float32), mean=mean.astype(np.float32),
+    )

@@ -1,0 +1,102 @@
+"""Timings of the circuits lens (issue 29's speed targets), for ``python main.py bench``.
+
+* detector scores (all three, one pass) of every head of all-MiniLM-L6-v2: ≤ 1 s;
+* the logit lens of a 64-token text through a 12-layer GPT-2-shaped model: ≤ 0.5 s;
+* exact patching of every head of a 6 × 12 GPT-2-shaped model at 32 tokens: ≤ 3 s;
+* attribution patching (one backward pass): ≤ 10 % of exact.
+
+The GPT-2-shaped models are random (d_model 768, 12 heads, GPT-2's 50257-token vocabulary,
+tied embeddings), built in memory: nothing is downloaded or written.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+TARGETS = {"detectors_s": 1.0, "logit_lens_s": 0.5, "patching_exact_s": 3.0,
+           "attribution_ratio": 0.10}
+
+
+def _median_time(fn, repeats: int, warmup: int = 1) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def random_gpt2(n_layers: int, *, n_heads: int = 12, d_model: int = 768, vocab: int = 50257,
+                seed: int = 0):
+    """A random GPT-2-shaped :class:`engine.models.LoadedModel` with a word-level tokenizer
+    (words ``w0`` … over the whole vocabulary)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2Model, PreTrainedTokenizerFast
+
+    from . import capture
+    from .loader import LoadedModel
+
+    capture.register()
+    torch.manual_seed(seed)
+    cfg = GPT2Config(vocab_size=vocab, n_embd=d_model, n_layer=n_layers, n_head=n_heads,
+                     n_positions=1024)
+    cfg._attn_implementation = capture.IMPLEMENTATION
+    model = GPT2Model(cfg).eval()
+    words = {"<unk>": 0, **{f"w{i}": i for i in range(1, vocab)}}
+    tk = Tokenizer(models.WordLevel(words, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", model_max_length=1024)
+    loaded = LoadedModel(name=f"random GPT-2 {n_layers}x{n_heads}",
+                         path=Path(tempfile.gettempdir()) / "attention-explorer-no-such-model",
+                         model=model, tokenizer=tok, summary=None)  # type: ignore[arg-type]
+    loaded._probe()
+    return loaded
+
+
+def _text(n: int, offset: int = 100) -> str:
+    return " ".join(f"w{offset + 37 * i % 5000}" for i in range(n))
+
+
+def bench_circuits(repeats: int = 5) -> dict:
+    """Median seconds of each target (see the module docstring) and whether it is met."""
+    from .bench import minilm_path
+    from .loader import load_model
+
+    out: dict = {"threads": torch.get_num_threads(), "repeats": repeats}
+    minilm = load_model(minilm_path())
+
+    def detectors():
+        getattr(minilm, "_circuits_cache", {}).pop("head_scores", None)
+        return minilm.all_head_scores()
+
+    out["detectors_s"] = _median_time(detectors, repeats)
+    big = random_gpt2(12)
+    text64 = _text(64)
+    assert len(big.tokenize(text64)[0]) == 64
+    out["logit_lens_s"] = _median_time(lambda: big.logit_lens(text64), repeats)
+    big = None  # free it before building the next model
+    mid = random_gpt2(6)
+    clean = _text(32)
+    corrupted = " ".join(clean.split()[:16] + _text(16, offset=7000).split())
+    answer = "w5"
+    out["patching_exact_s"] = _median_time(
+        lambda: mid.activation_patching(clean, corrupted, answer), max(1, repeats // 2))
+    out["patching_attribution_s"] = _median_time(
+        lambda: mid.attribution_patching(clean, corrupted, answer), repeats)
+    out["attribution_ratio"] = out["patching_attribution_s"] / out["patching_exact_s"]
+    out["targets"] = dict(TARGETS)
+    out["ok"] = {k: out[k] <= v for k, v in TARGETS.items()}
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - manual use
+    import json
+
+    print(json.dumps(bench_circuits(), indent=1))

@@ -1,0 +1,242 @@
+"""Reading the residual stream in the vocabulary: the logit lens and direct logit attribution.
+
+**Logit lens** (nostalgebraist 2020): the residual stream after every layer, put through the
+model's final norm and unembedding as if it were the last layer, gives that layer's guess of
+the next token. Row 0 is the embeddings (token + learned positions, the input of layer 0),
+row l the stream after layer l; row L is the model's own output.
+
+**Direct logit attribution** (Elhage et al. 2021; TransformerLens' ``decompose_resid`` /
+``logit_attrs``): in a pre-norm model the final residual stream at a position is a sum,
+
+    x = embeddings + Σ_l (Σ_h z_lh W_O^(l,h) + b_O^l) + Σ_l mlp_l,
+
+where z_lh is head h's output before W_O. The final norm is linear once its scale is frozen
+at the value of the real run (LayerNorm: (x − mean x)/σ·γ + β; RMSNorm: x/rms·γ), so the
+target's logit splits exactly into one term per head, per MLP, for the embeddings and for the
+biases (b_O, the norm's β and the unembedding's bias). In a post-norm model every block's norm
+rescales the stream after each sum, so no such split exists: refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from .anatomy import anatomy_of, first_output, hooked, input_of, resolve_token
+from .errors import InspectError
+
+
+@dataclass(eq=False)
+class LogitLens:
+    """``tokens`` (S), ``token_ids``; ``top_ids`` (L+1, S, k) int64 and ``top_probs``
+    (L+1, S, k) float32, sorted descending; ``top_tokens`` the same ids as token strings;
+    ``next_probs`` (L+1, S): each row's probability of the text's real next token (NaN at the
+    last position). Row 0: the embeddings; row l: after layer l; row L: the model's output."""
+
+    tokens: list[str]
+    token_ids: list[int]
+    top_ids: np.ndarray
+    top_probs: np.ndarray
+    top_tokens: list[list[list[str]]]
+    next_probs: np.ndarray
+    notice: str | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return self.top_ids.shape[0]
+
+
+@dataclass(eq=False)
+class LogitAttribution:
+    """The logit of ``target`` at ``position`` split into parts that add up to it.
+
+    ``heads`` (L, H): each head's direct contribution; ``parts``: "embeddings", "mlp 0" …
+    "mlp L−1" (absent in attention-only models) and "biases"; ``logit``: the model's own logit;
+    ``total``: the sum of ``heads`` and ``parts`` (equal to ``logit`` up to rounding);
+    ``norm_scale``: the frozen 1/σ (or 1/rms) of the final norm, None without one.
+    """
+
+    tokens: list[str]
+    position: int
+    target_id: int
+    target: str
+    heads: np.ndarray
+    parts: dict[str, float]
+    logit: float
+    total: float
+    norm_scale: float | None
+    notes: list[str] = field(default_factory=list)
+
+
+def residual_streams(loaded, ids: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(L+1, S, d) residual streams (row 0 the input of layer 0), and the final hidden state
+    (S, d) after the final norm, for one text's ids; float32 on the model's device."""
+    an = anatomy_of(loaded)
+    rows: list[torch.Tensor] = []
+
+    def pre0(_m, args, kwargs):
+        rows.append(input_of(args, kwargs)[0].detach())
+
+    def post(_m, _args, output):
+        rows.append(first_output(output)[0].detach())
+
+    with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)],
+                                        post=[(b, post) for b in an.blocks]):
+        out = an.forward(torch.tensor([ids]))
+    return torch.stack([r.float() for r in rows]), out.last_hidden_state[0].detach()
+
+
+def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None) -> LogitLens:
+    """The logit lens of ``text`` (see the module docstring); causal LMs only."""
+    an = anatomy_of(loaded)
+    an.require_unembedding("The logit lens")
+    n_vocab = an.unembedding()[0].shape[1]
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= min(100, n_vocab):
+        raise InspectError(f"k must be between 1 and {min(100, n_vocab)}, not {k!r}")
+    ids, notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
+    resid, final = residual_streams(loaded, ids)
+    L, s = loaded.n_layers, len(ids)
+    nxt = torch.tensor([*ids[1:], 0], dtype=torch.long)
+    with torch.inference_mode():
+        normed = torch.cat([an.apply_final_norm(resid[:L]).float(), final[None].float()])  # (L+1, S, d)
+        flat = normed.reshape((L + 1) * s, -1)
+        want = nxt.repeat(L + 1)
+        chunk = max(1, 2**25 // n_vocab)  # rows of logits held at once (128 MiB of float32)
+        vals, idx, nextp = [], [], []
+        for start in range(0, flat.shape[0], chunk):
+            logits = an.logits(flat[start:start + chunk]).cpu()
+            lse = torch.logsumexp(logits, dim=-1, keepdim=True)
+            v, i = logits.topk(k, dim=-1)
+            vals.append(torch.exp(v - lse))
+            idx.append(i)
+            w = want[start:start + chunk]
+            nextp.append(torch.exp(logits.gather(-1, w[:, None]) - lse)[:, 0])
+        top_ids = torch.cat(idx).reshape(L + 1, s, k)
+        top_probs = torch.cat(vals).reshape(L + 1, s, k)
+        next_probs = torch.cat(nextp).reshape(L + 1, s)
+        next_probs[:, -1] = float("nan")
+    ti = top_ids.numpy().astype(np.int64)
+    names = loaded.tokens_of(ti.reshape(-1).tolist())
+    nested = [[names[(r * s + p) * k:(r * s + p + 1) * k] for p in range(s)] for r in range(L + 1)]
+    return LogitLens(tokens=loaded.tokens_of(ids), token_ids=list(ids), top_ids=ti,
+                     top_probs=top_probs.numpy().astype(np.float32),
+                     top_tokens=nested, next_probs=next_probs.numpy(),
+                     notice=notice)
+
+
+# ---- direct logit attribution -------------------------------------------------------------
+def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
+    """(f, offset, scale): the final norm with its statistics frozen at input ``x`` (d,), as a
+    linear map f plus an offset (d,), checked against the real output ``y``."""
+    x = x.double()
+    name = type(norm).__name__.lower()
+    eps = float(getattr(norm, "eps", getattr(norm, "variance_epsilon", 1e-5)) or 0.0)
+    w = getattr(norm, "weight", None)
+    gamma = torch.ones_like(x) if w is None else w.detach().double().to(x.device)
+    b = getattr(norm, "bias", None)
+    beta = torch.zeros_like(x) if not isinstance(b, torch.Tensor) else b.detach().double().to(x.device)
+    candidates = []
+    if "rms" in name:
+        scale = float(1.0 / torch.sqrt((x * x).mean() + eps))
+        for g in (gamma, 1.0 + gamma):  # Gemma-style norms scale by (1 + weight)
+            candidates.append((lambda c, g=g, s=scale: c.double() * s * g, beta, scale))
+    else:
+        scale = float(1.0 / torch.sqrt(x.var(unbiased=False) + eps))
+        candidates.append((lambda c, s=scale: (c.double() - c.double().mean()) * s * gamma,
+                           beta, scale))
+    ref = y.double()
+    for f, off, s in candidates:
+        if torch.allclose(f(x) + off, ref, rtol=tol, atol=tol * 0.1 * float(ref.abs().max() + 1)):
+            return f, off, s
+    raise InspectError(f"the final norm ({type(norm).__name__}) could not be reproduced, so its "
+                       "scale cannot be frozen for the attribution")
+
+
+def logit_attribution(loaded, text: str, target, *, position: int = -1,
+                      max_tokens: int | None = None) -> LogitAttribution:
+    """Direct logit attribution of ``target`` (token string or id) at ``position`` of ``text``
+    (see the module docstring). Pre-norm (or norm-free) causal LMs only."""
+    an = anatomy_of(loaded)
+    w_u, b_u = an.require_unembedding("Logit attribution")
+    if an.norm == "post":
+        raise InspectError("Logit attribution needs a pre-norm model: this one normalises the "
+                           "residual stream after every block (post-norm), so the logit is not a "
+                           "sum of the heads' and MLPs' outputs")
+    an.require_heads("Logit attribution")
+    ids, notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
+    s = len(ids)
+    if isinstance(position, bool) or not isinstance(position, int) or not -s <= position < s:
+        raise InspectError(f"position {position!r} does not exist: the text has tokens 0..{s - 1}")
+    p = position % s
+    t = resolve_token(loaded, target, "target")
+    L, H, dh = loaded.n_layers, loaded.n_heads, loaded.summary.head_dim
+    got: dict = {"z": {}, "a": {}, "m": {}, "in": {}, "out": {}}
+
+    def keep(kind, layer, tensor):
+        got[kind][layer] = tensor[0, p].detach().double().cpu()
+
+    pre, post = [], []
+    for layer in range(L):
+        pre.append((an.blocks[layer], lambda _m, a, kw, i=layer: keep("in", i, input_of(a, kw))))
+        post.append((an.blocks[layer], lambda _m, _a, o, i=layer: keep("out", i, first_output(o))))
+        pre.append((an.out_projs[layer], lambda _m, a, kw, i=layer: keep("z", i, input_of(a, kw, "input"))))
+        post.append((an.out_projs[layer], lambda _m, _a, o, i=layer: keep("a", i, first_output(o))))
+        if an.mlps[layer] is not None:
+            post.append((an.mlps[layer], lambda _m, _a, o, i=layer: keep("m", i, first_output(o))))
+    norm_io: dict = {}
+    if an.final_norm is not None:
+        pre.append((an.final_norm, lambda _m, a, kw: norm_io.__setitem__("x", input_of(a, kw)[0, p])))
+        post.append((an.final_norm, lambda _m, _a, o: norm_io.__setitem__("y", first_output(o)[0, p])))
+    with torch.inference_mode(), hooked(pre=pre, post=post):
+        out = an.forward(torch.tensor([ids]))
+    final = out.last_hidden_state[0, p].detach()
+    logit = float(an.logits(final)[t])
+    u = w_u[:, t].detach().double().cpu()
+    zero = torch.zeros_like(u)
+
+    # the residual stream must be a plain sum of what the heads and MLPs write (up to the
+    # rounding of the model's dtype, relative to the stream's size)
+    dtype = next(loaded.model.parameters()).dtype
+    tol = max(1e-3, 4 * torch.finfo(dtype).eps) if dtype.is_floating_point else 1e-3
+
+    def close(a, b, scale) -> bool:
+        return bool(torch.allclose(a, b, rtol=tol, atol=tol * (float(scale.abs().max()) + 1e-6)))
+
+    for layer in range(L):
+        delta = got["out"][layer] - got["in"][layer]
+        if not close(got["a"][layer] + got["m"].get(layer, zero), delta, got["out"][layer]):
+            raise InspectError(f"layer {layer} adds more to the residual stream than its attention "
+                               "and MLP outputs (extra norms?), so the logit does not split into them")
+    resid = got["out"][L - 1]
+    if an.final_norm is not None:
+        f, offset, scale = _frozen_norm(an.final_norm, norm_io["x"].detach().cpu(),
+                                        norm_io["y"].detach().cpu(), tol)
+    else:
+        f, offset, scale = (lambda c: c.double()), zero, None
+    weights = [an.head_weights(layer) for layer in range(L)]
+    heads = np.zeros((L, H))
+    parts: dict[str, float] = {"embeddings": float(f(got["in"][0]) @ u)}
+    bias_total = float(offset @ u) + (0.0 if b_u is None else float(b_u[t]))
+    for layer in range(L):
+        z = got["z"][layer].reshape(H, dh)
+        contrib = torch.einsum("hd,hde->he", z, weights[layer].w_o.double())  # (H, d)
+        for h in range(H):
+            heads[layer, h] = float(f(contrib[h]) @ u)
+        b_o = weights[layer].b_o
+        if b_o is not None:
+            bias_total += float(f(b_o.double()) @ u)
+        if an.mlps[layer] is not None:
+            parts[f"mlp {layer}"] = float(f(got["m"][layer]) @ u)
+    parts["biases"] = bias_total
+    total = float(heads.sum() + sum(parts.values()))
+    notes = [] if notice is None else [notice]
+    if dtype in (torch.float16, torch.bfloat16):
+        notes.append(f"the model runs in {str(dtype).replace('torch.', '')}: the parts add up to "
+                     "the logit only to that precision")
+    if not close(got["in"][0] + sum(got["a"].values()) + sum(got["m"].values(), zero), resid, resid):
+        notes.append("the parts do not add up to the final residual stream exactly")
+    return LogitAttribution(tokens=loaded.tokens_of(ids), position=p, target_id=t,
+                            target=loaded.tokens_of([t])[0], heads=heads, parts=parts,
+                            logit=logit, total=total, norm_scale=scale, notes=notes)
