@@ -99,7 +99,7 @@ def bench_inspect(n_tokens: int = 128, repeats: int = 30, *, model: str | Path |
         from .circuits_bench import bench_circuits
 
         try:
-            circuits_res = bench_circuits()
+            circuits_res = bench_circuits(minilm_path())
         except Exception as exc:  # report, do not fail the whole bench
             circuits_res = {"error": f"{type(exc).__name__}: {exc}"}
     return {

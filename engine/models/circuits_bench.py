@@ -6,7 +6,8 @@
 * attribution patching (one backward pass): ≤ 10 % of exact.
 
 The GPT-2-shaped models are random (d_model 768, 12 heads, GPT-2's 50257-token vocabulary,
-tied embeddings), built in memory: nothing is downloaded or written.
+tied embeddings), built in memory: nothing is downloaded or written. Run by
+:func:`engine.models.bench.bench_inspect` (``python main.py bench``).
 """
 
 from __future__ import annotations
@@ -64,13 +65,13 @@ def _text(n: int, offset: int = 100) -> str:
     return " ".join(f"w{offset + 37 * i % 5000}" for i in range(n))
 
 
-def bench_circuits(repeats: int = 5) -> dict:
-    """Median seconds of each target (see the module docstring) and whether it is met."""
-    from .bench import minilm_path
+def bench_circuits(minilm_folder: str | Path, repeats: int = 5) -> dict:
+    """Median seconds of each target (see the module docstring) and whether it is met;
+    ``minilm_folder``: all-MiniLM-L6-v2 (:func:`engine.models.bench.minilm_path`)."""
     from .loader import load_model
 
     out: dict = {"threads": torch.get_num_threads(), "repeats": repeats}
-    minilm = load_model(minilm_path())
+    minilm = load_model(minilm_folder)
 
     def detectors():
         getattr(minilm, "_circuits_cache", {}).pop("head_scores", None)
@@ -95,8 +96,3 @@ def bench_circuits(repeats: int = 5) -> dict:
     out["ok"] = {k: out[k] <= v for k, v in TARGETS.items()}
     return out
 
-
-if __name__ == "__main__":  # pragma: no cover - manual use
-    import json
-
-    print(json.dumps(bench_circuits(), indent=1))

@@ -94,9 +94,9 @@ class _Setup:
     def site_name(self) -> str:
         return "input" if self.over == "heads" else "hidden_states"
 
-    def record(self, ids: list[int], *, grad: bool = False):
-        """(metric (1,), activations per layer (1, S, ·)) of one run; with ``grad`` the
-        activations stay in the autograd graph."""
+    def record(self, *, grad: bool = False):
+        """The clean and the corrupted run in one batch: (metrics (2,), activations per layer
+        (2, S, ·)), row 0 clean, row 1 corrupted; with ``grad`` in the autograd graph."""
         acts: list[torch.Tensor] = [None] * self.loaded.n_layers  # type: ignore[list-item]
         name = self.site_name()
 
@@ -108,7 +108,7 @@ class _Setup:
         pre = [(m, grab(i)) for i, m in enumerate(self.sites())]
         ctx = torch.enable_grad() if grad else torch.inference_mode()
         with ctx, hooked(pre=pre, post=self._grad_hooks() if grad else []):
-            out = self.an.forward(torch.tensor([ids]))
+            out = self.an.forward(torch.tensor([self.clean_ids, self.corr_ids]))
             metric = self.metric(out.last_hidden_state)
         return metric, acts
 
@@ -136,28 +136,24 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
         raise InspectError(f"batch must be a positive integer, not {batch!r}")
     t0 = time.perf_counter()
     st = _Setup(loaded, clean, corrupted, answer, wrong, over, max_tokens)
-    clean_metric, clean_acts = st.record(st.clean_ids)
-    if method == "exact":
-        corr_metric, _ = st.record(st.corr_ids)
-    else:
-        corr_metric_t, corr_acts = st.record(st.corr_ids, grad=True)
-    c = float(clean_metric[0])
-    r = float(corr_metric[0]) if method == "exact" else float(corr_metric_t[0].detach())
+    metrics, acts = st.record(grad=method == "attribution")
+    c, r = (float(v) for v in metrics.detach())
     denom = c - r
     if abs(denom) <= 1e-6 * max(1.0, abs(c)):
         raise InspectError(f"the clean and corrupted texts give the same metric ({c:.4g}): there "
                            "is nothing for patching to restore; corrupt the text differently")
     if method == "exact":
-        effect = _exact(st, clean_acts, r, denom, batch, progress)
-    else:
-        grads = torch.autograd.grad(corr_metric_t.sum(), corr_acts)
+        effect = _exact(st, [a[0] for a in acts], r, denom, batch, progress)
+    else:  # the gradient of the corrupted row's metric, at the corrupted activations
+        grads = torch.autograd.grad(metrics[1], acts)
         effect = np.zeros((loaded.n_layers, _width(st)))
-        for layer, (g, a_c, a_r) in enumerate(zip(grads, clean_acts, corr_acts, strict=True)):
-            diff = (a_c.detach().float() - a_r.detach().float()) * g.float()  # (1, S, ·)
+        for layer, (g, a) in enumerate(zip(grads, acts, strict=True)):
+            a = a.detach().float()
+            diff = (a[0] - a[1]) * g[1].float()  # (S, ·)
             if st.over == "heads":
-                per = diff[0].reshape(st.s, loaded.n_heads, -1).sum((0, 2))
+                per = diff.reshape(st.s, loaded.n_heads, -1).sum((0, 2))
             else:
-                per = diff[0].sum(-1)
+                per = diff.sum(-1)
             effect[layer] = per.cpu().double().numpy() / denom
         if progress is not None:
             progress(1, 1)
@@ -186,7 +182,7 @@ def _exact(st: _Setup, clean_acts, corr_metric: float, denom: float, batch: int,
               for layer in range(L) for i in range(0, width, batch)]
     done = 0
     for layer, which in chunks:
-        src = clean_acts[layer][0]  # (S, ·)
+        src = clean_acts[layer]  # (S, ·)
 
         def patch(_m, args, kwargs, which=which, src=src):
             x = input_of(args, kwargs, name).clone()
