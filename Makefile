@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench selftest clean translations translations-update
+.PHONY: run test check lint bench selftest clean translations translations-update
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,9 +31,20 @@ translations-update: $(STAMP)
 run: $(STAMP) $(QM)
 	$(BIN)/python main.py
 
-test: $(STAMP) $(QM)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m ruff check .
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+# the whole suite across both cores; a test module runs whole in one worker (its module-scoped
+# window and models are shared by its tests; modules never share a resource)
+PYTEST_PARALLEL := -n 2 --dist loadfile
+
+lint: $(STAMP)
+	$(BIN)/python -m ruff check .
+	$(BIN)/lint-imports
+
+test: lint $(QM)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+
+# the edit loop: ruff, the import contracts and every test not marked slow
+check: lint $(QM)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow"
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python main.py bench

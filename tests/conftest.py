@@ -39,7 +39,10 @@ def translations_built():
     for ts in sorted(TRANSLATIONS.glob("*.ts")):
         qm = ts.with_suffix(".qm")
         if exe is not None and (not qm.exists() or qm.stat().st_mtime < ts.stat().st_mtime):
-            subprocess.run([exe, "-silent", str(ts), "-qm", str(qm)], check=True)
+            # written aside and renamed: test workers started together may build it at once
+            tmp = qm.with_name(f"{qm.name}.{os.getpid()}.tmp")
+            subprocess.run([exe, "-silent", str(ts), "-qm", str(tmp)], check=True)
+            os.replace(tmp, qm)
     return TRANSLATIONS
 
 

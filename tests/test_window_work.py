@@ -51,7 +51,24 @@ def test_frame_rendered_means_the_layout_is_final(qtbot, window):
     assert len(seen) >= 8 and max(seen) <= 1.0, seen
 
 
-SLOW = AttentionConfig(d_model=2048, n_heads=16, batch=1, seq_len=64, dtype="float16")  # seconds here
+
+
+def _slow_config(seconds: float = 3.0) -> AttentionConfig:
+    """A run whose projections take about `seconds` on this CPU: the slower of float16 and
+    bfloat16 (20-100x slower than float32 without half arithmetic, as fast with AVX512-FP16 or
+    AMX), its batch grown until `engine.speed` estimates that long."""
+    from dataclasses import replace
+
+    from engine.speed import matmul_flops_per_s, projection_seconds
+
+    dtype = min(("float16", "bfloat16"), key=matmul_flops_per_s)
+    cfg = AttentionConfig(d_model=4096, n_heads=32, batch=1, seq_len=64, dtype=dtype)
+    while projection_seconds(cfg) < seconds and cfg.batch < 4096:
+        cfg = replace(cfg, batch=min(4096, cfg.batch * 2))
+    return cfg
+
+
+SLOW = _slow_config()  # seconds here, whatever the CPU
 
 
 def test_a_slow_dtype_run_shows_progress_and_cancels_between_chunks(qtbot, window):
