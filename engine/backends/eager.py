@@ -1,9 +1,11 @@
 """The textbook formula, step by step, in the config dtype.
 
-:func:`eager_steps` computes every (B, H, S, Skv) grid at once (the materialising
-path); :func:`head_rows` computes the same steps for some query rows of one head,
-so long sequences can be inspected a head or a block at a time with the same
-numbers (each step is the same operation on a slice).
+The formula is written once: :func:`block_scores_raw` (Q·Kᵀ of a block of batch rows,
+query heads and query rows, one head at a time), :func:`attention_scores` (scale, ALiBi
+bias, mask) and :func:`attention_weights` (softmax). :func:`eager_steps` applies them to
+the whole (B, H, S, Skv) grid at once (the materialising path); :func:`head_rows` to some
+query rows of one head, so long sequences can be inspected a head or a block at a time
+with the same numbers (each step is the same operation on a slice).
 """
 
 from __future__ import annotations
@@ -23,41 +25,87 @@ def repeat_kv(x: torch.Tensor, group: int) -> torch.Tensor:
     return x[:, :, None].expand(B, Hkv, group, N, Dh).reshape(B, Hkv * group, N, Dh)
 
 
-def per_head_qk(q: torch.Tensor, k: torch.Tensor, group: int) -> torch.Tensor:
-    """Q·Kᵀ (B, H, S, Skv) from q (B, H, S, Dh) and k (B, Hkv, Skv, Dh), one (1, 1, S, Dh) ×
-    (1, 1, Dh, Skv) product per head. torch's CPU kernel for a batch of matrices can round
-    differently from that for one (it picks by shape), so every path (the whole grid, one
-    head, a block of rows) multiplies one head at a time and gets the same numbers."""
+def per_head_qk(q: torch.Tensor, k: torch.Tensor, group: int, first_head: int = 0) -> torch.Tensor:
+    """Q·Kᵀ (B, h, r, Skv) from q (B, h, r, Dh), query heads ``first_head`` … ``first_head+h−1``,
+    and k (B, Hkv, Skv, Dh), every KV head; one (1, 1, r, Dh) × (1, 1, Dh, Skv) product per head
+    (query head j reads KV head j // group). torch's CPU kernel for a batch of matrices can round
+    differently from that for one (it picks by shape), so every path (the whole grid, one head,
+    a block of rows) multiplies one head at a time and gets the same numbers."""
     B, H, S, _ = q.shape
     out = torch.empty(B, H, S, k.shape[2], dtype=q.dtype, device=q.device)
     for b in range(B):
         for h in range(H):
-            kv = h // group
+            kv = (first_head + h) // group
             torch.matmul(q[b : b + 1, h : h + 1], k[b : b + 1, kv : kv + 1].transpose(-2, -1),
                          out=out[b : b + 1, h : h + 1])
     return out
 
 
+def _as_slice(i: int | slice) -> slice:
+    return slice(i, i + 1) if isinstance(i, int) else i
+
+
+def block_scores_raw(call, batch: int | slice = slice(None), heads: int | slice = slice(None),
+                     rows: slice = slice(None), *, scale: float | None = None) -> torch.Tensor:
+    """(b, h, r, Skv) Q·Kᵀ of a block: batch rows ``batch``, query heads ``heads``, query rows
+    ``rows`` (an int is a slice of one), against every key, in q's dtype. ``scale`` multiplies
+    Q first (prescale_q). Equal to that block of the whole grid's product (:func:`per_head_qk`)."""
+    batch, heads = _as_slice(batch), _as_slice(heads)
+    q = call.q[batch, heads, rows]  # (b, h, r, Dh)
+    if scale is not None:
+        q = q * scale
+    first = heads.indices(call.config.n_heads)[0]
+    return per_head_qk(q, call.k[batch], call.config.group_size, first)
+
+
+def attention_scores(call, raw: torch.Tensor | None, batch: int | slice = slice(None),
+                     heads: int | slice = slice(None), rows: slice = slice(None), *,
+                     inplace: bool = False) -> torch.Tensor:
+    """The softmax input of a block, (b, h, r, Skv), from its raw Q·Kᵀ ``raw`` (b, h, r, Skv):
+    the one formula every path uses (the whole grid, one head, a block of rows).
+
+        scores = raw · scale            (prescale_q: (scale·Q)·Kᵀ instead; ``raw`` may be None)
+               + ALiBi bias of heads ``heads``, query rows ``rows``   (h, r, Skv) float32 → dtype
+        masked: where mask[rows] (r, Skv) is False, mask_value
+
+    ``batch``, ``heads``, ``rows`` place the block (absolute indices; an int is a block of one);
+    its keys are all Skv keys, as a softmax row needs. ``inplace`` reuses ``raw``'s memory when
+    the caller does not need it any more (the same numbers). In q's dtype on q's device."""
+    cfg = call.config
+    heads = _as_slice(heads)
+    if cfg.prescale_q:  # the product that stays in range: its own matmul
+        scores = block_scores_raw(call, batch, heads, rows, scale=call.scale)
+    else:
+        scores = raw.mul_(call.scale) if inplace else raw * call.scale
+    # from here on ``scores`` is a tensor of this call's own (or ``raw`` given up): in place
+    bias = call.alibi(heads, rows)  # (h, r, Skv) float32, or None
+    if bias is not None:
+        scores = scores.add_(bias.to(scores.dtype).to(scores.device))
+    mask = call.mask[rows]  # (r, Skv)
+    if not bool(mask.all()):  # masked_fill, as on the slide (where() is the fast form)
+        fill = mask_fill_value(cfg.mask_value, scores.dtype)
+        keep = mask.to(scores.device)
+        scores = scores.masked_fill_(~keep, fill) if inplace else torch.where(keep, scores, fill)
+    return scores
+
+
+def attention_weights(scores: torch.Tensor) -> torch.Tensor:
+    """softmax over the keys (the last axis) of :func:`attention_scores`, in its dtype."""
+    return torch.softmax(scores, dim=-1)
+
+
 def eager_steps(call) -> dict[str, torch.Tensor]:
-    """scores_raw, scores, weights, context for an AttentionCall, all in q's dtype.
+    """scores_raw, scores, weights (B, H, S, Skv) and context (B, H, S, Dh) for an AttentionCall,
+    all in q's dtype: :func:`attention_scores` of the whole grid.
 
     scores_raw = Q·Kᵀ (the product that overflows float16); with prescale_q the
     softmax input is instead (scale·Q)·Kᵀ, which stays in range.
     """
     cfg = call.config
     v = repeat_kv(call.v, cfg.group_size)  # (B, H, Skv, Dh)
-    scores_raw = per_head_qk(call.q, call.k, cfg.group_size)  # (B, H, S, Skv)
-    if cfg.prescale_q:
-        scores = per_head_qk(call.q * call.scale, call.k, cfg.group_size)
-    else:
-        scores = scores_raw * call.scale
-    bias = call.alibi()
-    if bias is not None:
-        scores = scores + bias.to(scores.dtype).to(scores.device)
-    if not bool(call.mask.all()):  # masked_fill, as on the slide (where() is the fast form)
-        fill = mask_fill_value(cfg.mask_value, scores.dtype)
-        scores = torch.where(call.mask.to(scores.device), scores, fill)
-    weights = torch.softmax(scores, dim=-1)
+    scores_raw = block_scores_raw(call)  # (B, H, S, Skv)
+    scores = attention_scores(call, scores_raw)
+    weights = attention_weights(scores)
     context = weights @ v  # (B, H, S, Dh)
     return {"scores_raw": scores_raw, "scores": scores, "weights": weights, "context": context}
 
@@ -65,37 +113,16 @@ def eager_steps(call) -> dict[str, torch.Tensor]:
 def head_scores_raw(call, batch: int, head: int, rows: slice) -> torch.Tensor:
     """(r, Skv) Q·Kᵀ of query rows ``rows`` of one (batch, head), in q's dtype; equal to
     ``eager_steps(call)["scores_raw"][batch, head, rows]``."""
-    kv = head // call.config.group_size
-    # kept 4-D, (1, 1, r, ·), so the product takes the same batched-matmul path as the whole grid
-    q = call.q[batch : batch + 1, head : head + 1, rows]  # (1, 1, r, Dh)
-    k = call.k[batch : batch + 1, kv : kv + 1]  # (1, 1, Skv, Dh)
-    return (q @ k.transpose(-2, -1))[0, 0]
+    return block_scores_raw(call, batch, head, rows)[0, 0]
 
 
 def head_scores(call, batch: int, head: int, rows: slice, raw: torch.Tensor | None, *,
                 inplace: bool = False) -> torch.Tensor:
-    """(r, Skv) softmax input of those rows from their ``raw`` Q·Kᵀ: scaled (or, with
-    prescale_q, recomputed from the prescaled Q: ``raw`` may then be None), ALiBi added,
-    masked; the same operations as :func:`eager_steps`. ``inplace`` reuses ``raw``'s memory
-    when it is not needed any more (same numbers)."""
-    cfg = call.config
-    if cfg.prescale_q:
-        kv = head // cfg.group_size
-        q = call.q[batch : batch + 1, head : head + 1, rows]
-        k = call.k[batch : batch + 1, kv : kv + 1]
-        scores = ((q * call.scale) @ k.transpose(-2, -1))[0, 0]
-    else:
-        scores = raw.mul_(call.scale) if inplace else raw * call.scale
-    bias = call.alibi(slice(head, head + 1), rows)
-    if bias is not None:
-        bias = bias[0].to(scores.dtype).to(scores.device)
-        scores = scores.add_(bias) if inplace or cfg.prescale_q else scores + bias
-    mask = call.mask[rows]
-    if not bool(mask.all()):
-        fill = mask_fill_value(cfg.mask_value, scores.dtype)
-        keep = mask.to(scores.device)
-        scores = scores.masked_fill_(~keep, fill) if inplace or cfg.prescale_q else torch.where(keep, scores, fill)
-    return scores
+    """(r, Skv) softmax input of those rows from their ``raw`` Q·Kᵀ (r, Skv) (None will do with
+    prescale_q): :func:`attention_scores` of the block (batch, head, rows). ``inplace`` reuses
+    ``raw``'s memory when it is not needed any more (same numbers)."""
+    block = None if raw is None else raw[None, None]  # (1, 1, r, Skv), a view
+    return attention_scores(call, block, batch, head, rows, inplace=inplace)[0, 0]
 
 
 def head_rows(call, batch: int, head: int, rows: slice, upto: str = "weights") -> dict[str, torch.Tensor]:
@@ -110,7 +137,7 @@ def head_rows(call, batch: int, head: int, rows: slice, upto: str = "weights") -
     out["scores"] = head_scores(call, batch, head, rows, raw)
     if upto == "scores":
         return out
-    out["weights"] = torch.softmax(out["scores"], dim=-1)
+    out["weights"] = attention_weights(out["scores"])
     return out
 
 
