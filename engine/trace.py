@@ -22,7 +22,7 @@ from . import positional as pe
 from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
-from .inputs import Weights, init_weights, memory_embeddings, token_embeddings, torch_dtype
+from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
 from .masks import build_mask
 from .memory import (
     DEFAULT_MEMORY_BUDGET,
@@ -60,9 +60,12 @@ SMALL_GRIDS = 64 * 2**20
 class AttentionTrace:
     """Every tensor of one attention computation, on the CPU (see DESIGN.md).
 
-    x (B,S,d) · q (B,H,S,Dh) · k, v (B,Hkv,Skv,Dh) · scores_raw, scores, weights
-    (B,H,S,Skv) · mask (S,Skv) · context (B,H,S,Dh) · output (B,S,d) ·
+    x (B,S,d) · memory (B,Skv,d) or None · q (B,H,S,Dh) · k, v (B,Hkv,Skv,Dh) · scores_raw,
+    scores, weights (B,H,S,Skv) · mask (S,Skv) · context (B,H,S,Dh) · output (B,S,d) ·
     softmax_jacobian_norm, entropy (B,H,S).
+
+    ``memory`` is cross-attention's key/value source after its additive positions (float32,
+    what K and V were projected from); None for self-attention, whose source is ``x``.
 
     An eager trace holds its grids from the start. A fused one (sdpa, flash) holds none:
     ``scores_raw``, ``scores`` and ``weights`` are computed on first access (all three at
@@ -79,9 +82,10 @@ class AttentionTrace:
                  backend_impl: str, call: AttentionCall, w_o: torch.Tensor, weights_used: Weights | None = None,
                  grids: dict[str, torch.Tensor] | None = None,
                  timings_ms: dict[str, float] | None = None, budget: int | None = None,
-                 estimate: dict[str, int] | None = None) -> None:
+                 estimate: dict[str, int] | None = None, memory: torch.Tensor | None = None) -> None:
         self.config = config
         self.x, self.q, self.k, self.v = x, q, k, v
+        self.memory = memory  # (B, Skv, d) float32 cross-attention source, or None
         self.mask = mask
         self.context = context  # (B, H, S, Dh): weights·V from the backend that ran
         self.output = output
@@ -530,17 +534,13 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
 
     with torch.inference_mode():
         x0 = (token_embeddings(config) if x is None else x.detach().float().cpu()).clone()
-        kv_src = None if config.kv_len is None else memory_embeddings(config)
+        kv_src = memory_input(config)  # (B, Skv, d) with its additive positions, or None
         Skv = config.key_len
         q_pos, k_pos = pe.query_positions(S, Skv), torch.arange(Skv)
         if config.positional == "sinusoidal":
             x0 += pe.sinusoidal(q_pos, d)
-            if kv_src is not None:
-                kv_src += pe.sinusoidal(k_pos, d)
         elif config.positional == "learned":
             x0 += pe.learned(q_pos, d, config.seed)
-            if kv_src is not None:
-                kv_src += pe.learned(k_pos, d, config.seed)
         w = init_weights(config)
         xd = x0.to(dev, dtype)
         src = xd if kv_src is None else kv_src.to(dev, dtype)
@@ -596,7 +596,7 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
             q=q.cpu(), k=k.cpu(), v=v.cpu(), mask=mask,
             context=context.cpu(), output=output.cpu(),
             backend_impl=impl, call=call, w_o=w_o, weights_used=w, grids=grids,
-            timings_ms=timings, budget=budget, estimate=est,
+            timings_ms=timings, budget=budget, estimate=est, memory=kv_src,
         )
     timings["total"] = (time.perf_counter() - t0) * 1e3
     return trace

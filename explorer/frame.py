@@ -211,7 +211,7 @@ def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> 
     metric = {k: np.where(head_rows > 0, _np(v), np.float32(np.nan)).astype(np.float32) for k, v in m.items()}
     finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
     q_labels, k_labels = token_labels(config)
-    memory = engine.inputs.memory_input(config)
+    memory = trace.memory  # (B, Skv, d) cross-attention source, or None
     out = trace.output.float()
     finite_out = out[torch.isfinite(out)]
     output_scale = float(finite_out.abs().max()) if finite_out.numel() else float("nan")
@@ -290,7 +290,7 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
     share = np.array(shares, np.float64)
     ok = np.isfinite(share) & (head_rows > 0)
     q_labels, k_labels = token_labels(config)
-    memory = engine.inputs.memory_input(config)
+    memory = trace.memory  # (B, Skv, d) cross-attention source, or None
     wts = trace.weights_used
     out = trace.output.float()
     finite_out = out[torch.isfinite(out)]

@@ -16,6 +16,21 @@ from engine.masks import build_mask
 HAS_CUDA = torch.cuda.is_available()
 
 
+@pytest.mark.parametrize("positional", ["none", "sinusoidal", "learned"])
+def test_trace_memory_is_what_keys_and_values_come_from(positional):
+    """trace.memory: cross-attention's (B, Skv, d) source with its additive positions (what the
+    explorer draws), the same every run; None for self-attention."""
+    cfg = AttentionConfig(seq_len=5, kv_len=7, batch=2, positional=positional)
+    tr = run(cfg)
+    assert tr.memory.shape == (2, 7, 64) and tr.memory.dtype == torch.float32
+    assert torch.equal(tr.memory, engine.inputs.memory_input(cfg))
+    w = tr.weights_used
+    k = (tr.memory @ w.w_k).view(2, 7, cfg.kv_heads, -1).transpose(1, 2)
+    v = (tr.memory @ w.w_v).view(2, 7, cfg.kv_heads, -1).transpose(1, 2)
+    assert torch.equal(k, tr.k) and torch.equal(v, tr.v)
+    assert run(cfg.replace(kv_len=None)).memory is None
+
+
 def test_causal_mask_is_bottom_right_aligned():
     m = build_mask(AttentionConfig(seq_len=2, kv_len=5, causal=True))
     assert m.int().tolist() == [[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]
