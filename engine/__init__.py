@@ -5,12 +5,12 @@ Never imports PySide6, pyqtgraph or explorer (a test enforces it).
 
 from .backends import BackendUnavailable, available_backends
 from .config import MAX_SEED, AttentionConfig, ConfigError
+from .costs import stage_costs
 from .diagnostics import (
     head_summary,
     kv_cache_comparison,
     overflow_report,
     scaling_sweep,
-    stage_costs,
     trace_head_summary,
 )
 from .kvcache import DecodeStep, KVCache, decode, decode_step_flops, decode_steps, kv_cache_bytes

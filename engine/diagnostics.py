@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import torch
 
 from .config import AttentionConfig
-from .inputs import generator, torch_dtype
+from .inputs import torch_dtype
 from .kvcache import kv_cache_bytes
 from .rows import HEAD_METRICS, head_metrics, softmax_jacobian_norm, stats_for, weight_row_stats
+from .seeding import generator
 from .trace import AttentionTrace
 
 FLOAT16_MAX = 65504.0
@@ -139,30 +140,6 @@ def _report(cfg: AttentionConfig, inf_raw: int, inf_scores: int, nan_rows: int, 
     if nan_rows and not fully:
         msgs.append(f"{nan_rows} weight rows are NaN.")
     return OverflowReport(inf_raw, inf_scores, nan_rows, fully, max_abs, tuple(msgs))
-
-
-def stage_costs(config: AttentionConfig) -> list[dict]:
-    """FLOPs and bytes moved by each stage (multiply-add = 2 FLOPs).
-
-    Bytes count reading inputs and writing outputs once in the config dtype:
-    what a non-fused implementation moves. The (S, Skv) stages are the O(n²)
-    memory FlashAttention avoids.
-    """
-    B, S, Skv, d = config.batch, config.seq_len, config.key_len, config.d_model
-    H, Hkv, Dh = config.n_heads, config.kv_heads, config.head_dim
-    item = torch.finfo(torch_dtype(config.dtype)).bits // 8
-    grid = B * H * S * Skv
-    return [
-        {"stage": "QKV projection", "flops": 2 * B * (S * d * H * Dh + 2 * Skv * d * Hkv * Dh),
-         "bytes": item * (B * S * d + B * Skv * d + d * (H + 2 * Hkv) * Dh + B * (S * H + 2 * Skv * Hkv) * Dh)},
-        {"stage": "scores QKᵀ", "flops": 2 * grid * Dh,
-         "bytes": item * (B * H * S * Dh + B * Hkv * Skv * Dh + grid)},
-        {"stage": "softmax", "flops": 5 * grid, "bytes": item * 2 * grid},
-        {"stage": "weights·V", "flops": 2 * grid * Dh,
-         "bytes": item * (grid + B * Hkv * Skv * Dh + B * H * S * Dh)},
-        {"stage": "output projection", "flops": 2 * B * S * d * d,
-         "bytes": item * (2 * B * S * d + d * d)},
-    ]
 
 
 def kv_cache_comparison(config: AttentionConfig, n_layers: int = 32, tokens: int = 8192) -> dict[str, int]:

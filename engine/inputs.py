@@ -1,8 +1,8 @@
 """Seeded inputs and weights: the same config always gives the same numbers.
 
-Each kind of random tensor has its own generator, derived from (seed, purpose),
-so that dragging seq_len does not reshuffle the weights and a token keeps its
-embedding wherever it appears.
+Each kind of random tensor has its own generator (engine.seeding.generator), derived
+from (seed, purpose), so that dragging seq_len does not reshuffle the weights and a
+token keeps its embedding wherever it appears.
 """
 
 from __future__ import annotations
@@ -10,26 +10,23 @@ from __future__ import annotations
 import math
 import os
 import threading
-import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
 import torch
 
 from .config import AttentionConfig
+from .positional import learned, sinusoidal
+from .seeding import generator
+
+__all__ = ["TORCH_DTYPES", "WEIGHT_CACHE", "Weights", "generator", "init_weights", "memory_embeddings",
+           "memory_input", "token_embeddings", "torch_dtype"]
 
 TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
 def torch_dtype(name: str) -> torch.dtype:
     return TORCH_DTYPES[name]
-
-
-def generator(seed: int, purpose: str) -> torch.Generator:
-    """A CPU generator for one purpose ("x", "w_q", "token:cat", ...)."""
-    g = torch.Generator()
-    g.manual_seed((seed * 1_000_003 + zlib.crc32(purpose.encode())) % (2**63))
-    return g
 
 
 def token_embeddings(config: AttentionConfig) -> torch.Tensor:
@@ -63,14 +60,12 @@ def memory_input(config: AttentionConfig) -> torch.Tensor | None:
     self-attention (keys and values come from X)."""
     if config.kv_len is None:
         return None
-    from . import positional as pe
-
     mem = memory_embeddings(config)
     k_pos = torch.arange(config.key_len)
     if config.positional == "sinusoidal":
-        mem += pe.sinusoidal(k_pos, config.d_model)
+        mem += sinusoidal(k_pos, config.d_model)
     elif config.positional == "learned":
-        mem += pe.learned(k_pos, config.d_model, config.seed)
+        mem += learned(k_pos, config.d_model, config.seed)
     return mem
 
 

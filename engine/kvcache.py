@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import torch
 
-from . import positional as pe
 from .backends.eager import repeat_kv
 from .config import AttentionConfig, ConfigError
 from .inputs import init_weights, token_embeddings, torch_dtype
 from .masks import build_mask, mask_fill_value
 from .memory import check_decode_memory
+from .positional import alibi_bias, learned, rope, sinusoidal
 
 
 def kv_cache_bytes(config: AttentionConfig, n_layers: int = 1, tokens: int | None = None) -> int:
@@ -118,14 +118,14 @@ def decode_steps(config: AttentionConfig, x: torch.Tensor | None = None, *,
         x0 = token_embeddings(config) if x is None else torch.as_tensor(x).float().clone()
         pos = torch.arange(S)
         if config.positional == "sinusoidal":
-            x0 += pe.sinusoidal(pos, d)
+            x0 += sinusoidal(pos, d)
         elif config.positional == "learned":
-            x0 += pe.learned(pos, d, config.seed)
+            x0 += learned(pos, d, config.seed)
         x0 = x0.to(dtype)  # (B, S, d)
         w = init_weights(config)
         w_q, w_k, w_v, w_o = (t.to(dtype) for t in (w.w_q, w.w_k, w.w_v, w.w_o))
         mask = build_mask(causal)  # row t: which of keys 0…t token t may see
-        bias = pe.alibi_bias(H, S, S).to(dtype) if config.positional == "alibi" else None
+        bias = alibi_bias(H, S, S).to(dtype) if config.positional == "alibi" else None
         fill = mask_fill_value(config.mask_value, dtype)
         cache = KVCache(B, Hkv, S, Dh, dtype)
     scale = config.effective_scale
@@ -137,7 +137,7 @@ def decode_steps(config: AttentionConfig, x: torch.Tensor | None = None, *,
         k = (xs @ w_k).view(B, n, Hkv, Dh).transpose(1, 2)
         v = (xs @ w_v).view(B, n, Hkv, Dh).transpose(1, 2)
         if config.positional == "rope":
-            q, k = pe.rope(q, pos[p0 : p0 + n]), pe.rope(k, pos[p0 : p0 + n])
+            q, k = rope(q, pos[p0 : p0 + n]), rope(k, pos[p0 : p0 + n])
         return q, k, v
 
     def attend(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, rows: slice, n: int):

@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from .inputs import generator
+from .seeding import generator
 
 
 def query_positions(seq_len: int, key_len: int) -> torch.Tensor:

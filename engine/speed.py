@@ -14,7 +14,7 @@ import time
 import torch
 
 from .config import AttentionConfig
-from .diagnostics import stage_costs
+from .costs import stage_costs
 from .inputs import torch_dtype
 
 _RATES: dict[tuple[str, str], float] = {}

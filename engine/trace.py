@@ -18,7 +18,6 @@ from dataclasses import replace
 
 import torch
 
-from . import positional as pe
 from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
@@ -32,7 +31,7 @@ from .memory import (
     memory_estimate,
     row_slices,
 )
-from .positional import query_positions
+from .positional import learned, query_positions, rope, sinusoidal
 from .rows import (
     key_distances,
     pool_tiles,
@@ -536,11 +535,11 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         x0 = (token_embeddings(config) if x is None else x.detach().float().cpu()).clone()
         kv_src = memory_input(config)  # (B, Skv, d) with its additive positions, or None
         Skv = config.key_len
-        q_pos, k_pos = pe.query_positions(S, Skv), torch.arange(Skv)
+        q_pos, k_pos = query_positions(S, Skv), torch.arange(Skv)
         if config.positional == "sinusoidal":
-            x0 += pe.sinusoidal(q_pos, d)
+            x0 += sinusoidal(q_pos, d)
         elif config.positional == "learned":
-            x0 += pe.learned(q_pos, d, config.seed)
+            x0 += learned(q_pos, d, config.seed)
         w = init_weights(config)
         xd = x0.to(dev, dtype)
         src = xd if kv_src is None else kv_src.to(dev, dtype)
@@ -563,7 +562,7 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         k = _split_heads(_project(src, w.w_k.to(dev, dtype), chunks, tick), config.kv_heads)  # (B, Hkv, Skv, Dh)
         v = _split_heads(_project(src, w.w_v.to(dev, dtype), chunks, tick), config.kv_heads)
         if config.positional == "rope":
-            q, k = pe.rope(q, q_pos.to(dev)), pe.rope(k, k_pos.to(dev))
+            q, k = rope(q, q_pos.to(dev)), rope(k, k_pos.to(dev))
         # contiguous (B, heads, N, Dh), not views of the (B, N, heads·Dh) projections: torch's
         # fused kernels run about twice as fast on them, and the eager steps, a head's grid and
         # a block of rows then all multiply the same layout (the same numbers)
