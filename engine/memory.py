@@ -130,7 +130,7 @@ def _fused_parts(c: AttentionConfig) -> tuple[int, int]:
     trace's (S, Skv) bool mask, one shared mask plane for the kernel (none for plain causal
     self-attention), ALiBi's bias one chunk of heads at a time, and the kernel's float32
     accumulators."""
-    from .backends import FUSED_WORKSPACE, head_chunks
+    from .backends.common import FUSED_WORKSPACE, head_chunks
 
     item = _ITEMSIZE[c.dtype]
     B, S, Skv, H = c.batch, c.seq_len, c.key_len, c.n_heads

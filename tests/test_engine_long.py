@@ -23,6 +23,7 @@ import torch
 
 import engine
 import engine.backends
+import engine.backends.common
 import engine.memory
 import engine.trace
 from engine import AttentionConfig, ConfigError, run
@@ -264,7 +265,7 @@ def test_alibi_in_chunks_of_heads_matches_eager(monkeypatch, backend, kv):
     split or whole): still eager's output."""
     cfg = AttentionConfig(d_model=64, n_heads=8, n_kv_heads=kv, seq_len=33, kv_len=40, positional="alibi",
                           causal=True, backend=backend)
-    monkeypatch.setattr(engine.backends, "FUSED_WORKSPACE", 33 * 40 * 8)
+    monkeypatch.setattr(engine.backends.common, "FUSED_WORKSPACE", 33 * 40 * 8)
     tr = run(cfg)
     assert tr.backend_max_abs_diff < 1e-5
 

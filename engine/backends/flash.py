@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from . import BackendUnavailable, fused_attention
+from .common import BackendUnavailable, fused_attention
 from .eager import unavailable_reason as _device_reason
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from . import fused_attention
+from .common import fused_attention
 from .eager import unavailable_reason as _device_reason
 
 _KERNEL_NAMES = {0: "math", 1: "flash", 2: "efficient", 3: "cudnn", 4: "overrideable"}
