@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import capture
 from .anatomy import bos_id, cache_of, special_ids, vocab_size
+from .capture import capturing
 from .errors import InspectError
 
 DETECTOR_NAMES = ("previous_token", "duplicate_token", "induction")
@@ -108,7 +108,7 @@ def all_head_scores(loaded, *, n_tokens: int | None = None, batch: int = DEFAULT
     rows = {k: p.sum(-1) > 0 for k, p in patterns.items()}  # (B, S): queries the pattern covers
     dev = loaded.input_device
     out = {k: np.zeros((loaded.n_layers, loaded.n_heads), dtype=np.float32) for k in DETECTOR_NAMES}
-    with torch.inference_mode(), capture.capturing() as cap:
+    with torch.inference_mode(), capturing() as cap:
         loaded.model(input_ids=ids.to(dev), attention_mask=torch.ones_like(ids).to(dev),
                      **getattr(loaded, "_forward_kwargs", {}))
     if cap.calls != loaded.n_layers:

@@ -1,4 +1,5 @@
-"""A saved training run: a folder that ``Trainer.load`` continues and ``load_model`` opens.
+"""A saved training run: a folder that ``Trainer.load`` continues and ``load_model`` opens
+(through :mod:`engine.models.training_run`, which reads it with this module).
 
 Layout (format ``attention-explorer.training-run``, version 1)::
 
@@ -21,15 +22,15 @@ import json
 import os
 import shutil
 import tempfile
-import types
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from ..config import ConfigError
 from .config import TrainConfig
 from .model import TinyTransformer
-from .symbols import SymbolTokenizer
 
 FORMAT = "attention-explorer.training-run"
 VERSION = 1
@@ -196,17 +197,16 @@ def load_weights(model: TinyTransformer, folder: Path) -> None:
     model.load_state_dict({k: v.to(torch.float32) for k, v in stored.items()})
 
 
-def load_run(folder: str | os.PathLike, *, threads: int | None = 1):
-    """A Trainer holding the saved run, continuing exactly where it stopped (same data, same
-    dropout masks, same optimiser moments: N steps + save + load + M steps = N + M steps)."""
-    from .trainer import Trainer, TrainStep
-
-    folder, head, config = read_run_header(folder)
-    trainer = Trainer(config, threads=threads)
+def restore_run(trainer, folder: Path, head: dict, step_from_dict: Callable[[dict], Any]) -> None:
+    """Put the run saved in ``folder`` into ``trainer``, a fresh Trainer of its config
+    (``head`` and the config from :func:`read_run_header`): weights, history (each step
+    through ``step_from_dict``), the data generator, the dropout masks and the optimiser's
+    moments, so it continues exactly where it stopped (N steps + save + load + M steps =
+    N + M steps). ``Trainer.load`` calls it; this module never imports the trainer."""
     load_weights(trainer.model, folder)
     history = _read_json(folder / HISTORY_FILE)
     try:
-        trainer.history = [TrainStep.from_dict(d) for d in history]
+        trainer.history = [step_from_dict(d) for d in history]
     except (TypeError, KeyError, ValueError, AttributeError):
         raise RunFolderError(f"{HISTORY_FILE} in {folder} is not a list of training steps") from None
     done = head.get("steps_done")
@@ -222,51 +222,13 @@ def load_run(folder: str | os.PathLike, *, threads: int | None = 1):
     except (KeyError, ValueError, TypeError, RuntimeError) as exc:
         raise RunFolderError(f"the optimiser state in {folder} cannot be restored: "
                              f"{' '.join(str(exc).split())[:160]}") from None
-    return trainer
 
 
 # ---- opening a run in the model panels ----------------------------------------------------
-class TrainedTinyTransformer(torch.nn.Module):
-    """A saved run shaped like the part of a Hugging Face model that
-    :class:`engine.models.LoadedModel` uses: ``config`` (``model_type``,
-    ``num_hidden_layers``, ``hidden_size``, ``max_position_embeddings``, ...),
-    ``get_input_embeddings()``, and ``forward(input_ids, attention_mask)`` returning
-    ``last_hidden_state`` (B, T, D), with every layer's attention going through
-    :func:`engine.models.capture.explorer_attention` so the panels capture Q, K, V and the
-    weights like any model's."""
+def open_for_inspection(folder: str | os.PathLike):
+    """Moved to :func:`engine.models.training_run.open_for_inspection` (the model side opens a
+    run; this package never needs engine.models). Kept only until engine/models/loader.py
+    imports it from there; then delete this function."""
+    from ..models.training_run import open_for_inspection as open_run
 
-    def __init__(self, core: TinyTransformer) -> None:
-        super().__init__()
-        self.core = core
-        c = core.config
-        self.config = types.SimpleNamespace(
-            model_type="tiny-transformer", num_hidden_layers=c.n_layers, hidden_size=c.d_model,
-            num_attention_heads=c.n_heads, num_key_value_heads=c.kv_heads,
-            max_position_embeddings=c.seq_len, vocab_size=c.vocab, training_config=c.to_dict())
-
-    def get_input_embeddings(self) -> torch.nn.Embedding:
-        return self.core.tok_emb
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None):
-        from ..models import capture
-
-        res = self.core(input_ids, key_mask=attention_mask, attend=capture.explorer_attention)
-        return types.SimpleNamespace(last_hidden_state=res.hidden, logits=res.logits)
-
-
-def open_for_inspection(folder: str | os.PathLike) -> tuple[TrainedTinyTransformer, SymbolTokenizer, list[str]]:
-    """(model in eval mode, tokenizer, notices) of a saved run, for ``engine.models.load_model``."""
-    folder, head, config = read_run_header(folder)
-    core = TinyTransformer(config)
-    load_weights(core, folder)
-    model = TrainedTinyTransformer(core).eval()
-    tokenizer = SymbolTokenizer(config)
-    steps = head.get("steps_done")
-    example = "".join(tokenizer.vocab[len(config.specials):][:6])
-    notices = [
-        f"A training-lab run: {config.summary()}, {steps} steps.",
-        f"Its tokens are the task's symbols: type e.g. '{example} {example}' (spaces are ignored, "
-        "characters outside the vocabulary skipped); <bos> comes first as in training.",
-    ]
-    return model, tokenizer, notices
-
+    return open_run(folder)

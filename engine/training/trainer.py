@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from .config import TrainConfig
 from .model import TinyTransformer, init_generator
 from .optim import AdamW
+from .run_folder import read_run_header, restore_run, save_run
 from .scores import head_scores
 from .symbols import symbols
 from .tasks import IGNORE, Batch, make_batch, probe_prefixes
@@ -313,16 +314,16 @@ class Trainer:
     # ---- keeping a run -------------------------------------------------------------
     def save(self, folder: str | Path) -> Path:
         """Write the run to ``folder`` (see :mod:`engine.training.run_folder`); returns it."""
-        from .run_folder import save_run
-
         return save_run(self, folder)
 
     @classmethod
     def load(cls, folder: str | Path, *, threads: int | None = 1) -> Trainer:
-        """The run saved in ``folder``, ready to continue exactly where it stopped."""
-        from .run_folder import load_run
-
-        return load_run(folder, threads=threads)
+        """The run saved in ``folder``, ready to continue exactly where it stopped (same data,
+        same dropout masks, same optimiser moments: N steps + save + load + M steps = N + M)."""
+        folder, head, config = read_run_header(folder)
+        trainer = cls(config, threads=threads)
+        restore_run(trainer, folder, head, TrainStep.from_dict)
+        return trainer
 
 
 def induction_reached(step: TrainStep) -> bool:
