@@ -14,34 +14,15 @@ from tests.import_graph import find_cycles, format_cycle, import_edges, import_g
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Edges waiting for an edit of engine/models/loader.py (another change owns that file): its
-#: ``from . import capture`` reads the engine.models facade (→ ``from .capture import ...``),
-#: and it opens a training run through engine.training.run_folder.open_for_inspection, a shim
-#: that reaches back into engine.models (→ ``from .training_run import open_for_inspection``,
-#: then delete the shim). Once an edge is gone the test says so: remove it here.
-PENDING_EDGES = {
-    ("engine.models.loader", "engine.models"),
-    ("engine.training.run_folder", "engine.models"),
-    ("engine.training.run_folder", "engine.models.training_run"),
-}
-
-
-def cycles_of(packages: list[str], pending: set[tuple[str, str]] = frozenset()) -> str:
-    """The cycles of ``packages`` (ignoring the ``pending`` edges), one a line, with where each
-    import is; "" when there is none."""
+def cycles_of(packages: list[str]) -> str:
+    """The cycles of ``packages``, one a line, with where each import is; "" when there is none."""
     edges = import_edges(ROOT, packages)
-    graph = import_graph(ROOT, packages)
-    for src, dst in pending:
-        graph.get(src, set()).discard(dst)
-    return "\n".join(format_cycle(c, edges) for c in find_cycles(graph))
+    return "\n".join(format_cycle(c, edges) for c in find_cycles(import_graph(ROOT, packages)))
 
 
 def test_engine_has_no_import_cycle():
-    found = cycles_of(["engine"], PENDING_EDGES)
+    found = cycles_of(["engine"])
     assert not found, f"import cycles in engine/:\n{found}"
-    edges = import_edges(ROOT, ["engine"])
-    gone = sorted(e for e in PENDING_EDGES if e not in edges)
-    assert not gone, f"no longer imported, remove from PENDING_EDGES: {gone}"
 
 
 def test_the_import_graph_sees_what_python_runs(tmp_path):

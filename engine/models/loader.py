@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from ..memory import format_bytes
-from . import capture
+from .capture import IMPLEMENTATION, StopForward, capturing, register
 from .errors import InspectError, ModelLoadError
 from .files import (
     FolderInfo,
@@ -318,7 +318,8 @@ def _load_training_run(folder: Path, *, source: str, device: str) -> LoadedModel
     """A training-lab run: its own tiny transformer (attention through :mod:`.capture` like a
     transformers model) and a tokenizer of the task's symbols."""
     from ..config import ConfigError
-    from ..training.run_folder import RunFolderError, open_for_inspection
+    from ..training.run_folder import RunFolderError
+    from .training_run import open_for_inspection
 
     try:
         model, tokenizer, notices = open_for_inspection(folder)
@@ -429,10 +430,10 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
                 f"{format_bytes(limit)} of {where} is available. Try a smaller model, fewer "
                 "layers, half precision, or a machine with more memory.", reason="too_large")
 
-    capture.register()
+    register()
     kwargs = {
         "config": cfg,
-        "attn_implementation": capture.IMPLEMENTATION,
+        "attn_implementation": IMPLEMENTATION,
         "trust_remote_code": trust_remote_code,
         "local_files_only": True,
         "weights_only": True,
@@ -561,7 +562,7 @@ class LoadedModel:
             self._forward_kwargs["use_cache"] = False
         ids = self.tokenizer(PROBE_TEXT)["input_ids"][:8] or [0]
         try:
-            with torch.inference_mode(), capture.capturing() as cap:
+            with torch.inference_mode(), capturing() as cap:
                 self.model(input_ids=torch.tensor([ids], device=self.input_device),
                            attention_mask=torch.ones(1, len(ids), dtype=torch.long,
                                                      device=self.input_device),
@@ -668,11 +669,11 @@ class LoadedModel:
         stop = None if need_hidden or last == self.n_layers - 1 else last
         wanted = None if len(layer_list) == self.n_layers else set(layer_list)
         hidden = None
-        with torch.inference_mode(), capture.capturing(wanted, stop) as cap:
+        with torch.inference_mode(), capturing(wanted, stop) as cap:
             try:
                 out = self.model(input_ids=input_ids, attention_mask=mask, **self._forward_kwargs)
                 hidden = out.last_hidden_state[0]
-            except capture.StopForward:
+            except StopForward:
                 pass
         expected = self.n_layers if stop is None else stop + 1
         if cap.calls != expected or any(layer not in cap.records for layer in layer_list):

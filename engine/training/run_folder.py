@@ -222,13 +222,3 @@ def restore_run(trainer, folder: Path, head: dict, step_from_dict: Callable[[dic
     except (KeyError, ValueError, TypeError, RuntimeError) as exc:
         raise RunFolderError(f"the optimiser state in {folder} cannot be restored: "
                              f"{' '.join(str(exc).split())[:160]}") from None
-
-
-# ---- opening a run in the model panels ----------------------------------------------------
-def open_for_inspection(folder: str | os.PathLike):
-    """Moved to :func:`engine.models.training_run.open_for_inspection` (the model side opens a
-    run; this package never needs engine.models). Kept only until engine/models/loader.py
-    imports it from there; then delete this function."""
-    from ..models.training_run import open_for_inspection as open_run
-
-    return open_run(folder)
