@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from .errors import InspectError, ModelLoadError
 from .metrics import METRIC_NAMES
@@ -153,32 +154,21 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
         print(f"error: --text: {_one_line(exc)}", file=err)
         return 2
 
-    try:
-        loaded = load_model(model, device=device, allow_download=allow_download,
-                             trust_remote_code=False)
-    except ModelLoadError as exc:
-        print(f"error: {_one_line(exc)}", file=err)
-        return 1
-    except Exception as exc:  # an unexpected failure inside transformers
-        print(f"error: the model could not be loaded: {_one_line(exc)}", file=err)
-        return 1
-    try:
-        trace = loaded.inspect(text, layers=layer_list)
-    except InspectError as exc:
-        print(f"error: {_one_line(exc)}", file=err)
-        return 2
-    except Exception as exc:
-        print(f"error: inspecting the model failed: {_one_line(exc)}", file=err)
-        return 1
-    try:
-        extra = _circuits_parts(loaded, text, circuits=circuits, logit_lens=logit_lens,
-                                attribute=attribute, patch=patch, answer=answer, wrong=wrong)
-    except InspectError as exc:
-        print(f"error: {_one_line(exc)}", file=err)
-        return 1
-    except Exception as exc:
-        print(f"error: the circuits analysis failed: {_one_line(exc)}", file=err)
-        return 1
+    loaded, status = _attempt(
+        lambda: load_model(model, device=device, allow_download=allow_download, trust_remote_code=False),
+        err, refused=(ModelLoadError, 1), failed="the model could not be loaded")
+    if status:
+        return status
+    trace, status = _attempt(lambda: loaded.inspect(text, layers=layer_list), err,
+                             refused=(InspectError, 2), failed="inspecting the model failed")
+    if status:
+        return status
+    extra, status = _attempt(
+        lambda: _circuits_parts(loaded, text, circuits=circuits, logit_lens=logit_lens,
+                                attribute=attribute, patch=patch, answer=answer, wrong=wrong),
+        err, refused=(InspectError, 1), failed="the circuits analysis failed")
+    if status:
+        return status
     scores = extra.pop("scores", None)
     if as_json:
         doc = trace_to_dict(model, loaded, trace, scores)
@@ -199,6 +189,22 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
             if key in extra:
                 out.write("\n" + fmt(extra[key]))
     return 0
+
+
+def _attempt(work: Callable[[], Any], err: TextIO, *, refused: tuple[type[Exception], int],
+             failed: str) -> tuple[Any, int]:
+    """``(work(), 0)``, or ``(None, exit status)`` with the error's one line on ``err``: the
+    expected refusal ``refused = (exception class, status)`` as its own message, anything else
+    (an unexpected failure inside transformers or torch) as ``failed: message`` with status 1."""
+    expected, status = refused
+    try:
+        return work(), 0
+    except expected as exc:
+        print(f"error: {_one_line(exc)}", file=err)
+        return None, status
+    except Exception as exc:
+        print(f"error: {failed}: {_one_line(exc)}", file=err)
+        return None, 1
 
 
 def _circuits_parts(loaded, text, *, circuits, logit_lens, attribute, patch, answer, wrong) -> dict:
