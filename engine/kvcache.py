@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 import torch
 
-from .backends.eager import repeat_kv
+from .backends.common import AttentionCall
+from .backends.eager import attention_scores, attention_weights, block_scores_raw, repeat_kv
 from .config import AttentionConfig, ConfigError
 from .inputs import init_weights, token_embeddings, torch_dtype
-from .masks import build_mask, mask_fill_value
+from .masks import build_mask
 from .memory import check_decode_memory
-from .positional import alibi_bias, learned, rope, sinusoidal
+from .positional import learned, rope, sinusoidal
 
 
 def kv_cache_bytes(config: AttentionConfig, n_layers: int = 1, tokens: int | None = None) -> int:
@@ -56,6 +57,21 @@ class KVCache:
         self.v[:, :, self.offset : self.offset + n] = v
         self.offset += n
         return self.k[:, :, : self.offset], self.v[:, :, : self.offset]
+
+
+def block_call(config: AttentionConfig, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+               mask: torch.Tensor) -> AttentionCall:
+    """The AttentionCall of a decoding block of the causal self-attention ``config``: the last
+    r = q.shape[2] queries of the first n = k.shape[2] tokens (positions n − r … n − 1) over
+    keys 0 … n − 1, with ``mask`` (r, n) those rows and keys of the sequence's mask. Its
+    config is that block's own (S = r, Skv = n: bottom-right causal puts the queries there;
+    only the sequence's padding that has been reached), so the eager backend's formula
+    (``block_scores_raw`` → ``attention_scores``: scale, ALiBi of these positions, mask →
+    ``attention_weights``) gives the same cells as the whole grid's rows n − r … n − 1."""
+    r, n = q.shape[2], k.shape[2]
+    block = config.replace(seq_len=r, kv_len=n, pad=max(0, n - (config.seq_len - config.pad)),
+                           tokens=None)
+    return AttentionCall(block, q, k, v, mask, None, config.effective_scale)
 
 
 @dataclass(frozen=True)
@@ -125,10 +141,7 @@ def decode_steps(config: AttentionConfig, x: torch.Tensor | None = None, *,
         w = init_weights(config)
         w_q, w_k, w_v, w_o = (t.to(dtype) for t in (w.w_q, w.w_k, w.w_v, w.w_o))
         mask = build_mask(causal)  # row t: which of keys 0…t token t may see
-        bias = alibi_bias(H, S, S).to(dtype) if config.positional == "alibi" else None
-        fill = mask_fill_value(config.mask_value, dtype)
         cache = KVCache(B, Hkv, S, Dh, dtype)
-    scale = config.effective_scale
 
     def project(xs: torch.Tensor, p0: int):
         """xs (B, n, d) at positions p0…: q (B, H, n, Dh), k, v (B, Hkv, n, Dh)."""
@@ -141,17 +154,12 @@ def decode_steps(config: AttentionConfig, x: torch.Tensor | None = None, *,
         return q, k, v
 
     def attend(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, rows: slice, n: int):
-        """q (B, H, r, Dh) over keys, values (B, Hkv, n, Dh): weights (B, H, r, n), context."""
-        keys, values = repeat_kv(keys, config.group_size), repeat_kv(values, config.group_size)
-        qs = q * scale if config.prescale_q else q
-        s = qs @ keys.transpose(-2, -1)  # (B, H, r, n)
-        if not config.prescale_q:
-            s = s * scale
-        if bias is not None:
-            s = s + bias[:, rows, :n]
-        s = s.masked_fill(~mask[rows, :n], fill)
-        wts = torch.softmax(s, dim=-1)
-        return wts, wts @ values
+        """q (B, H, r, Dh) of query rows ``rows`` over the first n keys, values (B, Hkv, n, Dh):
+        weights (B, H, r, n), context (B, H, r, Dh), by the eager backend's formula."""
+        call = block_call(causal, q, keys, values, mask[rows, :n])
+        raw = None if config.prescale_q else block_scores_raw(call)  # prescale_q: its own product
+        wts = attention_weights(attention_scores(call, raw, inplace=True))
+        return wts, wts @ repeat_kv(values, config.group_size)
 
     def cached_step(t: int):
         q, k, v = project(x0[:, t : t + 1], t)  # (B, H, 1, Dh), (B, Hkv, 1, Dh)
