@@ -20,7 +20,7 @@ pytest.importorskip("pytestqt")
 import engine
 from engine import AttentionConfig
 from engine.rows import pool_tiles
-from explorer.figures.plots import plot_title
+from explorer.figures.text import plot_title
 from explorer.frame import LOD_CELLS, build_frame
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ import pytest
 from engine import AttentionConfig, memory_estimate
 from engine.memory import BUDGET_ENV
 from engine.profile import BACKENDS, length_profile, point_config, profile_plan
-from explorer.figures.plots import plot_title
+from explorer.figures.text import plot_title
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = AttentionConfig(d_model=32, n_heads=2)

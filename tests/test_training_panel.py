@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QSli
 
 from engine.training import TrainConfig
 from explorer.figures.layout import text_boxes
-from explorer.figures.plots import plot_title
+from explorer.figures.text import plot_title
 from explorer.training.panel import DRAW_BUDGET, REDRAW_S
 from explorer.training.series import MAX_POINTS
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QWidget
 import explorer
 from engine import AttentionConfig
 from explorer.figures.heatmap import colorize
-from explorer.figures.plots import plot_title, use_runs_title
+from explorer.figures.text import plot_title, use_runs_title
 from explorer.window import MainWindow
 
 TIMEOUT = 20_000
@@ -682,7 +682,8 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
     """A title wider than its plot breaks between words onto a second line and the title row
     grows to show it (not cut off mid-word); a shorter title afterwards keeps that height (no
     jumping plot while a readout changes), a wider plot gives it back."""
-    from explorer.figures.plots import add_plot, set_plot_title, unbroken
+    from explorer.figures.plots import add_plot, set_plot_title
+    from explorer.figures.text import unbroken
     from explorer.figures.themes import DARK
 
     glw = pg.GraphicsLayoutWidget()
@@ -721,7 +722,7 @@ def test_a_long_title_wraps_and_its_row_holds_the_height(qtbot):
 def test_titles_keep_their_markup_as_runs():
     """The panels' title markup (bold, coloured spans, line breaks, entities) becomes styled
     runs: what RunsLabel draws instead of a rich-text document."""
-    from explorer.figures.plots import parse_runs
+    from explorer.figures.text import parse_runs
 
     lines = parse_runs("<b>head 1</b> · kv 0 <span style='color:#8b949e'>8×8 &lt;x&gt;</span><br>"
                        "<span style='font-weight:600'>total</span>")
@@ -731,7 +732,7 @@ def test_titles_keep_their_markup_as_runs():
 
 def test_title_label_draws_its_text(qtbot, w):
     """A panel title is a RunsLabel that lays out its whole text (not clipped to nothing)."""
-    from explorer.figures.plots import RunsLabel
+    from explorer.figures.text import RunsLabel
 
     show(qtbot, w, AttentionConfig(seq_len=7))
     label = use_runs_title(w.panel("heads").big.item)
@@ -746,7 +747,7 @@ def test_tile_title_is_shortened_to_its_tile(qtbot):
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QGraphicsRectItem
 
-    from explorer.figures.plots import TileLabel, _truncated, parse_runs
+    from explorer.figures.text import TileLabel, parse_runs, truncated_runs
 
     def drawn(label):
         return "".join(t for layout in label._layouts for t in [layout.text()])
@@ -765,7 +766,7 @@ def test_tile_title_is_shortened_to_its_tile(qtbot):
         fitting = []  # every shortening that fits: the label shows the longest
         for n in range(1, len("weights·V head 1 · 10×16")):
             probe = TileLabel(parent)
-            probe.set_runs([_truncated(runs[0], n)], QFont(), QColor("white"))
+            probe.set_runs([truncated_runs(runs[0], n)], QFont(), QColor("white"))
             if probe.boundingRect().width() - 2 * probe.MARGIN <= room:
                 fitting.append(drawn(probe))
         assert text == fitting[-1]

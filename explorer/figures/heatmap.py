@@ -27,7 +27,8 @@ from PySide6.QtGui import QBrush, QColor, QImage, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
-from .plots import LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot, titled
+from .plots import LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .text import titled
 from .themes import Theme
 from .token_axis import TokenAxis
 

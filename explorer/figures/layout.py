@@ -11,13 +11,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem, QGraphicsView, QWidget
 
-from .plots import _RunsItem
+from .text import RunsItem
 from .token_axis import TokenAxis
 
 
 def _text_of(item: QGraphicsItem) -> str | None:
-    if isinstance(item, _RunsItem):
-        return "".join(t for line in item._runs[0] for t, _b, _c in line)
+    if isinstance(item, RunsItem):
+        return item.plain_text()
     if isinstance(item, QGraphicsTextItem):
         return item.toPlainText()
     return None
@@ -54,9 +54,9 @@ def text_boxes(widget: QWidget) -> list[tuple[QGraphicsView, list[tuple[str, QRe
             if isinstance(item, QGraphicsTextItem):  # the text, not the document's margins
                 m = item.document().documentMargin()
                 ink = ink.adjusted(m, m, -m, -m)
-            if isinstance(item, _RunsItem) and item._layouts:  # the lines' ink, not the margins
+            if isinstance(item, RunsItem) and item.layouts:  # the lines' ink, not the margins
                 ink = QRectF()
-                for layout in item._layouts:
+                for layout in item.layouts:
                     for i in range(layout.lineCount()):
                         line = layout.lineAt(i)
                         ink = ink.united(QRectF(line.position().x(), line.position().y(),

@@ -26,12 +26,14 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from .heatmap import CellImage, colorize
-from .plots import TileLabel, upright
+from .text import TileLabel, upright
 
 Cell = tuple[int, int, int]  # (tile, row, col)
 
 
-def _path_item(z: float, pen: bool = True) -> QGraphicsPathItem:
+def path_item(z: float, pen: bool = True) -> QGraphicsPathItem:
+    """An empty path item at z-value `z` for outlines and markers (no brush; no pen either
+    unless `pen`: a filled-only path is given a brush later)."""
     item = QGraphicsPathItem()
     item.setZValue(z)
     item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
@@ -61,14 +63,14 @@ class MatrixGrid:
         self.image = CellImage(lambda pos: self.cell_at(QPointF(pos.x() / self.px, pos.y() / self.px)),
                                lambda cell: self.on_hover and self.on_hover(cell),
                                lambda cell: self.on_click and self.on_click(cell))
-        self.hatch = _path_item(-10, pen=False)  # under the image: NaN cells are holes onto it
-        self.outlines = _path_item(10)
+        self.hatch = path_item(-10, pen=False)  # under the image: NaN cells are holes onto it
+        self.outlines = path_item(10)
         self.current = QGraphicsRectItem()  # the selected tile
         self.current.setZValue(11)
         self.current.hide()
-        self.crosshair = _path_item(15)
+        self.crosshair = path_item(15)
         self.crosshair.hide()
-        self.markers = _path_item(20)
+        self.markers = path_item(20)
         for item in (self.hatch, self.image, self.outlines, self.current, self.crosshair, self.markers):
             vb.addItem(item, ignoreBounds=True)
         self.own: list[CellImage] = []  # paint_tile's images, one per tile

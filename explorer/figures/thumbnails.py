@@ -26,7 +26,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ..selection import HoverLink
 from .heatmap import crosshair_pen
-from .matrix_grid import MatrixGrid, _path_item, rects_path
+from .matrix_grid import MatrixGrid, path_item, rects_path
 from .plots import LeanViewBox
 from .themes import CATEGORY_COLORS, Theme, plot_font
 
@@ -56,7 +56,7 @@ class HeadThumbnails:
         self.image, self.hatch, self.current = self.grid.image, self.grid.hatch, self.grid.current
         self.markers, self.crosshair, self.labels = self.grid.markers, self.grid.crosshair, self.grid.titles
         # over the colour: rows that see no key but got weights (a uniform fallback row)
-        self.blind = _path_item(5, pen=False)
+        self.blind = path_item(5, pen=False)
         self.blind_rows = np.zeros(0, bool)  # (S,) True = the query sees no key
         self.data: np.ndarray | None = None  # (H, S, Skv), NaN = masked
         self.levels: tuple[float, float] = (0.0, 1.0)

@@ -28,7 +28,8 @@ from PySide6.QtGui import QColor
 from ..selection import HoverLink
 from .heatmap import TokenAxis, crosshair_pen, usable_levels
 from .matrix_grid import MatrixGrid
-from .plots import LeanPlotItem, lean_axes, parse_runs, style_plot, upright
+from .plots import LeanPlotItem, lean_axes, style_plot
+from .text import parse_runs, upright
 from .themes import Theme, plot_font
 
 GAP = 0.12  # between tiles, in units of one tile width

@@ -42,8 +42,8 @@ from ..figures.plots import (
     set_plot_title,
     sticky_max,
     style_plot,
-    unbroken,
 )
+from ..figures.text import unbroken
 from ..figures.themes import Theme
 from ..frame import LOD_CELLS, Frame
 from ..sizing import hold_size, release_size

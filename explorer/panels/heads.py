@@ -17,8 +17,8 @@ from ..figures.plots import (
     set_bar_levels,
     sticky_max,
     style_colorbar,
-    unbroken,
 )
+from ..figures.text import unbroken
 from ..figures.themes import SIGNED_CMAP, WEIGHTS_CMAP, Theme
 from ..figures.thumbnails import HeadThumbnails
 from ..frame import Frame

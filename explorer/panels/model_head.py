@@ -42,8 +42,8 @@ from ..figures.plots import (
     set_plot_title,
     style_colorbar,
     style_plot,
-    titled,
 )
+from ..figures.text import titled
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from .base import Panel, register_panel
 from .model_grid import pattern_name

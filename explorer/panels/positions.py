@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from ..figures.heatmap import Heatmap
 from ..figures.plots import (
-    RunsLabel,
     add_plot,
     lean_axes,
     set_axis_label,
@@ -27,6 +26,7 @@ from ..figures.plots import (
     set_plot_title,
     style_plot,
 )
+from ..figures.text import RunsLabel
 from ..figures.themes import CATEGORY_COLORS, SIGNED_CMAP, Theme
 from ..frame import Frame, positional_view
 from .base import Panel, register_panel

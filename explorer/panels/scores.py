@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QComboBox, QGraphicsItem, QLabel
 from ..compare import a_color, a_legend
 from ..figures.plots import (
     BarsItem,
-    RunsLabel,
     add_plot,
     lean_axes,
     set_axis_label,
@@ -30,9 +29,9 @@ from ..figures.plots import (
     sticky_max,
     sticky_range,
     style_plot,
-    unbroken,
     unchanged,
 )
+from ..figures.text import RunsLabel, unbroken
 from ..figures.themes import Theme
 from ..frame import Frame, finite_std, gaussian_pdf, histogram
 from .base import Panel, register_panel

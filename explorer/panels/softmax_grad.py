@@ -28,10 +28,9 @@ from ..figures.plots import (
     set_plot_title,
     sticky_max,
     style_plot,
-    unbroken,
     unchanged,
-    upright,
 )
+from ..figures.text import unbroken, upright
 from ..figures.themes import Theme
 from ..frame import Frame, scaling_sweep
 from .base import Panel, register_panel

@@ -35,7 +35,6 @@ from engine.memory import format_bytes
 from engine.profile import BACKENDS, ProfilePoint, config_shape, format_seconds
 
 from ..figures.plots import (
-    RunsLabel,
     add_plot,
     lean_axes,
     set_axis_label,
@@ -44,6 +43,7 @@ from ..figures.plots import (
     style_plot,
 )
 from ..figures.tables import setup_table, style_table
+from ..figures.text import RunsLabel
 from ..figures.themes import Theme
 from ..panels.base import Panel, register_panel
 from .state import LENGTH_CHOICES, ProfileState, doubling, profile_for
