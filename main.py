@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return main_gui(session=getattr(args, "session", None), model=getattr(args, "model", None))
         if args.command == "export":
-            from explorer.export import export_command
+            from explorer.export.cli import export_command
 
             problem = _export_target_error(args)
             if problem:
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return training_bench(args.json, args.quick)
         if args.command == "bench":
-            from explorer.bench import bench_command
+            from explorer.bench.cli import bench_command
 
             return bench_command(args)
     except KeyboardInterrupt:

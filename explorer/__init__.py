@@ -13,10 +13,10 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from .qt_app import ensure_app
+
 if TYPE_CHECKING:
     from .window import MainWindow
-
-_app = None  # keeps a QApplication made here alive
 
 PAINT_THREADS_ENV = "ATTN_EXPLORER_PAINT_THREADS"
 
@@ -41,42 +41,6 @@ def serial_raster_fills(environ: dict | None = None) -> bool:
 
 
 serial_raster_fills()
-
-
-def ensure_app():
-    """The running QApplication, or a new one (offscreen needs QT_QPA_PLATFORM set)."""
-    global _app
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    if app is None:
-        app = _app = QApplication(["attention-explorer"])
-        app.setApplicationName("Attention Explorer")
-        app.setOrganizationName("AttentionExplorer")
-        if app.platformName() == "offscreen":
-            _quiet_offscreen()
-    return app
-
-
-_previous_handler = None
-
-
-def _quiet_offscreen() -> None:
-    """Drop the offscreen plugin's "This plugin does not support ..." notices (harmless)."""
-    global _previous_handler
-    from PySide6.QtCore import qInstallMessageHandler
-
-    def handler(mode, context, message: str) -> None:
-        if message.startswith("This plugin does not support"):
-            return
-        if _previous_handler is not None:
-            _previous_handler(mode, context, message)
-        else:
-            import sys
-
-            print(message, file=sys.stderr)
-
-    _previous_handler = qInstallMessageHandler(handler)
 
 
 def create_window(session: str | os.PathLike | Mapping | None = None) -> MainWindow:

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 from superqt.utils import qthrottled
 
 import engine
+import explorer.constraints as C
 from engine import AttentionConfig, ConfigError
 
-from . import constraints as C
 from .figures.themes import CATEGORY_COLORS
 from .sizing import hold_size
 

@@ -12,7 +12,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-from . import i18n
+import explorer.i18n as i18n
+
 from .help import OVERVIEW, has_help, help_values, load_help
 
 

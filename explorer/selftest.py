@@ -55,7 +55,8 @@ def _check_frame(window, config) -> str:
 def _export_panels(window, out: Path) -> list[Path]:
     """explorer.export when it exists (the export command's own path), else widget grabs."""
     try:
-        from .export import ExportOptions, export_panels  # the export command's own path
+        from .export.files import export_panels  # the export command's own path
+        from .export.options import ExportOptions
     except ImportError:
         export_panels = None
     paths: list[Path] = []
@@ -88,7 +89,7 @@ def run_selftest() -> int:
         import engine
         from engine import AttentionConfig
 
-        from . import ensure_app
+        from .qt_app import ensure_app
         from .session import load_session, save_session
         from .window import MainWindow
 

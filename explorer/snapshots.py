@@ -352,14 +352,12 @@ def install_snapshots(window) -> SnapshotList:
     existing = getattr(window, "snapshots", None)
     if isinstance(existing, SnapshotList):
         return existing
-    from .export_dialog import _menu
-
     window.snapshots = SnapshotList(window)
     window.snapshots_dock = None
     action = QAction(window)
     action.setShortcut(QKeySequence("Ctrl+Shift+P"))
     action.triggered.connect(lambda: show_snapshots(window))
-    edit = _menu(window, "&Edit")
+    edit = window.menu_edit
     unpin = getattr(window, "act_unpin", None)
     actions = edit.actions()
     if unpin in actions and actions.index(unpin) + 1 < len(actions):

@@ -6,7 +6,7 @@ factor e^(m_old − m_new) and partial output O/ℓ, and the final match with th
 frame's exact (eager) context. `decode_view(config, head)`: the sequence
 through `engine.decode_steps`, the cache filling, each new row's weights, the
 cost with and without the cache, and the final match with full causal
-attention. Both run in a worker thread (explorer.step_worker); an animation
+attention. Both run in a worker thread (explorer.work.steps); an animation
 frame then only indexes these arrays.
 
 A request the step-through cannot show (blocks giving too many tiles, a

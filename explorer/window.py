@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import explorer.i18n as i18n
 from engine import AttentionConfig
 
-from . import i18n
 from .controls import ConfigControls
 from .figures.heatmap import link_views
 from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
@@ -48,7 +48,7 @@ from .panels import CORE_PANELS, PANELS, TABBED_PANELS, Panel
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
 from .sizing import hold_size, release_size
-from .worker import ComputeWorker
+from .work.compute import ComputeWorker
 
 MAX_RECENT = 8
 #: A compute taking longer than this shows "computing…" in the status bar.
@@ -201,21 +201,21 @@ class MainWindow(QMainWindow):
         self._create_panels()
         self._create_actions()
         self._create_menus()
-        from .export_dialog import install_export_actions
+        from .export.dialog import install_export_actions
 
         install_export_actions(self)
         self._create_status_bar()
-        from .model_loading import install_model_support
+        from .models.controller import install_model_support
 
         install_model_support(self)  # File ▸ Open model…; self.model_controller, model_selection
         self.model_controller.model_changed.connect(self._retitle_docks)
-        from .training import install_training
+        from .training.feature import install_training
 
         install_training(self)  # Lessons ▸ Training lab…; self.training_lab
         from .profile import install_profile
 
         install_profile(self)  # View ▸ Length profile… (the panel is made on first use)
-        from .animation_dialog import install_animation
+        from .export.animation_dialog import install_animation
 
         install_animation(self)  # File ▸ Export animation… (sweeps as GIF / MP4)
         from .snapshots import install_snapshots
@@ -592,7 +592,7 @@ class MainWindow(QMainWindow):
         self.menu_lessons.setTitle(self.tr("&Lessons"))
         self.menu_help.setTitle(self.tr("&Help"))
         self.menu_edit.setTitle(self.tr("&Edit"))
-        from .export_dialog import retranslate_export_actions
+        from .export.dialog import retranslate_export_actions
 
         retranslate_export_actions(self)
         self.lessons_button.setText(self.tr("Lessons"))
@@ -826,7 +826,8 @@ class MainWindow(QMainWindow):
         every panel this window has, shown, behind a tab or closed) and format, each drawn
         afresh from the current state; the window is left exactly as it was. Existing files
         are replaced. Raises explorer.export.ExportError with a one-line reason."""
-        from .export import ExportOptions, export_panels
+        from .export.files import export_panels
+        from .export.options import ExportOptions
 
         options = ExportOptions(width=1920 if width is None else width, theme=theme, caption=caption)
         out = Path(out_dir)

@@ -156,7 +156,7 @@ METADATA_DISTS = [
 ]
 METADATA_REQUIRED = {"transformers", "tokenizers", "safetensors", "huggingface_hub", "torch"}
 
-# Sweeps as animations (explorer/animation.py): imageio finds its plugins by name at run time
+# Sweeps as animations (explorer/export/animation.py): imageio finds its plugins by name at run time
 # (pillow for GIF, ffmpeg for MP4), and imageio-ffmpeg runs the ffmpeg executable its wheel
 # ships in imageio_ffmpeg/binaries/; the spec collects both.
 ANIMATION_PLUGINS = ("imageio.plugins.pillow", "imageio.plugins.ffmpeg", "imageio.v2", "imageio.v3",

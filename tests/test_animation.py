@@ -18,11 +18,11 @@ import pytest
 from PySide6.QtGui import QImage
 
 import main
-from explorer.animation import AnimationRequest, export_animation
-from explorer.animation_dialog import AnimationDialog, start_animation
 from explorer.constraints import D_MODEL_MAX
 from explorer.export import ExportError
-from explorer.sweep import MAX_FRAMES, SweepError, parse_sweep, sweep_configs
+from explorer.export.animation import AnimationRequest, export_animation
+from explorer.export.animation_dialog import AnimationDialog, start_animation
+from explorer.export.sweep import MAX_FRAMES, SweepError, parse_sweep, sweep_configs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "packaging"))
 import bundle_config as cfg
@@ -143,12 +143,12 @@ def test_cancel_in_the_window_leaves_no_file(win, qapp, tmp_path):
 
 
 def test_a_failure_leaves_no_file_and_says_so(win, qapp, tmp_path, monkeypatch):
-    import explorer.animation as anim
+    import explorer.export.animation as anim
 
     def broken(self):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(anim._Encoder, "close", broken)
+    monkeypatch.setattr(anim.Encoder, "close", broken)
     req = AnimationRequest(parse_sweep("d_model=32:64:32"), ("heads", "qkv"), "gif", tmp_path, width=320)
     with pytest.raises(ExportError) as err:
         export_animation(win, req)

@@ -29,8 +29,9 @@ from PySide6.QtSvg import QSvgRenderer
 
 import main
 from engine import AttentionConfig
-from explorer import export as ex
-from explorer.export import ExportError, ExportOptions, export_command, render_figure, write_atomic
+from explorer.export import ExportError, ExportOptions, render_figure, write_atomic
+from explorer.export import files as ex
+from explorer.export.cli import export_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions", "tiling", "decode")
@@ -377,7 +378,7 @@ def test_svg_fix_handles_closed_paths(qapp):
 
     import pyqtgraph as pg
 
-    from explorer import export_svg
+    from explorer.export import svg as export_svg
 
     doc = minidom.parseString('<g><g transform="matrix(2,0,0,2,10,20)" stroke-width="1">'
                               '<path d="M0,0 L5,0 L5,5 Z M1,1 L2,2 Z"/></g></g>')
@@ -432,7 +433,7 @@ def test_composite_widget_keeps_labels_and_drops_controls(qapp):
 
 
 def test_window_actions_dialog_and_clipboard(tmp_path, window, qapp):
-    from explorer.export_dialog import (
+    from explorer.export.dialog import (
         WHAT_ALL,
         ExportDialog,
         copy_panel,

@@ -20,7 +20,8 @@ from conftest import drawn_window
 from PySide6.QtGui import QImage
 
 from engine import AttentionConfig
-from explorer.export import ExportOptions, export_command, export_panels, render_panel
+from explorer.export import ExportOptions, export_panels, render_panel
+from explorer.export.cli import export_command
 
 
 def image_array(img: QImage) -> np.ndarray:
@@ -102,7 +103,7 @@ def test_exporting_leaves_the_window_as_it_was(win, qapp, tmp_path):
 
 
 def test_the_window_and_the_cli_export_the_same_picture(win, qapp, tmp_path):
-    from explorer.export_dialog import WHAT_PANEL, ExportRequest, run_export
+    from explorer.export.dialog import WHAT_PANEL, ExportRequest, run_export
     from explorer.session import save_session
 
     cfg = AttentionConfig(seq_len=10, n_heads=2, d_model=32, causal=True)

@@ -116,14 +116,14 @@ def test_bad_targets_are_refused_clearly_and_leave_nothing(run, tmp_path):
 def test_a_write_that_fails_midway_leaves_nothing_behind(run, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QApplication
 
-    from explorer.animation import _Encoder
     from explorer.export import ExportError
+    from explorer.export.animation import Encoder
     from explorer.training.forming import FormingJob, FormingRequest
 
     def full(self):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(_Encoder, "close", full)
+    monkeypatch.setattr(Encoder, "close", full)
     job = FormingJob(run, FormingRequest(tmp_path / "heads.gif", width=320, max_frames=4))
     with pytest.raises(ExportError, match="No space left"):
         while job.step():

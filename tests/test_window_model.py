@@ -22,9 +22,9 @@ from PySide6.QtGui import QImage
 import explorer
 import main
 from engine import AttentionConfig
-from explorer.export import export_command
+from explorer.export.cli import export_command
 from explorer.figures.plots import plot_title
-from explorer.model_loading import DEMO_SOURCE, ModelSelection
+from explorer.models.controller import DEMO_SOURCE, ModelSelection
 
 try:
     from conftest import shown_window
@@ -377,7 +377,7 @@ def test_file_menu_offers_the_model_actions(w):
 
 
 def test_open_model_dialog_is_offline_by_default(w):
-    from explorer.model_loading import OpenModelDialog
+    from explorer.models.controller import OpenModelDialog
 
     dlg = OpenModelDialog(w, str(minilm_folder()))
     try:

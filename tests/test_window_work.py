@@ -92,7 +92,7 @@ def test_the_worker_stops_within_a_second_of_quitting_mid_run(qtbot):
     """Quitting during a slow run: the worker stops at its next chunk instead of finishing."""
     import time
 
-    from explorer.worker import ComputeWorker
+    from explorer.work.compute import ComputeWorker
 
     worker = ComputeWorker()
     worker.start()
@@ -115,7 +115,7 @@ def test_a_new_request_stops_a_slow_backend_comparison(qtbot):
     from types import SimpleNamespace
 
     from explorer.frame import measure_backends
-    from explorer.worker import ComputeWorker
+    from explorer.work.compute import ComputeWorker
 
     worker = ComputeWorker(compute=lambda cfg, rid: SimpleNamespace(config=cfg, request_id=rid),
                            measure=measure_backends, extras_delay_s=0.0)

@@ -34,8 +34,8 @@ from ..figures.plots import (
 )
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..frame import Frame
-from ..step_worker import ResultCache, StepWorker, compute
 from ..stepthrough import ROUNDING_ULPS, DecodeView, decode_view
+from ..work.steps import ResultCache, StepWorker, compute
 from .base import Panel, register_panel
 from .diagnostics import human_bytes, human_count
 from .player import StepPlayer

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import explorer.i18n as i18n
 from engine import AttentionConfig
 
-from .. import i18n
 from ..figures.plots import fmt_number, fmt_percent
 from ..figures.themes import Theme
 from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters

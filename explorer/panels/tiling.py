@@ -37,7 +37,6 @@ from ..figures.plots import (
 )
 from ..figures.themes import SIGNED_CMAP, Theme
 from ..frame import Frame
-from ..step_worker import ResultCache, StepWorker, compute
 from ..stepthrough import (
     BLOCK_SIZES,
     ROUNDING_ULPS,
@@ -46,6 +45,7 @@ from ..stepthrough import (
     tile_states,
     tiling_view,
 )
+from ..work.steps import ResultCache, StepWorker, compute
 from .base import Panel, register_panel
 from .player import StepPlayer
 

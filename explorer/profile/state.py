@@ -27,7 +27,7 @@ from engine.profile import (
     profile_plan,
 )
 
-from ..worker import stop_at_exit
+from ..work.compute import stop_at_exit
 
 __all__ = ["LENGTH_CHOICES", "ProfileState", "ProfileWorker", "profile_for"]
 

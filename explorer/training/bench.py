@@ -73,8 +73,8 @@ def _lab(app, lab, seconds: float) -> float:
 def display_ratio(seconds: float = 3.0, rounds: int = 6, config: TrainConfig | None = None) -> dict:
     """The interleaved measurement (see the module docstring); returns a JSON-safe dict."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from ..bench import shown_bench_window
-    from . import install_training, show_training
+    from ..bench.window import shown_bench_window
+    from .feature import install_training, show_training
 
     config = config or TrainConfig(steps=5000)  # (the defaults, with room for every round's steps)
     app, window = shown_bench_window()

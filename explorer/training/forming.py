@@ -8,11 +8,11 @@
 A frame is the figure `HeadsFormingFigure` draws from (run, snapshot, theme): every layer ×
 head of the probe sequence at that step (the lab's `HeadGrid`, each tile with its previous-
 token and induction scores) beside the loss curve up to that step, and under it the strip of
-a sweep's frame (`explorer.animation.render_sweep_frame`: `paint_figure` and the bold label)
+a sweep's frame (`explorer.export.animation.render_sweep_frame`: `paint_figure` and the bold label)
 with the step, the loss and the best scores. Up to `max_frames` of the run's snapshots are
 used, evenly spaced, the first (step 0) and the last always.
 
-Writing is the sweep export's: frames encoded in a thread (`explorer.animation._Encoder`:
+Writing is the sweep export's: frames encoded in a thread (`explorer.export.animation.Encoder`:
 Pillow for GIF, imageio-ffmpeg for MP4) into a hidden temporary file beside the target,
 renamed into place only when complete; a failure or a cancel leaves nothing behind.
 
@@ -33,17 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..animation import FORMATS, FPS_RANGE, EncodingJob
-from ..export import (
-    MAX_WIDTH,
-    MIN_WIDTH,
-    ExportError,
-    ExportUsageError,
-    _publish_no_clobber,
-    _reason,
-    _umask,
-    check_target,
-)
+from ..export.animation import FORMATS, FPS_RANGE, EncodingJob
+from ..export.files import check_target, publish, reason
+from ..export.options import MAX_WIDTH, MIN_WIDTH, ExportError, ExportUsageError
+from ..qt_app import headless_app
 
 #: frames of an animation: enough to see the plateau, the drop and the heads sharpening
 DEFAULT_FRAMES = 48
@@ -289,8 +282,8 @@ class FormingJob(EncodingJob):
 
     # ---- lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
-        from ..animation import _Encoder, caption_strip_height
-        from ..export_render import figure_parts, figure_rect
+        from ..export.animation import Encoder, caption_strip_height
+        from ..export.render import figure_parts, figure_rect
         from ..figures.themes import DARK, figure_theme
 
         req = self.request
@@ -298,9 +291,9 @@ class FormingJob(EncodingJob):
         try:
             fd, self._tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".part.{req.fmt}", dir=p.parent)
         except OSError as exc:
-            raise ExportError(f"cannot write in {p.parent}: {_reason(exc)}") from None
+            raise ExportError(f"cannot write in {p.parent}: {reason(exc)}") from None
         os.close(fd)
-        self._encoder = _Encoder(self._tmp, req.fmt, req.fps)
+        self._encoder = Encoder(self._tmp, req.fmt, req.fps)
         self._encode = ThreadPoolExecutor(1, thread_name_prefix="forming-encode")
         self._started = True
         theme = figure_theme(req.theme, self.window_theme or DARK)
@@ -316,8 +309,8 @@ class FormingJob(EncodingJob):
         self._size: tuple[int, int] | None = None
 
     def _work(self) -> bool:
-        from ..animation import fit_frame, render_sweep_frame
-        from ..export_render import caption_colours, settle
+        from ..export.animation import fit_frame, render_sweep_frame
+        from ..export.render import caption_colours, settle
 
         i = self.done
         self._figure.show_snapshot(self.snapshots[i])
@@ -337,7 +330,7 @@ class FormingJob(EncodingJob):
         return True
 
     def _record_heads_box(self) -> None:
-        from ..export_render import figure_parts, figure_rect
+        from ..export.render import figure_parts, figure_rect
 
         rect = figure_rect(figure_parts(self._figure))
         r = self._figure.heads_rect().translated(-rect.x(), -rect.y())
@@ -349,13 +342,9 @@ class FormingJob(EncodingJob):
         final = Path(self.request.path)
         self._release()
         try:
-            os.chmod(self._tmp, 0o644 & ~_umask())
-            if self.request.force:
-                os.replace(self._tmp, final)
-            else:
-                _publish_no_clobber(self._tmp, final)
+            publish(self._tmp, final, force=self.request.force)
         except OSError as exc:
-            raise ExportError(f"cannot write {final}: {_reason(exc)}") from None
+            raise ExportError(f"cannot write {final}: {reason(exc)}") from None
         finally:
             self._remove_temporary()
         self._finished = True
@@ -398,7 +387,7 @@ def _offscreen(widget, theme):
     """``widget`` laid out offscreen at FIGURE_SIZE in the figure theme (never on screen)."""
     from PySide6.QtCore import Qt
 
-    from ..export_render import settle
+    from ..export.render import settle
     from ..figures.themes import qt_palette, stylesheet
 
     widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -435,10 +424,10 @@ def forming_run(window):
 
 def start_forming_export(window, path, *, force: bool = True, **options):
     """Write the heads forming of the lab's viewed run to ``path`` from the window's status
-    bar (a progress bar with Cancel, `explorer.animation_dialog.AnimationProgress`); returns
+    bar (a progress bar with Cancel, `explorer.export.animation_dialog.AnimationProgress`); returns
     it. ExportError / ExportUsageError when it cannot start (no run, too few snapshots, a bad
     path, another animation export running)."""
-    from ..animation_dialog import AnimationProgress
+    from ..export.animation_dialog import AnimationProgress
 
     running = getattr(window, "_animation_progress", None)
     if running is not None and running.running:
@@ -511,9 +500,7 @@ def train_gif_command(args) -> int:
         return 1
 
     def finish(trainer, snapshots) -> int:
-        from ..export import _headless_app
-
-        _headless_app()
+        headless_app()
         run = run_of(trainer.config, trainer.history, snapshots)
         try:
             path = export_forming(run, request)

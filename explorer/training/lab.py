@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 
 from engine import ConfigError
 from engine.training import CircuitCheck, ProbeSnapshot, TrainConfig, TrainStep, first_reached
@@ -405,22 +405,7 @@ class TrainingLab(QObject):
         # the window closing: stop training (the window's own shutdown knows nothing of it)
         if obj is self.window and event.type() == QEvent.Type.Close:
             self.shutdown()
-        elif obj is self.window and event.type() == QEvent.Type.ChildAdded and self._lesson_hooked is None:
-            QTimer.singleShot(0, self.hook_lessons)  # a dock was added: the lesson panel, maybe
         return False
-
-    _lesson_hooked = None
-
-    def hook_lessons(self) -> None:
-        """Once the window has its lesson panel: Apply preset on a training chapter (12, 13)
-        opens this lab with the chapter's experiment (explorer.training.lessons)."""
-        w = self.window
-        if self._lesson_hooked is not None or w is None or "lesson" not in w.panel_names():
-            return
-        from .lessons import connect_lesson_panel
-
-        self._lesson_hooked = w.panel("lesson")
-        connect_lesson_panel(w, self._lesson_hooked)
 
 
 #: the lab of each window, by the window's selection (what a panel is built with)

@@ -133,18 +133,16 @@ def check_training_task(task: TrainingTask, threads: int | None = 1) -> TaskResu
 
 # ---- the window: Apply preset on a training chapter opens the lab --------------------------------
 
-def open_chapter_in_lab(window, chapter_key: str) -> bool:
-    """Open the Training lab of ``window`` with the preset of chapter ``chapter_key``; False
-    when the chapter has no training block."""
+def open_chapter_in_lab(window, chapter_key: str, open_lab) -> bool:
+    """Open the Training lab of ``window`` (``open_lab(window)`` shows its panel) with the
+    preset of chapter ``chapter_key``; False when the chapter has no training block."""
     try:
         task = training_task(chapter_key)
     except ValueError:
         return False
     if task is None:
         return False
-    from . import show_training
-
-    panel = show_training(window)
+    panel = open_lab(window)
     lab = window.training_lab
     if lab.preset_key != task.preset or lab.current is None or lab.current.steps_done:
         lab.apply_preset(task.preset)
@@ -152,11 +150,12 @@ def open_chapter_in_lab(window, chapter_key: str) -> bool:
     return True
 
 
-def connect_lesson_panel(window, lesson_panel) -> None:
-    """Follow ``lesson_panel``'s Apply preset (its public apply_button and chapter())."""
+def connect_lesson_panel(window, lesson_panel, open_lab) -> None:
+    """Follow ``lesson_panel``'s Apply preset (its public apply_button and chapter()):
+    ``open_lab(window)`` shows the lab's panel (explorer.training.feature.show_training)."""
     def on_apply() -> None:
         ch = lesson_panel.chapter()
-        if ch is not None and open_chapter_in_lab(window, ch.key):
+        if ch is not None and open_chapter_in_lab(window, ch.key, open_lab):
             window.highlight_panels(ch.panels)  # the lab's dock is new: mark it too
 
     lesson_panel.apply_button.clicked.connect(on_apply)

@@ -28,7 +28,7 @@ from PySide6.QtCore import QThread, Signal
 
 from engine.training import TrainConfig
 
-from ..worker import stop_at_exit
+from ..work.compute import stop_at_exit
 from .serve import Progress, serve, serve_process
 
 __all__ = ["Progress", "TrainingWorker", "default_mode"]

@@ -27,7 +27,7 @@ from PySide6.QtCore import QThread, Signal
 from engine import AttentionConfig, BackendUnavailable, ConfigError
 from engine.memory import release_free_memory
 
-from .frame import Frame, build_frame, measure_backends
+from ..frame import Frame, build_frame, measure_backends
 
 #: Idle time after a frame before the backend comparison runs.
 EXTRAS_DELAY_S = 0.25

@@ -7,7 +7,7 @@ The dialog picks the field, START / STOP / STEP (the values it gives are listed 
 typed, or the reason they cannot be used), the panels, the width, GIF or MP4, the frame rate
 and the folder. The export runs in the window's status bar: a progress bar with Cancel,
 driven by a zero-interval timer, one panel frame per turn of the event loop
-(`explorer.animation.AnimationJob`), so the window stays usable; a cancel or a failure
+(`explorer.export.animation.AnimationJob`), so the window stays usable; a cancel or a failure
 leaves no file behind, a failure is said in the window's banner.
 """
 
@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from .animation import DEFAULT_FPS, FORMATS, FPS_RANGE, AnimationJob, AnimationRequest
-from .export import MAX_WIDTH, MIN_WIDTH, MODEL_PANEL_NAMES, ExportError, panel_names
+from .files import panel_names
+from .options import MAX_WIDTH, MIN_WIDTH, MODEL_PANEL_NAMES, ExportError
 from .sweep import FIELDS, SweepError, format_value
 
 #: What the dialog offers first for each field (START, STOP, STEP).
@@ -52,7 +53,7 @@ DEFAULT_RANGES = {
 }
 
 
-#: FIELDS' descriptions, for the translator (explorer.sweep is Qt-free)
+#: FIELDS' descriptions, for the translator (explorer.export.sweep is Qt-free)
 _FIELD_WHAT = {
     "model width": QT_TRANSLATE_NOOP("AnimationDialog", "model width"),
     "d_k = d_model / heads (d_model follows)": QT_TRANSLATE_NOOP("AnimationDialog", "d_k = d_model / heads (d_model follows)"),
@@ -368,12 +369,10 @@ def install_animation(window) -> QAction:
     existing = getattr(window, "act_export_animation", None)
     if existing is not None:
         return existing
-    from .export_dialog import _menu
-
     action = QAction(window)
     action.setShortcut(QKeySequence("Ctrl+Shift+E"))
     action.triggered.connect(lambda: show_animation_dialog(window))
-    file_menu = _menu(window, "&File")
+    file_menu = window.menu_file
     actions = file_menu.actions()
     figure = getattr(window, "_export_actions", {}).get("export")
     if figure in actions and actions.index(figure) + 1 < len(actions):

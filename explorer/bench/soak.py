@@ -1,205 +1,20 @@
-"""`python main.py bench [--json] [--quick] [--soak N [--seed S]]`: latency through the real window, offscreen.
-
-For each scenario the window (1600×1000, every panel visible) alternates
-between two configs; each change is timed from `set_config` to
-`frame_rendered` (compute in the worker thread + update and synchronous
-repaint of the visible panels). We report the median and p95 of that latency
-and of its two parts, plus the wall time per change of the whole loop (which
-also counts the event processing between changes).
-
-Targets (issue 3): default config median ≤ 16.7 ms, p95 ≤ 33 ms;
-S=256, H=16, d_model=1024 median ≤ 100 ms.
-
-The engine's own benchmarks (engine.bench.engine_benchmarks) and the model
-benchmarks (engine.models.bench.bench_inspect) are included when present.
-
-`--soak N` (issue 19) runs only the soak instead: N random config changes and
-clicks in one window, RSS at every 10 %, latency median/p95/max, exceptions
-(see `soak`). Goals: RSS growth ≤ 50 MB per 1,000 changes after warm-up, max
-frame ≤ 2 s, no exception. Exit status 1 when an exception was counted.
+"""`python main.py bench --soak N [--seed S]` (issue 19): N random config changes and clicks
+in one window, RSS at every 10 %, latency median/p95/max, exceptions (see `soak`). Goals: RSS
+growth ≤ 50 MB per 1,000 changes after warm-up, max frame ≤ 2 s, no exception. Exit status 1
+when an exception was counted.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-import platform
-import statistics
 import sys
 import time
-from dataclasses import dataclass
 
 from engine import AttentionConfig
 
-TARGETS_MS = {"default": {"median": 16.7, "p95": 33.0}, "large": {"median": 100.0}, "long": {"median": 150.0}}
-#: issue 16: the first complete frame at S=8192 (flash), and the longest the event loop may stall meanwhile
-LONG_FIRST_FRAME_S = 3.0
-LONG_STALL_MS = 50.0
-
-
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    size: str  # "default" or "large": which target applies
-    a: AttentionConfig
-    b: AttentionConfig
-    what: str
-
-
-def scenarios() -> list[Scenario]:
-    d = AttentionConfig()
-    big = AttentionConfig(seq_len=256, n_heads=16, d_model=1024)
-    long = AttentionConfig(seq_len=1024, n_heads=16, d_model=1024, backend="flash")
-    return [
-        Scenario("default: toggle causal", "default", d, d.replace(causal=True), "same shapes"),
-        Scenario("default: drag seq_len 8↔9", "default", d, d.replace(seq_len=9), "shapes change"),
-        Scenario("S=256 H=16 d=1024: toggle causal", "large", big, big.replace(causal=True), "same shapes"),
-        Scenario("S=256 H=16 d=1024: seq_len 256↔255", "large", big, big.replace(seq_len=255), "shapes change"),
-        Scenario("S=1024 H=16 d=1024 flash: toggle causal", "long", long, long.replace(causal=True),
-                 "level of detail"),
-    ]
-
-
-def _percentile(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    if not s:
-        return float("nan")
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
-def _stats(xs: list[float]) -> dict[str, float]:
-    return {"median": statistics.median(xs) if xs else float("nan"), "p95": _percentile(xs, 0.95),
-            "min": min(xs) if xs else float("nan"), "max": max(xs) if xs else float("nan")}
-
-
-def measure_window(window, sc: Scenario, n: int, warmup: int = 4, timeout_s: float = 30.0) -> dict:
-    """Alternate sc.a / sc.b n times through window.set_config; time each until frame_rendered."""
-    from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    latency, compute, render = [], [], []
-    state = {"want": None, "done": False}
-    loop = QEventLoop()
-
-    def on_rendered(cfg) -> None:
-        if cfg == state["want"]:
-            state["done"] = True
-            loop.quit()
-
-    window.frame_rendered.connect(on_rendered)
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.timeout.connect(loop.quit)
-    t_start = time.perf_counter()
-    try:
-        for i in range(warmup + n):
-            cfg = sc.b if i % 2 == 0 else sc.a
-            state.update(want=cfg, done=False)
-            t0 = time.perf_counter()
-            window.set_config(cfg)
-            if not state["done"]:
-                timer.start(int(timeout_s * 1000))
-                loop.exec()
-                timer.stop()
-            t1 = time.perf_counter()
-            if not state["done"]:
-                raise RuntimeError(f"{sc.name}: no frame within {timeout_s:.0f} s")
-            if i == warmup - 1:
-                t_start = time.perf_counter()
-            if i >= warmup:
-                latency.append((t1 - t0) * 1e3)
-                compute.append(window.frame.compute_ms)
-                render.append(window.render_ms)
-            app.processEvents()  # let the deferred repaints and idle work run, as a user's loop would
-        wall = (time.perf_counter() - t_start) * 1e3 / max(n, 1)
-    finally:
-        window.frame_rendered.disconnect(on_rendered)
-    return {"scenario": sc.name, "size": sc.size, "what": sc.what, "n": n,
-            "latency_ms": _stats(latency), "compute_ms": _stats(compute), "render_ms": _stats(render),
-            "wall_ms_per_change": wall,
-            "samples_ms": {"latency": latency, "compute": compute, "render": render}}
-
-
-def shown_bench_window():
-    """(app, window): the full window at 1600×1000, shown offscreen, its first events handled."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from . import create_window, ensure_app
-
-    app = ensure_app()
-    window = create_window()
-    window.resize(1600, 1000)
-    window.show()
-    for _ in range(5):
-        app.processEvents()
-    return app, window
-
-
-def window_benchmarks(quick: bool = False) -> list[dict]:
-    """Latency rows for every scenario, through a real window shown offscreen."""
-    _app, window = shown_bench_window()
-    rows = []
-    try:
-        for sc in scenarios():
-            n = {"default": 20, "large": 10, "long": 4}[sc.size] if quick else \
-                {"default": 50, "large": 30, "long": 10}[sc.size]
-            rows.append(measure_window(window, sc, n))
-        from .compare_bench import compare_benchmarks
-
-        # issue 18: a reference pinned and the difference shown, beside the plain toggle
-        rows += compare_benchmarks(window, 20 if quick else 60)
-    finally:
-        window.close()
-        window.shutdown()
-    for row in rows:
-        row.pop("samples_ms", None)
-    return rows
-
-
-def long_first_frame(seq_len: int = 8192, n_heads: int = 16, d_model: int = 1024) -> dict:
-    """issue 16: set_config(S=8192, flash) → frame_rendered in a shown window: seconds to the
-    first complete frame, the progress reports seen, and the longest event-loop stall meanwhile
-    (a 10 ms timer's largest gap beyond its interval)."""
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    _app, window = shown_bench_window()
-    cfg = AttentionConfig(seq_len=seq_len, n_heads=n_heads, d_model=d_model, backend="flash")
-    gaps, last = [], [time.perf_counter()]
-    progress = []
-    loop = QEventLoop()
-
-    def tick() -> None:
-        now = time.perf_counter()
-        gaps.append((now - last[0]) * 1e3 - 10.0)
-        last[0] = now
-
-    probe = QTimer()
-    probe.setInterval(10)
-    probe.timeout.connect(tick)
-    window.frame_rendered.connect(lambda c: loop.quit() if c == cfg else None)
-    window.worker.progress.connect(lambda _rid, done, total: progress.append((done, total)))
-    guard = QTimer()
-    guard.setSingleShot(True)
-    guard.timeout.connect(loop.quit)
-    try:
-        t0 = time.perf_counter()
-        probe.start()
-        window.set_config(cfg)
-        guard.start(900_000)
-        loop.exec()
-        first = time.perf_counter() - t0
-        probe.stop()
-        done = window.frame is not None and window.frame.config == cfg
-    finally:
-        window.close()
-        window.shutdown()
-    stall = max(gaps) if gaps else float("nan")
-    return {"config": cfg.summary(), "first_frame_s": first if done else None, "progress_reports": len(progress),
-            "max_stall_ms": stall, "target_first_frame_s": LONG_FIRST_FRAME_S, "target_stall_ms": LONG_STALL_MS,
-            "verdict": "ok" if done and first <= LONG_FIRST_FRAME_S and stall <= LONG_STALL_MS else "MISSED"}
-
+from .window import shown_bench_window, stats
 
 # ---- the soak: many random changes and clicks in one window (issue 19) -------------------
 
@@ -236,7 +51,6 @@ def _proc_status_mb(key: str) -> float:
 
 def _log_int(rng, lo: int, hi: int) -> int:
     """An integer in [lo, hi], log-uniform: small sizes as often as large ones per octave."""
-    import math
 
     if hi <= lo:
         return lo
@@ -255,9 +69,8 @@ SOAK_TOKENS = "the cat sat on the mat because the mat was warm and the cat was t
 def random_change(rng, config: AttentionConfig) -> dict:
     """One control's worth of change to `config`: a field and a value the controls offer
     (explorer.constraints), sizes log-uniform over the controls' ranges."""
+    import explorer.constraints as C
     from engine.config import BACKENDS, MASK_VALUES, MAX_SEED, POSITIONALS
-
-    from . import constraints as C
 
     key_len = config.key_len
     field = rng.choice(["d_model", "n_heads", "n_kv_heads", "seq_len", "kv_len", "batch", "causal", "window",
@@ -304,7 +117,6 @@ def random_change(rng, config: AttentionConfig) -> dict:
 
 
 def _log_uniform(rng, lo: float, hi: float) -> float:
-    import math
 
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
@@ -314,7 +126,7 @@ def random_config(rng, base: AttentionConfig | None = None, changes: int | None 
     constraints.coerce as the controls do; a change the constraints refuse is skipped."""
     from engine import ConfigError
 
-    from .constraints import coerce
+    from ..constraints import coerce
 
     cfg = AttentionConfig() if base is None else base
     for _ in range(rng.randint(1, 6) if changes is None else changes):
@@ -517,7 +329,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     growth = last - first
     per_1000 = growth * 1000 / n if n else float("nan")
     exceptions = hooks.exceptions + [f"engine: {e}" for e in errors]
-    frame_stats, click_stats = _stats(frames), _stats(clicks)
+    frame_stats, click_stats = stats(frames), stats(clicks)
     return {
         "n": n, "seed": seed, "warmup": warmup, "wall_s": wall_s,
         "config_changes": len(frames) + len(refused) + len(timeouts), "frames": len(frames),
@@ -525,7 +337,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
         "rss": rss, "rss_growth_mb": growth, "rss_growth_mb_per_1000": per_1000,
         "raw_rss_growth_mb": rss[-1]["rss_mb"] - rss[0]["rss_mb"],
         "rss_peak_mb": _proc_status_mb("VmHWM"), "rss_after_malloc_trim_mb": trimmed,
-        "frame_ms": frame_stats, "click_ms": click_stats, "all_ms": _stats(frames + clicks),
+        "frame_ms": frame_stats, "click_ms": click_stats, "all_ms": stats(frames + clicks),
         "frames_over_120ms": sum(ms > 120 for ms in frames), "frames_over_2s": sum(ms > 2000 for ms in frames),
         "slowest_frame": {"ms": slowest[0], "config": slowest[1]},
         "frames_over_2s_configs": [{"ms": round(ms, 1), "config": c} for ms, c in sorted(slow, reverse=True)[:10]],
@@ -595,7 +407,6 @@ def format_soak(r: dict) -> str:
 
 def _finite(value):
     """`value` with NaN/inf floats (the stats of an empty list) as None: strict JSON."""
-    import math
 
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -618,82 +429,3 @@ def soak_command(n: int, seed: int, as_json: bool) -> int:
         print(format_soak(result))
     sys.stdout.flush()
     return 1 if result["exceptions"] else 0
-
-
-def _optional(modname: str, fn: str, **kw):
-    """Call modname.fn(**kw) if that module exists; None when it does not."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(modname)
-    except ImportError:
-        return None
-    try:
-        return getattr(mod, fn)(**kw)
-    except Exception as exc:  # report, do not fail the whole bench
-        return {"error": f"{type(exc).__name__}: {exc}"}
-
-
-def verdict(row: dict) -> str:
-    t = TARGETS_MS[row["size"]]
-    ok = all(row["latency_ms"][k] <= v for k, v in t.items())
-    return "ok" if ok else "MISSED"
-
-
-def format_table(rows: list[dict]) -> str:
-    head = (f"{'scenario':<48} {'n':>3}  {'latency med':>11} {'p95':>7}  {'compute med':>11} "
-            f"{'render med':>10}  {'wall/change':>11}  target")
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        t = TARGETS_MS[r["size"]]
-        target = " ".join(f"{k}≤{v:g}" for k, v in t.items())
-        lines.append(
-            f"{r['scenario']:<48} {r['n']:>3}  {r['latency_ms']['median']:>9.1f}ms {r['latency_ms']['p95']:>5.1f}ms"
-            f"  {r['compute_ms']['median']:>9.1f}ms {r['render_ms']['median']:>8.1f}ms"
-            f"  {r['wall_ms_per_change']:>9.1f}ms  {target} {verdict(r)}")
-    return "\n".join(lines)
-
-
-def bench_command(args) -> int:
-    quick = bool(getattr(args, "quick", False))
-    as_json = bool(getattr(args, "json", False))
-    if getattr(args, "soak", None) is not None:
-        return soak_command(args.soak, int(getattr(args, "seed", 0) or 0), as_json)
-    import torch
-
-    info = {"python": platform.python_version(), "platform": platform.platform(),
-            "cpu_count": os.cpu_count(), "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-            "qpa": os.environ.get("QT_QPA_PLATFORM", ""),
-            "qt_paint_threads": "QT_NO_GUI_THREADPOOL" not in os.environ}
-    rows = window_benchmarks(quick)
-    long_res = long_first_frame(n_heads=4 if quick else 16)
-    engine_res = _optional("engine.bench", "engine_benchmarks", quick=quick)
-    steps_res = _optional("explorer.stepthrough_bench", "stepthrough_benchmarks", quick=quick)
-    models_res = _optional("engine.models.bench", "bench_inspect")
-    if as_json:
-        print(json.dumps({"machine": info, "window": rows, "long_first_frame": long_res, "engine": engine_res,
-                          "stepthrough": steps_res, "models": models_res}, indent=2, default=str))
-        return 0
-    print(f"Attention Explorer bench · {info['platform']} · {info['cpu_count']} CPUs · torch "
-          f"{info['torch']} ({info['torch_threads']} threads) · QPA {info['qpa'] or 'default'} · "
-          f"Qt paint threads {'on' if info['qt_paint_threads'] else 'off'}")
-    print("\nset_config → frame_rendered through the window (1600×1000, all panels visible)")
-    print(format_table(rows))
-    from .compare_bench import ratio_line
-
-    if ratio_line(rows):
-        print(ratio_line(rows))
-    lf = long_res
-    first = "no frame" if lf["first_frame_s"] is None else f"{lf['first_frame_s']:.1f} s"
-    print(f"\nlong context in the window ({lf['config']}): first complete frame {first} "
-          f"(target ≤ {LONG_FIRST_FRAME_S:g} s), {lf['progress_reports']} progress reports, longest event-loop "
-          f"stall {lf['max_stall_ms']:.0f} ms (target ≤ {LONG_STALL_MS:g} ms) {lf['verdict']}")
-    for title, res in (("engine.bench", engine_res), ("explorer.stepthrough_bench (tiling / decode frames)", steps_res),
-                       ("engine.models.bench", models_res)):
-        if res is None:
-            print(f"\n{title}: not available in this build")
-        else:
-            print(f"\n{title}:")
-            print(json.dumps(res, indent=2, default=str) if not isinstance(res, str) else res)
-    sys.stdout.flush()
-    return 0

@@ -2,7 +2,7 @@
 
 A step-through precomputes every step of its animation once per (config, head,
 blocks), which takes from a few to a few hundred milliseconds: off the UI
-thread, like the frame itself (explorer/worker.py). `request(key, job)` replaces
+thread, like the frame itself (explorer/work/compute.py). `request(key, job)` replaces
 any pending job; `done(key, result)` or `failed(key, message)` arrive queued in
 the UI thread, only for the newest key. Results are also kept in a small cache
 shared by every panel of a class, so an export's fresh panel draws at once.
@@ -17,8 +17,8 @@ from collections.abc import Callable, Hashable
 
 from PySide6.QtCore import QThread, Signal
 
-from .stepthrough import StepThroughError
-from .worker import stop_at_exit
+from ..stepthrough import StepThroughError
+from .compute import stop_at_exit
 
 
 class ResultCache:

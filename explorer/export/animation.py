@@ -31,19 +31,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from .export import (
+from .files import panel_names, publish, reason
+from .options import (
     MAX_WIDTH,
     MIN_WIDTH,
     MODEL_PANEL_NAMES,
     ExportError,
     ExportUsageError,
-    _publish_no_clobber,
-    _reason,
-    _umask,
-    _unknown_panel,
-    panel_names,
+    unknown_panel,
 )
-from .sweep import SweepError, SweepSpec, parse_sweep, sweep_configs
+from .sweep import SweepError, SweepSpec, sweep_configs
 
 FORMATS = ("gif", "mp4")
 #: The pixels a GIF job may hold before writing (Pillow writes a GIF from all its frames).
@@ -83,7 +80,7 @@ def check_animation_format(fmt: str) -> str:
 
 def caption_strip_height(theme, captions: list[tuple[str, str]], width: float) -> int:
     """Logical height of the caption strip that fits the longest of `captions` (label, summary)."""
-    from .export_render import caption_height
+    from .render import caption_height
 
     return max(caption_height(theme, f"{label}  ·  {summary}", width) for label, summary in captions)
 
@@ -93,7 +90,7 @@ def paint_sweep_caption(painter, rect, label: str, summary: str, theme) -> None:
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QColor, QFontMetricsF
 
-    from .export_render import caption_colours, caption_font, caption_lines
+    from .render import caption_colours, caption_font, caption_lines
 
     fg, bg = caption_colours(theme)
     painter.save()
@@ -127,7 +124,7 @@ def render_sweep_frame(panel, width: int, theme, label: str, summary: str, strip
     strip (`strip` logical px) under the figure."""
     from PySide6.QtGui import QImage
 
-    from .export_render import paint_figure
+    from .render import paint_figure
 
     img = paint_figure(panel, width, theme, lambda _rect: strip,
                        lambda p, area: paint_sweep_caption(p, area, label, summary, theme),
@@ -152,7 +149,7 @@ def fit_frame(arr: np.ndarray, size: tuple[int, int], background: tuple[int, int
 # ---- encoding (in the encoder thread) ------------------------------------------------------
 
 
-class _Encoder:
+class Encoder:
     """One output file: frames streamed to ffmpeg (MP4) or kept until the GIF is written."""
 
     def __init__(self, tmp: str, fmt: str, fps: float) -> None:
@@ -263,7 +260,7 @@ class AnimationJob(EncodingJob):
             if n in MODEL_PANEL_NAMES:
                 raise ExportUsageError(f"panel {n!r} shows the loaded model, which a config sweep does not change")
             if n not in known:
-                raise ExportUsageError(_unknown_panel(n, known))
+                raise ExportUsageError(unknown_panel(n, known))
         self.names = names
         self.configs = sweep_configs(self.window.config, req.spec)  # SweepError names a bad value
         if req.fmt == "gif":
@@ -289,32 +286,32 @@ class AnimationJob(EncodingJob):
         self._frames: dict[int, Future] = {}
         self._stack = contextlib.ExitStack()
         self._panels: dict[str, object] = {}
-        self._encoders: dict[str, _Encoder] = {}
+        self._encoders: dict[str, Encoder] = {}
         self._size: dict[str, tuple[int, int]] = {}
         self._pending: list[Future] = []
 
     # ---- lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
-        from .export import _frame_of
-        from .figures.themes import figure_theme
-        from .selection import Selection
+        from ..figures.themes import figure_theme
+        from ..selection import Selection
+        from .fresh import frame_of
 
         req = self.request
-        _frame_of(self.window)  # the window's own frame is current (the panels copy its options)
+        frame_of(self.window)  # the window's own frame is current (the panels copy its options)
         out = Path(req.out_dir)
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ExportError(f"cannot create the folder {out}: {_reason(exc)}") from None
+            raise ExportError(f"cannot create the folder {out}: {reason(exc)}") from None
         self._compute = ThreadPoolExecutor(1, thread_name_prefix="sweep-compute")
         self._encode = ThreadPoolExecutor(1, thread_name_prefix="sweep-encode")
         for n in self.names:
             try:
                 fd, tmp = tempfile.mkstemp(prefix=f".{req.path(n).stem}.", suffix=f".part.{req.fmt}", dir=out)
             except OSError as exc:
-                raise ExportError(f"cannot write in {out}: {_reason(exc)}") from None
+                raise ExportError(f"cannot write in {out}: {reason(exc)}") from None
             os.close(fd)
-            self._encoders[n] = _Encoder(tmp, req.fmt, req.fps)
+            self._encoders[n] = Encoder(tmp, req.fmt, req.fps)
         # one selection for every frame: the window's, within the smallest shape of the sweep
         sel = self.window.selection
         self._selection = Selection()
@@ -360,22 +357,22 @@ class AnimationJob(EncodingJob):
         return True
 
     def _draw(self, name: str, frame, i: int) -> None:
-        from .export import _restyle_lines, _settle, fresh_panel
-        from .export_render import caption_colours, figure_parts, figure_rect
+        from .fresh import fresh_panel, restyle_lines
+        from .render import caption_colours, figure_parts, figure_rect, settle
 
         panel = self._panels.get(name)
         if panel is None:
             panel = self._stack.enter_context(fresh_panel(self.window, name, self.request.theme,
                                                           frame=frame, selection=self._selection))
             shown = max(1, figure_rect(figure_parts(panel)).width())
-            _restyle_lines(panel, self.request.theme, self.window, self.request.width / shown)
+            restyle_lines(panel, self.request.theme, self.window, self.request.width / shown)
             self._panels[name] = panel
             self._strip = caption_strip_height(panel.figure_theme, self._captions, shown)
         else:
             panel.show_frame(frame)
             if name == "diagnostics" and frame.backends is not None:
                 panel.set_backends(frame.backends)
-            _settle(1)
+            settle(1)
         label, summary = self._captions[i]
         arr = render_sweep_frame(panel, self.request.width, panel.figure_theme, label, summary, self._strip)
         if name not in self._size:
@@ -396,11 +393,7 @@ class AnimationJob(EncodingJob):
         try:
             for n in self.names:
                 enc, final = self._encoders[n], self.request.path(n)
-                os.chmod(enc.tmp, 0o644 & ~_umask())
-                if self.request.force:
-                    os.replace(enc.tmp, final)
-                else:
-                    _publish_no_clobber(enc.tmp, final)
+                publish(enc.tmp, final, force=self.request.force)
                 published.append(final)
         except (OSError, ExportError) as exc:
             for p in published:
@@ -409,7 +402,7 @@ class AnimationJob(EncodingJob):
             self._remove_temporaries()
             if isinstance(exc, ExportError):
                 raise
-            raise ExportError(f"cannot write {final}: {_reason(exc)}") from None
+            raise ExportError(f"cannot write {final}: {reason(exc)}") from None
         self._remove_temporaries()
         self._finished = True
         self.written = published
@@ -448,7 +441,7 @@ class AnimationJob(EncodingJob):
 def _compute_frame(config, with_backends: bool):
     """The frame of one swept config (in the compute thread), with the backend comparison
     when the diagnostics panel is in the animation."""
-    from .frame import build_frame, measure_backends
+    from ..frame import build_frame, measure_backends
 
     frame = build_frame(config)
     if with_backends:
@@ -468,71 +461,3 @@ def export_animation(window, request: AnimationRequest, on_progress=None) -> lis
             on_progress(job.done, job.total)
         app.processEvents()
     return job.written
-
-
-# ---- command line ---------------------------------------------------------------------------
-
-
-def sweep_command(args) -> int:
-    """`python main.py export --out DIR --sweep FIELD=START:STOP:STEP [--format gif|mp4]
-    [--panel NAME]... [--width PX] [--fps F] [--session FILE] [--force]` → DIR/NAME-FIELD.FORMAT,
-    printing each path. Exit 2 for a bad field, range, value, format, panel or width (checked
-    before a window is built, every value included), 1 for any other failure."""
-    from engine import AttentionConfig
-
-    from .export import PANEL_NAMES, _fail, headless_window
-
-    try:
-        spec = parse_sweep(args.sweep)
-    except SweepError as exc:
-        return _fail(str(exc), 2)
-    formats = list(dict.fromkeys(args.formats or ["gif"]))
-    if len(formats) > 1:
-        return _fail(f"a sweep writes one format, got {', '.join(formats)}: choose gif or mp4", 2)
-    try:
-        fmt = check_animation_format(formats[0])
-    except ExportUsageError as exc:
-        return _fail(f"{exc} (png, svg and pdf are for still figures, without --sweep)", 2)
-    if getattr(args, "dpi", None) is not None:
-        return _fail("--dpi does not apply to an animation: give its --width in pixels", 2)
-    names = tuple(dict.fromkeys(args.panels or []))
-    for n in names:
-        if n in MODEL_PANEL_NAMES:
-            return _fail(f"panel {n!r} shows the loaded model, which a config sweep does not change", 2)
-        if n not in PANEL_NAMES:
-            return _fail(_unknown_panel(n, PANEL_NAMES), 2)
-    width = 1280 if args.width is None else args.width
-    fps = DEFAULT_FPS if getattr(args, "fps", None) is None else args.fps
-    if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
-        return _fail(f"width must be an integer from {MIN_WIDTH} to {MAX_WIDTH} pixels, got {width!r}", 2)
-    if not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
-        return _fail(f"--fps must be from {FPS_RANGE[0]:g} to {FPS_RANGE[1]:g}, got {fps:g}", 2)
-    base, session = AttentionConfig(), None
-    if args.session:
-        from .session import SessionError, load_session
-
-        try:
-            base = load_session(args.session).config
-        except SessionError as exc:
-            return _fail(str(exc), 1)
-        session = args.session
-    try:
-        sweep_configs(base, spec)  # every value, before any window or frame
-    except SweepError as exc:
-        return _fail(str(exc), 2)
-    out = Path(args.out)
-    request = AnimationRequest(spec, names, fmt, out, width=width, theme=getattr(args, "theme", None) or "slides",
-                               fps=fps, force=bool(args.force))
-    for n in names or PANEL_NAMES:
-        if request.path(n).exists() and not args.force:
-            return _fail(f"{request.path(n)} already exists (use --force to overwrite)", 1)
-
-    try:
-        with headless_window(session) as window:
-            for p in export_animation(window, request):
-                print(p, flush=True)
-    except ExportUsageError as exc:
-        return _fail(str(exc), 2)
-    except (ExportError, SweepError) as exc:
-        return _fail(str(exc), 1)
-    return 0

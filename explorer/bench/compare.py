@@ -19,7 +19,7 @@ PINNED = "default, reference pinned, B − A: toggle causal"
 
 def compare_benchmarks(window, n: int, chunk: int = 10) -> list[dict]:
     """Two rows (plain, pinned) of n changes each, measured in alternating chunks of `chunk`."""
-    from .bench import Scenario, _stats, measure_window
+    from .window import Scenario, measure_window, stats
 
     d = AttentionConfig()
     plain = Scenario(PLAIN, "default", d, d.replace(causal=True), "same shapes, nothing pinned")
@@ -47,8 +47,8 @@ def compare_benchmarks(window, n: int, chunk: int = 10) -> list[dict]:
     finally:
         window.clear_reference()
     return [{"scenario": sc.name, "size": sc.size, "what": sc.what, "n": n,
-             "latency_ms": _stats(samples[sc.name]["latency"]), "compute_ms": _stats(samples[sc.name]["compute"]),
-             "render_ms": _stats(samples[sc.name]["render"]),
+             "latency_ms": stats(samples[sc.name]["latency"]), "compute_ms": stats(samples[sc.name]["compute"]),
+             "render_ms": stats(samples[sc.name]["render"]),
              "wall_ms_per_change": statistics.mean(samples[sc.name]["wall"])} for sc in (plain, pinned)]
 
 

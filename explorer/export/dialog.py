@@ -40,22 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .export import (
-    FORMATS,
-    MAX_DPI,
-    MAX_WIDTH,
-    MIN_DPI,
-    MIN_WIDTH,
-    ExportError,
-    ExportOptions,
-    export_panels,
-    export_widget,
-    is_shown,
-    panel_image,
-    panel_names,
-    render_panel,
-    write_atomic,
-)
+from .files import export_panels, export_widget, is_shown, panel_names, write_atomic
+from .fresh import panel_image, render_panel
+from .options import FORMATS, MAX_DPI, MAX_WIDTH, MIN_DPI, MIN_WIDTH, ExportError, ExportOptions
 
 WHAT_PANEL, WHAT_ALL, WHAT_WINDOW = "panel", "all", "window"
 _FORMAT_LABELS = {"png": QT_TRANSLATE_NOOP("ExportDialog", "PNG image"),
@@ -371,31 +358,6 @@ class ExportDialog(QDialog):
         self.accept()
 
 
-def _menu(window, title: str):
-    """The window's menu called `title` (ignoring '&'), created after File when missing.
-
-    Menus are found by object name (`menu_file`, `menu_edit`, ...), whatever the
-    language of their titles, else by their English title.
-    """
-    mb = window.menuBar()
-    plain = title.replace("&", "").lower()
-    actions = mb.actions()
-    for a in actions:
-        m = a.menu()
-        if m is not None and (m.objectName() == f"menu_{plain}" or a.text().replace("&", "").lower() == plain):
-            return m
-    menu = mb.addMenu(title)  # the window sets the translated title (retranslate_ui)
-    menu.setObjectName(f"menu_{plain}")
-    # keep File first: insert the new menu right after it
-    file_action = next((a for a in actions if a.menu() is not None and (
-        a.menu().objectName() == "menu_file" or a.text().replace("&", "").lower() == "file")), None)
-    if file_action is not None:
-        idx = actions.index(file_action)
-        if idx + 1 < len(actions):
-            mb.insertMenu(actions[idx + 1], menu)
-    return menu
-
-
 def show_export_dialog(window) -> ExportDialog:
     dlg = ExportDialog(window)
     dlg.open()
@@ -425,7 +387,7 @@ def install_export_actions(window) -> dict[str, QAction]:
     copy.setShortcut(QKeySequence("Ctrl+Shift+C"))
     copy.triggered.connect(on_copy)
 
-    file_menu = _menu(window, "&File")
+    file_menu = window.menu_file
     # before the first separator after the save actions, else at the end
     reset = getattr(window, "act_reset", None)
     anchor = reset if reset in file_menu.actions() else next(
@@ -435,7 +397,7 @@ def install_export_actions(window) -> dict[str, QAction]:
         file_menu.insertSeparator(anchor)
     else:
         file_menu.addAction(export)
-    _menu(window, "&Edit").addAction(copy)
+    window.menu_edit.addAction(copy)
     window.addAction(export)
     window.addAction(copy)
     window._export_actions = {"export": export, "copy": copy}

@@ -59,8 +59,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .selection import HoverLink, Selection
-from .worker import stop_at_exit
+from ..selection import HoverLink, Selection
+from ..work.compute import stop_at_exit
 
 #: The bundled demo model's name: what sessions store (its folder differs per machine) and
 #: what `gui --model` accepts, like the aliases below.
@@ -353,7 +353,7 @@ class ModelController(QObject):
         self.ask_download: Callable[[str], bool] = self._ask_download
         self.ask_remote_code: Callable[[str, list[str]], bool] = self._ask_remote_code
         self.dialog_parent: QWidget | None = None
-        self.worker = ModelWorker()  # not a Qt child: see explorer.worker
+        self.worker = ModelWorker()  # not a Qt child: see explorer.work.compute
         self.worker.done.connect(self._on_done)
         self.worker.failed.connect(self._on_failed)
         self.worker.progress.connect(self._on_progress)
@@ -853,14 +853,6 @@ class ModelStatus(QWidget):
             self.bar.setFormat(self.tr("Downloading… %p%"))
 
 
-def _find_menu(window, action: QAction):
-    for a in window.menuBar().actions():
-        menu = a.menu()
-        if menu is not None and action in menu.actions():
-            return menu
-    return None
-
-
 class ModelActions(QObject):
     """File ▸ Open model… and Open demo model; the model docks; banner and status wiring."""
 
@@ -878,7 +870,7 @@ class ModelActions(QObject):
         self.demo_action.setEnabled(demo_model_path() is not None)
         window.addAction(self.open_action)
         window.addAction(self.demo_action)
-        file_menu = _find_menu(window, window.act_open)
+        file_menu = window.menu_file
         if file_menu is not None:
             anchor = next((a for a in file_menu.actions() if a.isSeparator()), None)
             file_menu.insertAction(anchor, self.open_action)
@@ -972,7 +964,7 @@ class ModelActions(QObject):
                 w.tabifyDockWidget(w.dock(over), dock)
             dock.show()
             dock.raise_()
-        view_menu = _find_menu(w, w.act_dark)
+        view_menu = w.menu_view
         if view_menu is not None:
             for name, _over in places:
                 view_menu.addAction(w.dock(name).toggleViewAction())

@@ -34,7 +34,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from .export_render import (
+from .render import (
     Part,
     caption_colours,
     caption_font,

@@ -28,7 +28,7 @@ def _frame_ms(app, panel, i: int) -> float:
 
 
 def stepthrough_benchmarks(quick: bool = False) -> dict:
-    from .bench import shown_bench_window
+    from .window import shown_bench_window
 
     app, window = shown_bench_window()
     out = {}

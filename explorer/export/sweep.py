@@ -17,9 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import explorer.constraints as C
 from engine import AttentionConfig, ConfigError
-
-from . import constraints as C
 
 #: A sweep's frames are held until the GIF is written: keep them bounded.
 MAX_FRAMES = 120

@@ -1,0 +1,304 @@
+"""A figure is a fresh panel: built offscreen from the window's current state (frame,
+selection, model, the panel's own options and zoom) in the figure's theme, laid out at
+FIGURE_SIZE logical px, rendered and thrown away.
+
+    render_panel(window, "heads", "png", ExportOptions(width=1920, theme="slides")) -> bytes
+    render_figure(widget, "png", options, config=cfg) -> bytes   # a panel, or the whole window as it is
+    with fresh_panel(window, "scores", "slides") as panel: ...  # an animation draws many frames on one
+
+The window is never restyled or resized, and panels behind a tab or closed export like shown
+ones. PNG is that picture at `width` pixels (or `dpi`), SVG and PDF are vectors at 96 px per
+inch. Painting lives in `render` (PNG, PDF) and `svg` (SVG).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+from .options import (
+    FIGURE_SIZE,
+    RENDER_TIMEOUT_S,
+    ExportError,
+    ExportOptions,
+    check_format,
+)
+
+
+def caption_text(config) -> str | None:
+    """The one-line config summary for a caption (None without a config)."""
+    if config is None:
+        return None
+    from PySide6.QtCore import QCoreApplication  # the caption follows the interface language
+
+    return QCoreApplication.translate("Export", "Attention Explorer · {summary}").format(summary=config.summary())
+
+
+def _settle(rounds: int = 2) -> None:
+    from .render import settle  # Qt: imported when a figure is drawn, not with the package
+
+    settle(rounds)
+
+
+def _encode(img, fmt_title: str, config, dpi: float | None, logical_width: int) -> bytes:
+    """A rendered QImage as PNG bytes with its resolution and text chunks."""
+    dpi = dpi or 96 * img.width() / max(1, logical_width)
+    img.setDotsPerMeterX(round(dpi / 0.0254))
+    img.setDotsPerMeterY(round(dpi / 0.0254))
+    if fmt_title:
+        img.setText("Title", fmt_title)
+    if config is not None:
+        img.setText("Description", config.summary())
+    img.setText("Software", "Attention Explorer")
+    return _encode_png(img)
+
+
+def _render(root, fmt: str, options: ExportOptions, theme, *, config, title: str, fresh: bool) -> bytes:
+    """`root` (a fresh figure panel, or the window as it is) encoded as `fmt`."""
+    from .render import render_image, render_pdf
+
+    caption = caption_text(config) if options.caption else None
+    summary = config.summary() if config is not None else ""
+    if fmt == "png":
+        img = render_image(root, options.png_width(root.width()), theme, caption,
+                           options.include_controls, fresh)
+        return _encode(img, title, config, options.dpi, root.width())
+    if fmt == "pdf":
+        doc_title = f"{title} ({summary})" if title and summary else (title or summary)
+        return render_pdf(root, theme, caption, options.include_controls, doc_title, fresh)
+    from .svg import render_svg
+
+    return render_svg(root, theme, caption, options.include_controls, title, summary, fresh)
+
+
+def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, title: str = "") -> bytes:
+    """The figure of `widget` encoded as `fmt`: a panel of a window is drawn afresh
+    (`render_panel`); any other widget (the whole window: a screenshot, controls included)
+    is painted as it is on screen."""
+    fmt = check_format(fmt)
+    options.validate()
+    window = _window_of_panel(widget)
+    if window is not None:
+        return render_panel(window, widget.name, fmt, options)
+    if widget.width() < 2 or widget.height() < 2:
+        raise ExportError(f"{title or 'the widget'} has no size yet ({widget.width()}×{widget.height()}); "
+                          "show it before exporting")
+    theme = getattr(widget, "theme", None) or _screen_theme(widget)
+    return _render(widget, fmt, options, theme, config=config, title=title, fresh=False)
+
+
+def _window_of_panel(widget):
+    """The explorer window `widget` is a panel of, or None."""
+    name = getattr(widget, "name", None)
+    w = widget.window() if hasattr(widget, "window") else None
+    if not name or w is None or w is widget or not hasattr(w, "panel"):
+        return None
+    try:
+        return w if w.panel(name) is widget else None
+    except KeyError:
+        return None
+
+
+def _screen_theme(widget):
+    from ..figures.themes import DARK
+
+    w = widget.window() if hasattr(widget, "window") else None
+    return getattr(w, "theme", None) or DARK
+
+
+def _encode_png(img) -> bytes:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not img.save(buf, "PNG"):
+        raise ExportError("Qt could not encode the PNG image")
+    buf.close()
+    return bytes(data.data())
+
+
+# ---- a figure is a fresh panel -------------------------------------------------------------
+
+
+def _copy_view_options(source, target) -> None:
+    """The panel's own choices (a combo box's entry, a spin box's value, a check box) from
+    the window's panel to the figure's: both build their controls in the same order."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox
+
+    for kind, get, put in ((QComboBox, "currentIndex", "setCurrentIndex"),
+                           (QAbstractSpinBox, "value", "setValue"),
+                           (QCheckBox, "isChecked", "setChecked")):
+        mine, theirs = source.findChildren(kind), target.findChildren(kind)
+        for a, b in zip(mine, theirs):
+            if type(a) is type(b) and hasattr(a, get):
+                b.blockSignals(True)
+                getattr(b, put)(getattr(a, get)())
+                b.blockSignals(False)
+
+
+def frame_of(window):
+    """The frame of the window's current config (computed now when the window is behind)."""
+    ensure_current(window)
+    frame = getattr(window, "frame", None)
+    if frame is None:
+        raise ExportError("the window has not drawn anything yet")
+    return frame
+
+
+@contextlib.contextmanager
+def fresh_panel(window, name: str, theme_name: str = "slides",
+                size: tuple[int, int] | None = None, *, frame=None, selection=None) -> Iterator:
+    """A new panel `name` drawn from the window's current state (frame, selection, model, the
+    panel's own options and zoom) in the figure theme ("slides" or "screen"), laid out
+    offscreen at `size` logical px (default FIGURE_SIZE; grown up to 1.5× until no plot is
+    cut); deleted on exit. The window is never touched, whether the panel is shown, behind a
+    tab or closed there. `frame` and `selection` replace the window's (an animation's
+    frames: explorer.export.animation)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from ..figures.themes import figure_theme, qt_palette, stylesheet
+    from ..selection import HoverLink
+    from .render import figure_parts, overflow
+
+    source = window.panel(name)
+    cls = type(source)
+    theme = figure_theme(theme_name, window.theme)
+    w, h = size or FIGURE_SIZE
+    if cls.requires_model:
+        ctl = window.model_controller
+        panel = cls(ctl.selection, HoverLink())
+    else:
+        frame = frame_of(window) if frame is None else frame
+        panel = cls(window.selection if selection is None else selection, HoverLink())
+    try:
+        panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        panel.setPalette(qt_palette(theme))
+        panel.setAutoFillBackground(True)
+        panel.setStyleSheet(stylesheet(theme))
+        app_pt = QApplication.font().pointSizeF()
+        panel.setFont(theme.font(app_pt if app_pt > 0 else 9.0))
+        if getattr(window, "reference", None) is not None:  # the pinned A, before the panel's
+            panel.set_reference(window.reference)           # own Show choice is copied
+        _copy_view_options(source, panel)
+        panel.apply_theme(theme)
+        panel.resize(w, h)
+        panel.show()
+        _settle()
+        if cls.requires_model:
+            panel.set_model(ctl)
+        else:
+            panel.show_frame(frame)
+            if name == "diagnostics":
+                panel.set_backends(frame.backends if frame.backends is not None
+                                   else _measure_backends(window, frame))
+        for mine, theirs in zip(source.heatmaps(), panel.heatmaps()):
+            if mine.shape == theirs.shape and mine.zoomed():
+                theirs.vb.setRange(mine.vb.viewRect(), padding=0)
+        _settle()
+        for _ in range(3):  # grow until every plot fits its view (titles at full length)
+            dx, dy = overflow(figure_parts(panel), preferred_width=True)
+            grown = (min(int(w * 1.5), panel.width() + dx + 8 if dx > 1 else panel.width()),
+                     min(int(h * 1.5), panel.height() + dy + 8 if dy > 1 else panel.height()))
+            if grown == (panel.width(), panel.height()):
+                break
+            panel.resize(*grown)
+            _settle()
+        panel.figure_theme = theme
+        yield panel
+    finally:
+        panel.detach()
+        panel.hide()
+        panel.setParent(None)
+        panel.deleteLater()
+        _settle(1)
+
+
+def _measure_backends(window, frame) -> dict:
+    from ..frame import measure_backends
+
+    return measure_backends(frame.config)
+
+
+def restyle_lines(panel, theme_name: str, window, raster_scale: float) -> None:
+    """Re-draw the figure panel with its lines `raster_scale` times wider (a PNG larger than
+    the layout: Qt's cosmetic pens are device pixels)."""
+    from ..figures.themes import figure_theme
+
+    theme = figure_theme(theme_name, window.theme, raster_scale)
+    if theme != panel.figure_theme:
+        panel.figure_theme = theme
+        panel.apply_theme(theme)
+        _settle(1)
+
+
+def render_panel(window, name: str, fmt: str, options: ExportOptions, *,
+                 size: tuple[int, int] | None = None) -> bytes:
+    """Panel `name` of `window` as a figure (`fmt`: png, svg, pdf), from a fresh panel."""
+    return render_panels(window, [name], [fmt], options, size=size)[(name, fmt)]
+
+
+def render_panels(window, names: Sequence[str], formats: Sequence[str], options: ExportOptions, *,
+                  size: tuple[int, int] | None = None) -> dict[tuple[str, str], bytes]:
+    """{(name, fmt): bytes} for every panel and format, one fresh panel per name."""
+    from .render import figure_parts, figure_rect
+
+    options.validate()
+    formats = [check_format(f) for f in formats]
+    out: dict[tuple[str, str], bytes] = {}
+    for name in names:
+        source = window.panel(name)
+        title = str(source.display_title() if hasattr(source, "display_title") else name)
+        with fresh_panel(window, name, options.theme, size) as panel:
+            for fmt in formats:
+                scale = 1.0
+                if fmt == "png":
+                    shown = max(1, figure_rect(figure_parts(panel)).width())
+                    scale = options.png_width(panel.width()) / shown
+                restyle_lines(panel, options.theme, window, scale)
+                out[(name, fmt)] = _render(panel, fmt, options, panel.figure_theme,
+                                           config=window.config, title=title, fresh=True)
+    return out
+
+
+def panel_image(window, name: str, options: ExportOptions, *, size: tuple[int, int] | None = None):
+    """Panel `name` as a QImage (for the clipboard), from a fresh panel."""
+    from PySide6.QtGui import QImage
+
+    img = QImage()
+    img.loadFromData(render_panel(window, name, "png", options, size=size), "PNG")
+    return img
+
+
+
+def ensure_current(window, timeout_s: float = RENDER_TIMEOUT_S) -> None:
+    """Make sure the window's frame is of its current config, so no figure is stale: compute
+    it now when the window can (`render_sync`: the window's visible panels catch up as they
+    would anyway), else wait for `frame_rendered` of that config."""
+    frame = getattr(window, "frame", None)
+    if frame is not None and getattr(frame, "config", None) == window.config:
+        return
+    if hasattr(window, "render_sync"):
+        try:
+            window.render_sync(all_panels=False)
+        except Exception as exc:  # the engine refused the config: nothing to export
+            raise ExportError(f"the current configuration cannot be drawn: {exc}") from None
+        return
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    target, loop, got = window.config, QEventLoop(), []
+
+    def on_rendered(cfg) -> None:
+        if cfg == target:
+            got.append(cfg)
+            loop.quit()
+
+    window.frame_rendered.connect(on_rendered)
+    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
+    try:
+        loop.exec()
+    finally:
+        window.frame_rendered.disconnect(on_rendered)
+    if not got:
+        raise ExportError(f"the panels did not finish drawing within {timeout_s:.0f} s")

@@ -1,0 +1,160 @@
+"""The training lab in the window: Lessons ▸ Training lab…, File ▸ Export heads forming…, the
+lab's dock, and a lesson's Apply preset (chapters 12, 13) opening the lab with its experiment.
+
+    install_training(window) -> TrainingLab   # the lab and its menu entries (idempotent)
+    show_training(window) -> TrainingPanel    # the panel's dock, made the first time
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QPushButton
+
+from .lab import lab_for
+from .lessons import connect_lesson_panel
+
+
+class TrainingActions(QObject):
+    """The menu entries, in the window's language, and the lesson panel's Apply preset."""
+
+    _lesson_hooked = None
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.action = QAction(window)
+        self.action.setObjectName("action_training_lab")
+        self.action.setShortcut(QKeySequence("Ctrl+Shift+T"))
+        self.action.triggered.connect(lambda: show_training(window))
+        window.addAction(self.action)
+        menu = window.menuBar().findChild(QMenu, "menu_lessons")
+        if menu is not None:
+            menu.addSeparator()
+            menu.addAction(self.action)
+        else:
+            self.menu = window.menuBar().addMenu("")
+            self.menu.setObjectName("menu_training")
+            self.menu.addAction(self.action)
+        # File ▸ Export heads forming (GIF/MP4)…, after File ▸ Export figure… (and the
+        # sweep animation, which install_animation puts right after the figure)
+        self.forming_action = QAction(window)
+        self.forming_action.setObjectName("action_export_heads_forming")
+        self.forming_action.triggered.connect(lambda: _export_forming(window))
+        file_menu = window.menuBar().findChild(QMenu, "menu_file")
+        if file_menu is not None:
+            actions = file_menu.actions()
+            figure = getattr(window, "_export_actions", {}).get("export")
+            if figure in actions and actions.index(figure) + 1 < len(actions):
+                file_menu.insertAction(actions[actions.index(figure) + 1], self.forming_action)
+            else:
+                file_menu.addAction(self.forming_action)
+        window.addAction(self.forming_action)
+        window.installEventFilter(self)
+        self.retranslate_ui()
+        self.hook_lessons()  # a lesson panel made before the lab (else: when it is made)
+
+    def retranslate_ui(self) -> None:
+        self.forming_action.setText(QCoreApplication.translate("TrainingActions", "Export heads &forming (GIF/MP4)…"))
+        self.forming_action.setStatusTip(QCoreApplication.translate(
+            "TrainingActions", "The training lab's heads at every snapshot of its run, as an animation"))
+        self.action.setText(QCoreApplication.translate("TrainingActions", "&Training lab…"))
+        self.action.setStatusTip(QCoreApplication.translate(
+            "TrainingActions", "Train a tiny transformer and watch its heads form"))
+        if hasattr(self, "menu"):
+            self.menu.setTitle(QCoreApplication.translate("TrainingActions", "&Training"))
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        elif obj is self.window and event.type() == QEvent.Type.ChildAdded and self._lesson_hooked is None:
+            QTimer.singleShot(0, self.hook_lessons)  # a dock was added: the lesson panel, maybe
+        return False
+
+    def hook_lessons(self) -> None:
+        """Once the window has its lesson panel: Apply preset on a training chapter (12, 13)
+        opens the lab with the chapter's experiment (explorer.training.lessons)."""
+        w = self.window
+        if self._lesson_hooked is not None or "lesson" not in w.panel_names():
+            return
+        self._lesson_hooked = w.panel("lesson")
+        connect_lesson_panel(w, self._lesson_hooked, show_training)
+
+
+def _export_forming(window) -> None:
+    from .forming import export_forming_dialog
+
+    export_forming_dialog(window)
+
+
+def _add_forming_button(window, panel) -> None:
+    """The panel's toolbar button for File ▸ Export heads forming…, after Open in inspector."""
+    button = QPushButton(panel)
+    button.setObjectName("training_export_forming")
+    button.clicked.connect(lambda: _export_forming(window))
+    tb = panel.toolbar
+    at = tb.indexOf(panel.inspect_button)
+    tb.insertWidget(at + 1 if at >= 0 else tb.count(), button)
+
+    class _Texts(QObject):
+        def retranslate(self) -> None:
+            button.setText(QCoreApplication.translate("TrainingActions", "Export heads forming…"))
+            button.setToolTip(QCoreApplication.translate(
+                "TrainingActions", "The heads at every snapshot of this run, as a GIF or MP4"))
+
+        def eventFilter(self, obj, event) -> bool:
+            if event.type() == QEvent.Type.LanguageChange:
+                self.retranslate()
+            return False
+
+    texts = _Texts(button)
+    texts.retranslate()
+    panel.installEventFilter(texts)
+    panel.forming_button = button
+
+
+def install_training(window):
+    """Give ``window`` its training lab (``window.training_lab``) and the menu entry that
+    opens the panel (idempotent). The lab's thread stops when the window closes."""
+    existing = getattr(window, "training_lab", None)
+    if existing is not None:
+        return existing
+    from . import panel  # noqa: F401 (registers the "training" panel)
+
+    lab = lab_for(window.selection)
+    lab.window = window
+    window.training_lab = lab
+    window.installEventFilter(lab)  # the window closing stops the training thread
+    window.destroyed.connect(lab.worker.stop)
+    window._training_actions = TrainingActions(window)
+    return lab
+
+
+def _place(window, dock) -> None:
+    """A new lab dock floats over the window at 85 % of its size: the lab needs more room
+    than a tab of the panel grid gives (the other docks keep their minimum heights); a
+    double click on its title docks it."""
+    dock.setFloating(True)
+    geo = window.geometry()
+    w, h = int(geo.width() * 0.85), int(geo.height() * 0.85)
+    dock.resize(max(w, 900), max(h, 640))
+    dock.move(geo.x() + (geo.width() - dock.width()) // 2, geo.y() + (geo.height() - dock.height()) // 2)
+
+
+def show_training(window):
+    """Open (or raise) the training panel (its dock made the first time, floating over the
+    window). Returns the panel."""
+    install_training(window)
+    new = "training" not in window.panel_names()
+    panel = window.add_panel("training", dock_area=False)
+    dock = window.dock("training")
+    if new:
+        _add_forming_button(window, panel)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        _place(window, dock)
+        view = window.menuBar().findChild(QMenu, "menu_view")
+        if view is not None:
+            view.addAction(dock.toggleViewAction())
+    dock.show()
+    dock.raise_()
+    return panel
