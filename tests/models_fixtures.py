@@ -71,15 +71,52 @@ def build_gpt2(folder: Path) -> Path:
     return folder
 
 
+def save_qwen2_tokenizer(folder: Path):
+    """Qwen2's own tokenizer (byte-level BPE: NFC, Qwen2's split regex, no BOS,
+    ``<|endoftext|>`` as EOS and padding) with merges trained here on :data:`WORDS`, so every
+    word, with and without its leading space ("cat", "Ġcat"), is one token; returns it.
+
+    transformers 5 opens a qwen2 folder with ``Qwen2Tokenizer`` whatever tokenizer.json
+    holds: it rebuilds that pipeline from the file's vocabulary and merges, so the WordLevel
+    tokenizer of the other fixtures turns every word into ``a`` there. Trained offline with
+    the tokenizers library (no hub)."""
+    import json
+
+    from tokenizers import pre_tokenizers, trainers
+    from transformers.models.qwen2.tokenization_qwen2 import Qwen2Tokenizer
+
+    eot = "<|endoftext|>"
+    backend = Qwen2Tokenizer().backend_tokenizer  # the pipeline, its BPE still empty
+    corpus = [" ".join(WORDS), " " + " ".join(WORDS), *WORDS]  # each word with and without "Ġ"
+    backend.train_from_iterator(corpus, trainers.BpeTrainer(
+        vocab_size=4096, min_frequency=1, special_tokens=[eot], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))  # every byte: nothing unknown
+    bpe = json.loads(backend.to_str())["model"]
+    tokenizer = Qwen2Tokenizer(vocab=bpe["vocab"], merges=[tuple(m) for m in bpe["merges"]],
+                               model_max_length=MAX_LEN)
+    for word in WORDS:
+        for text in (word, " " + word):
+            assert len(tokenizer(text).input_ids) == 1, text
+    tokenizer.save_pretrained(folder)
+    return tokenizer
+
+
 def build_qwen2(folder: Path) -> Path:
+    """Qwen2 with MQA (4 query heads, 1 KV head; biases on Q, K, V) and its byte-level BPE."""
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
+    tokenizer = save_qwen2_tokenizer(folder)
     torch.manual_seed(2)
-    cfg = Qwen2Config(vocab_size=len(SPECIALS) + len(WORDS), hidden_size=32,
+    cfg = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32,
                       intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-                      num_key_value_heads=1, max_position_embeddings=MAX_LEN)
-    Qwen2ForCausalLM(cfg).save_pretrained(folder)
-    save_tokenizer(folder, bos=False)
+                      num_key_value_heads=1, max_position_embeddings=MAX_LEN,
+                      eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    model = Qwen2ForCausalLM(cfg)
+    with torch.no_grad():  # as for Llama: scores big enough for patterns to show
+        for layer in model.model.layers:
+            layer.self_attn.q_proj.weight.mul_(8)
+            layer.self_attn.k_proj.weight.mul_(8)
+    model.save_pretrained(folder)
     return folder
 
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from models_fixtures import gpt2_path, llama, llama_path, minilm, minilm_path
+from models_fixtures import gpt2_path, llama, llama_path, minilm, minilm_path, qwen2_path
 
 from engine.models import InspectError, load_model
 from engine.models.detectors import repeated_random_tokens
 
-__all__ = ["gpt2_path", "llama", "llama_path", "minilm", "minilm_path"]
+__all__ = ["gpt2_path", "llama", "llama_path", "minilm", "minilm_path", "qwen2_path"]
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = "the cat sat on the mat . the cat"
@@ -61,6 +61,17 @@ def gpt2(gpt2_path):
     return load_model(gpt2_path)
 
 
+@pytest.fixture(scope="module")
+def qwen2(qwen2_path):
+    """Qwen2 with MQA (4 query heads share 1 KV head; biases on Q, K, V), its byte-level BPE."""
+    return load_model(qwen2_path)
+
+
+def model_and_folder(request, which):
+    """The loaded model fixture ``which`` and its folder (fixture ``which + "_path"``)."""
+    return request.getfixturevalue(which), request.getfixturevalue(f"{which}_path")
+
+
 def causal_lm(folder):
     """transformers' own model with its LM head, eager attention, float32."""
     from transformers import AutoModelForCausalLM
@@ -91,12 +102,11 @@ def tl_pattern(kind: str, tokens: np.ndarray) -> np.ndarray:
     return np.tril(ind)
 
 
-@pytest.mark.parametrize("which", ["gpt2", "minilm"])
-def test_detector_scores_follow_transformer_lens_definitions(which, gpt2, gpt2_path, minilm,
-                                                             minilm_path):
+@pytest.mark.parametrize("which", ["gpt2", "qwen2", "minilm"])
+def test_detector_scores_follow_transformer_lens_definitions(which, request):
     from transformers import AutoModel
 
-    loaded, folder = (gpt2, gpt2_path) if which == "gpt2" else (minilm, minilm_path)
+    loaded, folder = model_and_folder(request, which)
     n, batch = 12, 3
     ids = repeated_random_tokens(loaded, n, batch, seed=7)
     # BOS + n tokens + the same n again, no special tokens among them
@@ -200,34 +210,41 @@ def test_gpt2_circuits_equal_the_weights_products(gpt2, gpt2_path):
     assert [p.value for p in c.qk_pairs] == pytest.approx(np.sort(qk_full.ravel())[::-1][:10], rel=1e-4)
 
 
-def test_gqa_circuits_read_the_shared_kv_head(llama, llama_path):
-    ref = causal_lm(llama_path)
+@pytest.mark.parametrize(("which", "head", "kv", "other_head", "other_kv"),
+                         [("llama", 5, 1, 1, 0),  # 8 query heads, 2 KV heads: head 5 reads KV head 1
+                          ("qwen2", 3, 0, 1, 0)])  # MQA: every query head reads KV head 0
+def test_gqa_circuits_read_the_shared_kv_head(which, head, kv, other_head, other_kv, request):
+    loaded, folder = model_and_folder(request, which)
+    ref = causal_lm(folder)
     cfg = ref.config
-    H, Hkv = cfg.num_attention_heads, cfg.num_key_value_heads
-    dh = cfg.hidden_size // H
-    layer, head = 1, 5
-    kv = head // (H // Hkv)  # 8 query heads, 2 KV heads: head 5 reads KV head 1
-    assert kv == 1
+    H, Hkv, d = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.hidden_size
+    dh = d // H
+    layer = 1
+    assert kv == head // (H // Hkv) and other_kv == other_head // (H // Hkv)
     at = ref.model.layers[layer].self_attn
     q = at.q_proj.weight.detach().numpy()[head * dh:(head + 1) * dh].T
     k = at.k_proj.weight.detach().numpy()[kv * dh:(kv + 1) * dh].T
     v = at.v_proj.weight.detach().numpy()[kv * dh:(kv + 1) * dh].T
     o = at.o_proj.weight.detach().numpy()[:, head * dh:(head + 1) * dh].T
-    c = llama.circuits(layer, head)
-    assert c.kv_head == 1 and c.w_q.shape == (64, dh) and c.w_o.shape == (dh, 64)
+    c = loaded.circuits(layer, head)
+    assert c.kv_head == kv and c.w_q.shape == (d, dh) and c.w_o.shape == (dh, d)
     for got, want in ((c.w_q, q), (c.w_k, k), (c.w_v, v), (c.w_o, o)):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-7)
     np.testing.assert_allclose(c.qk, q @ k.T, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(c.ov, v @ o, rtol=1e-5, atol=1e-7)
-    other = llama.circuits(layer, 1)  # reads KV head 0
-    assert other.kv_head == 0 and not np.allclose(other.w_k, c.w_k)
+    other = loaded.circuits(layer, other_head)
+    assert other.kv_head == other_kv and not np.allclose(other.w_q, c.w_q)
+    # a KV head of its own reads other keys; the shared one the same
+    assert np.array_equal(other.w_k, c.w_k) == (other_kv == kv)
+    assert np.array_equal(other.w_v, c.w_v) == (other_kv == kv)
     assert any("RoPE" in n for n in c.notes)
-    # untied Llama: the unembedding is the checkpoint's lm_head, not W_Eᵀ
+    # untied Llama and Qwen2: the unembedding is the checkpoint's lm_head, not W_Eᵀ
+    assert not cfg.tie_word_embeddings
     w_e = ref.model.embed_tokens.weight.detach().double().numpy()
     lam = np.linalg.eigvals(w_e @ (v @ o).astype(np.float64) @ ref.lm_head.weight.detach().double().numpy().T)
     assert c.copying_score == pytest.approx(lam.sum().real / np.abs(lam).sum(), abs=1e-6)
-    with pytest.raises(InspectError, match="head 8 does not exist"):
-        llama.circuits(0, 8)
+    with pytest.raises(InspectError, match=f"head {H} does not exist"):
+        loaded.circuits(0, H)
 
 
 def test_encoder_circuits_have_no_copying_score(minilm):
@@ -237,9 +254,9 @@ def test_encoder_circuits_have_no_copying_score(minilm):
 
 
 # ---- logit lens -------------------------------------------------------------------------------
-@pytest.mark.parametrize("which", ["gpt2", "llama"])
-def test_logit_lens_ends_at_the_models_own_prediction(which, gpt2, gpt2_path, llama, llama_path):
-    loaded, folder = (gpt2, gpt2_path) if which == "gpt2" else (llama, llama_path)
+@pytest.mark.parametrize("which", ["gpt2", "llama", "qwen2"])
+def test_logit_lens_ends_at_the_models_own_prediction(which, request):
+    loaded, folder = model_and_folder(request, which)
     ref = causal_lm(folder)
     ids = ids_of(loaded, TEXT)
     with torch.no_grad():
@@ -275,7 +292,7 @@ def test_encoders_are_refused_where_they_have_no_next_token(minilm):
 
 
 # ---- direct logit attribution ------------------------------------------------------------------
-@pytest.mark.parametrize("which", ["gpt2", "llama", "prenorm_run"])
+@pytest.mark.parametrize("which", ["gpt2", "llama", "qwen2", "prenorm_run"])
 def test_attributions_add_up_to_the_logit(which, request):
     loaded = request.getfixturevalue(which)
     text, target = (CLEAN_RUN, "H") if which == "prenorm_run" else (TEXT, "mat")
@@ -293,9 +310,9 @@ def test_attributions_add_up_to_the_logit(which, request):
     assert abs(mid.total - mid.logit) <= 1e-4 * max(1.0, abs(mid.logit))
 
 
-@pytest.mark.parametrize("which", ["gpt2", "llama"])
-def test_attribution_logit_is_the_models_own(which, gpt2, gpt2_path, llama, llama_path):
-    loaded, folder = (gpt2, gpt2_path) if which == "gpt2" else (llama, llama_path)
+@pytest.mark.parametrize("which", ["gpt2", "llama", "qwen2"])
+def test_attribution_logit_is_the_models_own(which, request):
+    loaded, folder = model_and_folder(request, which)
     ids = ids_of(loaded, TEXT)
     with torch.no_grad():
         logits = causal_lm(folder)(input_ids=torch.tensor([ids])).logits[0]
@@ -317,13 +334,16 @@ def test_attribution_refusals(trained, gpt2):
 
 
 # ---- activation patching -----------------------------------------------------------------------
-def test_patching_identities_and_an_independent_patch(llama, llama_path):
-    ref = causal_lm(llama_path)
-    clean, corr = ids_of(llama, TEXT), ids_of(llama, CORRUPTED)
+@pytest.mark.parametrize("which", ["llama", "qwen2"])
+def test_patching_identities_and_an_independent_patch(which, request):
+    loaded, folder = model_and_folder(request, which)
+    ref = causal_lm(folder)
+    L, H = loaded.n_layers, loaded.n_heads
+    clean, corr = ids_of(loaded, TEXT), ids_of(loaded, CORRUPTED)
     changed = [i for i, (a, b) in enumerate(zip(clean, corr, strict=True)) if a != b]
     assert len(changed) == 2
     answer, wrong = "mat", "dog"
-    a_id, w_id = (llama.tokenizer.convert_tokens_to_ids(t) for t in (answer, wrong))
+    a_id, w_id = (loaded.tokenizer.convert_tokens_to_ids(t) for t in (answer, wrong))
 
     def metric(ids, hook=None):
         handle = None if hook is None else ref.model.layers[hook[0]].self_attn.o_proj \
@@ -336,12 +356,12 @@ def test_patching_identities_and_an_independent_patch(llama, llama_path):
                 handle.remove()
         return float(lg[a_id] - lg[w_id])
 
-    res = llama.activation_patching(TEXT, CORRUPTED, answer, wrong=wrong)
-    assert res.effect.shape == (2, 8) and res.method == "exact"
+    res = loaded.activation_patching(TEXT, CORRUPTED, answer, wrong=wrong)
+    assert res.effect.shape == (L, H) and res.method == "exact"
     assert res.clean_metric == pytest.approx(metric(clean), abs=1e-5)
     assert res.corrupted_metric == pytest.approx(metric(corr), abs=1e-5)
-    # layer 1, head 6 patched by hand: transformers' o_proj input, clean run → corrupted run
-    dh, layer, head = 8, 1, 6
+    # layer 1, head H − 2 patched by hand: transformers' o_proj input, clean run → corrupted run
+    dh, layer, head = ref.config.hidden_size // H, 1, H - 2
     saved = {}
     metric(clean, (layer, lambda _m, a: saved.__setitem__("z", a[0].clone())))
 
@@ -353,26 +373,26 @@ def test_patching_identities_and_an_independent_patch(llama, llama_path):
     want = (metric(corr, (layer, patch)) - metric(corr)) / (metric(clean) - metric(corr))
     assert res.effect[layer, head] == pytest.approx(want, abs=1e-4)
     # the residual stream: at layer 0 (the embeddings) an unchanged position changes nothing
-    pos = llama.activation_patching(TEXT, CORRUPTED, answer, wrong=wrong, over="positions")
-    assert pos.effect.shape == (2, len(clean))
+    pos = loaded.activation_patching(TEXT, CORRUPTED, answer, wrong=wrong, over="positions")
+    assert pos.effect.shape == (L, len(clean))
     unchanged = [i for i in range(len(clean)) if i not in changed]
     np.testing.assert_allclose(pos.effect[0, unchanged], 0.0, atol=1e-5)
     # a one-token corruption: patching that position's embedding is the whole clean run
     one = "the cat sat on the mat . the dog"
-    single = llama.activation_patching(TEXT, one, answer, wrong=wrong, over="positions")
+    single = loaded.activation_patching(TEXT, one, answer, wrong=wrong, over="positions")
     assert single.effect[0, -1] == pytest.approx(1.0, abs=1e-5)
     np.testing.assert_allclose(single.effect[0, :-1], 0.0, atol=1e-5)
     assert single.effect[1, -1] == pytest.approx(1.0, abs=1e-4)  # the last layer's input too
     # progress is reported and can cancel
     seen = []
-    llama.activation_patching(TEXT, CORRUPTED, answer, batch=3, progress=lambda d, t: seen.append((d, t)))
-    assert seen[-1][0] == seen[-1][1] == len(seen) == 2 * 3  # 8 heads in batches of 3, 2 layers
+    loaded.activation_patching(TEXT, CORRUPTED, answer, batch=3, progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1][0] == seen[-1][1] == len(seen) == L * -(-H // 3)  # heads in batches of 3, per layer
 
     def cancel(_d, _t):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        llama.activation_patching(TEXT, CORRUPTED, answer, batch=3, progress=cancel)
+        loaded.activation_patching(TEXT, CORRUPTED, answer, batch=3, progress=cancel)
 
 
 def test_patching_refusals(gpt2):
@@ -390,24 +410,26 @@ def test_patching_refusals(gpt2):
 
 
 # ---- Q/K space ---------------------------------------------------------------------------------
-def test_qk_embedding_is_one_pca_over_queries_and_keys(llama):
+@pytest.mark.parametrize(("which", "head", "kv"), [("llama", 5, 1), ("qwen2", 3, 0)])
+def test_qk_embedding_is_one_pca_over_queries_and_keys(which, head, kv, request):
+    loaded = request.getfixturevalue(which)
     texts = [TEXT, "a big red dog ran in the park"]
-    emb = llama.qk_embedding(texts, 1, 5, dims=3)
-    traces = [llama.inspect(t, layers=[1]) for t in texts]
+    emb = loaded.qk_embedding(texts, 1, head, dims=3)
+    traces = [loaded.inspect(t, layers=[1]) for t in texts]
     n = sum(t.seq_len for t in traces)
-    assert emb.points.shape == (2 * n, 3) and emb.kv_head == 1
+    assert emb.points.shape == (2 * n, 3) and emb.kv_head == kv
     assert emb.kinds == ["query"] * n + ["key"] * n
     assert emb.tokens == [tok for t in traces for tok in t.tokens] * 2
     assert emb.text_index == [i for i, t in enumerate(traces) for _ in t.tokens] * 2
     assert (np.diff(emb.explained) <= 0).all() and 0 < emb.explained.sum() <= 1
-    x = torch.cat([t.queries[0][5] for t in traces] + [t.keys[0][1] for t in traces]).double().numpy()
+    x = torch.cat([t.queries[0][head] for t in traces] + [t.keys[0][kv] for t in traces]).double().numpy()
     x = x - x.mean(0)
     var = np.linalg.eigvalsh(x.T @ x)[::-1]
     np.testing.assert_allclose(emb.explained, var[:3] / var.sum(), rtol=1e-5)
     # the points are the data in the components' basis: distances are kept in 3-D up to the rest
     np.testing.assert_allclose((emb.points.astype(np.float64) ** 2).sum(0), var[:3], rtol=1e-4)
     with pytest.raises(InspectError, match="dims"):
-        llama.qk_embedding(TEXT, 0, 0, dims=9)
+        loaded.qk_embedding(TEXT, 0, 0, dims=9)
 
 
 # ---- the inspect CLI ---------------------------------------------------------------------------
@@ -416,7 +438,7 @@ def run_cli(*args):
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
-def test_cli_circuits_options(trained, gpt2_path, minilm_path, capsys):
+def test_cli_circuits_options(trained, gpt2_path, minilm_path, qwen2_path, capsys):
     import main
 
     run = str(trained.path)
@@ -458,6 +480,13 @@ def test_cli_circuits_options(trained, gpt2_path, minilm_path, capsys):
     assert len(pat["effect"]) == 2 and len(pat["effect"][0]) == 4 and pat["wrong"] == "dog"
     assert main.main(["inspect", "--model", str(gpt2_path), "--text", TEXT, "--attribute", "#7"]) == 0
     assert "direct logit attribution of 'on' (id 7)" in capsys.readouterr().out
+    # Qwen2 (MQA, byte-level BPE): the detectors of every head and the lens
+    assert main.main(["inspect", "--model", str(qwen2_path), "--text", TEXT, "--json", "--circuits",
+                      "--logit-lens"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["heads"]) == 2 * 4 and len(doc["tokens"]) == len(TEXT.split())
+    assert all(set(row["scores"]) == {"induction", "previous_token", "duplicate_token"} for row in doc["heads"])
+    assert len(doc["logit_lens"]["rows"]) == 3
 
 
 def test_qk_projection_of_the_synthetic_layer():

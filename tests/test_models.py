@@ -242,11 +242,22 @@ def test_gpt2_tiny(gpt2_path):
 
 def test_qwen2_mqa(qwen2_path):
     model = load_model(qwen2_path)
-    assert (model.summary.n_heads, model.summary.n_kv_heads) == (4, 1)
+    s = model.summary
+    assert (s.model_type, s.n_layers, s.n_heads, s.n_kv_heads, s.head_dim) == ("qwen2", 2, 4, 1, 8)
+    assert s.causal is True
     trace = model.inspect(TEXT)
+    # Qwen2's byte-level BPE: one token a word, the space inside the token, no BOS
+    assert type(model.tokenizer).__name__ == "Qwen2Tokenizer"
+    words = TEXT.split()
+    assert model.tokenizer.convert_ids_to_tokens(trace.token_ids) == [words[0]] + ["Ġ" + w for w in words[1:]]
+    assert model.tokenizer.decode(trace.token_ids) == TEXT
     assert trace.kv_head_of == [0, 0, 0, 0] and trace.keys[0].shape[0] == 1
-    _, ref, _, _ = reference_forward(qwen2_path, TEXT)
+    ids, ref, ref_hidden, _ = reference_forward(qwen2_path, TEXT)
+    assert trace.token_ids == ids
     torch.testing.assert_close(trace.attentions, ref, rtol=0, atol=1e-6)
+    torch.testing.assert_close(trace.hidden, ref_hidden, rtol=0, atol=1e-5)
+    assert trace.attentions.triu(1).abs().max() == 0
+    assert not torch.allclose(trace.attentions[0, 0], trace.attentions[0, 1])  # one K, four Qs
 
 
 def test_mistral_sliding_window(tmp_path):
