@@ -78,3 +78,43 @@ class HoverLink(QObject):
 
     def describe(self, text: str) -> None:
         self.described.emit(text)
+
+
+class ModelSelection(Selection):
+    """The model panels' selection: a layer on top of Selection's (head, query, key).
+
+    `layer` is the model's layer index. `changed` fires once per real change,
+    also when several values change together.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._layer = 0
+        self._n_layers = 1
+
+    @property
+    def layer(self) -> int:
+        return self._layer
+
+    def as_dict(self) -> dict[str, int]:
+        return {"layer": self._layer, **super().as_dict()}
+
+    def set_model_limits(self, n_layers: int, n_heads: int, seq_len: int) -> None:
+        """Clamp to a model trace's shape (emits `changed` if that moved anything)."""
+        self._n_layers = max(1, int(n_layers))
+        self.set_limits(n_heads, seq_len, seq_len)
+
+    def set(self, head: int | None = None, query: int | None = None, key: int | None = None,
+            layer: int | None = None) -> None:
+        before = self.as_dict()
+        was_blocked = self.blockSignals(True)
+        try:
+            if layer is not None:
+                self._layer = min(max(0, int(layer)), self._n_layers - 1)
+            else:
+                self._layer = min(self._layer, self._n_layers - 1)
+            super().set(head, query, key)
+        finally:
+            self.blockSignals(was_blocked)
+        if not was_blocked and self.as_dict() != before:
+            self.changed.emit()

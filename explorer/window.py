@@ -48,6 +48,7 @@ from .panels import CORE_PANELS, PANELS, TABBED_PANELS, Panel
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
 from .sizing import hold_size, release_size
+from .state import AppState
 from .work.compute import ComputeWorker
 
 MAX_RECENT = 8
@@ -171,8 +172,10 @@ class MainWindow(QMainWindow):
         self.latency_ms = 0.0
         self.stale_dropped = 0
         self.theme = theme
-        self.selection = Selection(self)
-        self.hover = HoverLink(self)
+        #: what every panel and feature draws from (explorer.state)
+        self.state = AppState(self, theme=theme)
+        self.selection: Selection = self.state.selection
+        self.hover: HoverLink = self.state.hover
         self.settings = settings if settings is not None else make_settings()
         i18n.setup(self.settings)  # the bundled CJK font; the language, once per process
         self._highlighted: tuple[str, ...] = ()
@@ -194,7 +197,6 @@ class MainWindow(QMainWindow):
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self._replaying = False  # set_config from undo/redo or a session: not a new step
         self._whole_step = False  # the next change is a step of its own (Reset, a lesson preset)
-        self._reference: Frame | None = None  # the pinned state A the panels compare with
         self._create_banner()
         self._create_formula()
         self._create_controls()
@@ -348,12 +350,9 @@ class MainWindow(QMainWindow):
         if name in self._panels:
             return self._panels[name]
         cls = PANELS[name]
-        if cls.requires_model:  # model panels follow the model's own selection (layer, head, …)
-            ctl = self.model_controller
-            panel = cls(ctl.selection, ctl.hover)
-            panel.set_model(ctl)
-        else:
-            panel = cls(self.selection, self.hover)
+        panel = cls(self.state)  # a model panel follows the model's selection (layer, head, …)
+        if cls.requires_model:
+            panel.set_model(self.model_controller)
         panel.apply_theme(self.theme)
         dock = QDockWidget(self._dock_title(name, cls), self)
         dock.setObjectName(f"dock_{name}")
@@ -364,8 +363,8 @@ class MainWindow(QMainWindow):
         self._panels[name] = panel
         self._docks[name] = dock
         panel.help_requested.connect(self.show_help)
-        if self._reference is not None:
-            panel.reference = self._reference
+        if self.state.reference is not None:
+            panel.reference = self.state.reference
         if self._frame is not None:
             panel.show_frame(self._frame)
         return panel
@@ -754,11 +753,16 @@ class MainWindow(QMainWindow):
         if changed:
             self.config_changed.emit(config)
 
+    @property
+    def training_lab(self):
+        """The window's training lab (explorer.training.lab.TrainingLab; None until made)."""
+        return self.state.training_lab
+
     # ---- the reference A -------------------------------------------------------------------
     @property
     def reference(self) -> Frame | None:
         """The pinned frame A the panels compare the current one (B) with, or None."""
-        return self._reference
+        return self.state.reference
 
     def pin_reference(self, frame: Frame | None = None) -> Frame | None:
         """Pin `frame` (default: the one shown) as the reference A; returns it."""
@@ -773,7 +777,7 @@ class MainWindow(QMainWindow):
         self._set_reference(None)
 
     def _set_reference(self, frame: Frame | None) -> None:
-        self._reference = frame
+        self.state.set_reference(frame)
         self.act_unpin.setEnabled(frame is not None)
         for panel in self._panels.values():
             panel.set_reference(frame)
@@ -1128,6 +1132,7 @@ class MainWindow(QMainWindow):
     # ---- theme, help ---------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
+        self.state.set_theme(theme)
         app = QApplication.instance()
         if app is not None:
             apply_app_theme(app, theme)

@@ -159,19 +159,16 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
     from PySide6.QtWidgets import QApplication
 
     from ..figures.themes import figure_theme, qt_palette, stylesheet
-    from ..selection import HoverLink
     from .render import figure_parts, overflow
 
     source = window.panel(name)
     cls = type(source)
     theme = figure_theme(theme_name, window.theme)
     w, h = size or FIGURE_SIZE
-    if cls.requires_model:
-        ctl = window.model_controller
-        panel = cls(ctl.selection, HoverLink())
-    else:
+    if not cls.requires_model:
         frame = frame_of(window) if frame is None else frame
-        panel = cls(window.selection if selection is None else selection, HoverLink())
+    state = window.state.for_figure(selection)  # the window's data, a hover link of its own
+    panel = cls(state)
     try:
         panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         panel.setPalette(qt_palette(theme))
@@ -179,15 +176,15 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
         panel.setStyleSheet(stylesheet(theme))
         app_pt = QApplication.font().pointSizeF()
         panel.setFont(theme.font(app_pt if app_pt > 0 else 9.0))
-        if getattr(window, "reference", None) is not None:  # the pinned A, before the panel's
-            panel.set_reference(window.reference)           # own Show choice is copied
+        if state.reference is not None:  # the pinned A, before the panel's
+            panel.set_reference(state.reference)  # own Show choice is copied
         _copy_view_options(source, panel)
         panel.apply_theme(theme)
         panel.resize(w, h)
         panel.show()
         _settle()
         if cls.requires_model:
-            panel.set_model(ctl)
+            panel.set_model(state.models)
         else:
             panel.show_frame(frame)
             if name == "diagnostics":

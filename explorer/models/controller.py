@@ -59,7 +59,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..selection import HoverLink, Selection
+from ..selection import HoverLink, ModelSelection
 from ..work.compute import stop_at_exit
 
 #: The bundled demo model's name: what sessions store (its folder differs per machine) and
@@ -125,49 +125,6 @@ def portable_source(source: str) -> str:
 def _first_line(exc: BaseException) -> str:
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     return lines[0] if lines else type(exc).__name__
-
-
-# ---- the selection --------------------------------------------------------------------------
-
-
-class ModelSelection(Selection):
-    """The model panels' selection: a layer on top of Selection's (head, query, key).
-
-    `layer` is the model's layer index. `changed` fires once per real change,
-    also when several values change together.
-    """
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._layer = 0
-        self._n_layers = 1
-
-    @property
-    def layer(self) -> int:
-        return self._layer
-
-    def as_dict(self) -> dict[str, int]:
-        return {"layer": self._layer, **super().as_dict()}
-
-    def set_model_limits(self, n_layers: int, n_heads: int, seq_len: int) -> None:
-        """Clamp to a model trace's shape (emits `changed` if that moved anything)."""
-        self._n_layers = max(1, int(n_layers))
-        self.set_limits(n_heads, seq_len, seq_len)
-
-    def set(self, head: int | None = None, query: int | None = None, key: int | None = None,
-            layer: int | None = None) -> None:
-        before = self.as_dict()
-        was_blocked = self.blockSignals(True)
-        try:
-            if layer is not None:
-                self._layer = min(max(0, int(layer)), self._n_layers - 1)
-            else:
-                self._layer = min(self._layer, self._n_layers - 1)
-            super().set(head, query, key)
-        finally:
-            self.blockSignals(was_blocked)
-        if not was_blocked and self.as_dict() != before:
-            self.changed.emit()
 
 
 # ---- the worker thread ------------------------------------------------------------------------
@@ -333,10 +290,12 @@ class ModelController(QObject):
     info_changed = Signal(object)
     idle = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, state=None) -> None:
+        """`state`: the window's AppState, whose model selection and hover the model panels
+        follow (a controller of its own, without a window, makes them)."""
         super().__init__(parent)
-        self.selection = ModelSelection(self)
-        self.hover = HoverLink(self)
+        self.selection: ModelSelection = state.model_selection if state is not None else ModelSelection(self)
+        self.hover: HoverLink = state.model_hover if state is not None else HoverLink(self)
         self.loaded = None  # engine.models.LoadedModel
         self.source: str | None = None  # as given (DEMO_SOURCE allowed)
         self.trace = None  # engine.models.ModelTrace of `text`
@@ -859,7 +818,8 @@ class ModelActions(QObject):
     def __init__(self, window) -> None:
         super().__init__(window)
         self.window = window
-        c = self.controller = ModelController(window)
+        c = self.controller = ModelController(window, window.state)
+        window.state.models = c
         c.dialog_parent = window
         window.destroyed.connect(c.worker.stop)
         self.open_action = QAction(window)

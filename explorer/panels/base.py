@@ -1,7 +1,8 @@
 """The panel base class and the registry of panels by name.
 
-A panel mirrors two things: the latest Frame (what the engine computed) and
-the Selection (head, query, key). `show_frame` is called by the window when a
+A panel is built from the window's `AppState` (explorer.state; an export's
+figure gets a copy) and mirrors two things: the latest Frame (what the engine
+computed) and the state's Selection (head, query, key). `show_frame` is called by the window when a
 new frame arrives while the panel is visible; selection changes call
 `draw_selection` directly. Panels never talk to each other.
 
@@ -23,6 +24,7 @@ from ..figures.plots import cache_static_items
 from ..figures.themes import DARK, Theme
 from ..frame import Frame
 from ..selection import HoverLink, Selection
+from ..state import AppState
 
 #: name → Panel subclass, in registration order (the default dock order).
 PANELS: dict[str, type[Panel]] = {}
@@ -52,11 +54,14 @@ class Panel(QWidget):
         """The title in the interface language (dock titles, the export dialog)."""
         return QCoreApplication.translate("Panel", cls.title) if cls.title else cls.name
 
-    def __init__(self, selection: Selection, hover: HoverLink, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(f"panel_{self.name}")
-        self.selection = selection
-        self.hover = hover
+        #: the window's state (a figure's copy for an export's panel): what the panel draws from
+        self.app_state = state
+        # a model panel follows the model's selection (layer, head, query, key)
+        self.selection: Selection = state.model_selection if self.requires_model else state.selection
+        self.hover: HoverLink = state.model_hover if self.requires_model else state.hover
         self.frame: Frame | None = None
         self.reference: Frame | None = None  # the pinned state A (MainWindow.pin_reference)
         self.theme: Theme = DARK
@@ -74,7 +79,7 @@ class Panel(QWidget):
         self.graphics.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         layout.addWidget(self.graphics, 1)
         self._selection_stale = False
-        selection.changed.connect(self._on_selection_changed)
+        self.selection.changed.connect(self._on_selection_changed)
         # "?" in the top-right corner, over the plots (no row of its own): what this panel shows
         self.help_button = QToolButton(self)
         self.help_button.setObjectName("panel_help")

@@ -64,8 +64,9 @@ class DecodePanel(Panel):
     name = "decode"
     title = QT_TRANSLATE_NOOP("Panel", "Decode: the KV cache step by step")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        hover = self.hover
         self.player = StepPlayer()
         self.toolbar.addWidget(self.player, 1)
         self.toolbar.addSpacing(24)

@@ -336,8 +336,8 @@ class DiagnosticsPanel(Panel):
     name = "diagnostics"
     title = QT_TRANSLATE_NOOP("Panel", "Diagnostics: heads, numerics, memory, backends")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
         self.cache_label = QLabel()
         self.toolbar.addWidget(self.cache_label)
         self.layers = QSpinBox()

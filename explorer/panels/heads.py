@@ -73,8 +73,9 @@ class HeadsPanel(Panel):
     name = "heads"
     title = QT_TRANSLATE_NOOP("Panel", "Heads: attention weights")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        hover = self.hover
         # with a pinned reference A: show the current B, A, or B − A (hidden until one is pinned)
         self.view_label = QLabel()
         self.view = QComboBox()

@@ -85,8 +85,8 @@ class LessonPanel(Panel):
 
     try_changed = Signal(object)  # True / False once the metric is known, None while computing
 
-    def __init__(self, selection, hover, parent: QWidget | None = None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
         self.graphics.hide()  # no plots here
         self.pool = QThreadPool(self)  # before the sink: deleted (and waited for) first
         self.pool.setMaxThreadCount(1)

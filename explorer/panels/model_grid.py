@@ -221,8 +221,8 @@ class ModelGridPanel(Panel):
     title = QT_TRANSLATE_NOOP("Panel", "Model: every layer × head")
     requires_model = True
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
         self.controller = None
         self.trace = None
         self._order: np.ndarray | None = None

@@ -106,8 +106,9 @@ class ModelHeadPanel(Panel):
     title = QT_TRANSLATE_NOOP("Panel", "Model: one head and the deletion test")
     requires_model = True
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        hover = self.hover
         self.controller = None
         self.trace = None
         self.deletion = None

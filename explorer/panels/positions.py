@@ -40,8 +40,9 @@ class PositionsPanel(Panel):
     name = "positions"
     title = QT_TRANSLATE_NOOP("Panel", "Positions: the encoding and distance")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        hover = self.hover
         self.shuffle = QPushButton()
         self.shuffle.clicked.connect(self.shuffle_words)
         self.toolbar.addWidget(self.shuffle)

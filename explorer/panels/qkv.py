@@ -44,8 +44,9 @@ class QKVPanel(Panel):
     name = "qkv"
     title = QT_TRANSLATE_NOOP("Panel", "Q, K, V: the projections of the selected head")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        hover = self.hover
         # with a pinned reference A: B (current), A, or B − A of every matrix (same shapes)
         self.view_label = QLabel()
         self.view = QComboBox()

@@ -179,8 +179,8 @@ class ScoresPanel(Panel):
     name = "scores"
     title = QT_TRANSLATE_NOOP("Panel", "Scores: QKᵀ before and after √d_k")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
         self.show_label = QLabel()
         self.toolbar.addWidget(self.show_label)
         self.scope = QComboBox()

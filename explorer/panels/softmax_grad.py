@@ -50,8 +50,8 @@ class SoftmaxGradPanel(Panel):
     name = "softmax_grad"
     title = QT_TRANSLATE_NOOP("Panel", "Softmax gradient and the √d_k sweep")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
         lay = self.graphics.ci
         self.jac_plot, self.jac_axis = _bar_plot(lay, 0, 0)
         self.jac_others = pg.PlotCurveItem()

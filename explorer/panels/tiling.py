@@ -85,8 +85,9 @@ class TilingPanel(Panel):
     name = "tiling"
     title = QT_TRANSLATE_NOOP("Panel", "Tiling: FlashAttention step by step")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        hover = self.hover
         self.block_label = QLabel()
         self.toolbar.addWidget(self.block_label)
         self.block_q = block_combo("")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["ProfilePanel", "ProfileState", "install_profile", "profile_for", "profile_panel", "show_profile"]
+__all__ = ["ProfilePanel", "ProfileState", "install_profile", "profile_panel", "show_profile"]
 
-_LAZY = {"ProfilePanel": "panel", "ProfileState": "state", "profile_for": "state"}
+_LAZY = {"ProfilePanel": "panel", "ProfileState": "state"}
 
 
 def __getattr__(name: str):
@@ -62,9 +62,11 @@ def _actions_class():
 def install_profile(window):
     """Give ``window`` the menu entry that opens the length profile (idempotent); the
     measuring stops when the window goes. Returns the window's ProfileState."""
-    from .state import profile_for
+    from .state import ProfileState
 
-    state = profile_for(window.selection)
+    if window.state.profile is None:
+        window.state.profile = ProfileState()
+    state = window.state.profile
     if getattr(window, "_profile_actions", None) is None:
         window._profile_actions = _actions_class()(window)
         window.destroyed.connect(state.stop)

@@ -46,7 +46,7 @@ from ..figures.tables import setup_table, style_table
 from ..figures.text import RunsLabel
 from ..figures.themes import Theme
 from ..panels.base import Panel, register_panel
-from .state import LENGTH_CHOICES, ProfileState, doubling, profile_for
+from .state import LENGTH_CHOICES, ProfileState, doubling
 
 #: each backend's colour (Okabe-Ito) and marker: told apart without colour too
 STYLE = {"eager": ("#D55E00", "o"), "sdpa": ("#0072B2", "s"), "flash": ("#009E73", "t"), "tiled": ("#CC79A7", "d")}
@@ -155,9 +155,11 @@ class ProfilePanel(Panel):
     name = "profile"
     title = QT_TRANSLATE_NOOP("Panel", "Length profile: time and memory as S grows")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
-        self.state: ProfileState = profile_for(selection)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
+        if state.profile is None:  # the window's is made by install_profile
+            state.profile = ProfileState()
+        self.state: ProfileState = state.profile
         self._build_controls()
         self.time_plot = self._plot(0, "time")
         self.mem_plot = self._plot(1, "memory")

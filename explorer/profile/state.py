@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 
 from PySide6.QtCore import QObject, QThread, Signal
 
@@ -29,7 +28,7 @@ from engine.profile import (
 
 from ..work.compute import stop_at_exit
 
-__all__ = ["LENGTH_CHOICES", "ProfileState", "ProfileWorker", "profile_for"]
+__all__ = ["LENGTH_CHOICES", "ProfileState", "ProfileWorker"]
 
 #: the lengths a sweep can start and end at: powers of two up to engine.profile.MAX_LENGTH
 LENGTH_CHOICES = tuple(2**k for k in range(4, MAX_LENGTH.bit_length()))
@@ -177,16 +176,3 @@ class ProfileState(QObject):
             return
         self.error = message
         self._finish()
-
-
-#: the state of each window, by the window's selection (what a panel is built with)
-_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def profile_for(selection) -> ProfileState:
-    """The state a profile panel built with ``selection`` draws from (made on first use)."""
-    state = _STATES.get(selection)
-    if state is None:
-        state = ProfileState()
-        _STATES[selection] = state
-    return state

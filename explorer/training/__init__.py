@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["PRESETS", "Preset", "Run", "TrainingLab", "TrainingPanel", "install_training", "lab_for",
+__all__ = ["PRESETS", "Preset", "Run", "TrainingLab", "TrainingPanel", "install_training",
            "show_training"]
 
 _LAZY = {"install_training": "feature", "show_training": "feature", "PRESETS": "presets", "Preset": "presets",
-         "Run": "lab", "TrainingLab": "lab", "lab_for": "lab", "TrainingPanel": "panel"}
+         "Run": "lab", "TrainingLab": "lab", "TrainingPanel": "panel"}
 
 
 def __getattr__(name: str):

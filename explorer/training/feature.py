@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QPushButton
 
-from .lab import lab_for
+from .lab import TrainingLab
 from .lessons import connect_lesson_panel
 
 
@@ -114,16 +114,17 @@ def _add_forming_button(window, panel) -> None:
 
 
 def install_training(window):
-    """Give ``window`` its training lab (``window.training_lab``) and the menu entry that
-    opens the panel (idempotent). The lab's thread stops when the window closes."""
-    existing = getattr(window, "training_lab", None)
-    if existing is not None:
-        return existing
+    """Give ``window`` its training lab (``window.state.training_lab``) and the menu entry
+    that opens the panel (idempotent). The lab's thread stops when the window closes."""
+    state = window.state
+    if state.training_lab is not None and state.training_lab.window is window:
+        return state.training_lab
     from . import panel  # noqa: F401 (registers the "training" panel)
 
-    lab = lab_for(window.selection)
+    if state.training_lab is None:
+        state.training_lab = TrainingLab(window.selection)
+    lab = state.training_lab
     lab.window = window
-    window.training_lab = lab
     window.installEventFilter(lab)  # the window closing stops the training thread
     window.destroyed.connect(lab.worker.stop)
     window._training_actions = TrainingActions(window)

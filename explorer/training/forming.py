@@ -418,7 +418,7 @@ def export_forming(run, request: FormingRequest, window_theme=None, on_progress=
 
 def forming_run(window):
     """The run the training lab shows (the one whose heads the panel draws), or None."""
-    lab = getattr(window, "training_lab", None)
+    lab = window.state.training_lab
     return None if lab is None else lab.viewed_run()
 
 

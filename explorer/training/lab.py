@@ -1,6 +1,6 @@
 """The training lab's state: the runs, what is shown of them, and the training thread.
 
-One `TrainingLab` per window (`lab_for(window.selection)`, `window.training_lab`). Every
+One `TrainingLab` per window (`window.state.training_lab`, made by explorer.training.feature). Every
 training panel draws from it: the one in the window and the fresh one an export builds
 offscreen (`type(panel)(selection, hover)`), so both show the same run, head and step.
 The panel only mirrors the lab; the lab says what changed with `changed(what)`:
@@ -22,7 +22,6 @@ import contextlib
 import shutil
 import tempfile
 import time
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -406,16 +405,3 @@ class TrainingLab(QObject):
         if obj is self.window and event.type() == QEvent.Type.Close:
             self.shutdown()
         return False
-
-
-#: the lab of each window, by the window's selection (what a panel is built with)
-_LABS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def lab_for(selection) -> TrainingLab:
-    """The lab a training panel built with ``selection`` draws from (made on first use)."""
-    lab = _LABS.get(selection)
-    if lab is None:
-        lab = TrainingLab(selection)
-        _LABS[selection] = lab
-    return lab

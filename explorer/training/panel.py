@@ -69,7 +69,7 @@ from ..figures.themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from ..panels.base import Panel, register_panel
 from .forming import tile_labels
 from .grid import HeadGrid
-from .lab import Run, TrainingLab, lab_for
+from .lab import Run, TrainingLab
 from .presets import PRESETS
 from .series import MAX_POINTS, Series, Thin, points_for
 
@@ -200,10 +200,12 @@ class TrainingPanel(Panel):
     name = "training"
     title = QT_TRANSLATE_NOOP("Panel", "Training lab")
 
-    def __init__(self, selection, hover, parent=None) -> None:
-        super().__init__(selection, hover, parent)
+    def __init__(self, state, parent=None) -> None:
+        super().__init__(state, parent)
         self._drawn: dict[tuple[object, str], object] = {}  # see _fresh
-        self.lab: TrainingLab = lab_for(selection)
+        if state.training_lab is None:  # the window's lab is made by explorer.training.feature
+            state.training_lab = TrainingLab(self.selection)
+        self.lab: TrainingLab = state.training_lab
         self._series: dict[int, Series] = {}
         self._thins: dict[object, Thin] = {}  # each curve's preallocated points, by curve
         self._pens: dict = {}
