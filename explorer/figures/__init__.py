@@ -7,6 +7,8 @@
     matrix_grid many matrices as tiles of one image in one view, hover and click per cell
     thumbnails  every head's matrix in one view (the heads panel), on matrix_grid
     tiles       a strip of labelled matrices in one view (the qkv panel), on matrix_grid
+    mosaic      every layer × head of a real model as framed thumbnails (model_grid), on matrix_grid
+    cards       titled boxes of plain-text rows (the diagnostics panel's numerics, costs, backends)
 
 A panel (explorer.panels) builds these from (frame, selection, theme, size);
 the window and every export go through the same code.

@@ -6,7 +6,7 @@ scaled to its own maximum so the *pattern* shows, inside a frame coloured
 by the chosen metric (entropy, sink, distance, previous-token, diagonal or
 the pattern label). The heads of each layer can be ordered by that metric.
 One image instead of 72+ ImageItems keeps a 32 × 32-head model as cheap to
-draw as MiniLM's 6 × 12.
+draw as MiniLM's 6 × 12 (the mosaic is drawn by `figures/mosaic.py`).
 
 A click on a thumbnail or a table row selects that layer and head in the
 model selection, which the head view (`model_head`) follows.
@@ -25,7 +25,6 @@ from PySide6.QtCore import (
     QCoreApplication,
     QItemSelectionModel,
     QModelIndex,
-    QRectF,
     QSortFilterProxyModel,
     Qt,
     QTimer,
@@ -43,12 +42,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..figures.heatmap import colorize
-from ..figures.matrix_grid import MatrixGrid
+from ..figures.mosaic import (
+    METRIC_CMAP,
+    HeadMosaic,
+    head_order,
+    metric_frames,
+    metric_levels,
+    pattern_color,
+    pattern_frames,
+)
 from ..figures.plots import (
     add_plot,
     cache_static_items,
-    nice_ceil,
     set_axis_label,
     set_bar_levels,
     set_plot_title,
@@ -74,12 +79,6 @@ GRID_METRICS = {
     "pattern": (QT_TRANSLATE_NOOP("ModelGridPanel", "pattern"),
                 QT_TRANSLATE_NOOP("ModelGridPanel", "the pattern label of engine.models.metrics")),
 }
-#: the frame colours of numeric metrics (viridis is taken by the thumbnails)
-METRIC_CMAP = "plasma"
-#: the pixel budget of one thumbnail side: longer texts are averaged into blocks of tokens
-THUMB_CELLS = 40
-THUMB_PX = 36
-
 #: table columns: (key, header, tooltip, format)
 TABLE_COLUMNS = (
     ("layer", QT_TRANSLATE_NOOP("ModelGridPanel", "layer"), "", "{}"),
@@ -116,13 +115,6 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("ModelGridPanel", text)
 
 
-#: one colour per pattern label (Okabe-Ito; none of them is a viridis blue or green)
-PATTERN_COLORS = {
-    "vertical/sink": "#E69F00", "diagonal": "#D55E00", "previous-token": "#CC79A7",
-    "broad": "#56B4E9", "block": "#F0E442", "mixed": "#999999",
-}
-
-
 #: engine.models' pattern labels (English keys), as shown
 PATTERN_NAMES = {
     "vertical/sink": QT_TRANSLATE_NOOP("ModelGridPanel", "vertical/sink"),
@@ -134,33 +126,9 @@ PATTERN_NAMES = {
 }
 
 
-def pattern_color(label: str) -> str:
-    return PATTERN_COLORS.get(label, PATTERN_COLORS["mixed"])
-
-
 def pattern_name(label: str) -> str:
     """A pattern label in the interface language."""
     return QCoreApplication.translate("ModelGridPanel", PATTERN_NAMES.get(label, label))
-
-
-def thumbnails(attn: np.ndarray, max_cells: int = THUMB_CELLS) -> np.ndarray:
-    """(L, H, S, S) → (L, H, T, T): blocks of k×k cells averaged, T = ceil(S / k) ≤ max_cells."""
-    s = attn.shape[-1]
-    k = max(1, math.ceil(s / max_cells))
-    if k == 1:
-        return attn
-    t = math.ceil(s / k)
-    pad = t * k - s
-    a = np.pad(attn, ((0, 0), (0, 0), (0, pad), (0, pad))) if pad else attn
-    return a.reshape(*a.shape[:2], t, k, t, k).mean(axis=(3, 5))
-
-
-def mosaic_geometry(t: int) -> tuple[int, int, int]:
-    """(cell, border, thumbnail) in pixels of a T-cell thumbnail: each head's square cell of the
-    mosaic holds the thumbnail (blown up to about THUMB_PX) inside its frame, 2 px apart."""
-    p = t * max(1, round(THUMB_PX / t))
-    border = max(2, p // 12)
-    return p + 2 * border + 4, border, p
 
 
 class HeadTableModel(QAbstractTableModel):
@@ -283,10 +251,8 @@ class ModelGridPanel(Panel):
         self.vb.setAspectLocked(True)
         self.vb.setDefaultPadding(0.0)
         # one thumbnail per head: view unit (pos, layer) is the head at position pos of that layer
-        self.mosaic = MatrixGrid(self.vb, self._hover, lambda cell: self._click(*self._row_pos(cell)))
+        self.mosaic = HeadMosaic(self.vb, self._hover, lambda cell: self._click(*self._row_pos(cell)))
         self.image, self.outline = self.mosaic.image, self.mosaic.current
-        self._mosaic_key = None
-        self._inset = 0.0  # from a head's cell of the mosaic to its thumbnail, in view units
         self.lut = pg.colormap.get(WEIGHTS_CMAP).getLookupTable(nPts=256, alpha=True)
         self.metric_cmap = pg.colormap.get(METRIC_CMAP)
         self.metric_lut = self.metric_cmap.getLookupTable(nPts=256, alpha=True)
@@ -468,25 +434,11 @@ class ModelGridPanel(Panel):
         if key == "pattern":
             from engine.models import PATTERN_LABELS
 
-            labels = m["pattern"]
-            values = np.vectorize(lambda s: PATTERN_LABELS.index(s) if s in PATTERN_LABELS
-                                  else len(PATTERN_LABELS))(labels).astype(float)
-            colors = np.zeros((*labels.shape, 4), np.uint8)
-            for idx in np.ndindex(labels.shape):
-                c = QColor(pattern_color(str(labels[idx])))
-                colors[idx] = (c.red(), c.green(), c.blue(), 255)
+            values, colors = pattern_frames(m["pattern"], PATTERN_LABELS)
             return values, colors, None
         values = np.asarray(m[key], dtype=float)
-        finite = values[np.isfinite(values)]
-        top = float(finite.max()) if finite.size else 1.0
-        if key in ("sink", "prev_token", "diagonal"):
-            levels = (0.0, 1.0)
-        elif key == "entropy":
-            levels = (0.0, nice_ceil(max(math.log(max(2, self.trace.seq_len)), 1e-6)))
-        else:
-            levels = (0.0, nice_ceil(max(top, 1e-6)))
-        colors, _ = colorize(np.nan_to_num(values, nan=0.0), self.metric_lut, levels)
-        return values, colors, levels
+        levels = metric_levels(key, values, self.trace.seq_len)
+        return values, metric_frames(values, self.metric_lut, levels), levels
 
     def _redraw(self) -> None:
         if self.trace is None:
@@ -497,30 +449,12 @@ class ModelGridPanel(Panel):
     def draw_trace(self) -> None:
         tr_ = self.trace
         values, colors, levels = self._metric_values()
-        L, H = values.shape
+        H = values.shape[1]
         mode = self.order.currentIndex()
-        if mode == 0:
-            order = np.tile(np.arange(H), (L, 1))
-        else:
-            key = np.where(np.isfinite(values), values, np.inf)
-            order = np.argsort(key if mode == 1 else -key, axis=1, kind="stable")
-        self._order = order
+        self._order = order = head_order(values, mode)
         self._position = np.argsort(order, axis=1)  # head → position
         self._values = values
-        th = thumbnails(tr_.attentions.numpy().astype(np.float32, copy=False))
-        peak = th.max(axis=(2, 3), keepdims=True)  # each thumbnail scaled to its own maximum
-        th = th / np.where(peak > 0, peak, 1.0)
-        t = th.shape[-1]
-        if self._mosaic_key != (L, H, t):
-            self._mosaic_key = (L, H, t)
-            cell, border, p = mosaic_geometry(t)
-            o = self._inset = (cell - p) / 2 / cell
-            self.mosaic.place([(pos + o, layer + o, p / cell, p / cell) for layer in range(L) for pos in range(H)],
-                              [(t, t)] * (L * H), px=cell, frame=border / cell, size=(H, L))
-        rows = np.arange(L)[:, None]  # in display order
-        self.mosaic.compose(th[rows, order].reshape(L * H, t, t), self.lut, (0.0, 1.0),
-                            colors[rows, order].reshape(L * H, 4))
-        self.vb.setRange(QRectF(0, 0, H, L), padding=0.01)
+        self.mosaic.show_heads(tr_.attentions.numpy().astype(np.float32, copy=False), order, colors, self.lut)
         left, bottom = self.plot.getAxis("left"), self.plot.getAxis("bottom")
         left.setTicks([[(li + 0.5, str(layer)) for li, layer in enumerate(tr_.layers)]])
         self.plot.setLabel("left", self.tr("layer"))
@@ -569,8 +503,7 @@ class ModelGridPanel(Panel):
         sel = self.selection
         layer = min(getattr(sel, "layer", 0), self._order.shape[0] - 1)
         head = min(sel.head, self._order.shape[1] - 1)
-        tile = layer * self._order.shape[1] + int(self._position[layer, head])
-        self.mosaic.select(tile, pad=self._inset - 0.02)  # around the head's whole cell
+        self.mosaic.select_position(layer, int(self._position[layer, head]), self._order.shape[1])
         self._select_table_row(layer, head)
 
     def _select_table_row(self, layer: int, head: int) -> None:
@@ -590,7 +523,7 @@ class ModelGridPanel(Panel):
     # ---- interaction ----------------------------------------------------------------------------------
     def _row_pos(self, cell) -> tuple[int, int]:
         """A mosaic cell (tile, row, col) as (layer row, position in the layer)."""
-        return divmod(cell[0], self._order.shape[1])
+        return self.mosaic.row_pos(cell, self._order.shape[1])
 
     def _click(self, row: int, pos: int) -> None:
         self.select_head(row, int(self._order[row, pos]))
@@ -601,7 +534,7 @@ class ModelGridPanel(Panel):
 
     def _hover(self, cell) -> None:
         row, pos = (-1, -1) if cell is None else self._row_pos(cell)
-        self.mosaic.draw_markers([] if cell is None else [QRectF(pos + 0.04, row + 0.04, 0.92, 0.92)])
+        self.mosaic.mark_position(row, pos)
         self.hover.describe("" if cell is None else self.describe_head(row, int(self._order[row, pos])))
 
     def describe_head(self, layer: int, head: int) -> str:
