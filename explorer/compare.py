@@ -11,9 +11,11 @@ Otherwise the panels show A and B side by side and say why.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
+
+from .feature import Feature
 
 #: the heads panel's views, in its Show menu's order
 VIEWS = ("B", "A", "B-A", "A|B")
@@ -89,8 +91,10 @@ def status_text(window) -> str:
         config=config_change(ref.config, window.config), view=view_name(view))
 
 
-class CompareStatus(QObject):
+class CompareStatus(Feature):
     """The status bar's permanent line for the comparison (hidden without a reference)."""
+
+    name = "compare"
 
     def __init__(self, window) -> None:
         super().__init__(window)
@@ -118,12 +122,8 @@ class CompareStatus(QObject):
 
 
 def install_compare(window) -> CompareStatus:
-    """window.compare_status (the status-bar line); idempotent."""
-    existing = getattr(window, "compare_status", None)
-    if isinstance(existing, CompareStatus):
-        return existing
-    window.compare_status = CompareStatus(window)
-    return window.compare_status
+    """The status-bar line (made once; `MainWindow.features["compare"]`)."""
+    return window.features.get("compare") or CompareStatus(window)
 
 
 # ---- lessons pin their "before" ---------------------------------------------------------------
@@ -139,17 +139,14 @@ def pin_before(window, config, name: str, on_pinned=None) -> None:
     state = {"done": False}
 
     def pin(frame) -> None:
-        snaps = getattr(window, "snapshots", None)
-        if snaps is None:
-            window.pin_reference(frame)
+        snaps = window.state.snapshots
+        same = [i for i, e in enumerate(snaps.entries) if e.snapshot.name == name and e.snapshot.config == config]
+        if same:
+            e = snaps.entries[same[0]]
+            e.frame, e.image = frame, None
+            snaps.use(same[0])
         else:
-            same = [i for i, e in enumerate(snaps.entries) if e.snapshot.name == name and e.snapshot.config == config]
-            if same:
-                e = snaps.entries[same[0]]
-                e.frame, e.image = frame, None
-                snaps.use(same[0])
-            else:
-                snaps.use(snaps.add(frame, name))
+            snaps.use(snaps.add(frame, name))
         if on_pinned is not None:
             on_pinned(frame)
 

@@ -1,6 +1,6 @@
 """Named snapshots: several pinned states in a list, any of them the reference A.
 
-    install_snapshots(window)      # window.snapshots; Edit ▸ Snapshots… (Ctrl+Shift+P)
+    SnapshotsFeature(window)       # window.snapshots (state.snapshots); Edit ▸ Snapshots… (Ctrl+Shift+P)
     window.snapshots.add(frame)    # what Edit ▸ Pin as reference A (Ctrl+P) also does
     window.snapshots.use(i)        # snapshot i becomes A (the heads panel's A and B − A)
     window.snapshots.rename(i, "with √d_k"); window.snapshots.remove(i)
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .feature import Feature
 from .snapshot_data import MAX_SNAPSHOTS, Snapshot, check_name
 
 THUMB_PX = 64
@@ -113,8 +114,7 @@ class SnapshotList(QObject):
         """The session differs from its file (or not): the window's title shows "*" while this
         or the undo history says so."""
         self.edited = edited
-        stack = getattr(self.window_, "undo_stack", None)
-        self.window_.setWindowModified(edited or (stack is not None and not stack.isClean()))
+        self.window_.setWindowModified(edited or not self.window_.undo_stack.isClean())
 
     def mark_saved(self) -> None:
         """The session was saved with these snapshots."""
@@ -310,61 +310,54 @@ class SnapshotsPanel(QWidget):
 
 def show_snapshots(window) -> QDockWidget:
     """The Snapshots dock, made the first time (floating beside the window's docks)."""
-    dock = getattr(window, "snapshots_dock", None)
-    if dock is None:
-        dock = QDockWidget(QCoreApplication.translate("Snapshots", "Snapshots"), window)
-        dock.setObjectName("dock_snapshots")
-        dock.setWidget(SnapshotsPanel(window.snapshots))
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        dock.setFloating(True)
-        dock.resize(560, 420)
-        window.snapshots_dock = dock
-    dock.show()
-    dock.raise_()
-    return dock
+    return window.features["snapshots"].show()
 
 
-class _Retranslator(QObject):
-    def __init__(self, window, action: QAction) -> None:
+class SnapshotsFeature(Feature):
+    """The window's snapshots (`state.snapshots`, a SnapshotList) and Edit ▸ Snapshots…
+    (Ctrl+Shift+P) after the pin actions; the dock is made the first time it is shown."""
+
+    name = "snapshots"
+
+    def __init__(self, window) -> None:
         super().__init__(window)
-        self.window_, self.action = window, action
-        window.installEventFilter(self)
-        self.retranslate()
+        self.list = self.state.snapshots = SnapshotList(window)
+        self.dock: QDockWidget | None = None
+        self.action = QAction(window)
+        self.action.setShortcut(QKeySequence("Ctrl+Shift+P"))
+        self.action.triggered.connect(self.show)
+        edit = window.menu_edit
+        actions = edit.actions()
+        if window.act_unpin in actions and actions.index(window.act_unpin) + 1 < len(actions):
+            edit.insertAction(actions[actions.index(window.act_unpin) + 1], self.action)
+        else:
+            edit.addAction(self.action)
+        window.addAction(self.action)
+        self.retranslate_ui()
 
-    def retranslate(self) -> None:
+    def show(self) -> QDockWidget:
+        if self.dock is None:
+            dock = QDockWidget(QCoreApplication.translate("Snapshots", "Snapshots"), self.window)
+            dock.setObjectName("dock_snapshots")
+            dock.setWidget(SnapshotsPanel(self.list))
+            self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            dock.setFloating(True)
+            dock.resize(560, 420)
+            self.dock = dock
+        self.dock.show()
+        self.dock.raise_()
+        return self.dock
+
+    def retranslate_ui(self) -> None:
         self.action.setText(QCoreApplication.translate("Snapshots", "S&napshots…"))
-        self.action.setStatusTip(QCoreApplication.translate("Snapshots", "The pinned states: choose any as the reference A, rename, delete"))
-        dock = getattr(self.window_, "snapshots_dock", None)
-        if dock is not None:
-            dock.setWindowTitle(QCoreApplication.translate("Snapshots", "Snapshots"))
-            dock.widget().retranslate_ui()
-
-    def eventFilter(self, obj, event) -> bool:
-        from PySide6.QtCore import QEvent
-
-        if obj is self.window_ and event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        return False
+        self.action.setStatusTip(QCoreApplication.translate(
+            "Snapshots", "The pinned states: choose any as the reference A, rename, delete"))
+        if self.dock is not None:
+            self.dock.setWindowTitle(QCoreApplication.translate("Snapshots", "Snapshots"))
+            self.dock.widget().retranslate_ui()
 
 
 def install_snapshots(window) -> SnapshotList:
-    """window.snapshots and Edit ▸ Snapshots… (Ctrl+Shift+P) after the pin actions; idempotent."""
-    existing = getattr(window, "snapshots", None)
-    if isinstance(existing, SnapshotList):
-        return existing
-    window.snapshots = SnapshotList(window)
-    window.snapshots_dock = None
-    action = QAction(window)
-    action.setShortcut(QKeySequence("Ctrl+Shift+P"))
-    action.triggered.connect(lambda: show_snapshots(window))
-    edit = window.menu_edit
-    unpin = getattr(window, "act_unpin", None)
-    actions = edit.actions()
-    if unpin in actions and actions.index(unpin) + 1 < len(actions):
-        edit.insertAction(actions[actions.index(unpin) + 1], action)
-    else:
-        edit.addAction(action)
-    window.addAction(action)
-    window.act_snapshots = action
-    _Retranslator(window, action)
-    return window.snapshots
+    """The window's snapshots feature (made once); returns its list."""
+    feature = window.features.get("snapshots") or SnapshotsFeature(window)
+    return feature.list

@@ -38,17 +38,25 @@ from PySide6.QtWidgets import (
 import explorer.i18n as i18n
 from engine import AttentionConfig
 
+from .compare import CompareStatus
 from .controls import ConfigControls
+from .export.animation_dialog import AnimationActions
+from .export.dialog import ExportActions
+from .feature import Feature
 from .figures.heatmap import link_views
 from .figures.themes import DARK, LIGHT, Theme, apply_app_theme
 from .formula import FormulaStrip
 from .frame import Frame, build_frame, measure_backends
 from .history import UNDO_LIMIT, ConfigChange
+from .models.controller import install_model_support
 from .panels import CORE_PANELS, PANELS, TABBED_PANELS, Panel
+from .profile.feature import ProfileActions
 from .selection import HoverLink, Selection
 from .session import Session, SessionError, load_session, save_session
 from .sizing import hold_size, release_size
+from .snapshots import SnapshotList, SnapshotsFeature
 from .state import AppState
+from .training.feature import TrainingActions
 from .work.compute import ComputeWorker
 
 MAX_RECENT = 8
@@ -174,6 +182,9 @@ class MainWindow(QMainWindow):
         self.theme = theme
         #: what every panel and feature draws from (explorer.state)
         self.state = AppState(self, theme=theme)
+        #: the features, made from the window and its state (`_create_features`), by name
+        self.features: dict[str, Feature] = {}
+        self.state.config_requested.connect(self.set_config)
         self.selection: Selection = self.state.selection
         self.hover: HoverLink = self.state.hover
         self.settings = settings if settings is not None else make_settings()
@@ -203,29 +214,8 @@ class MainWindow(QMainWindow):
         self._create_panels()
         self._create_actions()
         self._create_menus()
-        from .export.dialog import install_export_actions
-
-        install_export_actions(self)
         self._create_status_bar()
-        from .models.controller import install_model_support
-
-        install_model_support(self)  # File ▸ Open model…; self.model_controller, model_selection
-        self.model_controller.model_changed.connect(self._retitle_docks)
-        from .training.feature import install_training
-
-        install_training(self)  # Lessons ▸ Training lab…; self.training_lab
-        from .profile import install_profile
-
-        install_profile(self)  # View ▸ Length profile… (the panel is made on first use)
-        from .export.animation_dialog import install_animation
-
-        install_animation(self)  # File ▸ Export animation… (sweeps as GIF / MP4)
-        from .snapshots import install_snapshots
-
-        install_snapshots(self)  # self.snapshots; Edit ▸ Snapshots… (Pin adds one)
-        from .compare import install_compare
-
-        install_compare(self)  # the status bar says which comparison with A is shown
+        self._create_features()
         self.retranslate_ui()
         self.selection.changed.connect(self._on_selection_changed)
         self.hover.described.connect(self._on_hover_text)
@@ -244,6 +234,26 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     # ---- construction ------------------------------------------------------------
+    def _create_features(self) -> None:
+        """Every feature, made here from the window and its state, in this order (a later one
+        may place its menu entry after an earlier one's); `self.features[name]`."""
+        for name, make in (("export", ExportActions), ("models", install_model_support),
+                           ("training", TrainingActions), ("profile", ProfileActions),
+                           ("animation", AnimationActions), ("snapshots", SnapshotsFeature),
+                           ("compare", CompareStatus)):
+            self.features[name] = make(self)
+        self.model_controller.model_changed.connect(self._retitle_docks)
+
+    @property
+    def snapshots(self) -> SnapshotList:
+        """The pinned states (explorer.snapshots; Edit ▸ Snapshots…)."""
+        return self.state.snapshots
+
+    @property
+    def compare_status(self) -> CompareStatus:
+        """The status bar's line saying which comparison with A the panels show."""
+        return self.features["compare"]
+
     def _create_banner(self) -> None:
         self.banner = Banner()
         bar = QToolBar()
@@ -416,7 +426,7 @@ class MainWindow(QMainWindow):
             self.act_languages[code] = a
 
     def _on_clean_changed(self, clean: bool) -> None:
-        snaps = getattr(self, "snapshots", None)  # snapshot edits are changes to save too
+        snaps = self.state.snapshots  # snapshot edits are changes to save too
         self.setWindowModified(not clean or (snaps is not None and snaps.edited))
 
     def _retranslate_history(self, _index: int = 0) -> None:
@@ -591,9 +601,9 @@ class MainWindow(QMainWindow):
         self.menu_lessons.setTitle(self.tr("&Lessons"))
         self.menu_help.setTitle(self.tr("&Help"))
         self.menu_edit.setTitle(self.tr("&Edit"))
-        from .export.dialog import retranslate_export_actions
-
-        retranslate_export_actions(self)
+        for feature in self.features.values():
+            if isinstance(feature, Feature):
+                feature.retranslate_ui()
         self.lessons_button.setText(self.tr("Lessons"))
         self.lessons_button.setToolTip(self.tr("Open the lessons (Ctrl+L)"))
         self._update_chapter_menu()
@@ -746,6 +756,7 @@ class MainWindow(QMainWindow):
             self.undo_stack.push(step)
         self._whole_step = False
         self._config = config
+        self.state.set_config(config)
         self.controls.set_config(config)
         rid = self.worker.request(config)
         self._requested_at = {rid: time.perf_counter()}
@@ -817,6 +828,7 @@ class MainWindow(QMainWindow):
         """
         config = self._config if config is None else config
         self._config = config
+        self.state.set_config(config)
         self.controls.set_config(config)
         rid = self.worker.supersede()  # anything in flight is stale (and the worker does not compute this too)
         frame = build_frame(config, rid)
@@ -1183,6 +1195,9 @@ class MainWindow(QMainWindow):
         if self.worker.isRunning():
             self.worker.stop()
         self.model_controller.shutdown()
+        for feature in self.features.values():
+            if isinstance(feature, Feature):
+                feature.shutdown()
 
     def closeEvent(self, event) -> None:
         self._save_settings()

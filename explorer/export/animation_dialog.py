@@ -17,7 +17,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..feature import Feature
 from .animation import DEFAULT_FPS, FORMATS, FPS_RANGE, AnimationJob, AnimationRequest
 from .files import panel_names
 from .options import MAX_WIDTH, MIN_WIDTH, MODEL_PANEL_NAMES, ExportError
@@ -101,7 +102,7 @@ class AnimationDialog(QDialog):
         names = [n for n in panel_names(window) if n not in MODEL_PANEL_NAMES]
         for i, n in enumerate(names):
             p = window.panel(n)
-            box = QCheckBox(str(p.display_title() if hasattr(p, "display_title") else n))
+            box = QCheckBox(str(p.display_title()))
             box.setChecked(n == "heads")
             self.panel_boxes[n] = box
             grid.addWidget(box, i // 2, i % 2)
@@ -161,8 +162,7 @@ class AnimationDialog(QDialog):
         self._field_changed()
 
     def _default_folder(self) -> Path:
-        settings = getattr(self.window_, "settings", None)
-        saved = settings.value("export_folder", "") if settings is not None else ""
+        saved = self.window_.settings.value("export_folder", "")
         return Path(saved) if saved and Path(saved).is_dir() else Path.home()
 
     def _field_changed(self) -> None:
@@ -232,9 +232,7 @@ class AnimationDialog(QDialog):
         except (SweepError, ExportError) as exc:
             QMessageBox.warning(self, QCoreApplication.translate("AnimationDialog", "Export animation"), str(exc))
             return
-        settings = getattr(self.window_, "settings", None)
-        if settings is not None:
-            settings.setValue("export_folder", str(req.out_dir))
+        self.window_.settings.setValue("export_folder", str(req.out_dir))
         self.accept()
 
 
@@ -285,12 +283,8 @@ class AnimationProgress(QWidget):
         except (ExportError, SweepError) as exc:
             self.error = str(exc)
             self._end()
-            banner = getattr(self.window_, "banner", None)
-            text = QCoreApplication.translate("AnimationDialog", "The animation was not written: {reason}").format(reason=exc)
-            if banner is not None:
-                banner.show_message(text)
-            else:
-                self.window_.statusBar().showMessage(text, 8000)
+            self.window_.banner.show_message(QCoreApplication.translate(
+                "AnimationDialog", "The animation was not written: {reason}").format(reason=exc))
             return
         self.bar.setValue(self.job.done)
         if not more:
@@ -320,42 +314,13 @@ class AnimationProgress(QWidget):
         self.window_.statusBar().removeWidget(self)
         self.hide()
         self.deleteLater()
-        if getattr(self.window_, "_animation_progress", None) is self:
-            self.window_._animation_progress = None
 
 
 def start_animation(window, request: AnimationRequest) -> AnimationProgress:
     """Start a sweep export in `window` (checked first: SweepError / ExportError); one at a time."""
-    running = getattr(window, "_animation_progress", None)
-    if running is not None and running.running:
-        raise ExportError(QCoreApplication.translate("AnimationDialog", "an animation export is already running"))
-    progress = AnimationProgress(window, AnimationJob(window, request))
-    window._animation_progress = progress
-    return progress
-
-
-class _WindowWatcher(QObject):
-    """The action's texts on a language change; a running export cancelled when the window closes."""
-
-    def __init__(self, window, action: QAction) -> None:
-        super().__init__(window)
-        self.window_, self.action = window, action
-        window.installEventFilter(self)
-        self.retranslate()
-
-    def retranslate(self) -> None:
-        self.action.setText(QCoreApplication.translate("AnimationDialog", "Export &animation…"))
-        self.action.setStatusTip(QCoreApplication.translate("AnimationDialog", "Sweep a setting and save each panel as a GIF or MP4, a frame per value"))
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.window_:
-            if event.type() == QEvent.Type.LanguageChange:
-                self.retranslate()
-            elif event.type() == QEvent.Type.Close:
-                running = getattr(self.window_, "_animation_progress", None)
-                if running is not None:
-                    running.cancel()
-        return False
+    feature = window.features["animation"]
+    feature.check_idle()
+    return feature.begin(AnimationProgress(window, AnimationJob(window, request)))
 
 
 def show_animation_dialog(window) -> AnimationDialog:
@@ -364,26 +329,58 @@ def show_animation_dialog(window) -> AnimationDialog:
     return dlg
 
 
-def install_animation(window) -> QAction:
-    """File ▸ Export animation… (Ctrl+Shift+E), right after File ▸ Export figure…; idempotent."""
-    existing = getattr(window, "act_export_animation", None)
-    if existing is not None:
-        return existing
-    action = QAction(window)
-    action.setShortcut(QKeySequence("Ctrl+Shift+E"))
-    action.triggered.connect(lambda: show_animation_dialog(window))
-    file_menu = window.menu_file
-    actions = file_menu.actions()
-    figure = getattr(window, "_export_actions", {}).get("export")
-    if figure in actions and actions.index(figure) + 1 < len(actions):
-        file_menu.insertAction(actions[actions.index(figure) + 1], action)
-    else:
-        file_menu.addAction(action)
-    window.addAction(action)
-    window.act_export_animation = action
-    window._animation_progress = None
-    _WindowWatcher(window, action)
-    return action
+class AnimationActions(Feature):
+    """File ▸ Export animation… (Ctrl+Shift+E), right after File ▸ Export figure…, and the one
+    animation export that may run at a time (`progress`: a sweep, or the training lab's heads
+    forming), cancelled when the window closes."""
+
+    name = "animation"
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.progress: AnimationProgress | None = None
+        self.action = QAction(window)
+        self.action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.action.triggered.connect(lambda: show_animation_dialog(window))
+        file_menu = window.menu_file
+        actions = file_menu.actions()
+        figure = window.features["export"].export_action
+        if figure in actions and actions.index(figure) + 1 < len(actions):
+            file_menu.insertAction(actions[actions.index(figure) + 1], self.action)
+        else:
+            file_menu.addAction(self.action)
+        window.addAction(self.action)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.action.setText(QCoreApplication.translate("AnimationDialog", "Export &animation…"))
+        self.action.setStatusTip(QCoreApplication.translate(
+            "AnimationDialog", "Sweep a setting and save each panel as a GIF or MP4, a frame per value"))
+
+    def check_idle(self) -> None:
+        """ExportError when an animation export is running (one at a time)."""
+        if self.progress is not None and self.progress.running:
+            raise ExportError(QCoreApplication.translate("AnimationDialog", "an animation export is already running"))
+
+    def begin(self, progress: AnimationProgress) -> AnimationProgress:
+        """`progress` (just made, running) is the window's animation export until it ends."""
+        self.check_idle()
+        self.progress = progress
+        progress.destroyed.connect(lambda *_: self._ended(progress))
+        return progress
+
+    def _ended(self, progress) -> None:
+        if self.progress is progress:
+            self.progress = None
+
+    def shutdown(self) -> None:
+        if self.progress is not None and self.progress.running:
+            self.progress.cancel()
+
+
+def install_animation(window) -> AnimationActions:
+    """The window's animation feature (made once; `MainWindow.features["animation"]`)."""
+    return window.features.get("animation") or AnimationActions(window)
 
 
 __all__ = ["AnimationDialog", "AnimationProgress", "install_animation", "start_animation"]

@@ -85,7 +85,7 @@ def export_command(args) -> int:
 
     try:
         with headless_window(session) as window:
-            if has_model and hasattr(window, "model_controller"):
+            if has_model:
                 # the session names a model: wait until it is loaded and its panels drawn
                 problem = window.model_controller.wait_ready(RENDER_TIMEOUT_S)
                 if problem:

@@ -1,6 +1,6 @@
 """Exporting from the window: the Export dialog, Copy panel, and the menu actions for both.
 
-    install_export_actions(window) -> {"export": QAction, "copy": QAction}
+    ExportActions(window): the feature (MainWindow.features["export"])
 
 adds "Export figure…" (Ctrl+E) to the window's File menu and "Copy panel as
 image" (Ctrl+Shift+C) to its Edit menu (each menu found by its title, created
@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..feature import Feature
 from .files import export_panels, export_widget, is_shown, panel_names, write_atomic
 from .fresh import panel_image, render_panel
 from .options import FORMATS, MAX_DPI, MAX_WIDTH, MIN_DPI, MIN_WIDTH, ExportError, ExportOptions
@@ -169,7 +170,7 @@ class ExportDialog(QDialog):
         self.panel_combo = QComboBox()
         for n in names:
             p = window.panel(n)
-            title = p.display_title() if hasattr(p, "display_title") else getattr(p, "title", "")
+            title = p.display_title()
             self.panel_combo.addItem(str(title or n), n)
         if current in names:
             self.panel_combo.setCurrentIndex(names.index(current))
@@ -261,8 +262,7 @@ class ExportDialog(QDialog):
 
     # ---- state --------------------------------------------------------------------
     def _default_folder(self) -> Path:
-        settings = getattr(self.window_, "settings", None)
-        saved = settings.value("export_folder", "") if settings is not None else ""
+        saved = self.window_.settings.value("export_folder", "")
         return Path(saved) if saved and Path(saved).is_dir() else Path.home()
 
     def what(self) -> str:
@@ -346,15 +346,11 @@ class ExportDialog(QDialog):
             QMessageBox.warning(self, self.tr("Export failed"), str(exc))
             return
         folder = req.path if req.what == WHAT_ALL else req.path.parent
-        settings = getattr(self.window_, "settings", None)
-        if settings is not None:
-            settings.setValue("export_folder", str(folder))
-        bar = getattr(self.window_, "statusBar", None)
-        if callable(bar):
-            n = len(self.written)
-            text = (self.tr("exported 1 figure to {folder}") if n == 1
-                    else self.tr("exported {n} figures to {folder}"))
-            bar().showMessage(text.format(n=n, folder=folder), 6000)
+        self.window_.settings.setValue("export_folder", str(folder))
+        n = len(self.written)
+        text = (self.tr("exported 1 figure to {folder}") if n == 1
+                else self.tr("exported {n} figures to {folder}"))
+        self.window_.statusBar().showMessage(text.format(n=n, folder=folder), 6000)
         self.accept()
 
 
@@ -364,54 +360,54 @@ def show_export_dialog(window) -> ExportDialog:
     return dlg
 
 
-def install_export_actions(window) -> dict[str, QAction]:
-    """Add File ▸ Export figure… and Edit ▸ Copy panel as image to `window` (idempotent)."""
-    existing = getattr(window, "_export_actions", None)
-    if existing:
-        return existing
+class ExportActions(Feature):
+    """File ▸ Export figure… (Ctrl+E), before Reset, and Edit ▸ Copy panel as image
+    (Ctrl+Shift+C). `export_action`, `copy_action`; `acts["export"]` reads them too."""
 
-    def on_copy() -> None:
+    name = "export"
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.export_action = QAction(window)
+        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
+        self.export_action.triggered.connect(lambda: show_export_dialog(window))
+        self.copy_action = QAction(window)
+        self.copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.copy_action.triggered.connect(self._copy)
+        file_menu = window.menu_file
+        if window.act_reset in file_menu.actions():  # before Reset, with a separator
+            file_menu.insertAction(window.act_reset, self.export_action)
+            file_menu.insertSeparator(window.act_reset)
+        else:
+            file_menu.addAction(self.export_action)
+        window.menu_edit.addAction(self.copy_action)
+        window.addAction(self.export_action)
+        window.addAction(self.copy_action)
+        self.retranslate_ui()
+
+    def __getitem__(self, key: str) -> QAction:
+        return {"export": self.export_action, "copy": self.copy_action}[key]
+
+    def _copy(self) -> None:
         try:
-            copy_panel(window)
+            copy_panel(self.window)
         except ExportError as exc:
-            QMessageBox.warning(window, QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
+            QMessageBox.warning(self.window, QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
             return
-        bar = getattr(window, "statusBar", None)
-        if callable(bar):
-            bar().showMessage(QCoreApplication.translate("ExportDialog", "panel copied to the clipboard"), 4000)
+        self.window.statusBar().showMessage(
+            QCoreApplication.translate("ExportDialog", "panel copied to the clipboard"), 4000)
 
-    export = QAction(window)
-    export.setShortcut(QKeySequence("Ctrl+E"))
-    export.triggered.connect(lambda: show_export_dialog(window))
-    copy = QAction(window)
-    copy.setShortcut(QKeySequence("Ctrl+Shift+C"))
-    copy.triggered.connect(on_copy)
-
-    file_menu = window.menu_file
-    # before the first separator after the save actions, else at the end
-    reset = getattr(window, "act_reset", None)
-    anchor = reset if reset in file_menu.actions() else next(
-        (a for a in file_menu.actions() if a.text().replace("&", "").lower().startswith("reset")), None)
-    if anchor is not None:
-        file_menu.insertAction(anchor, export)
-        file_menu.insertSeparator(anchor)
-    else:
-        file_menu.addAction(export)
-    window.menu_edit.addAction(copy)
-    window.addAction(export)
-    window.addAction(copy)
-    window._export_actions = {"export": export, "copy": copy}
-    retranslate_export_actions(window)
-    return window._export_actions
+    def retranslate_ui(self) -> None:
+        self.export_action.setText(QCoreApplication.translate("ExportDialog", "&Export figure…"))
+        self.export_action.setStatusTip(QCoreApplication.translate(
+            "ExportDialog", "Save a panel, all panels or the window as PNG, SVG or PDF"))
+        self.copy_action.setText(QCoreApplication.translate("ExportDialog", "&Copy panel as image"))
+        self.copy_action.setStatusTip(QCoreApplication.translate(
+            "ExportDialog", "Copy the current panel to the clipboard (PNG, with SVG alongside)"))
 
 
-def retranslate_export_actions(window) -> None:
-    """The texts of the export actions in the current language (the window calls this on a
-    language change)."""
-    acts = getattr(window, "_export_actions", None)
-    if not acts:
-        return
-    acts["export"].setText(QCoreApplication.translate("ExportDialog", "&Export figure…"))
-    acts["export"].setStatusTip(QCoreApplication.translate("ExportDialog", "Save a panel, all panels or the window as PNG, SVG or PDF"))
-    acts["copy"].setText(QCoreApplication.translate("ExportDialog", "&Copy panel as image"))
-    acts["copy"].setStatusTip(QCoreApplication.translate("ExportDialog", "Copy the current panel to the clipboard (PNG, with SVG alongside)"))
+def install_export_actions(window) -> ExportActions:
+    """The window's export feature (made once; `MainWindow.features["export"]`)."""
+    return window.features.get("export") or ExportActions(window)
+
+

@@ -20,9 +20,7 @@ from pathlib import Path
 
 from .fresh import render_figure, render_panels
 from .options import (
-    MODEL_PANEL_NAMES,
     ON_DEMAND_PANELS,
-    PANEL_NAMES,
     ExportError,
     ExportOptions,
     ExportUsageError,
@@ -134,26 +132,17 @@ def make_on_demand(window, names: Iterable[str] | None) -> None:
     """Make the on-demand panels among ``names`` that ``window`` has not made yet (closed)."""
     import importlib
 
-    have = window.panel_names() if hasattr(window, "panel_names") else None
+    have = window.panel_names()
     for n in names or ():
-        if have is not None and n in ON_DEMAND_PANELS and n not in have:
+        if n in ON_DEMAND_PANELS and n not in have:
             module, function = ON_DEMAND_PANELS[n].split(":")
             getattr(importlib.import_module(module), function)(window)
 
 
 def panel_names(window) -> list[str]:
     """The panels this window has (model panels only once a model is loaded)."""
-    if hasattr(window, "panel_names"):
-        # not the lesson panel: it is text and buttons, not a figure
-        return [n for n in window.panel_names() if getattr(window.panel(n), "exportable", True)]
-    names = []
-    for name in (*PANEL_NAMES, *MODEL_PANEL_NAMES):
-        try:
-            window.panel(name)
-        except (KeyError, LookupError):
-            continue
-        names.append(name)
-    return names
+    # not the lesson panel: it is text and buttons, not a figure
+    return [n for n in window.panel_names() if window.panel(n).exportable]
 
 
 def is_shown(widget) -> bool:

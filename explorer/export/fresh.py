@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 
 from .options import (
     FIGURE_SIZE,
-    RENDER_TIMEOUT_S,
     ExportError,
     ExportOptions,
     check_format,
@@ -140,7 +139,7 @@ def _copy_view_options(source, target) -> None:
 def frame_of(window):
     """The frame of the window's current config (computed now when the window is behind)."""
     ensure_current(window)
-    frame = getattr(window, "frame", None)
+    frame = window.frame
     if frame is None:
         raise ExportError("the window has not drawn anything yet")
     return frame
@@ -269,33 +268,13 @@ def panel_image(window, name: str, options: ExportOptions, *, size: tuple[int, i
 
 
 
-def ensure_current(window, timeout_s: float = RENDER_TIMEOUT_S) -> None:
+def ensure_current(window) -> None:
     """Make sure the window's frame is of its current config, so no figure is stale: compute
-    it now when the window can (`render_sync`: the window's visible panels catch up as they
-    would anyway), else wait for `frame_rendered` of that config."""
-    frame = getattr(window, "frame", None)
-    if frame is not None and getattr(frame, "config", None) == window.config:
+    it now (`render_sync`: the window's visible panels catch up as they would anyway)."""
+    frame = window.frame
+    if frame is not None and frame.config == window.config:
         return
-    if hasattr(window, "render_sync"):
-        try:
-            window.render_sync(all_panels=False)
-        except Exception as exc:  # the engine refused the config: nothing to export
-            raise ExportError(f"the current configuration cannot be drawn: {exc}") from None
-        return
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    target, loop, got = window.config, QEventLoop(), []
-
-    def on_rendered(cfg) -> None:
-        if cfg == target:
-            got.append(cfg)
-            loop.quit()
-
-    window.frame_rendered.connect(on_rendered)
-    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
     try:
-        loop.exec()
-    finally:
-        window.frame_rendered.disconnect(on_rendered)
-    if not got:
-        raise ExportError(f"the panels did not finish drawing within {timeout_s:.0f} s")
+        window.render_sync(all_panels=False)
+    except Exception as exc:  # the engine refused the config: nothing to export
+        raise ExportError(f"the current configuration cannot be drawn: {exc}") from None

@@ -200,15 +200,14 @@ class LessonPanel(Panel):
             if w is not None:
                 self._window = w
                 w.config_changed.connect(self._on_config_changed)
-                ctl = getattr(w, "model_controller", None)
-                if ctl is not None:  # the model chapter follows a model being opened
-                    ctl.model_changed.connect(self._on_model_changed)
+                # the model chapter follows a model being opened
+                w.model_controller.model_changed.connect(self._on_model_changed)
         return self._window
 
     def _demo_action(self):
         """File ▸ Open demo model, when this build has it and the demo model is installed."""
-        actions = getattr(self.main_window(), "_model_actions", None)
-        act = getattr(actions, "demo_action", None)
+        w = self.main_window()
+        act = w.features["models"].demo_action if w is not None else None
         return act if act is not None and act.isEnabled() else None
 
     def _on_model_changed(self, _model) -> None:
@@ -273,9 +272,8 @@ class LessonPanel(Panel):
         if self.needs_model(ch):
             if self.model_panels_shown():
                 w.highlight_panels(ch.panels)
-                sel = getattr(w, "model_selection", None)
-                if sel is not None and ch.selection:
-                    sel.set(**{k: v for k, v in ch.selection.items() if k in ("head", "query", "key")})
+                if ch.selection:
+                    self.app_state.model_selection.set(**{k: v for k, v in ch.selection.items() if k in ("head", "query", "key")})
             elif self._demo_action() is not None:
                 self._demo_action().trigger()  # loads off the UI thread; _on_model_changed follows
             return

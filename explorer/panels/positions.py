@@ -79,9 +79,8 @@ class PositionsPanel(Panel):
 
     def shuffle_words(self) -> None:
         """The typed sentence in another order (a new config: Ctrl+Z takes it back)."""
-        w = self.window()
         cfg = self.frame.config if self.frame is not None else None
-        if cfg is None or not cfg.tokens or len(cfg.tokens) < 2 or not hasattr(w, "set_config"):
+        if cfg is None or not cfg.tokens or len(cfg.tokens) < 2:
             return
         self._shuffles += 1
         words = list(cfg.tokens)
@@ -89,7 +88,7 @@ class PositionsPanel(Panel):
         order = words[:]
         while order == words and len(set(words)) > 1:
             rng.shuffle(order)
-        w.set_config(cfg.replace(tokens=tuple(order)))
+        self.app_state.request_config(cfg.replace(tokens=tuple(order)))
 
     def draw_frame(self, frame: Frame) -> None:
         cfg = frame.config

@@ -337,10 +337,7 @@ class ProfilePanel(Panel):
 
     def measure(self) -> bool:
         """Measure the window's current config (the one the sliders show)."""
-        w = self.parentWidget()  # (not self.window(): a floating dock is a window of its own)
-        while w is not None and not hasattr(w, "set_config"):
-            w = w.parentWidget()
-        config = getattr(w, "config", None)
+        config = self.app_state.config
         if config is None and self.frame is not None:
             config = self.frame.config
         if config is None:

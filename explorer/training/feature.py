@@ -9,48 +9,52 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QPushButton
+from PySide6.QtWidgets import QPushButton
 
+from ..feature import Feature
 from .lab import TrainingLab
 from .lessons import connect_lesson_panel
 
 
-class TrainingActions(QObject):
-    """The menu entries, in the window's language, and the lesson panel's Apply preset."""
+class TrainingActions(Feature):
+    """The window's training lab (`state.training_lab`; its thread stops when the window
+    closes), Lessons ▸ Training lab… and File ▸ Export heads forming…, and the lesson panel's
+    Apply preset on a training chapter."""
 
+    name = "training"
     _lesson_hooked = None
 
     def __init__(self, window) -> None:
         super().__init__(window)
-        self.window = window
+        from . import panel  # noqa: F401 (registers the "training" panel)
+
+        if self.state.training_lab is None:
+            self.state.training_lab = TrainingLab(window.selection)
+        self.lab = self.state.training_lab
+        self.lab.window = window
+        window.installEventFilter(self.lab)  # the window closing stops the training thread
+        window.destroyed.connect(self.lab.worker.stop)
         self.action = QAction(window)
         self.action.setObjectName("action_training_lab")
         self.action.setShortcut(QKeySequence("Ctrl+Shift+T"))
         self.action.triggered.connect(lambda: show_training(window))
         window.addAction(self.action)
-        menu = window.menuBar().findChild(QMenu, "menu_lessons")
-        if menu is not None:
-            menu.addSeparator()
-            menu.addAction(self.action)
-        else:
-            self.menu = window.menuBar().addMenu("")
-            self.menu.setObjectName("menu_training")
-            self.menu.addAction(self.action)
+        window.menu_lessons.addSeparator()
+        window.menu_lessons.addAction(self.action)
         # File ▸ Export heads forming (GIF/MP4)…, after File ▸ Export figure… (and the
         # sweep animation, which install_animation puts right after the figure)
         self.forming_action = QAction(window)
         self.forming_action.setObjectName("action_export_heads_forming")
         self.forming_action.triggered.connect(lambda: _export_forming(window))
-        file_menu = window.menuBar().findChild(QMenu, "menu_file")
-        if file_menu is not None:
-            actions = file_menu.actions()
-            figure = getattr(window, "_export_actions", {}).get("export")
-            if figure in actions and actions.index(figure) + 1 < len(actions):
-                file_menu.insertAction(actions[actions.index(figure) + 1], self.forming_action)
-            else:
-                file_menu.addAction(self.forming_action)
+        file_menu = window.menu_file
+        actions = file_menu.actions()
+        figure = window.features["export"].export_action
+        if figure in actions and actions.index(figure) + 1 < len(actions):
+            file_menu.insertAction(actions[actions.index(figure) + 1], self.forming_action)
+        else:
+            file_menu.addAction(self.forming_action)
         window.addAction(self.forming_action)
-        window.installEventFilter(self)
+        window.installEventFilter(self)  # a lesson panel's dock being added
         self.retranslate_ui()
         self.hook_lessons()  # a lesson panel made before the lab (else: when it is made)
 
@@ -61,13 +65,9 @@ class TrainingActions(QObject):
         self.action.setText(QCoreApplication.translate("TrainingActions", "&Training lab…"))
         self.action.setStatusTip(QCoreApplication.translate(
             "TrainingActions", "Train a tiny transformer and watch its heads form"))
-        if hasattr(self, "menu"):
-            self.menu.setTitle(QCoreApplication.translate("TrainingActions", "&Training"))
 
     def eventFilter(self, obj, event) -> bool:
-        if obj is self.window and event.type() == QEvent.Type.LanguageChange:
-            self.retranslate_ui()
-        elif obj is self.window and event.type() == QEvent.Type.ChildAdded and self._lesson_hooked is None:
+        if obj is self.window and event.type() == QEvent.Type.ChildAdded and self._lesson_hooked is None:
             QTimer.singleShot(0, self.hook_lessons)  # a dock was added: the lesson panel, maybe
         return False
 
@@ -114,21 +114,10 @@ def _add_forming_button(window, panel) -> None:
 
 
 def install_training(window):
-    """Give ``window`` its training lab (``window.state.training_lab``) and the menu entry
-    that opens the panel (idempotent). The lab's thread stops when the window closes."""
-    state = window.state
-    if state.training_lab is not None and state.training_lab.window is window:
-        return state.training_lab
-    from . import panel  # noqa: F401 (registers the "training" panel)
-
-    if state.training_lab is None:
-        state.training_lab = TrainingLab(window.selection)
-    lab = state.training_lab
-    lab.window = window
-    window.installEventFilter(lab)  # the window closing stops the training thread
-    window.destroyed.connect(lab.worker.stop)
-    window._training_actions = TrainingActions(window)
-    return lab
+    """The window's training lab (the feature is made once: `MainWindow.features["training"]`)."""
+    if "training" not in window.features:
+        window.features["training"] = TrainingActions(window)
+    return window.state.training_lab
 
 
 def _place(window, dock) -> None:
@@ -153,9 +142,7 @@ def show_training(window):
         _add_forming_button(window, panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         _place(window, dock)
-        view = window.menuBar().findChild(QMenu, "menu_view")
-        if view is not None:
-            view.addAction(dock.toggleViewAction())
+        window.menu_view.addAction(dock.toggleViewAction())
     dock.show()
     dock.raise_()
     return panel

@@ -429,16 +429,13 @@ def start_forming_export(window, path, *, force: bool = True, **options):
     path, another animation export running)."""
     from ..export.animation_dialog import AnimationProgress
 
-    running = getattr(window, "_animation_progress", None)
-    if running is not None and running.running:
-        raise ExportError(_tr("an animation export is already running"))
+    animations = window.features["animation"]
+    animations.check_idle()
     run = forming_run(window)
     if run is None:
         raise ExportError(_tr("the training lab has no run yet"))
     job = FormingJob(run, FormingRequest(Path(path), force=force, **options), window.theme)
-    progress = AnimationProgress(window, job)
-    window._animation_progress = progress
-    return progress
+    return animations.begin(AnimationProgress(window, job))
 
 
 def export_forming_dialog(window) -> None:

@@ -357,7 +357,7 @@ class TrainingLab(QObject):
     def open_in_inspector(self) -> bool:
         """Save the current run to a temporary folder and open it in the model panels (the
         window's model controller). Returns False when there is no window to open it in."""
-        ctl = getattr(self.window, "model_controller", None)
+        ctl = self.window.model_controller if self.window is not None else None
         if ctl is None or self.current is None:
             self._set_message(QCoreApplication.translate("TrainingLab", "There is no model inspector in this window."), "error")
             return False
@@ -373,7 +373,7 @@ class TrainingLab(QObject):
             self._set_message(QCoreApplication.translate("TrainingLab", "The run could not be saved: {reason}").format(reason=error), "error")
             return
         self.inspector_folder = folder
-        ctl = getattr(self.window, "model_controller", None)
+        ctl = self.window.model_controller if self.window is not None else None
         if ctl is not None:
             ctl.load(folder)
             self._set_message(QCoreApplication.translate("TrainingLab", "Opened in the inspector: the model panels show this run's model."), "info")
