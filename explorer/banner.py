@@ -1,0 +1,82 @@
+"""The banner under the menu bar: one message (an error, or a note), wrapped, with a close
+button; `show_message(text or a function giving it, kind)` — a function is called again on a
+language change, so the message follows the interface language."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QToolButton, QWidget
+
+
+class Banner(QFrame):
+    """A message shown in place above the panels (errors the engine raised, refused files)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(10, 5, 6, 5)
+        self.icon = QLabel("⚠")
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.hide_message)
+        self.close_button = close
+        lay.addWidget(self.icon)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(close)
+        self.kind: str | None = None
+        self.bar: QToolBar | None = None
+        self._make_text: Callable[[], str] | None = None
+        self.retranslate_ui()
+
+    def show_message(self, text: str | Callable[[], str], kind: str = "error") -> None:
+        """Show `text`; a callable (returning self.tr()-ed text) is asked again when the language changes."""
+        self.kind = kind
+        self._make_text = text if callable(text) else None
+        self.icon.setText("⚠" if kind == "error" else "ℹ")
+        self.text.setText(text() if callable(text) else text)
+        if self.bar is not None:
+            self.bar.show()
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As many lines as the text needs at the banner's width (a toolbar does not ask a
+        wrapping label for its height at its width: one line came out ~70 px tall)."""
+        lay = self.layout()
+        m = lay.contentsMargins()
+        others = self.icon.sizeHint().width() + self.close_button.sizeHint().width() + 2 * lay.spacing()
+        width = max(200, self.width() - m.left() - m.right() - others)
+        height = self.text.heightForWidth(width)
+        if height > 0 and height != self.text.maximumHeight():
+            self.text.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
+
+    def hide_message(self) -> None:
+        self.kind = None
+        self._make_text = None
+        self.text.setText("")
+        if self.bar is not None:
+            self.bar.hide()
+
+    def retranslate_ui(self) -> None:
+        self.close_button.setToolTip(self.tr("Dismiss"))
+        if self.kind and self._make_text is not None:
+            self.text.setText(self._make_text())
+            self._fit_height()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def message(self) -> str:
+        return self.text.text() if self.kind else ""

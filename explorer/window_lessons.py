@@ -1,0 +1,106 @@
+"""The lessons in the window: the lesson dock, the chapter menu, a preset's config and selection, the marked panels.
+
+A part of `MainWindow` (explorer.window), in a file of its own: the methods read the window's
+attributes (settings, banner, docks, the undo stack). Texts are translated in the "MainWindow"
+context, like the rest of the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
+
+import explorer.i18n as i18n
+from engine import AttentionConfig
+
+from .panels.base import Panel
+
+
+class LessonsMixin:
+    """See the module docstring (mixed into MainWindow)."""
+
+    def _dock_title(self, name: str, cls: type[Panel] | None = None) -> str:
+        cls = cls or type(self._panels[name])
+        title = cls.display_title()
+        ctl = getattr(self, "model_controller", None)
+        if ctl is not None and ctl.loaded is not None and not cls.requires_model and cls.exportable:
+            # beside a real model's panels: say these show the sliders' layer, not the model
+            title += QCoreApplication.translate("MainWindow", " · the sliders' layer, not the model")
+        return f"★ {title}" if name in self._highlighted else title
+
+    def _retitle_docks(self, *_args) -> None:
+        for name, dock in self._docks.items():
+            dock.setWindowTitle(self._dock_title(name))
+
+    def show_lessons(self, chapter: int | None = None) -> QWidget:
+        """Open (or raise) the lesson panel in its own dock, at `chapter` (0-based) if given."""
+        new = "lesson" not in self._panels
+        panel = self.add_panel("lesson", dock_area=False)
+        dock = self._docks["lesson"]
+        if new:
+            dock.visibilityChanged.connect(lambda visible: None if visible else panel.leave())
+            if not self.restoreDockWidget(dock):
+                # under the configuration: the learner reads the task and moves the controls, and
+                # the panels keep their width (beside it, they were squeezed unreadable)
+                self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+                if not self.controls_dock.isFloating() and self.controls_dock.isVisible():
+                    self.splitDockWidget(self.controls_dock, dock, Qt.Orientation.Vertical)
+                    self.resizeDocks([self.controls_dock, dock], [4, 6], Qt.Orientation.Vertical)
+                self.resizeDocks([dock], [380], Qt.Orientation.Horizontal)
+        dock.show()
+        dock.raise_()
+        if chapter is not None:
+            panel.open_chapter(chapter)
+        else:
+            panel.enter()
+        return panel
+
+    def highlight_panels(self, names: Iterable[str]) -> None:
+        """Mark the docks of `names` (accent title bar, ★) and bring them to the front;
+        an empty list clears the marks."""
+        names = tuple(n for n in names if n in self._docks and n != "lesson")
+        self._highlighted = names
+        th = self.theme
+        css = f"QDockWidget::title {{ background: {th.accent2}; padding: 4px 6px; }}"
+        for n, dock in self._docks.items():
+            dock.setStyleSheet(css if n in names else "")
+            dock.setWindowTitle(self._dock_title(n))
+        for n in names:
+            self._docks[n].show()
+            self._docks[n].raise_()
+
+    def highlighted_panels(self) -> tuple[str, ...]:
+        return self._highlighted
+
+    def set_state(self, config: AttentionConfig, selection: Mapping[str, int] | None = None) -> None:
+        """set_config, then select (head, query, key) once the new shape is shown (lesson presets)."""
+        if selection:
+            sel = (int(selection.get("head", 0)), int(selection.get("query", 0)), int(selection.get("key", 0)))
+            if self._frame is not None and self._frame.config == config:
+                self.selection.set(*sel)  # this shape is on screen already
+            else:
+                self._pending_selection = sel
+        self._whole_step = True
+        self.set_config(config)
+
+    def _update_chapter_menu(self) -> None:
+        """One entry per chapter under Lessons (titles in the current language)."""
+        from .lessons import LessonError, load_chapters
+
+        for a in self._chapter_actions:
+            self.menu_lessons.removeAction(a)
+            a.deleteLater()
+        self._chapter_actions = []
+        try:
+            chapters = load_chapters()
+        except LessonError:
+            return  # the lesson panel reports it when opened
+        lang = i18n.lesson_language()
+        for i, ch in enumerate(chapters):
+            a = QAction(f"&{i + 1:d}  {ch.title(lang)}" if i < 9 else f"{i + 1:d}  {ch.title(lang)}", self)
+            a.triggered.connect(lambda _checked=False, i=i: self.show_lessons(i))
+            self.menu_lessons.addAction(a)
+            self._chapter_actions.append(a)
