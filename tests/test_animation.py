@@ -208,6 +208,40 @@ def test_cli_writes_one_gif_per_panel(tmp_path, capsys, qapp):
     assert rc == 1 and "already exists" in capsys.readouterr().err
 
 
+def _export_with_file_size_limit(out: Path, fmt: str, limit: int, *extra: str):
+    """`export --sweep` in a child whose files may not grow past `limit` bytes (RLIMIT_FSIZE, as a
+    full disk would stop them; SIGXFSZ ignored so a write fails with EFBIG instead of killing)."""
+    import resource
+    import signal
+    import subprocess
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ATTN_EXPLORER_SETTINGS=str(out.parent / "s.ini"))
+    return subprocess.run([sys.executable, str(Path(main.__file__)), "export", "--out", str(out), "--sweep",
+                           "seed=0:3:1", "--panel", "heads", "--format", fmt, "--width", "640", *extra],
+                          preexec_fn=limited, env=env, capture_output=True, text=True, timeout=240)
+
+
+def test_a_film_cut_short_by_a_full_disk_is_never_published(win, tmp_path):
+    """issue 28: ffmpeg's failed write left a truncated MP4 ("moov atom not found") published with
+    exit 0, replacing a good film under --force; a GIF's failure printed a 20-line traceback."""
+    out = tmp_path / "o"
+    good = export_animation(win, AnimationRequest(parse_sweep("seed=0:3:1"), ("heads",), "mp4", out, width=640))
+    before = good[0].read_bytes()
+    r = _export_with_file_size_limit(out, "mp4", 30_000, "--force")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout == "" and r.stderr.count("\n") == 1 and "not written completely" in r.stderr, r.stderr
+    assert good[0].read_bytes() == before, "the good film was replaced"
+    assert every_file(out) == ["heads-seed.mp4"], "a temporary file was left"
+    r = _export_with_file_size_limit(out, "gif", 30_000)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "cannot write the GIF" in r.stderr and "Traceback" not in r.stderr and "ignored" not in r.stderr
+    assert every_file(out) == ["heads-seed.mp4"]
+
+
 # ---- packaging -----------------------------------------------------------------------------------
 
 

@@ -150,14 +150,19 @@ def fit_frame(arr: np.ndarray, size: tuple[int, int], background: tuple[int, int
 
 
 class Encoder:
-    """One output file: frames streamed to ffmpeg (MP4) or kept until the GIF is written."""
+    """One output file: frames streamed to ffmpeg (MP4) or kept until the GIF is written.
+
+    `close()` writes what is left, flushes it to disk and reads the film back: a film that is
+    cut short (a full disk, a size limit) raises ExportError instead of being published."""
 
     def __init__(self, tmp: str, fmt: str, fps: float) -> None:
         self.tmp, self.fmt, self.fps = tmp, fmt, fps
         self.frames: list[np.ndarray] = []
         self.writer = None
+        self.added = 0  # frames given to add()
 
     def add(self, frame: np.ndarray) -> None:
+        self.added += 1
         if self.fmt == "gif":
             self.frames.append(frame)
             return
@@ -171,15 +176,56 @@ class Encoder:
         self.writer.append_data(frame)
 
     def close(self) -> None:
-        if self.fmt == "gif":
-            import imageio.v3 as iio
+        """Write the file completely or raise ExportError (the temporary file is then the
+        caller's to remove)."""
+        try:
+            if self.fmt == "gif":
+                self._write_gif()
+            elif self.writer is not None:
+                writer, self.writer = self.writer, None
+                writer.close()
+            self._check()
+        except OSError as exc:
+            raise ExportError(f"cannot write the {self.fmt.upper()}: {reason(exc)}") from None
 
-            iio.imwrite(self.tmp, self.frames, plugin="pillow", extension=".gif",
-                        duration=round(1000 / self.fps), loop=0)
-            self.frames = []
-        elif self.writer is not None:
-            self.writer.close()
-            self.writer = None
+    def _write_gif(self) -> None:
+        """Pillow directly (one save, one close: a failed write is one OSError, not a second
+        one from a plugin's destructor)."""
+        from PIL import Image
+
+        frames, self.frames = self.frames, []
+        if not frames:
+            return
+        images = [Image.fromarray(f) for f in frames]
+        with open(self.tmp, "wb") as fh:
+            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:],
+                           duration=round(1000 / self.fps), loop=0)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def _check(self) -> None:
+        """The film read back has every frame (ffmpeg does not say when its write failed)."""
+        if self.added == 0:
+            return
+        try:
+            if self.fmt == "gif":
+                from PIL import Image
+
+                with Image.open(self.tmp) as im:
+                    n = im.n_frames
+            else:
+                import imageio.v2 as iio
+
+                reader = iio.get_reader(self.tmp, format="FFMPEG")
+                try:
+                    n = reader.count_frames()
+                finally:
+                    reader.close()
+        except Exception:
+            n = 0
+        if n != self.added:
+            raise ExportError(f"the {self.fmt.upper()} was not written completely ({n} of {self.added} frames "
+                              "read back): is the disk full?")
 
     def abandon(self) -> None:
         self.frames = []

@@ -32,6 +32,8 @@ from .options import (
 def reason(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         return "the disk is full"
+    if exc.errno == errno.EFBIG:
+        return "the file is larger than this system allows it to grow"
     if exc.errno == errno.EDQUOT:
         return "the disk quota is exceeded"
     if exc.errno in (errno.EACCES, errno.EPERM):
