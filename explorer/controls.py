@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QStandardItemModel, QValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,178 +26,32 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSlider,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import qthrottled
 
 import engine
 import explorer.constraints as C
 from engine import AttentionConfig, ConfigError
 
+from .control_widgets import (
+    RangedDoubleSpinBox,
+    RangedSpinBox,
+    ValueSlider,
+    set_enabled_items,
+    set_items,
+    set_spin,
+)
 from .figures.themes import CATEGORY_COLORS
-from .sizing import hold_size
 
 #: The KV-group map shows at most this many groups, in a label this many lines high.
 GROUP_MAP_PARTS, GROUP_MAP_LINES = 6, 3
-#: Slider drags send at most one change per this many ms (the trailing value always goes).
-THROTTLE_MS = 25
 MASK_VALUES = ("-inf", "min", "-1e9")
 #: the token that fills a typed sentence up to a longer query length
 FILLER = "·"
 SCALE_MODES = ("default", "none", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
-
-
-def _parse_number(spin: QSpinBox | QDoubleSpinBox, text: str) -> float | None:
-    body = text.strip()
-    for affix in (spin.prefix(), spin.suffix()):
-        if affix:
-            body = body.replace(affix.strip(), "")
-    try:
-        return float(body.strip().replace(",", "."))
-    except ValueError:
-        return None
-
-
-class _Ranged:
-    """A spin box that says why a typed value is refused: Qt drops a keystroke that would
-    leave the range without a word ("3" in a box that ends at 2.0). The concrete classes
-    declare `out_of_range = Signal(float)` (a Qt signal lives on a QObject class)."""
-
-    def validate(self, text: str, pos: int):
-        result = super().validate(text, pos)
-        if result[0] == QValidator.State.Invalid:
-            value = _parse_number(self, text)
-            if value is not None and not (self.minimum() <= value <= self.maximum()):
-                self.out_of_range.emit(value)
-        return result
-
-
-class RangedSpinBox(_Ranged, QSpinBox):
-    out_of_range = Signal(float)  # the refused value
-
-
-class RangedDoubleSpinBox(_Ranged, QDoubleSpinBox):
-    out_of_range = Signal(float)
-
-
-class ValueSlider(QWidget):
-    """A slider over lo, lo+step, ..., hi with a spin box showing (and editing) the value."""
-
-    value_changed = Signal(object)
-
-    def __init__(self, lo: float, hi: float, step: float = 1, decimals: int = 0,
-                 tooltip: str = "") -> None:
-        super().__init__()
-        # opaque: a slider that moves with every frame of a drag repaints itself, not the
-        # group box and the dock behind it
-        self.setAutoFillBackground(True)
-        self.decimals = decimals
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.spin = RangedDoubleSpinBox() if decimals else RangedSpinBox()
-        if decimals:
-            self.spin.setDecimals(decimals)
-        self.spin.setKeyboardTracking(False)
-        self.spin.setMinimumWidth(70)
-        self.spin.setAlignment(Qt.AlignmentFlag.AlignRight)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.slider, 1)
-        lay.addWidget(self.spin)
-        self._lo, self._step, self._n = lo, step, 0
-        self.set_range(lo, hi, step)
-        self._send = qthrottled(self._emit, timeout=THROTTLE_MS, leading=True)
-        self.slider.valueChanged.connect(self._on_slider)
-        self.spin.valueChanged.connect(self._on_spin)
-        if tooltip:
-            self.setToolTip(tooltip)
-
-    def _to_value(self, index: int) -> float | int:
-        v = self._lo + index * self._step
-        return round(v, self.decimals) if self.decimals else round(v)
-
-    def _to_index(self, value: float) -> int:
-        return int(min(max(round((value - self._lo) / self._step), 0), self._n))
-
-    def set_range(self, lo: float, hi: float, step: float = 1) -> None:
-        n = max(0, round((hi - lo) / step))
-        if self._n and (lo, step, n) == (self._lo, self._step, self._n):
-            return  # unchanged: a spin box re-formats (and repaints) its text on every setRange
-        with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
-            value = self.value() if self._n else lo
-            self._lo, self._step = lo, step
-            self._n = max(0, round((hi - lo) / step))
-            self.slider.setRange(0, self._n)
-            self.slider.setPageStep(max(1, self._n // 16))
-            self.spin.setRange(lo, lo + self._n * step)
-            self.spin.setSingleStep(step)
-            hold_size(self.spin)  # a new range must not re-lay out the whole dock
-            self.set_value(value)
-
-    def set_value(self, value: float, exact: bool = False) -> None:
-        """Mirror a value (no signal). `exact`: the spin box shows `value` itself, not the
-        nearest slider step (a derived value such as 1/√d_k = 0.0625 on a 0.005 grid)."""
-        i = self._to_index(value)
-        with QSignalBlocker(self.slider), QSignalBlocker(self.spin):
-            self.slider.setValue(i)
-            _set_spin(self.spin, round(value, self.decimals) if exact and self.decimals else self._to_value(i))
-
-    def value(self) -> float | int:
-        return self._to_value(self.slider.value())
-
-    def _on_slider(self, index: int) -> None:
-        with QSignalBlocker(self.spin):
-            self.spin.setValue(self._to_value(index))
-        self._send(self._to_value(index))
-
-    def _on_spin(self, value: float) -> None:
-        i = self._to_index(value)
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(i)
-        if self._to_value(i) != value:
-            with QSignalBlocker(self.spin):
-                self.spin.setValue(self._to_value(i))
-        self._send(self._to_value(i))
-
-    def _emit(self, value) -> None:
-        self.value_changed.emit(value)
-
-    def flush(self) -> None:
-        """Send a throttled pending value now."""
-        self._send.flush()
-
-
-def _set_spin(spin: QSpinBox | QDoubleSpinBox, value: float) -> None:
-    """spin.setValue, skipped when unchanged (a spin box re-formats and repaints its text,
-    and the panel under it, on every setValue)."""
-    if spin.value() != value:
-        spin.setValue(value)
-
-
-def _set_items(combo: QComboBox, items: list[tuple[str, Any]], current: Any) -> None:
-    """Replace the items of a combo (signals blocked) and select `current`."""
-    with QSignalBlocker(combo):
-        if [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())] != items:
-            combo.clear()
-            for text, data in items:
-                combo.addItem(text, data)
-        idx = combo.findData(current)
-        combo.setCurrentIndex(max(idx, 0))
-
-
-def _set_enabled_items(combo: QComboBox, reasons: dict[Any, str | None]) -> None:
-    """Disable the items whose data has a reason (shown as the item's tooltip)."""
-    model = combo.model()
-    if not isinstance(model, QStandardItemModel):
-        return
-    for i in range(combo.count()):
-        why = reasons.get(combo.itemData(i))
-        item = model.item(i)
-        item.setEnabled(why is None)
-        item.setToolTip(why or "")
 
 
 class ConfigControls(QWidget):
@@ -537,19 +390,19 @@ class ConfigControls(QWidget):
         if self._fresh("shape", (cfg.d_model, cfg.n_heads, cfg.kv_heads, cfg.positional)):
             step = cfg.n_heads * (2 if C.needs_even_head_dim(cfg.positional) else 1)
             self.d_model.set_range(step, max(C.D_MODEL_MAX, step), step)
-            _set_items(self.heads, [(str(h), h) for h in C.allowed_heads(cfg.d_model, cfg.positional)],
+            set_items(self.heads, [(str(h), h) for h in C.allowed_heads(cfg.d_model, cfg.positional)],
                        cfg.n_heads)
-            _set_items(self.kv_heads, [(C.kv_label(cfg.n_heads, g), g) for g in C.allowed_kv_heads(cfg.n_heads)],
+            set_items(self.kv_heads, [(C.kv_label(cfg.n_heads, g), g) for g in C.allowed_kv_heads(cfg.n_heads)],
                        cfg.kv_heads)
             self.group_map.setText(self._group_map_html(cfg))
             self.head_dim.setText(self.tr("{head_dim}  (scale 1/√{head_dim} = {scale})").format(
                 head_dim=cfg.head_dim, scale=f"{1 / math.sqrt(cfg.head_dim):.3g}"))
-            _set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
+            set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
         else:  # same choices offered: only show the values (a refused edit is put back here)
             self.heads.setCurrentIndex(max(self.heads.findData(cfg.n_heads), 0))
             self.kv_heads.setCurrentIndex(max(self.kv_heads.findData(cfg.kv_heads), 0))
         self.d_model.set_value(cfg.d_model)
-        _set_spin(self.batch, cfg.batch)
+        set_spin(self.batch, cfg.batch)
         if cfg.tokens is None:
             self._sentence = None
         elif self.fit_sentence(len(cfg.tokens)) != tuple(cfg.tokens):
@@ -581,13 +434,13 @@ class ConfigControls(QWidget):
         self.positional.setCurrentIndex(self.positional.findData(cfg.positional))
         self.backend.setCurrentIndex(self.backend.findData(cfg.backend))
         self.device.setCurrentIndex(self.device.findData(cfg.device))
-        _set_enabled_items(self.backend, engine.available_backends(cfg.device, cfg.dtype))
+        set_enabled_items(self.backend, engine.available_backends(cfg.device, cfg.dtype))
         cuda = engine.available_backends("cuda", cfg.dtype).get("eager")
-        _set_enabled_items(self.device, {"cpu": None, "cuda": cuda})
-        _set_spin(self.seed, cfg.seed)
+        set_enabled_items(self.device, {"cpu": None, "cuda": cuda})
+        set_spin(self.seed, cfg.seed)
         self.init_xavier.setChecked(cfg.init_std is None)
         if cfg.init_std is not None:
-            _set_spin(self.init_std, cfg.init_std)
+            set_spin(self.init_std, cfg.init_std)
         self.init_std.setEnabled(cfg.init_std is not None)
         del blockers
 
