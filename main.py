@@ -16,16 +16,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _int_at_least(minimum: int, what: str):
-    """An argparse type: an integer ≥ minimum, else a one-line reason (exit 2)."""
+def _int_at_least(minimum: int, what: str, maximum: int | None = None):
+    """An argparse type: an integer ≥ minimum (and ≤ maximum), else a one-line reason (exit 2)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {str(value)[:40]}")
         return value
 
     return parse
@@ -33,6 +33,24 @@ def _int_at_least(minimum: int, what: str):
 
 _positive_int = _int_at_least(1, "a positive integer")
 _non_negative_int = _int_at_least(0, "an integer ≥ 0")
+#: the longest soak (changes): 100,000 take hours on a 2-core machine
+SOAK_MAX = 100_000
+_soak_count = _int_at_least(1, f"a number of changes from 1 to {SOAK_MAX:,}", SOAK_MAX)
+
+
+def _fps(text: str) -> float:
+    """An argparse type: frames per second of an animation, in the range every animation takes
+    (the sweep's and the training film's alike)."""
+    import math
+
+    lo, hi = 0.1, 30.0  # explorer.export.animation.FPS_RANGE (not imported: it loads numpy)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected frames per second, got {text[:40]!r}") from None
+    if not math.isfinite(value) or not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"frames per second must be from {lo:g} to {hi:g}, got {text[:40]}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--sweep", metavar="FIELD=START:STOP:STEP",
                      help="one animation per panel, a frame per value of a config field: DIR/NAME-FIELD.gif "
                           "(STEP may be a factor, e.g. head_dim=8:512:x2)")
-    exp.add_argument("--fps", type=float, help="frames per second of a --sweep animation (default 1)")
+    exp.add_argument("--fps", type=_fps, help="frames per second of a --sweep animation (default 1)")
     exp.add_argument("--dpi", type=int, help="size by DPI instead of --width")
     exp.add_argument("--theme", choices=["slides", "screen"], default="slides",
                      help="slides: light, large fonts, thick lines (default); screen: as on screen")
@@ -90,14 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--gif", metavar="PATH",
                        help="also write the heads forming as an animation (.gif or .mp4), one frame per probe snapshot")
     train.add_argument("--frames", type=_positive_int, help="frames of the --gif animation (default 48)")
-    train.add_argument("--fps", type=float, help="frames per second of the --gif animation (default 8)")
+    train.add_argument("--fps", type=_fps, help="frames per second of the --gif animation (default 8)")
     train.add_argument("--width", type=_positive_int, help="width of the --gif animation in pixels (default 960)")
     train.add_argument("--force", action="store_true", help="overwrite an existing --gif file")
 
     bench = sub.add_parser("bench", help="latency and scale benchmarks")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repeats (for smoke tests)")
-    bench.add_argument("--soak", type=_positive_int, metavar="N",
+    bench.add_argument("--soak", type=_soak_count, metavar="N",
                        help="instead: N random config changes and clicks in one window; prints RSS at "
                             "every 10%%, latency median/p95/max and the exceptions counted")
     bench.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
@@ -110,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 _EXPECTED = {"out": "a folder", "session": "a session file", "model": "a model folder or hub id",
-             "text": "some text", "config": "a training config file", "gif": "a .gif or .mp4 file"}
+             "text": "some text", "config": "a training config file", "gif": "a .gif or .mp4 file",
+             "sweep": "FIELD=START:STOP:STEP"}
 
 
 def _usage_error(args: argparse.Namespace) -> str | None:
@@ -119,9 +138,13 @@ def _usage_error(args: argparse.Namespace) -> str | None:
     An empty --out, --session or --model would otherwise be ignored or mean the current folder.
     """
     if getattr(args, "command", None) == "train" and args.gif is None:
-        given = [f"--{k}" for k in ("frames", "fps", "width", "force") if getattr(args, k, None)]
+        given = [f"--{k}" for k in ("frames", "fps", "width", "force") if getattr(args, k, None) not in (None, False)]
         if given:
             return f"{', '.join(given)} only apply with --gif PATH (the heads forming as an animation)"
+    if getattr(args, "command", None) == "bench":
+        modes = [f"--{k}" for k in ("soak", "profile", "train") if getattr(args, k, None) not in (None, False)]
+        if len(modes) > 1:
+            return f"{' and '.join(modes)} are separate benchmarks: choose one"
     for option, expected in _EXPECTED.items():
         value = getattr(args, option, None)
         if value is None or (option == "text" and value):  # a text of spaces is still a text

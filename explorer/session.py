@@ -198,7 +198,8 @@ def parse_session(data: Any) -> Session:
         raise SessionError(f"invalid config in session: {exc}") from None
     except TypeError as exc:  # e.g. a list where a number belongs
         raise SessionError(f"invalid config in session: {exc}") from None
-    sel = data.get("selection") or {}
+    sel = data.get("selection")
+    sel = {} if sel is None else sel  # absent or null: the default; [], 0, false are not objects
     if not isinstance(sel, Mapping):
         raise SessionError(f"session 'selection' must be an object, got {type(sel).__name__}")
     extra = sorted(_key(k) for k in set(sel) - {"head", "query", "key"})

@@ -66,6 +66,22 @@ def test_empty_arguments_exit_2_with_a_reason(tmp_path, args, option):
     assert list(work.iterdir()) == [] and not (tmp_path / "o").exists()  # nothing written anywhere
 
 
+@pytest.mark.parametrize("args, words", [
+    # issue 28: one rule for every command: refused with one line, exit 2, nothing run
+    (["train", "--fps", "0"], "frames per second must be from 0.1 to 30"),  # was: 8 fps
+    (["train", "--gif", "{tmp}/h.gif", "--fps", "inf"], "frames per second must be from"),
+    (["export", "--out", "{tmp}/o", "--sweep", "seed=0:2:1", "--fps", "nan"], "frames per second"),
+    (["export", "--out", "{tmp}/o", "--sweep", ""], "argument --sweep: expected FIELD=START:STOP:STEP"),  # was: a PNG
+    (["bench", "--soak", "2", "--profile", "--train"], "separate benchmarks: choose one"),  # was: the profile
+    (["bench", "--soak", "1" + "0" * 30], "a number of changes from 1 to 100,000"),  # was accepted
+])
+def test_lenient_arguments_are_refused_like_the_rest(tmp_path, args, words):
+    r = run_cli(*[a.format(tmp=tmp_path) for a in args], cwd=tmp_path, timeout=30)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert words in one_line(r)
+    assert not (tmp_path / "o").exists() and not (tmp_path / "h.gif").exists()
+
+
 def test_a_target_that_is_a_folder_is_named_before_any_work(tmp_path):
     (tmp_path / "heads.png").mkdir()
     for force in ([], ["--force"]):

@@ -140,6 +140,10 @@ HOSTILE = [
     (_header('{"seq_len": "abc", "tokens": ["a", "b"]}'), "seq_len"),
     (_header('{"tokens": ["a", "\\ud800"]}'), "tokens"),
     (_header(model='{"source": "m", "text": "\\udc80"}'), "model.text"),
+    # issue 28: a selection that is not an object was taken as {} (the defaults)
+    (_header(selection="[]"), "'selection' must be an object"),
+    (_header(selection="0"), "'selection' must be an object"),
+    (_header(selection="false"), "'selection' must be an object"),
 ]
 
 
