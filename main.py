@@ -178,7 +178,10 @@ def _export_target_error(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as stop:  # a bad argument (2, its line printed) or --help (0): a return code
+        return int(stop.code or 0)
     prog = "attention-explorer" + (f" {args.command}" if args.command else "")
     problem = _usage_error(args)
     if problem:
