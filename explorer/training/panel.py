@@ -223,7 +223,7 @@ class TrainingPanel(Panel):
         self.start_button.setEnabled(not running)
         self.step_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
-        self.inspect_button.setEnabled(getattr(lab.window, "model_controller", None) is not None)
+        self.inspect_button.setEnabled(lab.window is not None)
         text, kind = lab.message
         self.form.show_message(text, kind, self.theme)
         if run is None:
