@@ -114,6 +114,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
 
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
+        self._dock_in_front: dict[QDockWidget, bool] = {}  # window_menus._follow_dock_tab
         # every config change is a step to undo; clean = as saved (the title's "*" otherwise)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)

@@ -144,8 +144,8 @@ class MenusMixin:
         v.addSeparator()
         for i, dock in enumerate([self.controls_dock, *self._docks.values()]):
             a = dock.toggleViewAction()
-            # opened from the menu: in front, also when it shares a tab group
-            a.triggered.connect(lambda checked, dock=dock: dock.raise_() if checked else None)
+            self._follow_dock_tab(dock)
+            a.triggered.connect(lambda checked, dock=dock: self._on_dock_toggled(dock, checked))
             a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             v.addAction(a)
         s = self.menu_selection = menu(mb, "selection")
@@ -168,6 +168,23 @@ class MenusMixin:
         self.lessons_button.clicked.connect(lambda: self.show_lessons())
         mb.setCornerWidget(self.lessons_button, Qt.Corner.TopRightCorner)
         self._sync_language_actions()
+
+    def _follow_dock_tab(self, dock) -> None:
+        """Remember whether `dock` is in front of its tab group: it goes behind a tab with
+        visibilityChanged(False) while not hidden (closing it hides it)."""
+        def seen(visible: bool) -> None:
+            if visible or not dock.isHidden():
+                self._dock_in_front[dock] = visible
+
+        dock.visibilityChanged.connect(seen)
+
+    def _on_dock_toggled(self, dock, checked: bool) -> None:
+        """View ▸ a panel (Ctrl+<n>): opened in front, also in a tab group; a panel behind a
+        tab is brought forward, not closed (the toggle has just hidden it: show it again)."""
+        if not checked and self._dock_in_front.get(dock) is False:
+            dock.show()
+        if not dock.isHidden():
+            dock.raise_()
 
     @property
     def reference(self) -> Frame | None:

@@ -164,3 +164,28 @@ def test_chinese_dock_titles_are_tall_enough_for_their_glyphs(win, qapp):
                     assert label.height() >= label.fontMetrics().height(), f"{label.text()!r} is cut"
     finally:
         win.set_language("en")
+
+
+def test_ctrl_n_brings_a_panel_behind_a_tab_forward_instead_of_closing_it(win, qapp):
+    """issue 27: View ▸ <panel> (Ctrl+<n>) on a panel hidden behind another tab closed it; it
+    comes to the front, and the same key on a panel in front closes it as before."""
+    qkv = win.dock("qkv")
+    positions = win.dock("positions")  # shares qkv's tab group, closed at first
+    key = qkv.toggleViewAction().shortcut().toString()
+    try:
+        positions.toggleViewAction().trigger()  # View ▸ Positions: in front of qkv
+        qapp.processEvents()
+        assert not positions.isHidden() and qkv.visibleRegion().isEmpty(), "qkv should be behind the tab"
+        assert key.startswith("Ctrl+")
+        qkv.toggleViewAction().trigger()  # what Ctrl+<n> does
+        qapp.processEvents()
+        assert not qkv.isHidden(), "the panel behind the tab was closed"
+        assert not qkv.widget().visibleRegion().isEmpty(), "the panel was not brought forward"
+        qkv.toggleViewAction().trigger()  # in front now: the key closes it
+        qapp.processEvents()
+        assert qkv.isHidden()
+    finally:
+        qkv.show()
+        positions.close()
+        qkv.raise_()
+        qapp.processEvents()
