@@ -3,6 +3,7 @@
 Never imports PySide6, pyqtgraph or explorer (a test enforces it).
 """
 
+from . import native  # noqa: F401 (first: bounds torch's native kernel caches before any matmul)
 from .backends import BackendUnavailable, available_backends
 from .config import MAX_SEED, AttentionConfig, ConfigError
 from .costs import stage_costs
