@@ -24,7 +24,8 @@ import main
 from engine import AttentionConfig
 from explorer.export.cli import export_command
 from explorer.figures.plots import plot_title
-from explorer.models.controller import DEMO_SOURCE, ModelSelection
+from explorer.models.source import DEMO_SOURCE
+from explorer.selection import ModelSelection
 
 try:
     from conftest import shown_window
@@ -377,7 +378,7 @@ def test_file_menu_offers_the_model_actions(w):
 
 
 def test_open_model_dialog_is_offline_by_default(w):
-    from explorer.models.controller import OpenModelDialog
+    from explorer.models.dialog import OpenModelDialog
 
     dlg = OpenModelDialog(w, str(minilm_folder()))
     try:

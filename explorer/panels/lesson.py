@@ -6,8 +6,9 @@ the "Try this" box poses one change. The box follows the window live: it shows
 the chapter's metric at the preset and at the window's current config, and a
 ✓ once the change the text promises has happened, whether the learner made it
 by hand or with "Do it for me". The metric (explorer.lessons.lesson_metric,
-one engine run) is computed on a one-thread pool, never on the UI thread; a
-result for a config the window has since left is simply kept in the cache.
+one engine run) is computed in a worker thread (explorer/work/base.py, one lane per
+config and metric, so each runs once), never on the UI thread; a result for a config the
+window has since left is simply kept in the cache.
 
 Not a figure: exports leave this panel out (`exportable = False`).
 """
@@ -15,8 +16,9 @@ Not a figure: exports leave this panel out (`exportable = False`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -36,6 +38,7 @@ from engine import AttentionConfig
 from ..figures.plots import fmt_number, fmt_percent
 from ..figures.themes import Theme
 from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
+from ..work.base import Job, Worker
 from .base import PANELS, Panel, register_panel
 from .diagnostics import human_bytes
 
@@ -52,29 +55,17 @@ _SHARES = {"future_mass"}
 _CACHE_MAX = 64
 
 
-class _MetricSink(QObject):
-    done = Signal(object, float, str)  # (config, metric) key, value, error ("" when fine)
-
-
-class _MetricJob(QRunnable):
-    """lesson_metric(config, metric, head) on the pool thread; skipped when nobody wants it any more."""
-
-    def __init__(self, key: tuple[AttentionConfig, str, int], sink: _MetricSink, wanted) -> None:
-        super().__init__()
-        self.key, self.sink, self.wanted = key, sink, wanted
-
-    def run(self) -> None:
-        if not self.wanted(self.key):
-            value, error = math.nan, "superseded"
-        else:
-            try:
-                value, error = lesson_metric(*self.key), ""
-            except Exception as exc:  # a refused config: shown as "—" with the reason
-                value, error = math.nan, str(exc) or type(exc).__name__
+def metric_job(key: tuple[AttentionConfig, str, int], wanted) -> Callable[[Job], tuple]:
+    """lesson_metric(config, metric, head) in the worker thread: (key, value, error); skipped
+    (error "superseded") when nobody wants it any more."""
+    def job(_job: Job) -> tuple:
+        if not wanted(key):
+            return key, math.nan, "superseded"
         try:
-            self.sink.done.emit(self.key, value, error)
-        except RuntimeError:  # the panel was deleted meanwhile
-            pass
+            return key, lesson_metric(*key), ""
+        except Exception as exc:  # a refused config: shown as "—" with the reason
+            return key, math.nan, str(exc) or type(exc).__name__
+    return job
 
 
 @register_panel
@@ -88,10 +79,7 @@ class LessonPanel(Panel):
     def __init__(self, state, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.graphics.hide()  # no plots here
-        self.pool = QThreadPool(self)  # before the sink: deleted (and waited for) first
-        self.pool.setMaxThreadCount(1)
-        self._sink = _MetricSink(self)
-        self._sink.done.connect(self._on_metric)
+        self._worker: Worker | None = None  # made on the first metric asked for
         self._cache: dict[tuple[AttentionConfig, str], tuple[float, str]] = {}
         self._pending: set[tuple[AttentionConfig, str]] = set()
         self._wanted: set[tuple[AttentionConfig, str]] = set()
@@ -319,8 +307,17 @@ class LessonPanel(Panel):
             return self._cache[key]
         if key not in self._pending:
             self._pending.add(key)
-            self.pool.start(_MetricJob(key, self._sink, lambda k: k in self._wanted))
+            # a lane per key: every key asked for runs once, in the order asked
+            self.worker().submit(metric_job(key, lambda k: k in self._wanted), lane=key)
         return None
+
+    def worker(self) -> Worker:
+        """The one thread computing the metrics (stopped with the panel)."""
+        if self._worker is None:
+            self._worker = Worker()
+            self._worker.done.connect(lambda _rid, result: self._on_metric(*result))
+            self.destroyed.connect(self._worker.stop)
+        return self._worker
 
     def _on_metric(self, key, value: float, error: str) -> None:
         self._pending.discard(key)
@@ -348,7 +345,7 @@ class LessonPanel(Panel):
         # the task's own fields must have moved (not, say, only the seed)
         changed = any(getattr(w.config, k) != getattr(ch.config, k) for k in ch.try_changes)
         tracking = self._from_preset and changed
-        # one rebinding, never a cleared set in between: the pool thread reads it
+        # one rebinding, never a cleared set in between: the worker thread reads it
         head = int(ch.selection.get("head", 0))
         self._wanted = ({(ch.config, metric, head), (w.config, metric, head)} if tracking
                         else {(ch.config, metric, head)})

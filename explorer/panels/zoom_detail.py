@@ -3,19 +3,21 @@ small enough to draw every cell, then the exact weights of the visible cells, co
 the UI thread for that region only (the rows it spans, a block at a time in the engine).
 
 The heads panel owns one; `request` after every view change (debounced), `clear` when the
-frame or the head changes. Nothing is drawn past the view: the overlay covers the region
-computed and is hidden again when the view grows past DETAIL_CELLS on a side.
+frame or the head changes. The region is computed by a worker thread (explorer/work/base.py,
+made on first use): the latest region wins, and one a newer request or `clear` superseded
+is never drawn. Nothing is drawn past the view: the overlay covers the region computed and
+is hidden again when the view grows past DETAIL_CELLS on a side.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 from PySide6.QtCore import QObject, QRectF, QTimer, Signal
 
 from ..figures.heatmap import Heatmap, RgbaImage, colorize
+from ..work.base import Worker
 
 #: A zoomed view of at most this many cells on each side is drawn cell by cell.
 DETAIL_CELLS = 512
@@ -26,7 +28,6 @@ DEBOUNCE_MS = 120
 class ZoomDetail(QObject):
     """The exact cells of a zoomed long heatmap, as an overlay of its view."""
 
-    ready = Signal(object)  # (token, region (r0, r1, c0, c1), (r, c) float32 weights) from the thread
     changed = Signal()  # an exact region appeared, or went with a zoom out (the panel re-titles)
 
     def __init__(self, heatmap: Heatmap, parent: QObject | None = None) -> None:
@@ -38,14 +39,13 @@ class ZoomDetail(QObject):
         heatmap.vb.addItem(self.overlay, ignoreBounds=True)
         self.region: tuple[int, int, int, int] | None = None  # what the overlay shows
         self._values: np.ndarray | None = None
-        self._token = 0
-        self._job: tuple | None = None
+        self._job: tuple | None = None  # (frame, head, region) waiting for the view to settle
+        self._worker: Worker | None = None
         self._background = (0, 0, 0)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self._start)
-        self.ready.connect(self._on_ready)
 
     @property
     def active(self) -> bool:
@@ -54,7 +54,9 @@ class ZoomDetail(QObject):
 
     def clear(self) -> None:
         """Forget the region (another frame, head or colour scale)."""
-        self._token += 1
+        self._job = None
+        if self._worker is not None:
+            self._worker.supersede()  # a region under way is of the old frame
         self._timer.stop()
         self.region = self._values = None
         self.overlay.hide()
@@ -86,33 +88,28 @@ class ZoomDetail(QObject):
             a0, a1, b0, b1 = self.region
             if a0 <= r0 and r1 <= a1 and b0 <= c0 and c1 <= b1:
                 return  # already exact there
-        self._token += 1
         # a margin of half a view on each side: small pans stay exact without a new pass
         dr, dc = (r1 - r0) // 2, (c1 - c0) // 2
         region = (max(0, r0 - dr), min(rows, r1 + dr), max(0, c0 - dc), min(cols, c1 + dc))
-        self._job = (self._token, frame, head, region)
+        self._job = (frame, head, region)
+        if self._worker is not None:
+            self._worker.supersede()  # a region under way is of the old view
         self._timer.start()
+
+    def worker(self) -> Worker:
+        if self._worker is None:
+            self._worker = Worker()
+            # a failure (memory refused, a closed trace) is not connected: the level of detail stays
+            self._worker.done.connect(lambda _rid, result: self._on_ready(*result))
+            self.destroyed.connect(self._worker.stop)
+        return self._worker
 
     def _start(self) -> None:
         job, self._job = self._job, None
-        if job is None:
-            return
-        threading.Thread(target=self._compute, args=job, daemon=True, name="zoom-detail").start()
+        if job is not None:
+            self.worker().submit(lambda _job: exact_region(*job))
 
-    def _compute(self, token: int, frame, head: int, region) -> None:  # in its own thread
-        r0, r1, c0, c1 = region
-        try:
-            w = frame.trace.head_rows("weights", head, slice(r0, r1))[:, c0:c1].float().numpy()
-            w = np.where(frame.mask[r0:r1, c0:c1] | (w != 0), w, np.float32(np.nan))  # masked: a hole
-        except Exception:  # (memory refused, a closed trace): the level of detail stays
-            return
-        if token == self._token:
-            self.ready.emit((token, region, np.ascontiguousarray(w, np.float32)))
-
-    def _on_ready(self, result) -> None:
-        token, region, values = result
-        if token != self._token:
-            return  # the view or the frame moved on meanwhile
+    def _on_ready(self, region, values: np.ndarray) -> None:
         self.region, self._values = region, values
         self._draw(region, values)
         self.changed.emit()
@@ -127,3 +124,11 @@ class ZoomDetail(QObject):
         self.overlay.setImage(rgba)
         self.overlay.setRect(QRectF(c0 - 0.5, r0 - 0.5, c1 - c0, r1 - r0))
         self.overlay.show()
+
+
+def exact_region(frame, head: int, region) -> tuple[tuple[int, int, int, int], np.ndarray]:
+    """(region, the exact weights of its cells: NaN where masked), in the worker thread."""
+    r0, r1, c0, c1 = region
+    w = frame.trace.head_rows("weights", head, slice(r0, r1))[:, c0:c1].float().numpy()
+    w = np.where(frame.mask[r0:r1, c0:c1] | (w != 0), w, np.float32(np.nan))  # masked: a hole
+    return region, np.ascontiguousarray(w, np.float32)

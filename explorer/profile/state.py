@@ -3,18 +3,17 @@
 `ProfileState` holds what every `profile` panel of a window draws (the settings, the
 points measured so far, whether a measurement runs and how far it is), so an export's
 fresh panel draws the same results and never starts measuring. `ProfileWorker` is a
-QThread calling `engine.profile.length_profile`, which runs each point in a child process:
-this thread mostly waits on that process's pipe (the GIL free), the UI thread only draws
-the points as they arrive. Cancel sets an event the engine polls every ~50 ms; it ends the
-child at once and keeps the points done.
+worker thread (explorer/work/base.py) calling `engine.profile.length_profile`, which runs
+each point in a child process: this thread mostly waits on that process's pipe (the GIL
+free), the UI thread only draws the points as they arrive. Cancel is polled by the engine
+every ~50 ms; it ends the child at once and keeps the points done.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from engine import AttentionConfig
 from engine.profile import (
@@ -26,7 +25,7 @@ from engine.profile import (
     profile_plan,
 )
 
-from ..work.compute import stop_at_exit
+from ..work.base import Cancelled, Job, WorkerThread
 
 __all__ = ["LENGTH_CHOICES", "ProfileState", "ProfileWorker"]
 
@@ -43,37 +42,43 @@ def doubling(first: int, last: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-class ProfileWorker(QThread):
-    """Runs one `length_profile`; signals arrive queued in the UI thread."""
+class ProfileWorker(WorkerThread):
+    """Runs `length_profile`s, one at a time; its signals are emitted in the UI thread.
+
+    `measure(...)` queues one (latest wins); `cancel()` stops the one running: the engine
+    polls `job.cancelled()` every ~50 ms, ends its child process and returns the points
+    done, which arrive as a finished, cancelled profile."""
 
     progressed = Signal(int, int, object)  # done, total, ProfilePoint or None
     finished_profile = Signal(object, bool)  # the points, cancelled
     failed = Signal(str)
 
-    def __init__(self, config: AttentionConfig, lengths, backends, repeats: int, parent=None) -> None:
-        super().__init__(parent)
-        self.config, self.lengths, self.backends, self.repeats = config, tuple(lengths), tuple(backends), repeats
-        self._cancel = threading.Event()
-        stop_at_exit(self)
+    def measure(self, config: AttentionConfig, lengths, backends, repeats: int) -> int:
+        lengths, backends = tuple(lengths), tuple(backends)
 
-    def run(self) -> None:
-        try:
-            points = length_profile(self.config, self.lengths, self.backends, self.repeats,
-                                    progress=lambda d, t, p: self.progressed.emit(d, t, p),
-                                    cancel=self._cancel.is_set)
-        except Exception as exc:  # reported in the panel, never a crash of the window
-            self.failed.emit(f"{type(exc).__name__}: {exc}".splitlines()[0])
-            return
-        self.finished_profile.emit(points, self._cancel.is_set())
+        def job(job: Job):
+            def report(done, total, point) -> None:
+                try:
+                    job.progress(done, total, point)
+                except Cancelled:  # the engine sees it too, and returns the points done
+                    pass
 
-    def cancel(self) -> None:
-        self._cancel.set()
+            points = length_profile(config, lengths, backends, repeats, progress=report, cancel=job.cancelled)
+            return points, job.cancelled()
 
-    def stop(self) -> None:
-        """Cancel and wait for the thread (its measuring process ends with it)."""
-        self._cancel.set()
-        if self.isRunning():
-            self.wait(10_000)
+        return self.submit(job)
+
+    def job_progress(self, job: Job, done, total, point) -> None:
+        self.progressed.emit(int(done), int(total), point)
+
+    def job_done(self, job: Job, result) -> None:
+        self.finished_profile.emit(*result)
+
+    def job_cancelled(self, job: Job) -> None:  # cancelled before it started
+        self.finished_profile.emit([], True)
+
+    def job_failed(self, job: Job, exc: Exception) -> None:  # reported in the panel, never a crash
+        self.failed.emit(f"{type(exc).__name__}: {exc}".splitlines()[0])
 
 
 class ProfileState(QObject):
@@ -96,7 +101,8 @@ class ProfileState(QObject):
         self.error = ""
         self.started = 0.0
         self.elapsed_s = 0.0
-        self.worker: ProfileWorker | None = None
+        self.worker: ProfileWorker | None = None  # made on the first measurement
+        self._rid = 0  # the measurement whose signals are wanted
 
     # ---- settings -------------------------------------------------------------------------
     def set_settings(self, lengths=None, backends=None, repeats=None) -> None:
@@ -121,21 +127,22 @@ class ProfileState(QObject):
         self.running, self.cancelled, self.error = True, False, ""
         self.started = time.monotonic()
         self.elapsed_s = 0.0
-        w = self.worker = ProfileWorker(config, self.lengths, self.backends, self.repeats)
-        w.progressed.connect(self._on_progress)
-        w.finished_profile.connect(self._on_finished)
-        w.failed.connect(self._on_failed)
-        w.start()
+        if self.worker is None:
+            w = self.worker = ProfileWorker()
+            w.progressed.connect(self._on_progress)
+            w.finished_profile.connect(self._on_finished)
+            w.failed.connect(self._on_failed)
+        self._rid = self.worker.measure(config, self.lengths, self.backends, self.repeats)
         self.changed.emit("running")
         self.changed.emit("points")
         return True
 
     def cancel(self) -> None:
         if self.worker is not None and self.running:
-            self.worker.cancel()
+            self.worker.cancel(self._rid)
 
     def stop(self) -> None:
-        """Cancel and wait (the window closing)."""
+        """Cancel and wait (the window closing): the thread ends with its measuring process."""
         if self.worker is not None:
             self.worker.stop()
 
@@ -146,8 +153,6 @@ class ProfileState(QObject):
         return self.plan[self.done]
 
     def _on_progress(self, done: int, total: int, point) -> None:
-        if self.sender() is not self.worker:
-            return
         self.done, self.total = done, total
         if point is not None:
             self.points.append(point)
@@ -157,22 +162,14 @@ class ProfileState(QObject):
     def _finish(self) -> None:
         self.running = False
         self.elapsed_s = time.monotonic() - self.started
-        w, self.worker = self.worker, None
-        if w is not None:
-            w.wait(2000)
-            w.deleteLater()
         self.changed.emit("running")
         self.changed.emit("points")
 
     def _on_finished(self, points, cancelled: bool) -> None:
-        if self.sender() is not self.worker:
-            return
         self.points = list(points)
         self.cancelled = cancelled
         self._finish()
 
     def _on_failed(self, message: str) -> None:
-        if self.sender() is not self.worker:
-            return
         self.error = message
         self._finish()

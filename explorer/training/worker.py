@@ -15,6 +15,14 @@ Where a child process cannot be started the same loop runs in a thread of this p
 sets ATTN_EXPLORER_FREEZE_SUPPORT), ATTN_EXPLORER_TRAINING=thread, or a child that fails
 to start or dies before its first answer (the commands sent so far are replayed to the
 thread); it is correct, only slower beside the display.
+
+Why the relay is not a `WorkerThread` (explorer/work/base.py): it runs no jobs. It has no
+requests to supersede (every command goes to the child, in order, and the child's own
+sequence numbers tell a stale "stopped" from a real one), every message it relays must
+arrive (none is stale: the runs' histories are built from them), and it blocks in
+`recv()` on the child's pipe, ending when the pipe closes, so there is no `cancelled()` to
+poll. Forced into the base it would be one never-ending job whose results bypass the
+base's dropping. What it shares is the stop at interpreter exit (`stop_at_exit`).
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from PySide6.QtCore import QThread, Signal
 
 from engine.training import TrainConfig
 
-from ..work.compute import stop_at_exit
+from ..work.base import stop_at_exit
 from .serve import Progress, serve, serve_process
 
 __all__ = ["Progress", "TrainingWorker", "default_mode"]

@@ -1,2 +1,3 @@
-"""Work off the UI thread: the frame computation (`compute`) and the step-throughs' results
-(`steps`). A result carries the request it answers, so a stale one is dropped."""
+"""Work off the UI thread: `base` (WorkerThread, Worker: one latest-wins thread; its Qt-free
+core in `jobs`), `compute` (the frame) and `steps` (the step-throughs' results). A result
+carries the request it answers, so a stale one is dropped."""

@@ -3,9 +3,10 @@
 A step-through precomputes every step of its animation once per (config, head,
 blocks), which takes from a few to a few hundred milliseconds: off the UI
 thread, like the frame itself (explorer/work/compute.py). `request(key, job)` replaces
-any pending job; `done(key, result)` or `failed(key, message)` arrive queued in
-the UI thread, only for the newest key. Results are also kept in a small cache
-shared by every panel of a class, so an export's fresh panel draws at once.
+any pending job (a `WorkerThread`, explorer/work/base.py); `done(key, result)` or
+`failed(key, message)` are emitted in the UI thread, only for the newest request. Results
+are also kept in a small cache shared by every panel of a class, so an export's fresh
+panel draws at once.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import Signal
 
 from ..stepthrough import StepThroughError
-from .compute import stop_at_exit
+from .base import Job, WorkerThread
 
 
 class ResultCache:
@@ -54,53 +55,30 @@ def compute(job: Callable[[], object]) -> tuple[object | None, str | None]:
         return None, "the step-through failed: " + traceback.format_exception_only(type(exc), exc)[-1].strip()
 
 
-class StepWorker(QThread):
+class StepWorker(WorkerThread):
     """One thread per panel; `request(key, job)` runs job() there (latest wins)."""
 
     done = Signal(object, object)  # key, result
     failed = Signal(object, str)  # key, message
 
+    STOP_WAIT_S = 60.0  # a step-through's precomputation runs to its end
+
     def __init__(self, cache: ResultCache, parent=None) -> None:
         super().__init__(parent)
         self.cache = cache
-        self._cond = threading.Condition()
-        self._pending: tuple[Hashable, Callable[[], object]] | None = None
-        self._latest: Hashable | None = None
-        self._stop = False
-        stop_at_exit(self)
 
-    def request(self, key: Hashable, job: Callable[[], object]) -> None:
-        with self._cond:
-            self._latest = key
-            self._pending = (key, job)
-            self._cond.notify()
-        if not self.isRunning():
-            self.start()
+    def request(self, key: Hashable, job: Callable[[], object]) -> int:
+        return self.submit(lambda _job: self._run(key, job), data=key)
 
-    def stop(self) -> None:
-        with self._cond:
-            self._stop = True
-            self._pending = None
-            self._cond.notify()
-        if self.isRunning():
-            self.wait(60_000)
+    def _run(self, key: Hashable, job: Callable[[], object]) -> tuple[object | None, str | None]:
+        result, error = compute(job)
+        if result is not None:  # kept even when stale: the cache is shared by every panel
+            self.cache.put(key, result)
+        return result, error
 
-    def run(self) -> None:  # the thread
-        while True:
-            with self._cond:
-                while not self._stop and self._pending is None:
-                    self._cond.wait()
-                if self._stop:
-                    return
-                key, job = self._pending
-                self._pending = None
-            result, error = compute(job)
-            if result is not None:
-                self.cache.put(key, result)
-            with self._cond:
-                if key != self._latest or self._stop:
-                    continue
-            if error is None:
-                self.done.emit(key, result)
-            else:
-                self.failed.emit(key, error)
+    def job_done(self, job: Job, outcome) -> None:
+        result, error = outcome
+        if error is None:
+            self.done.emit(job.data, result)
+        else:
+            self.failed.emit(job.data, error)

@@ -1,0 +1,134 @@
+"""The window's side of a model: File ▸ Open model… and Open demo model, the model docks,
+the banner and status bar wiring. `explorer.models.controller.install_model_support` makes
+the controller and these."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog
+
+from .dialog import OpenModelDialog
+from .source import DEMO_SOURCE, demo_model_path, resolve_source
+from .status import ModelStatus
+
+__all__ = ["ModelActions"]
+
+
+class ModelActions(QObject):
+    """File ▸ Open model… and Open demo model; the model docks; banner and status wiring."""
+
+    def __init__(self, window, controller) -> None:
+        """`controller`: the window's ModelController."""
+        super().__init__(window)
+        self.window = window
+        c = self.controller = controller
+        window.state.models = c
+        c.dialog_parent = window
+        window.destroyed.connect(c.worker.stop)
+        self.open_action = QAction(window)
+        self.open_action.setShortcut(QKeySequence("Ctrl+M"))
+        self.open_action.triggered.connect(lambda: self.open_dialog())
+        self.demo_action = QAction(window)
+        self.demo_action.triggered.connect(lambda: self.open_demo())
+        self.demo_action.setEnabled(demo_model_path() is not None)
+        window.addAction(self.open_action)
+        window.addAction(self.demo_action)
+        file_menu = window.menu_file
+        if file_menu is not None:
+            anchor = next((a for a in file_menu.actions() if a.isSeparator()), None)
+            file_menu.insertAction(anchor, self.open_action)
+            file_menu.insertAction(anchor, self.demo_action)
+        self.status = ModelStatus(c)
+        # permanent: a temporary status message would hide a normal widget
+        window.statusBar().insertPermanentWidget(0, self.status)
+        c.error.connect(lambda msg: window.banner.show_message(msg))
+        c.notice.connect(self._on_notice)
+        c.model_changed.connect(self._on_model)
+        c.info_changed.connect(self._on_info)
+        c.hover.described.connect(self._on_hover_text)
+        c.selection.changed.connect(self._on_selection)
+        window.installEventFilter(self)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.open_action.setText(self.tr("Open &model…"))
+        self.open_action.setStatusTip(self.tr("Open a Hugging Face model folder (offline by default)"))
+        self.demo_action.setText(self.tr("Open &demo model (MiniLM)"))
+        self.demo_action.setStatusTip(self.tr("Open the bundled all-MiniLM-L6-v2 (6 layers × 12 heads)"))
+
+    def eventFilter(self, obj, event) -> bool:
+        # LanguageChange reaches widgets, not this QObject: follow the window's
+        if obj is self.window and event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        return False
+
+    # ---- actions --------------------------------------------------------------------------
+    def open_dialog(self) -> bool:
+        src = self.controller.source or str(demo_model_path() or "")
+        dlg = OpenModelDialog(self.window, resolve_source(src) if src == DEMO_SOURCE else src)
+        if dlg.exec() != QDialog.DialogCode.Accepted:
+            return False
+        req = dlg.request()
+        if not req.source:
+            self.window.banner.show_message(self.tr("No model given: type a folder or a hub id."))
+            return False
+        self.controller.load(req.source, allow_download=req.allow_download, device=req.device,
+                             n_layers=req.n_layers)
+        return True
+
+    def open_demo(self) -> int:
+        return self.controller.load(DEMO_SOURCE)
+
+    # ---- results ------------------------------------------------------------------------------
+    def _on_model(self, model) -> None:
+        w = self.window
+        if w.banner.kind == "error":
+            w.banner.hide_message()
+        self.ensure_panels()
+        s = model.summary
+        w.statusBar().showMessage(
+            self.tr("loaded {name}: {layers} layers × {heads} heads").format(
+                name=model.name, layers=s.n_layers, heads=s.n_heads), 5000)
+
+    def _on_notice(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, 8000)
+
+    def _on_info(self, info) -> None:
+        self.window.model_info = info
+
+    def _on_hover_text(self, text: str) -> None:
+        if text:
+            self.window.statusBar().showMessage(text)
+        else:
+            self.window.statusBar().clearMessage()
+
+    def _on_selection(self) -> None:
+        c = self.controller
+        if c.trace is None:
+            return
+        s = c.selection
+        self.window.statusBar().showMessage(
+            self.tr("model: layer {layer} · head {head}").format(layer=c.trace.layers[s.layer],
+                                                                 head=s.head), 4000)
+
+    def ensure_panels(self) -> None:
+        """Add the model_grid and model_head docks (once), tabbed over heads and qkv."""
+        w = self.window
+        if "model_grid" in w.panel_names():
+            for name in ("model_grid", "model_head"):
+                w.dock(name).show()
+                w.dock(name).raise_()
+            return
+        places = (("model_grid", "heads"), ("model_head", "qkv"))
+        for name, over in places:
+            w.add_panel(name, dock_area=True)
+            dock = w.dock(name)
+            if over in w.panel_names() and not w.dock(over).isFloating():
+                w.tabifyDockWidget(w.dock(over), dock)
+            dock.show()
+            dock.raise_()
+        view_menu = w.menu_view
+        if view_menu is not None:
+            for name, _over in places:
+                view_menu.addAction(w.dock(name).toggleViewAction())

@@ -1,0 +1,162 @@
+"""One latest-wins worker thread: the base of the window's workers (compute, step-throughs,
+models, the length profile, lessons, the zoomed detail).
+
+`WorkerThread` is a QThread serving a `JobQueue` (explorer/work/jobs.py, Qt-free: ids,
+lanes, cancel, what a job sees). `submit(fn, lane)` queues `fn(job)` and starts the thread
+if needed; a newer submission in the same lane replaces the pending job and makes the
+running one stale. Outcomes travel back to the thread that made the worker (the UI thread)
+through one queued signal, in the order they happened, and reach the hooks there only if
+the job is still the latest of its lane and the worker not stopped: checked in the thread
+where requests are made, so a superseded request's result is never handed on.
+
+Hooks, in the UI thread (a subclass overrides them and emits its own signals):
+`job_done(job, result)`, `job_failed(job, exc)`, `job_cancelled(job)` (the job raised
+`Cancelled`), `job_progress(job, done, total, detail)`; `idle()` runs in the worker thread
+when the queue empties after a job. `Worker` is the plain worker with signals for each.
+
+`stop()` closes the queue (a running job sees `cancelled()` turn true and should return
+soon: every job here checks it between blocks, files or engine calls), then waits for the
+thread up to STOP_WAIT_S. Every worker is also stopped at interpreter exit: a QThread
+destroyed while it runs aborts the process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal
+
+from .jobs import Cancelled, Job, JobQueue, one_line
+
+__all__ = ["Cancelled", "Job", "Worker", "WorkerThread", "one_line", "stop_at_exit"]
+
+#: Every live worker thread, stopped at exit.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def stop_at_exit(thread) -> None:
+    """Stop `thread` (anything with .stop()) at interpreter exit if it still runs."""
+    _LIVE.add(thread)
+
+
+@atexit.register
+def _stop_all() -> None:
+    for w in list(_LIVE):
+        try:
+            w.stop()
+        except RuntimeError:  # its C++ side is already gone
+            pass
+
+
+class WorkerThread(QThread):
+    """See the module docstring. Not a Qt child of a widget: a parent deleting it while it
+    runs would abort; connect the owner's `destroyed` to `stop` instead."""
+
+    #: lanes in the order they run when several are pending (None: the order submitted)
+    ORDER: Sequence[Hashable] | None = None
+    #: how long stop() waits for a running job to return
+    STOP_WAIT_S = 10.0
+
+    _posted = Signal(object)  # (kind, job, payload) from the worker thread
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = JobQueue(self._post, self.ORDER)
+        self._posted.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+        self.dropped = 0  # results computed but stale on arrival
+        stop_at_exit(self)
+
+    # ---- requests (from the UI thread) ---------------------------------------------------------
+    def submit(self, fn: Callable[[Job], Any], lane: Hashable = None, *, exclusive: bool = False,
+               data: Any = None) -> int:
+        """Run `fn(job)` in the thread (latest wins in `lane`); returns its id."""
+        rid = self.jobs.submit(fn, lane, exclusive=exclusive, data=data)
+        if not self.jobs.closed and not self.isRunning():
+            self.start()
+        return rid
+
+    def supersede(self, lane: Hashable = None) -> int:
+        """A new id with nothing to run: what is pending or running in `lane` is stale."""
+        return self.jobs.supersede(lane)
+
+    def cancel(self, rid: int | None = None) -> int | None:
+        """Cancel job `rid` (default: the running one); see JobQueue.cancel."""
+        return self.jobs.cancel(rid)
+
+    @property
+    def running(self) -> int | None:
+        """The id of the job running now, or None."""
+        job = self.jobs.running
+        return None if job is None else job.id
+
+    def stop(self) -> None:
+        """Stop the thread and wait for it (idempotent)."""
+        self.jobs.close()
+        if self.isRunning():
+            self.wait(int(self.STOP_WAIT_S * 1000))
+
+    # ---- the thread ------------------------------------------------------------------------------
+    def run(self) -> None:
+        self.jobs.serve(self.idle)
+
+    def idle(self) -> None:
+        """Called in the worker thread when the queue empties after a job."""
+
+    def _post(self, kind: str, job: Job, payload: Any) -> None:  # any thread
+        try:
+            self._posted.emit((kind, job, payload))
+        except RuntimeError:  # the worker's C++ side is gone (interpreter exit): nobody listens
+            pass
+
+    # ---- outcomes (in the UI thread) --------------------------------------------------------------
+    def _dispatch(self, item: tuple[str, Job, Any]) -> None:
+        kind, job, payload = item
+        if self.jobs.is_stale(job):
+            if kind == "done":
+                self.dropped += 1
+        elif kind == "progress":
+            self.job_progress(job, *payload)
+        elif kind == "done":
+            self.job_done(job, payload)
+        elif kind == "failed":
+            self.job_failed(job, payload)
+        else:
+            self.job_cancelled(job)
+        if kind != "progress":
+            self.jobs.forget(job)
+
+    def job_done(self, job: Job, result: Any) -> None:
+        pass
+
+    def job_failed(self, job: Job, exc: Exception) -> None:
+        pass
+
+    def job_cancelled(self, job: Job) -> None:
+        pass
+
+    def job_progress(self, job: Job, done: float, total: float, detail: Any) -> None:
+        pass
+
+
+class Worker(WorkerThread):
+    """The plain worker: each outcome as a signal, with the job's id."""
+
+    done = Signal(int, object)  # id, result
+    failed = Signal(int, str)  # id, one line: "Type: message"
+    cancelled = Signal(int)  # id
+    progress = Signal(int, float, float)  # id, done, total
+
+    def job_done(self, job: Job, result: Any) -> None:
+        self.done.emit(job.id, result)
+
+    def job_failed(self, job: Job, exc: Exception) -> None:
+        self.failed.emit(job.id, one_line(exc))
+
+    def job_cancelled(self, job: Job) -> None:
+        self.cancelled.emit(job.id)
+
+    def job_progress(self, job: Job, done: float, total: float, detail: Any) -> None:
+        self.progress.emit(job.id, float(done), float(total))

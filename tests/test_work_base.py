@@ -1,0 +1,191 @@
+"""The one latest-wins worker (explorer/work/base.py, its Qt-free core explorer/work/jobs.py):
+latest wins, cancel, progress in order, a failure in one line, stop within 1.5 s. Nothing
+here sleeps to wait: the tests wait for signals and events."""
+
+from __future__ import annotations
+
+import ast
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from explorer.work.base import Cancelled, Worker
+from explorer.work.jobs import Job, JobQueue, one_line
+
+TIMEOUT = 10_000
+
+
+@pytest.fixture
+def worker():
+    w = Worker()
+    outcomes: list[tuple] = []
+    w.done.connect(lambda rid, result: outcomes.append(("done", rid, result)))
+    w.failed.connect(lambda rid, message: outcomes.append(("failed", rid, message)))
+    w.cancelled.connect(lambda rid: outcomes.append(("cancelled", rid)))
+    w.progress.connect(lambda rid, done, total: outcomes.append(("progress", rid, done, total)))
+    w.outcomes = outcomes
+    yield w
+    w.stop()
+
+
+def blocking_job(started: threading.Event, release: threading.Event, result):
+    """A job that says it started, then waits (in the worker thread) to be released."""
+    def job(_job):
+        started.set()
+        assert release.wait(TIMEOUT / 1000)
+        return result
+    return job
+
+
+def test_a_superseded_request_is_never_delivered(qtbot, worker):
+    started, release = threading.Event(), threading.Event()
+    first = worker.submit(blocking_job(started, release, "first"))
+    assert started.wait(TIMEOUT / 1000)
+    pending = worker.submit(lambda _job: "pending")  # replaced before it ever runs
+    last = worker.submit(lambda _job: "last")
+    release.set()  # the first finishes now, after the newer requests
+    with qtbot.waitSignal(worker.done, timeout=TIMEOUT, check_params_cb=lambda rid, _r: rid == last):
+        pass
+    assert worker.outcomes == [("done", last, "last")]
+    assert worker.dropped == 1 and first < pending < last
+
+
+def test_lanes_run_in_order_and_an_exclusive_request_clears_the_others(qtbot):
+    class Ordered(Worker):
+        ORDER = ("load", "inspect", "delete")
+
+    w = Ordered()
+    try:
+        seen = []
+        w.done.connect(lambda rid, result: seen.append(result))
+        started, release = threading.Event(), threading.Event()
+        w.submit(blocking_job(started, release, "busy"), "delete")
+        assert started.wait(TIMEOUT / 1000)
+        w.submit(lambda _j: "delete", "delete")
+        w.submit(lambda _j: "inspect", "inspect")
+        w.submit(lambda _j: "load", "load")
+        release.set()
+        with qtbot.waitSignal(w.done, timeout=TIMEOUT, check_params_cb=lambda _rid, r: r == "delete"):
+            pass
+        assert seen == ["load", "inspect", "delete"]  # "busy" was superseded by the newer "delete"
+        started.clear()
+        release.clear()
+        w.submit(blocking_job(started, release, "old inspect"), "inspect")
+        assert started.wait(TIMEOUT / 1000)
+        w.submit(lambda _j: "dropped delete", "delete")
+        load = w.submit(lambda _j: "new model", "load", exclusive=True)
+        release.set()
+        with qtbot.waitSignal(w.done, timeout=TIMEOUT, check_params_cb=lambda rid, _r: rid == load):
+            pass
+        assert seen[3:] == ["new model"]
+    finally:
+        w.stop()
+
+
+def test_cancel_stops_a_running_job_and_a_pending_one_never_runs(qtbot, worker):
+    started = threading.Event()
+
+    def until_cancelled(job):
+        started.set()
+        if job.wait(TIMEOUT / 1000):
+            raise Cancelled
+        return "not cancelled"
+
+    running = worker.submit(until_cancelled, "a")
+    assert started.wait(TIMEOUT / 1000)
+    pending = worker.submit(lambda _job: "never", "b")
+    assert worker.cancel(pending) == pending
+    assert worker.cancel() == running  # the running one
+    with qtbot.waitSignal(worker.cancelled, timeout=TIMEOUT, check_params_cb=lambda rid: rid == running):
+        pass
+    assert worker.outcomes == [("cancelled", pending), ("cancelled", running)]  # the pending one never ran
+    assert worker.cancel() is None  # nothing under way
+
+
+def test_progress_arrives_in_order_before_the_result(qtbot, worker):
+    def counting(job):
+        for i in range(6):
+            job.progress(i, 5)
+        return "counted"
+
+    rid = worker.submit(counting)
+    with qtbot.waitSignal(worker.done, timeout=TIMEOUT):
+        pass
+    assert worker.outcomes == [("progress", rid, float(i), 5.0) for i in range(6)] + [("done", rid, "counted")]
+
+
+def test_an_exception_becomes_a_failure_in_one_line(qtbot, worker):
+    def broken(_job):
+        raise ValueError("the engine refused it\nand a second line nobody needs")
+
+    rid = worker.submit(broken)
+    with qtbot.waitSignal(worker.failed, timeout=TIMEOUT):
+        pass
+    assert worker.outcomes == [("failed", rid, "ValueError: the engine refused it")]
+    assert one_line(KeyError()) == "KeyError"
+    # the thread lives on
+    with qtbot.waitSignal(worker.done, timeout=TIMEOUT):
+        worker.submit(lambda _job: "still here")
+
+
+def test_stop_returns_within_1_5_s_while_a_job_runs(qtbot, worker):
+    started = threading.Event()
+
+    def long_job(job):  # minutes of blocks, checking between them
+        started.set()
+        for block in range(100_000):
+            job.progress(block, 100_000)
+            job.wait(0.01)
+        return "finished"
+
+    worker.submit(long_job)
+    assert started.wait(TIMEOUT / 1000)
+    t0 = time.perf_counter()
+    worker.stop()
+    assert time.perf_counter() - t0 < 1.5 and not worker.isRunning()
+    qtbot.wait(50)  # what it posted meanwhile is dropped, and nothing new starts
+    assert not any(o[0] == "done" for o in worker.outcomes)
+    worker.submit(lambda _job: "after stop")
+    assert not worker.isRunning()
+
+
+def test_the_core_runs_without_qt():
+    """JobQueue in a plain thread, its outcomes posted in order; the module imports no Qt."""
+    posted, finished = [], threading.Event()
+
+    def post(kind, job, payload):
+        posted.append((kind, job.id, payload))
+        if kind != "progress" and job.data == "last":
+            finished.set()
+
+    queue = JobQueue(post)
+    thread = threading.Thread(target=queue.serve, daemon=True)
+    thread.start()
+    try:
+        def stepping(job):
+            job.progress(1, 2)
+            return "result"
+
+        a = queue.submit(stepping, data="last")
+        assert finished.wait(TIMEOUT / 1000)
+        assert posted == [("progress", a, (1, 2, None)), ("done", a, "result")]
+        job = Job(a, None, stepping, "last", queue)
+        assert not queue.is_stale(job)
+        queue.supersede()
+        assert queue.is_stale(job) and job.cancelled()
+    finally:
+        queue.close()
+        thread.join(TIMEOUT / 1000)
+    assert not thread.is_alive()
+    source = Path(__file__).resolve().parents[1] / "explorer" / "work" / "jobs.py"
+    modules = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules.add(node.module.split(".")[0])
+    assert modules <= {"__future__", "threading", "collections", "typing"}, modules
