@@ -25,8 +25,8 @@ class LessonsMixin:
     def _dock_title(self, name: str, cls: type[Panel] | None = None) -> str:
         cls = cls or type(self._panels[name])
         title = cls.display_title()
-        ctl = getattr(self, "model_controller", None)
-        if ctl is not None and ctl.loaded is not None and not cls.requires_model and cls.exportable:
+        ctl = self.state.models
+        if ctl is not None and ctl.loaded is not None and cls.draws_the_sliders and not cls.requires_model and cls.exportable:
             # beside a real model's panels: say these show the sliders' layer, not the model
             title += QCoreApplication.translate("MainWindow", " · the sliders' layer, not the model")
         return f"★ {title}" if name in self._highlighted else title

@@ -331,6 +331,10 @@ def test_open_in_inspector_shows_the_trained_model_in_the_model_panels(win, pane
     trace = win.model_controller.trace
     assert trace.n_heads == panel.lab.current.config.n_heads and len(trace.layers) == panel.lab.current.config.n_layers
     assert "Opened in the inspector" in child(panel, QLabel, "training_message").text()
+    # issue 27: beside a model, the sliders' panels say they are not the model; the lab is not
+    # the sliders' layer either (it trains a model of its own)
+    assert "the sliders' layer" in win.dock("qkv").windowTitle()
+    assert "the sliders' layer" not in win.dock("training").windowTitle(), win.dock("training").windowTitle()
 
 
 def test_the_scale_contrast_overlays_two_runs_and_checks_its_expectation(win, panel, qtbot):

@@ -48,6 +48,9 @@ class Panel(QWidget):
     requires_model: ClassVar[bool] = False
     #: False for panels that are not figures (the lesson panel): exports leave them out
     exportable: ClassVar[bool] = True
+    #: False for a panel that does not draw the sliders' layer (the training lab's own model):
+    #: beside a loaded model, the others' dock titles say they show the sliders' layer
+    draws_the_sliders: ClassVar[bool] = True
 
     @classmethod
     def display_title(cls) -> str:

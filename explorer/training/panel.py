@@ -60,6 +60,7 @@ DRAW_BUDGET = 1 / 3
 @register_panel
 class TrainingPanel(Panel):
     name = "training"
+    draws_the_sliders = False  # the lab's own model, not the sliders' layer
     title = QT_TRANSLATE_NOOP("Panel", "Training lab")
 
     def __init__(self, state, parent=None) -> None:
