@@ -67,12 +67,41 @@ def a_legend(theme, what: str = "") -> str:
     return f"<span style='color:{A_COLORS[bool(theme.dark)]}'>━</span> {name}"
 
 
+#: what of a field's change the config summary shows (AttentionConfig.summary's parts)
+_SUMMARY_PREFIX = {"d_model": "d_model=", "n_heads": "heads=", "n_kv_heads": "kv=", "seq_len": "S=",
+                   "kv_len": "Skv=", "causal": "mask=", "window": "mask=", "pad": "mask=", "scale": "scale=",
+                   "positional": "pos=", "prescale_q": "prescale Q"}
+
+
+def _field_text(name: str, value) -> str:
+    """A's value of a field the summary does not show (or not when A has its default)."""
+    if name == "positional":
+        return f"pos={value}"
+    if name == "prescale_q":
+        return "prescale Q" if value else QCoreApplication.translate("Compare", "no prescale Q")
+    if name == "tokens":
+        text = " ".join(value) if value else QCoreApplication.translate("Compare", "(none)")
+        return QCoreApplication.translate("Compare", "tokens: {text}").format(
+            text=text if len(text) <= 30 else text[:29] + "…")
+    return f"{name}={value}"
+
+
 def config_change(a, b) -> str:
     """What A's config has that B's has not: the parts of A's summary that differ ("scale=1/√d_k"),
-    or "the same config"."""
+    then every other field that differs with A's value ("pos=none", "seed=3"), or "the same
+    config" when no field differs."""
+    da, db = a.to_dict(), b.to_dict()
+    changed = [k for k in da if da[k] != db.get(k)]
+    if not changed:
+        return QCoreApplication.translate("Compare", "the same config")
     pa, pb = a.summary().split("  "), set(b.summary().split("  "))
     parts = [p for p in pa if p not in pb]
-    return " · ".join(parts) if parts else QCoreApplication.translate("Compare", "the same config")
+    shown = "  ".join(parts)
+    for name in changed:  # a field whose change A's summary does not show (e.g. A has no pos=)
+        said = str(da[name]) if name == "dtype" else _SUMMARY_PREFIX.get(name)
+        if said is None or said not in shown:
+            parts.append(_field_text(name, da[name]))
+    return " · ".join(parts)
 
 
 def status_text(window) -> str:

@@ -207,6 +207,14 @@ def test_status_bar_says_what_is_compared_and_shown(win, qapp):
     win.clear_reference()
     qapp.processEvents()
     assert not label.isVisible()
+    # issue 27: A and B differing only where the summary is silent were "the same config"
+    pinned(win, qapp, AttentionConfig(), AttentionConfig(positional="rope", prescale_q=True, seed=4))
+    assert label.text() == "comparing with A: no prescale Q · pos=none · seed=0 · showing B − A", label.text()
+    win.clear_reference()
+    pinned(win, qapp, AttentionConfig(seed=2), AttentionConfig(seed=2))
+    assert label.text().startswith("comparing with A: the same config"), label.text()
+    win.clear_reference()
+    qapp.processEvents()
 
 
 def test_export_draws_the_comparison_the_window_shows(win, qapp):

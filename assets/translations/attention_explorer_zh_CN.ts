@@ -247,6 +247,18 @@ Replace them?</source>
 <context>
     <name>Compare</name>
     <message>
+        <source>no prescale Q</source>
+        <translation>未预缩放 Q</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>tokens: {text}</source>
+        <translation>词元：{text}</translation>
+    </message>
+    <message>
         <location filename="../../explorer/compare.py" line="+25"/>
         <source>B (current)</source>
         <translation>B（当前）</translation>
