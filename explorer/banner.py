@@ -80,3 +80,23 @@ class Banner(QFrame):
 
     def message(self) -> str:
         return self.text.text() if self.kind else ""
+
+
+def add_banner(window) -> Banner:
+    """A Banner in its own unmovable toolbar at the top of `window` (hidden until a message;
+    `banner.bar`), and the empty central widget a window of docks needs."""
+    banner = Banner()
+    bar = QToolBar()
+    bar.setObjectName("banner_bar")
+    bar.setMovable(False)
+    bar.setFloatable(False)
+    bar.addWidget(banner)
+    bar.toggleViewAction().setVisible(False)
+    window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+    banner.bar = bar
+    bar.hide()
+    central = QWidget()
+    central.setMaximumSize(0, 0)
+    window.setCentralWidget(central)
+    central.hide()
+    return banner

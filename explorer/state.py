@@ -6,7 +6,8 @@
     state.config                 -> config_changed(config); request_config(cfg) asks the window
     state.set_reference(frame)   -> reference_changed(frame | None)   # the pinned A
     state.set_theme(theme)       -> theme_changed(theme)
-    state.set_lesson(key)        -> lesson_changed(key | None)
+    state.set_lesson(key)        -> lesson_changed(key | None)   # the lesson panel's chapter
+    state.set_language(code)     -> language_changed(code)
     state.training_lab, state.profile, state.models, state.snapshots   # the features' data, once made
     figure = state.for_figure(selection=None)   # an export's own panel: same data, own hover
 
@@ -37,6 +38,7 @@ class AppState(QObject):
     reference_changed = Signal(object)  # Frame | None
     theme_changed = Signal(object)      # figures.themes.Theme
     lesson_changed = Signal(object)     # chapter key | None
+    language_changed = Signal(str)      # "en", "zh_CN"
 
     def __init__(self, parent: QObject | None = None, *, theme: Any = None) -> None:
         super().__init__(parent)
@@ -47,7 +49,8 @@ class AppState(QObject):
         self.config = None  # engine.AttentionConfig: the window's (MainWindow.set_config sets it)
         self.reference = None  # Frame | None: the pinned A
         self.theme = theme
-        self.lesson: str | None = None
+        self.lesson: str | None = None  # the chapter the lesson panel shows, None when closed
+        self.language = "en"  # the interface language (MainWindow.set_language sets it)
         #: explorer.training.lab.TrainingLab, made by the training feature (None until then)
         self.training_lab = None
         #: explorer.profile.state.ProfileState, made with the profile feature (None until then)
@@ -84,6 +87,11 @@ class AppState(QObject):
             self.lesson = key
             self.lesson_changed.emit(key)
 
+    def set_language(self, code: str) -> None:
+        if code != self.language:
+            self.language = code
+            self.language_changed.emit(code)
+
     # ---- a figure's copy -----------------------------------------------------------------------
     def for_figure(self, selection: Selection | None = None) -> AppState:
         """A state for an export's fresh panel: the same data (reference, theme, lesson, the
@@ -96,6 +104,7 @@ class AppState(QObject):
         fig.config = self.config
         fig.reference = self.reference
         fig.lesson = self.lesson
+        fig.language = self.language
         fig.training_lab = self.training_lab
         fig.profile = self.profile
         fig.models = self.models

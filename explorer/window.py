@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 import explorer.i18n as i18n
 from engine import AttentionConfig
 
-from .banner import Banner
+from .banner import add_banner
 from .compare import CompareStatus
 from .controls import ConfigControls
 from .export.animation_dialog import AnimationActions
@@ -48,10 +48,10 @@ from .figures.themes import DARK, Theme, apply_app_theme
 from .formula import FormulaStrip
 from .frame import Frame, build_frame, measure_backends
 from .history import UNDO_LIMIT, ConfigChange
-from .models.controller import install_model_support
+from .models.controller import ModelController, install_model_support
 from .panels import CORE_PANELS, PANELS, TABBED_PANELS, Panel
 from .profile.feature import ProfileActions
-from .selection import HoverLink, Selection
+from .selection import HoverLink, ModelSelection, Selection
 from .session import Session, load_session
 from .snapshots import SnapshotList, SnapshotsFeature
 from .state import AppState
@@ -100,6 +100,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.hover: HoverLink = self.state.hover
         self.settings = settings if settings is not None else make_settings()
         i18n.setup(self.settings)  # the bundled CJK font; the language, once per process
+        self.state.set_language(i18n.current_language())
         self._highlighted: tuple[str, ...] = ()
 
         # not a Qt child of the window: deleting the window must not delete a running
@@ -120,7 +121,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self._replaying = False  # set_config from undo/redo or a session: not a new step
         self._whole_step = False  # the next change is a step of its own (Reset, a lesson preset)
-        self._create_banner()
+        self.banner = add_banner(self)  # the messages' bar under the menu bar
+        self.banner_bar = self.banner.bar
         self._create_formula()
         self._create_controls()
         self._create_panels()
@@ -157,6 +159,16 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.model_controller.model_changed.connect(self._retitle_docks)
 
     @property
+    def model_controller(self) -> ModelController:
+        """The loaded model, its trace and selection (explorer.models.controller)."""
+        return self.state.models
+
+    @property
+    def model_selection(self) -> ModelSelection:
+        """The model panels' selection: layer, head, query, key."""
+        return self.state.model_selection
+
+    @property
     def snapshots(self) -> SnapshotList:
         """The pinned states (explorer.snapshots; Edit ▸ Snapshots…)."""
         return self.state.snapshots
@@ -165,23 +177,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
     def compare_status(self) -> CompareStatus:
         """The status bar's line saying which comparison with A the panels show."""
         return self.features["compare"]
-
-    def _create_banner(self) -> None:
-        self.banner = Banner()
-        bar = QToolBar()
-        bar.setObjectName("banner_bar")
-        bar.setMovable(False)
-        bar.setFloatable(False)
-        bar.addWidget(self.banner)
-        bar.toggleViewAction().setVisible(False)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        self.banner.bar = bar
-        self.banner_bar = bar
-        bar.hide()
-        central = QWidget()
-        central.setMaximumSize(0, 0)
-        self.setCentralWidget(central)
-        central.hide()
 
     def _create_formula(self) -> None:
         """The formula strip under the menu bar: the pipeline with today's shapes, a step a
@@ -311,8 +306,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.menu_help.setTitle(self.tr("&Help"))
         self.menu_edit.setTitle(self.tr("&Edit"))
         for feature in self.features.values():
-            if isinstance(feature, Feature):
-                feature.retranslate_ui()
+            feature.retranslate_ui()
         self.lessons_button.setText(self.tr("Lessons"))
         self.lessons_button.setToolTip(self.tr("Open the lessons (Ctrl+L)"))
         self._update_chapter_menu()
@@ -586,8 +580,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
             self.worker.stop()
         self.model_controller.shutdown()
         for feature in self.features.values():
-            if isinstance(feature, Feature):
-                feature.shutdown()
+            feature.shutdown()
 
     def closeEvent(self, event) -> None:
         self._save_settings()

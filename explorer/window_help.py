@@ -35,6 +35,7 @@ class HelpMixin:
         before returning, so the window shows the new language when this returns.
         """
         ok = i18n.set_language(lang)
+        self.state.set_language(i18n.current_language())
         self.settings.setValue(i18n.SETTINGS_KEY, i18n.current_language())
         # deliver now: the application posts LanguageChange to the windows, which pass it to their
         # children; the relabelled plots then post their layout requests. All of it is handled

@@ -271,9 +271,9 @@ def test_cancel_keeps_the_loaded_model(qtbot, w):
     c = w.model_controller
     before = c.loaded
     c.load(str(minilm_folder()))
-    assert c.loading and w._model_actions.status.isVisibleTo(w)
+    assert c.loading and w.features["models"].status.isVisibleTo(w)
     c.cancel()
-    assert not c.loading and not c.busy and not w._model_actions.status.isVisibleTo(w)
+    assert not c.loading and not c.busy and not w.features["models"].status.isVisibleTo(w)
     qtbot.waitUntil(lambda: c.worker.running is None, timeout=TIMEOUT_S * 1000)
     qtbot.wait(50)
     assert c.loaded is before and c.last_error is None
@@ -369,7 +369,7 @@ def test_gqa_model_names_the_kv_head(tmp_path, qapp):
 
 
 def test_file_menu_offers_the_model_actions(w):
-    actions = w._model_actions
+    actions = w.features["models"]
     file_menu = next(a.menu() for a in w.menuBar().actions()
                      if a.menu() is not None and w.act_open in a.menu().actions())
     assert actions.open_action in file_menu.actions()

@@ -4,10 +4,10 @@ the controller and these."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
+from ..feature import Feature
 from .dialog import OpenModelDialog
 from .source import DEMO_SOURCE, demo_model_path, resolve_source
 from .status import ModelStatus
@@ -15,13 +15,12 @@ from .status import ModelStatus
 __all__ = ["ModelActions"]
 
 
-class ModelActions(QObject):
+class ModelActions(Feature):
     """File ▸ Open model… and Open demo model; the model docks; banner and status wiring."""
 
     def __init__(self, window, controller) -> None:
         """`controller`: the window's ModelController."""
         super().__init__(window)
-        self.window = window
         c = self.controller = controller
         window.state.models = c
         c.dialog_parent = window
@@ -48,7 +47,6 @@ class ModelActions(QObject):
         c.info_changed.connect(self._on_info)
         c.hover.described.connect(self._on_hover_text)
         c.selection.changed.connect(self._on_selection)
-        window.installEventFilter(self)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -56,12 +54,6 @@ class ModelActions(QObject):
         self.open_action.setStatusTip(self.tr("Open a Hugging Face model folder (offline by default)"))
         self.demo_action.setText(self.tr("Open &demo model (MiniLM)"))
         self.demo_action.setStatusTip(self.tr("Open the bundled all-MiniLM-L6-v2 (6 layers × 12 heads)"))
-
-    def eventFilter(self, obj, event) -> bool:
-        # LanguageChange reaches widgets, not this QObject: follow the window's
-        if obj is self.window and event.type() == QEvent.Type.LanguageChange:
-            self.retranslate_ui()
-        return False
 
     # ---- actions --------------------------------------------------------------------------
     def open_dialog(self) -> bool:

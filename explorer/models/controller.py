@@ -437,13 +437,6 @@ def _default_device() -> str:
 
 
 def install_model_support(window) -> ModelActions:
-    """Give `window` a ModelController (window.model_controller, window.model_selection),
-    the File ▸ Open model… actions and the loading indicator (idempotent)."""
-    existing = getattr(window, "_model_actions", None)
-    if existing is not None:
-        return existing
-    actions = ModelActions(window, ModelController(window, window.state))
-    window._model_actions = actions
-    window.model_controller = actions.controller
-    window.model_selection = actions.controller.selection
-    return actions
+    """The window's model feature (made once: `MainWindow.features["models"]`): a
+    ModelController (`state.models`), File ▸ Open model… and the loading indicator."""
+    return window.features.get("models") or ModelActions(window, ModelController(window, window.state))

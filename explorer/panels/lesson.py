@@ -214,6 +214,7 @@ class LessonPanel(Panel):
 
     def leave(self) -> None:
         """The panel was closed: clear the marks on the other panels."""
+        self.app_state.set_lesson(None)
         w = self.main_window()
         if w is not None:
             w.highlight_panels(())
@@ -240,6 +241,7 @@ class LessonPanel(Panel):
         self._show_texts()
         w = self.main_window()
         ch = self.chapter()
+        self.app_state.set_lesson(ch.key)
         if w is not None:
             w.highlight_panels(ch.panels)
         self._update_try()
