@@ -342,14 +342,7 @@ class AnimationActions(Feature):
         self.action = QAction(window)
         self.action.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.action.triggered.connect(lambda: show_animation_dialog(window))
-        file_menu = window.menu_file
-        actions = file_menu.actions()
-        figure = window.features["export"].export_action
-        if figure in actions and actions.index(figure) + 1 < len(actions):
-            file_menu.insertAction(actions[actions.index(figure) + 1], self.action)
-        else:
-            file_menu.addAction(self.action)
-        window.addAction(self.action)
+        window.features["export"].add_after_figure(self.action)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:

@@ -385,6 +385,17 @@ class ExportActions(Feature):
         window.addAction(self.copy_action)
         self.retranslate_ui()
 
+    def add_after_figure(self, action: QAction) -> None:
+        """Put `action` in the File menu right after Export figure… (the animation exports)."""
+        file_menu = self.window.menu_file
+        actions = file_menu.actions()
+        at = actions.index(self.export_action) + 1 if self.export_action in actions else len(actions)
+        if at < len(actions):
+            file_menu.insertAction(actions[at], action)
+        else:
+            file_menu.addAction(action)
+        self.window.addAction(action)
+
     def __getitem__(self, key: str) -> QAction:
         return {"export": self.export_action, "copy": self.copy_action}[key]
 

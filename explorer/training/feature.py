@@ -46,14 +46,7 @@ class TrainingActions(Feature):
         self.forming_action = QAction(window)
         self.forming_action.setObjectName("action_export_heads_forming")
         self.forming_action.triggered.connect(lambda: _export_forming(window))
-        file_menu = window.menu_file
-        actions = file_menu.actions()
-        figure = window.features["export"].export_action
-        if figure in actions and actions.index(figure) + 1 < len(actions):
-            file_menu.insertAction(actions[actions.index(figure) + 1], self.forming_action)
-        else:
-            file_menu.addAction(self.forming_action)
-        window.addAction(self.forming_action)
+        window.features["export"].add_after_figure(self.forming_action)
         window.installEventFilter(self)  # a lesson panel's dock being added
         self.retranslate_ui()
         self.hook_lessons()  # a lesson panel made before the lab (else: when it is made)
