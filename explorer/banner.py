@@ -39,7 +39,7 @@ class Banner(QFrame):
         """Show `text`; a callable (returning self.tr()-ed text) is asked again when the language changes."""
         self.kind = kind
         self._make_text = text if callable(text) else None
-        self.icon.setText("⚠" if kind == "error" else "ℹ")
+        self.icon.setText("⚠" if kind in ("error", "warning") else "ℹ")  # a warning stays over new frames
         self.text.setText(text() if callable(text) else text)
         if self.bar is not None:
             self.bar.show()

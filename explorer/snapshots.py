@@ -6,11 +6,14 @@
     window.snapshots.rename(i, "with √d_k"); window.snapshots.remove(i)
     show_snapshots(window)         # the dock, made the first time
 
-Each entry keeps its config and selection (what a session stores, `explorer.snapshot_data`),
-the frame computed from it (recomputed on demand for an opened session: the same config gives
-the same numbers) and a thumbnail of its selected head's weights. The dock lists the name,
-the thumbnail and the config summary; the reference A is marked ●. Names are edited in place
-(double-click or Rename).
+Each entry keeps its config and selection (what a session stores, `explorer.snapshot_data`)
+and a small thumbnail of its selected head's weights. Frames are computed off the UI thread
+(one worker: the reference first, then the thumbnails the dock shows, one at a time) and
+not kept beyond A's and what FRAME_BUDGET allows: an opened session shows its window at
+once, computes its reference A and pins it when ready, and a snapshot the engine refuses
+(over the memory budget, a backend missing here) is marked with why, the rest of the
+session usable. The dock lists the name, the thumbnail and the config summary; the reference
+A is marked ●. Names are edited in place (double-click or Rename).
 """
 
 from __future__ import annotations
@@ -33,30 +36,56 @@ from PySide6.QtWidgets import (
 )
 
 from .feature import Feature
+from .frame import build_frame
 from .snapshot_data import MAX_SNAPSHOTS, Snapshot, check_name
+from .work.base import Worker
 
 THUMB_PX = 64
+#: the snapshots' frames kept in memory, besides the one pinned as A (bytes of their arrays):
+#: Pin keeps the frame it pins; older ones are dropped past this and recomputed when used
+FRAME_BUDGET = 256 * 1024**2
 
 
-def thumbnail(frame, head: int, px: int = THUMB_PX) -> QImage:
-    """The weights of `head` as a px×px image (viridis over 0..max, NaN grey), nearest cells."""
+def thumbnail_rgba(frame, head: int, px: int = THUMB_PX) -> np.ndarray:
+    """The weights of `head` as an (h, w, 4) uint8 image of at most px×px (viridis over 0..max,
+    NaN grey), nearest cells, the aspect kept. Plain numpy: made in the worker thread."""
     import pyqtgraph as pg
 
     w = frame.weights_shown[min(head, frame.weights_shown.shape[0] - 1)]  # (S, Skv)
+    scale = min(px / w.shape[0], px / w.shape[1])
+    rows = np.minimum((np.arange(max(1, round(w.shape[0] * scale))) / scale).astype(int), w.shape[0] - 1)
+    cols = np.minimum((np.arange(max(1, round(w.shape[1] * scale))) / scale).astype(int), w.shape[1] - 1)
+    w = w[np.ix_(rows, cols)]
     top = float(np.nanmax(w)) if np.isfinite(w).any() else 1.0
     norm = np.nan_to_num(w / max(top, 1e-9), nan=0.0).clip(0, 1)
     rgba = pg.colormap.get("viridis").map(norm.ravel(), mode="byte").reshape(*w.shape, 4)
     rgba[np.isnan(w)] = (128, 128, 128, 255)
-    rgba = np.ascontiguousarray(rgba, np.uint8)
-    img = QImage(rgba.data, w.shape[1], w.shape[0], 4 * w.shape[1], QImage.Format.Format_RGBA8888).copy()
-    return img.scaled(px, px, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation)
+    return np.ascontiguousarray(rgba, np.uint8)
 
 
-@dataclass
+def _image(rgba: np.ndarray) -> QImage:
+    h, w = rgba.shape[:2]
+    return QImage(rgba.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+
+
+def frame_bytes(frame) -> int:
+    """What a frame's arrays hold (its numpy fields)."""
+    return sum(v.nbytes for v in vars(frame).values() if isinstance(v, np.ndarray))
+
+
+@dataclass(eq=False)
 class Entry:
     snapshot: Snapshot
-    frame: object = None  # explorer.frame.Frame, computed on demand
+    frame: object = None  # explorer.frame.Frame while kept (A's, and recent pins within FRAME_BUDGET)
     image: QImage | None = None
+    error: str = ""  # why this snapshot cannot be computed here ("" while it can)
+    thumb_pending: bool = False
+
+
+class _SnapshotWorker(Worker):
+    """The reference A's frame first, then the thumbnails (one lane per entry)."""
+
+    ORDER = ("reference",)
 
 
 class SnapshotList(QObject):
@@ -69,6 +98,12 @@ class SnapshotList(QObject):
         self.window_ = window
         self.entries: list[Entry] = []
         self._using = False
+        self._wanted: Entry | None = None  # the entry becoming A once its frame is computed
+        self._job_data: dict[int, tuple[str, Entry]] = {}  # job id → ("frame" | "thumb", entry)
+        self.worker = _SnapshotWorker()
+        window.destroyed.connect(self.worker.stop)
+        self.worker.done.connect(self._on_done)
+        self.worker.failed.connect(self._on_failed)
         #: added, renamed or deleted since the session was opened or saved (the title's "*")
         self.edited = False
         window.reference_changed.connect(self._on_reference)
@@ -95,19 +130,89 @@ class SnapshotList(QObject):
         return tuple(replace(e.snapshot, reference=i == ref) for i, e in enumerate(self.entries))
 
     def frame(self, i: int):
-        """Entry i's frame, computed now from its config when it has none yet."""
+        """Entry i's frame, computed now (in this thread) when it is not kept: for scripts and
+        tests; the window asks the worker (`use`)."""
         e = self.entries[i]
-        if e.frame is None:
-            from .frame import build_frame
+        return e.frame if e.frame is not None else build_frame(e.snapshot.config)
 
-            e.frame = build_frame(e.snapshot.config)
-        return e.frame
-
-    def image(self, i: int) -> QImage:
+    def image(self, i: int) -> QImage | None:
+        """Entry i's thumbnail, or None while the worker computes it (`changed` follows) or
+        when the snapshot cannot be computed (`entries[i].error` says why)."""
         e = self.entries[i]
-        if e.image is None:
-            e.image = thumbnail(self.frame(i), e.snapshot.selection["head"])
+        if e.image is None and not e.error:
+            if e.frame is not None:
+                e.image = _image(thumbnail_rgba(e.frame, e.snapshot.selection["head"]))
+            elif not e.thumb_pending:
+                e.thumb_pending = True
+                cfg, head = e.snapshot.config, e.snapshot.selection["head"]
+                self._submit(lambda job: thumbnail_rgba(build_frame(cfg), head), ("thumb", id(e)), ("thumb", e))
         return e.image
+
+    @property
+    def busy(self) -> bool:
+        """A snapshot is being computed to become A."""
+        return self._wanted is not None
+
+    def wait_ready(self, timeout_s: float) -> str | None:
+        """Wait (running the event loop) until the snapshot becoming A is pinned; None when
+        done, else why not (its error, or the time)."""
+        from PySide6.QtCore import QDeadlineTimer, QEventLoop
+
+        deadline = QDeadlineTimer(int(timeout_s * 1000))
+        loop = QEventLoop()
+        while self.busy and not deadline.hasExpired():
+            loop.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+        if self.busy:
+            return f"the reference snapshot was not computed within {timeout_s:.0f} s"
+        return self._last_error or None
+
+    _last_error = ""
+
+    # ---- the worker's results (UI thread) ---------------------------------------------------------
+    def _on_done(self, rid: int, result) -> None:
+        kind, e = self._job_data.pop(rid, (None, None))
+        if e is None or e not in self.entries:
+            return  # deleted meanwhile
+        if kind == "thumb":
+            e.thumb_pending = False
+            e.image = _image(result)
+        else:
+            e.frame = result
+            if self._wanted is e:
+                self._wanted = None
+                self._pin(e)
+            self._keep_within_budget()
+        self.changed.emit()
+
+    def _on_failed(self, rid: int, message: str) -> None:
+        _kind, e = self._job_data.pop(rid, (None, None))
+        if e is None or e not in self.entries:
+            return
+        e.thumb_pending = False
+        e.error = message.split(": ", 1)[-1] if message.startswith(("ConfigError", "BackendUnavailable")) else message
+        if self._wanted is e:
+            self._wanted = None
+            self._last_error = QCoreApplication.translate(
+                "Snapshots", "Snapshot “{name}” cannot be used as A here: {reason}").format(
+                name=e.snapshot.name, reason=e.error)
+            self.window_.banner.show_message(self._last_error, kind="warning")
+        self.changed.emit()
+
+    def _submit(self, fn, lane, data) -> int:
+        rid = self.worker.submit(fn, lane=lane)
+        self._job_data[rid] = data
+        return rid
+
+    def _keep_within_budget(self) -> None:
+        """Drop the oldest kept frames (never A's) until they fit FRAME_BUDGET."""
+        ref = self.window_.reference
+        kept = [e for e in self.entries if e.frame is not None and e.frame is not ref]
+        total = sum(frame_bytes(e.frame) for e in kept)
+        for e in kept:
+            if total <= FRAME_BUDGET:
+                break
+            total -= frame_bytes(e.frame)
+            e.frame = None
 
     # ---- changes ------------------------------------------------------------------------
     def _set_edited(self, edited: bool) -> None:
@@ -135,6 +240,7 @@ class SnapshotList(QObject):
         self.entries.append(Entry(Snapshot(check_name(name), cfg, selection), frame))
         if len(self.entries) > MAX_SNAPSHOTS:
             del self.entries[0]
+        self._keep_within_budget()
         self._set_edited(True)
         self.changed.emit()
         return len(self.entries) - 1
@@ -151,6 +257,8 @@ class SnapshotList(QObject):
     def remove(self, i: int) -> None:
         """Delete entry i; when it was A, A is unpinned."""
         was_ref = self.reference_index == i
+        if self._wanted is self.entries[i]:
+            self._wanted = None  # no longer becoming A
         del self.entries[i]
         if was_ref:
             self.window_.clear_reference()
@@ -158,22 +266,38 @@ class SnapshotList(QObject):
         self.changed.emit()
 
     def use(self, i: int) -> None:
-        """Entry i becomes the reference A (the panels compare with it)."""
-        frame = self.frame(i)
+        """Entry i becomes the reference A (the panels compare with it): now when its frame is
+        kept, else once the worker has computed it (the status bar says so meanwhile; a
+        snapshot the engine refuses is marked, and the banner says why)."""
+        e = self.entries[i]
+        self._last_error = ""
+        if e.frame is not None:
+            self._wanted = None
+            self._pin(e)
+        else:
+            self._wanted = e
+            e.error = ""
+            self._submit(lambda job: build_frame(e.snapshot.config), "reference", ("frame", e))
+            self.window_.statusBar().showMessage(QCoreApplication.translate(
+                "Snapshots", "computing snapshot “{name}”…").format(name=e.snapshot.name))
+        self.changed.emit()
+
+    def _pin(self, e: Entry) -> None:
         self._using = True
         try:
-            self.window_.pin_reference(frame)
+            self.window_.pin_reference(e.frame)
         finally:
             self._using = False
         self.window_.statusBar().showMessage(
-            QCoreApplication.translate("Snapshots", "A is now “{name}”: {config}").format(name=self.entries[i].snapshot.name,
-                                                     config=frame.config.summary()), 5000)
-        self.changed.emit()
+            QCoreApplication.translate("Snapshots", "A is now “{name}”: {config}").format(
+                name=e.snapshot.name, config=e.frame.config.summary()), 5000)
 
     def restore(self, snapshots) -> None:
-        """The snapshots of an opened session (their frames recomputed when needed); the one
-        marked as reference becomes A."""
+        """The snapshots of an opened session (computed off the UI thread when needed); the
+        one marked as reference becomes A once computed."""
         self.entries = [Entry(replace(s, reference=False)) for s in snapshots]
+        self._wanted = None
+        self._job_data.clear()
         ref = next((i for i, s in enumerate(snapshots) if s.reference), None)
         if ref is not None:
             self.use(ref)
@@ -258,10 +382,12 @@ class SnapshotsPanel(QWidget):
                                         e.snapshot.config.summary().replace("  ", " · ")])
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 item.setData(0, Qt.ItemDataRole.UserRole, i)
-                try:
-                    item.setIcon(0, QIcon(QPixmap.fromImage(self.snapshots.image(i))))
-                except Exception as exc:  # a config this build cannot compute: say so, keep the entry
-                    item.setToolTip(0, str(exc).splitlines()[0])
+                image = self.snapshots.image(i)  # None: being computed, or not computable
+                if image is not None:
+                    item.setIcon(0, QIcon(QPixmap.fromImage(image)))
+                if e.error:  # a config this build cannot compute: say so, keep the entry
+                    item.setToolTip(0, QCoreApplication.translate("Snapshots", "cannot be computed here: {reason}").format(
+                        reason=e.error))
                     item.setForeground(0, QColor("gray"))
                 if i == ref:
                     f = QFont(item.font(0))

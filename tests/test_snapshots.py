@@ -139,6 +139,7 @@ def test_snapshots_are_saved_and_reopened_with_their_reference(win, qapp, tmp_pa
         again.show()
         qapp.processEvents()
         assert again.snapshots.names() == ["wide", "Snapshot 2"]
+        assert again.snapshots.wait_ready(60) is None  # A is computed off the UI thread
         assert again.reference is not None and again.reference.config == AttentionConfig(d_model=128, n_heads=2)
         np.testing.assert_array_equal(again.reference.weights, win.snapshots.frame(0).weights)  # recomputed, same
     finally:
@@ -146,3 +147,124 @@ def test_snapshots_are_saved_and_reopened_with_their_reference(win, qapp, tmp_pa
         again.hide()
         again.deleteLater()
         qapp.processEvents()
+
+
+# ---- computed off the UI thread, and refusals (issue 28) ------------------------------------------
+
+
+def _session_with(tmp_path, *snapshots: Snapshot):
+    path = tmp_path / "snaps.json"
+    save_session(path, AttentionConfig(), None, None, snapshots)
+    return path
+
+
+def test_the_window_appears_while_its_reference_snapshot_is_computed(qapp, tmp_path, monkeypatch):
+    """The session's reference A was computed on the UI thread while the window was built
+    (53 s for an sdpa S=8192 snapshot, the window nowhere): now the worker computes it."""
+    import threading
+    import time
+
+    import explorer
+    import explorer.snapshots as snaps
+
+    gate, real = threading.Event(), snaps.build_frame
+
+    def slow_build(config, *args, **kwargs):
+        gate.wait(20)  # "a long frame": until the test lets it finish
+        return real(config, *args, **kwargs)
+
+    monkeypatch.setattr(snaps, "build_frame", slow_build)
+    ref_config = AttentionConfig(d_model=32, n_heads=2, scale=1.0)
+    path = _session_with(tmp_path, Snapshot("before", ref_config, {"head": 1, "query": 0, "key": 0}, reference=True))
+    t0 = time.perf_counter()
+    w = explorer.create_window(path)
+    try:
+        w.show()
+        qapp.processEvents()
+        built = time.perf_counter() - t0
+        assert built < 10, f"the window took {built:.1f} s: the snapshot was computed on the UI thread"
+        assert w.snapshots.busy and w.reference is None and "computing snapshot" in w.statusBar().currentMessage()
+        gate.set()
+        assert w.snapshots.wait_ready(60) is None
+        assert w.reference is not None and w.reference.config == ref_config
+    finally:
+        gate.set()
+        w.shutdown()
+        w.deleteLater()
+        qapp.processEvents()
+
+
+def test_a_snapshot_the_engine_refuses_is_marked_and_the_rest_of_the_session_opens(qapp, tmp_path):
+    """A snapshot over the memory budget made the whole session unopenable (gui and export exit
+    1 naming the budget, not the snapshot); now the session opens, the snapshot is marked with
+    why, the banner names it, and the others work."""
+    import explorer
+
+    huge = AttentionConfig(seq_len=65536, backend="eager")  # its grids are over any budget here
+    ok = AttentionConfig(d_model=32, n_heads=2)
+    path = _session_with(tmp_path, Snapshot("fine", ok, {"head": 0, "query": 0, "key": 0}),
+                         Snapshot("huge one", huge, {"head": 0, "query": 0, "key": 0}, reference=True))
+    w = explorer.create_window(path)
+    try:
+        w.show()
+        problem = w.snapshots.wait_ready(60)
+        assert problem is not None and "“huge one”" in problem and "budget" in problem, problem
+        assert "huge one" in w.banner.message() and w.reference is None
+        assert w.config == AttentionConfig() and w.snapshots.names() == ["fine", "huge one"]
+        dock = show_snapshots(w)
+        panel = dock.widget()
+        tree = panel.tree
+        assert "budget" in tree.topLevelItem(1).toolTip(0)
+        w.snapshots.use(0)  # the other snapshot still becomes A
+        assert w.snapshots.wait_ready(60) is None and w.reference.config == ok
+    finally:
+        w.shutdown()
+        w.deleteLater()
+        qapp.processEvents()
+
+
+_MEMORY_CHILD = """
+import json, os, sys, time
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+import explorer
+from explorer.snapshots import show_snapshots
+
+def rss(key="VmRSS"):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) / 1024
+
+app = explorer.ensure_app()
+w = explorer.create_window(sys.argv[1])
+w.show()
+app.processEvents()
+before = rss()
+show_snapshots(w)
+t0 = time.time()
+while any(e.image is None and not e.error for e in w.snapshots.entries) and time.time() - t0 < 240:
+    app.processEvents()
+    time.sleep(0.01)
+print(json.dumps({"before": before, "after": rss(), "peak": rss("VmHWM"),
+                  "thumbnails": sum(e.image is not None for e in w.snapshots.entries)}))
+w.shutdown()
+"""
+
+
+@pytest.mark.slow
+def test_the_snapshots_dock_keeps_thumbnails_not_frames(tmp_path):
+    """Every snapshot's frame was built for its thumbnail and kept: a few-KB session of long
+    snapshots held GBs (8 × S=1536: +1.2 GB here). Now one frame at a time in the worker,
+    dropped once its thumbnail is made."""
+    import subprocess
+    import sys
+
+    n = 8
+    path = _session_with(tmp_path, *(Snapshot(f"s{i}", AttentionConfig(seq_len=1536, seed=i, backend="eager"),
+                                              {"head": 0, "query": 0, "key": 0}) for i in range(n)))
+    env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen", ATTN_EXPLORER_SETTINGS=str(tmp_path / "s.ini"))
+    r = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(path)], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["thumbnails"] == n
+    assert got["after"] - got["before"] < 300, f"the dock holds {got['after'] - got['before']:.0f} MB"

@@ -3333,6 +3333,18 @@ Replace them?</source>
 <context>
     <name>Snapshots</name>
     <message>
+        <source>computing snapshot “{name}”…</source>
+        <translation>正在计算快照“{name}”…</translation>
+    </message>
+    <message>
+        <source>Snapshot “{name}” cannot be used as A here: {reason}</source>
+        <translation>快照“{name}”无法在此用作 A：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot be computed here: {reason}</source>
+        <translation>无法在此计算：{reason}</translation>
+    </message>
+    <message>
         <location filename="../../explorer/snapshots.py" line="+132"/>
         <location line="+2"/>
         <source>Snapshot {n}</source>

@@ -202,6 +202,11 @@ def headless_window(session):
                 raise ExportError(str(exc)) from None
             window.show()
             app.processEvents()
+            # the session's reference A, computed off the UI thread: the figures compare with it
+            problem = window.snapshots.wait_ready(RENDER_TIMEOUT_S)
+            if problem:
+                print(f"attention-explorer export: note: {problem}; the figures show B alone".splitlines()[0],
+                      file=sys.stderr, flush=True)
             yield window
         finally:
             if window is not None:
