@@ -377,3 +377,35 @@ def test_export_draws_the_current_run(win, panel, qtbot, tmp_path):
     assert len(colours) > 50  # heatmaps and curves, not a blank page
     assert f"Loss</b> at step {step}:" in title_of(panel.loss_plot)  # the window's panel untouched
     assert panel.side.isVisible()
+
+
+# ---- the training process killed (issue 28) ------------------------------------------------------
+
+def test_a_killed_training_process_is_said_and_start_trains_again(win, panel, qtbot):
+    """SIGKILL of the child (the kernel's OOM killer) left the lab "running", its steps frozen,
+    Start and Reset doing nothing until the app restarted."""
+    import multiprocessing
+    import signal
+
+    if panel.lab.running:
+        wait_stopped(qtbot, panel)
+    use_settings(qtbot, panel, **{**SMALL, "steps": 100_000})  # long enough to be killed mid-run
+    press(panel, "training_start")
+    lab = panel.lab
+    qtbot.waitUntil(lambda: lab.current is not None and lab.current.steps_done > 0, timeout=TIMEOUT)
+    children = [p for p in multiprocessing.active_children() if p.name == "attention-explorer-training"]
+    if not children:
+        pytest.skip("the lab trains in a thread here (no child process to kill)")
+    killed = lab.current
+    os.kill(children[0].pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: lab.state != "running", timeout=20_000)
+    text = child(panel, QLabel, "training_message").text()
+    assert "training process stopped" in text and "SIGKILL" in text, text
+    kept = killed.steps_done
+    assert kept > 0 and killed in lab.runs, "the steps received were lost"
+    assert child(panel, QPushButton, "training_start").isEnabled()
+    use_settings(qtbot, panel, **SMALL)
+    press(panel, "training_start")  # a new child, a new run of the settings
+    qtbot.waitUntil(lambda: lab.current is not killed and lab.current.steps_done > 0, timeout=TIMEOUT)
+    assert killed.steps_done == kept and killed in lab.runs
+    wait_stopped(qtbot, panel)

@@ -3810,6 +3810,10 @@ Replace them?</source>
 <context>
     <name>TrainingLab</name>
     <message>
+        <source>The training process stopped ({reason}). The steps so far are kept; Start trains a new run.</source>
+        <translation>训练进程已停止（{reason}）。已有的步骤保留；“开始”将训练一个新的运行。</translation>
+    </message>
+    <message>
         <location filename="../../explorer/training/lab.py" line="+183"/>
         <source>Not accepted: {reason}</source>
         <translation>未接受：{reason}</translation>

@@ -94,6 +94,7 @@ class TrainingLab(QObject):
         self.worker.progressed.connect(self._on_progress)
         self.worker.failed.connect(self._on_failed)
         self.worker.saved.connect(self._on_saved)
+        self.worker.died.connect(self._on_died)
         first = PRESETS["induction"]
         self.settings: TrainConfig = first.runs[0].config
         self.preset_key: str | None = first.key
@@ -302,6 +303,17 @@ class TrainingLab(QObject):
         self._tick = None
         self._set_state("paused")
         self._set_message(QCoreApplication.translate("TrainingLab", "Training failed: {reason}").format(reason=message), "error")
+
+    def _on_died(self, reason: str) -> None:
+        """The training process ended under us: the steps and history received stay; the
+        trainer went with it, so Start trains a new run of the settings."""
+        self._account_time()
+        self._tick = None
+        self._settings_dirty = True  # the next Start / Step makes a new run (this one is kept)
+        self._set_state("paused" if self.current is not None and self.current.steps_done else "idle")
+        self._set_message(QCoreApplication.translate(
+            "TrainingLab", "The training process stopped ({reason}). The steps so far are kept; "
+            "Start trains a new run.").format(reason=reason), "info")
 
     # ---- what is shown -----------------------------------------------------------------------------
     def select_head(self, layer: int, head: int) -> None:

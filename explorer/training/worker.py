@@ -59,6 +59,9 @@ class TrainingWorker(QThread):
     progressed = Signal(object)  # serve.Progress
     failed = Signal(int, str)  # run id, message
     saved = Signal(int, str, str)  # run id, folder, error ("" when saved)
+    #: the child ended while training (killed: the kernel's OOM killer, a SIGTERM): why, in
+    #: words; the next command starts a fresh child (its trainer is gone with the old one)
+    died = Signal(str)
 
     def __init__(self, threads: int | None = 1, mode: str | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -77,6 +80,8 @@ class TrainingWorker(QThread):
     def _ensure_started(self) -> None:
         if self._commands is not None or self._stopped:
             return
+        if self.isRunning():  # the relay of a child that died is ending
+            self.wait(2000)
         if self.mode == "process":
             try:
                 ctx = multiprocessing.get_context("spawn")
@@ -126,6 +131,9 @@ class TrainingWorker(QThread):
             except (EOFError, OSError):
                 if self._fall_back():
                     continue
+                reason = self._forget_dead_child()
+                if reason:
+                    self.died.emit(reason)
                 return
             with self._lock:
                 self._replay = None  # it answers: no fallback from here on
@@ -136,6 +144,30 @@ class TrainingWorker(QThread):
                 self.failed.emit(message[1], message[2])
             elif kind == "saved":
                 self.saved.emit(message[1], message[2], message[3])
+
+    def _forget_dead_child(self) -> str:
+        """After the pipe closed: "" when stopping; else why the child ended, and the worker
+        ready to start another on the next command."""
+        with self._lock:
+            if self._stopped:
+                return ""
+            proc, commands = self._proc, self._commands
+            self._proc, self._commands, self._replay = None, None, []
+        if commands is not None:
+            commands.close()
+        code = None
+        if proc is not None:
+            proc.join(2)
+            code = proc.exitcode
+        if code is not None and code < 0:
+            import signal
+
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"killed by {name}" + (": out of memory?" if name == "SIGKILL" else "")
+        return "ended" if code is None else f"exit status {code}"
 
     def _send(self, *command) -> None:
         with self._lock:
