@@ -287,6 +287,7 @@ def save_session(path: str | os.PathLike, config: AttentionConfig, selection: An
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode(p))
         os.replace(tmp, p)
     except BaseException:
         try:
@@ -295,6 +296,17 @@ def save_session(path: str | os.PathLike, config: AttentionConfig, selection: An
             pass
         raise
     return p
+
+
+def _file_mode(p: Path) -> int:
+    """The mode a saved session gets: the replaced file's (a shared 0664 stays 0664), else
+    0644 less the umask, as any new file (mkstemp's temporary is 0600)."""
+    try:
+        return stat.S_IMODE(os.stat(p).st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o644 & ~mask
 
 
 #: tempfile.mkstemp's random part: 8 characters of this alphabet

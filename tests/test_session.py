@@ -64,6 +64,23 @@ def test_write_is_atomic_and_leaves_no_temp_files(tmp_path, monkeypatch):
     assert load_session(path).config.seq_len == 5
 
 
+def test_saving_keeps_the_file_mode(tmp_path):
+    """issue 28: saving over a shared 0664 session left it 0600 (mkstemp's mode); a new one
+    gets 0644 less the umask, like an export."""
+    import os
+    import stat
+
+    path = tmp_path / "shared.json"
+    save_session(path, AttentionConfig())
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644 & ~mask
+    path.chmod(0o664)
+    save_session(path, AttentionConfig(seed=3))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o664
+    assert load_session(path).config.seed == 3
+
+
 def test_saving_an_out_of_range_selection_is_refused(tmp_path):
     with pytest.raises(SessionError, match=r"selection\.head=9"):
         save_session(tmp_path / "s.json", AttentionConfig(), {"head": 9, "query": 0, "key": 0})
