@@ -274,9 +274,32 @@ def measure_point(config: AttentionConfig, backend: str, repeats: int, block: in
     return {"samples": samples, "peak_bytes": peak, "impl": impl}
 
 
+def end_with_parent(poll_s: float = 0.5) -> None:
+    """Make this (child) process end when its parent does: at once on Linux (the kernel sends
+    SIGKILL, prctl PR_SET_PDEATHSIG), and anywhere within `poll_s` (a daemon thread that sees
+    the process reparented). A point being measured would otherwise run on for minutes after
+    the window was killed."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+            import signal
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def _serve(conn, budget: int | None, threads: int | None) -> None:  # pragma: no cover - the child
     """The measuring process: answers ("point", config dict, backend, repeats, block)
     with ("done", result) until ("stop",)."""
+    end_with_parent()
     if budget is not None:
         os.environ[BUDGET_ENV] = str(budget)
     if threads is not None:

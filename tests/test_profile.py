@@ -113,6 +113,71 @@ def test_an_estimated_point_is_never_run_a_capped_process_survives_it():
     assert big["peak_bytes"] > budget
 
 
+_ORPHAN_PARENT = textwrap.dedent("""
+    import multiprocessing, sys, threading, time
+    from engine import AttentionConfig
+    from engine.profile import length_profile
+
+    # a long measurement in a child process, then this parent waits to be killed
+    go = threading.Thread(target=length_profile, args=(AttentionConfig(d_model=256, n_heads=4),),
+                          kwargs={"lengths": (4096,) * 30, "backends": ("eager",), "repeats": 20}, daemon=True)
+    go.start()
+    while not multiprocessing.active_children():
+        time.sleep(0.05)
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+    time.sleep(600)
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals and /proc")
+def test_the_measuring_process_ends_when_its_parent_is_killed(tmp_path):
+    """issue 28: after a SIGKILL of the window the measuring child lived on 15-120 s."""
+    import signal
+
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_PARENT], stdout=subprocess.PIPE, text=True,
+                              cwd=str(Path(__file__).resolve().parents[1]))
+    try:
+        pids = [int(x) for x in parent.stdout.readline().split()]
+        assert pids, "no measuring process started"
+        time.sleep(1.0)  # the child is measuring now
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 5
+        alive = pids
+        while alive and time.monotonic() < deadline:
+            alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()
+                     and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]]
+            time.sleep(0.1)
+        assert not alive, f"the measuring process {alive} outlived its parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
+def test_closing_the_window_stops_a_measurement(qapp):
+    """The window's close (not the app's exit) stops the length profile and its process."""
+    import multiprocessing
+
+    from conftest import shown_window
+    from explorer.profile import show_profile
+
+    with shown_window(qapp) as w:
+        panel = show_profile(w)
+        panel.state.set_settings(lengths=(4096,) * 8, repeats=20)
+        assert panel.measure()
+        deadline = time.monotonic() + 30
+        while not [p for p in multiprocessing.active_children() if p.name == "attention-explorer-profile"]:
+            qapp.processEvents()
+            assert time.monotonic() < deadline, "the measurement did not start"
+            time.sleep(0.02)
+        w.close()
+        deadline = time.monotonic() + 5
+        while [p for p in multiprocessing.active_children() if p.name == "attention-explorer-profile"]:
+            qapp.processEvents()
+            assert time.monotonic() < deadline, "the measuring process outlived the window's close"
+            time.sleep(0.05)
+
+
 def test_cancel_stops_at_once_and_keeps_the_points_done():
     """Cancel while a long point runs (the tiled reference at S = 8192, three times): it is
     abandoned within about a second, the point measured before it is returned."""

@@ -35,6 +35,10 @@ class ProfileActions(Feature):
         window.menu_view.addAction(self.action)
         self.retranslate_ui()
 
+    def shutdown(self) -> None:
+        """The window closes: a measurement stops with its process (not when the app exits)."""
+        self.state.profile.stop()
+
     def retranslate_ui(self) -> None:
         self.action.setText(QCoreApplication.translate("ProfileActions", "&Length profile…"))
         self.action.setStatusTip(QCoreApplication.translate(
