@@ -219,3 +219,62 @@ def test_the_window_holds_an_eager_long_frame_within_the_engine_estimate(tmp_pat
     res = json.loads(r.stdout.splitlines()[-1])
     assert res["lod"] == [8, 8]
     assert res["peak"] < res["estimate"] + 500 * 2**20, (res["peak"] / 2**20, res["estimate"] / 2**20)
+
+
+_RESET_CHILD = textwrap.dedent("""
+    import ctypes, gc, json, os, time
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from engine import AttentionConfig
+    import explorer
+
+    app = explorer.ensure_app()
+    w = explorer.create_window()
+    w.resize(1600, 1000)
+    w.show()
+
+    def settle(s):
+        t = time.time()
+        while time.time() - t < s:
+            app.processEvents()
+            time.sleep(0.01)
+
+    def rss():
+        gc.collect()
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+
+    w.render_sync()
+    settle(0.5)
+    base = rss()
+    w.render_sync(AttentionConfig(seq_len=4096, backend="eager"))
+    heads = w.panel("heads")
+    heads.big.vb.setRange(xRange=(100, 300), yRange=(100, 300), padding=0)  # zoomed: exact cells
+    settle(0.3)
+    t = time.time()
+    while not heads.detail.active and time.time() - t < 60:
+        app.processEvents()
+        time.sleep(0.02)
+    long_rss = rss()
+    w.reset()
+    w.render_sync(AttentionConfig())
+    settle(1.0)
+    print(json.dumps({"base": base, "long": long_rss, "after": rss(), "detail": heads.detail.active}))
+    w.shutdown()
+""")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and glibc's malloc_trim")
+def test_reset_after_a_zoomed_long_frame_gives_its_memory_back(tmp_path):
+    """issue 27: eager S=4096 zoomed to exact cells, then Reset, kept ~830 MB: the zoomed
+    detail's last job (its closure holding the old frame) stayed with the idle worker thread,
+    and Reset's zoom-out raised in a slot (the traceback kept the frame too)."""
+    env = dict(__import__("os").environ, ATTN_EXPLORER_SETTINGS=str(tmp_path / "s.ini"))
+    r = subprocess.run([sys.executable, "-c", _RESET_CHILD], capture_output=True, text=True, timeout=300, env=env,
+                       cwd=str(Path(__file__).resolve().parents[1]))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["detail"] is False and got["long"] - got["base"] > 300, got  # it was big, and exact
+    assert got["after"] - got["base"] < 150, f"Reset kept {got['after'] - got['base']:.0f} MB: {got}"

@@ -246,6 +246,9 @@ class HeadsPanel(Panel):
             hm.cell.setMaximumWidth(hi * w)
 
     def reset_view(self) -> None:
+        # the exact region first: zooming out would announce its end (draw_selection) while
+        # the colour scale is being forgotten
+        self.detail.clear()
         self._vmax = None
         super().reset_view()
 

@@ -176,3 +176,6 @@ class JobQueue:
                     self._cancelled.discard(job.id)
             ran = True
             self.post(kind, job, payload)
+            # not held while this thread waits for the next job: the job's closure (a frame of
+            # the zoomed detail, ~800 MiB at S=4096) and its result go with their handling
+            job = payload = None
