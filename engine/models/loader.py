@@ -297,6 +297,7 @@ def load_model(
     transformers' log level), so load one model at a time.
     """
     with offline_mode(not allow_download):
+        _recover_training_run(source)
         folder = resolve_source(source, allow_download=allow_download, tqdm_class=tqdm_class)
         if _is_training_run(folder):  # a run saved by the training lab (engine.training)
             return _load_training_run(folder, source=os.fspath(source), device=device)
@@ -306,6 +307,19 @@ def load_model(
             return _load(folder, raw_config, notices, source=os.fspath(source), device=device,
                          trust_remote_code=trust_remote_code, dtype=dtype, n_layers=n_layers,
                          memory_limit=memory_limit)
+
+
+def _recover_training_run(source: str | os.PathLike) -> None:
+    """A training-lab run whose save was killed midway is put back under its name first
+    (:func:`engine.training.run_folder.recover_run`; a no-op for anything else)."""
+    from ..training.run_folder import recover_run
+
+    try:
+        text = os.fspath(source).strip()
+    except TypeError:
+        return
+    if text:
+        recover_run(text)
 
 
 def _is_training_run(folder: Path) -> bool:

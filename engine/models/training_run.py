@@ -12,7 +12,7 @@ import types
 import torch
 
 from ..training.model import TinyTransformer
-from ..training.run_folder import load_weights, read_run_header
+from ..training.run_folder import load_weights, read_run_header, recover_run
 from ..training.symbols import SymbolTokenizer
 from .capture import explorer_attention
 
@@ -44,7 +44,9 @@ class TrainedTinyTransformer(torch.nn.Module):
 
 
 def open_for_inspection(folder: str | os.PathLike) -> tuple[TrainedTinyTransformer, SymbolTokenizer, list[str]]:
-    """(model in eval mode, tokenizer, notices) of a saved run, for ``engine.models.load_model``."""
+    """(model in eval mode, tokenizer, notices) of a saved run, for ``engine.models.load_model``
+    (a save of ``folder`` killed midway is recovered first)."""
+    recover_run(folder)
     folder, head, config = read_run_header(folder)
     core = TinyTransformer(config)
     load_weights(core, folder)

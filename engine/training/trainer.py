@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from .config import TrainConfig
 from .model import TinyTransformer, init_generator
 from .optim import AdamW
-from .run_folder import read_run_header, restore_run, save_run
+from .run_folder import read_run_header, recover_run, restore_run, save_run
 from .scores import head_scores
 from .symbols import symbols
 from .tasks import IGNORE, Batch, make_batch, probe_prefixes
@@ -319,7 +319,9 @@ class Trainer:
     @classmethod
     def load(cls, folder: str | Path, *, threads: int | None = 1) -> Trainer:
         """The run saved in ``folder``, ready to continue exactly where it stopped (same data,
-        same dropout masks, same optimiser moments: N steps + save + load + M steps = N + M)."""
+        same dropout masks, same optimiser moments: N steps + save + load + M steps = N + M).
+        A save of ``folder`` killed midway is recovered first (:func:`.run_folder.recover_run`)."""
+        recover_run(folder)
         folder, head, config = read_run_header(folder)
         trainer = cls(config, threads=threads)
         restore_run(trainer, folder, head, TrainStep.from_dict)
