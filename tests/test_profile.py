@@ -159,6 +159,7 @@ def test_closing_the_window_stops_a_measurement(qapp):
     import multiprocessing
 
     from conftest import shown_window
+
     from explorer.profile import show_profile
 
     with shown_window(qapp) as w:
