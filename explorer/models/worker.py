@@ -31,14 +31,18 @@ class ModelWorker(WorkerThread):
     "load" also drops pending "inspect" and "delete" jobs (they belong to the old
     model) and makes a running one stale. Jobs run in the order load, inspect, delete.
     Results are emitted in the UI thread, only for the latest job of each kind; the
-    controller drops those it no longer wants (a cancelled load).
+    controller drops those it no longer wants (a cancelled load). The circuits panels'
+    kinds (detectors, circuits, lens, attribution, patching, qk_space) are
+    `ModelAnalyses`' (analyses.py).
     """
 
     done = Signal(int, str, object)  # request id, kind, result
     failed = Signal(int, str, object)  # request id, kind, exception (Cancelled when cancelled)
     progress = Signal(int, float, float)  # request id, done, total (0 = unknown)
 
-    ORDER = ("load", "inspect", "delete")
+    #: the circuits panels' lanes come last (explorer/models/analyses.py)
+    ORDER = ("load", "inspect", "delete", "detectors", "circuits", "lens", "attribution",
+             "patching", "qk_space")
     STOP_WAIT_S = 120.0  # a local load runs to its end
 
     def submit(self, kind: str, fn: Callable[[Job], Any]) -> int:  # type: ignore[override]

@@ -1,15 +1,18 @@
 """The window's panels, registered by name (see base.PANELS).
 
 Importing this package registers the five core panels in their default
-order; later panels (model_grid, model_head) register the same way. `lesson`
+order; later panels (model_grid, model_head, and the circuits panels: circuits,
+logit_lens) register the same way. `lesson`
 is registered too but not a default panel: the Lessons menu opens its dock.
 """
 
 from . import (  # noqa: F401 (registers)
+    circuits,
     decode,
     diagnostics,
     heads,
     lesson,
+    logit_lens,
     model_grid,
     model_head,
     positions,
