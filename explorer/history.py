@@ -9,6 +9,7 @@ marks with "*" until it is saved again.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
@@ -23,28 +24,34 @@ MERGE_SECONDS = 1.5
 UNDO_LIMIT = 200
 
 
+#: the config's fields, in their order (what a step compares and names)
+FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(AttentionConfig))
+
+
 def changed_fields(before: AttentionConfig, after: AttentionConfig) -> tuple[str, ...]:
-    """The config fields whose values differ, in field order."""
-    a, b = before.to_dict(), after.to_dict()
-    return tuple(k for k in a if a[k] != b.get(k))
+    """The config fields whose values differ, in field order (read off the frozen configs:
+    no `to_dict` copies on every slider step)."""
+    return tuple(k for k in FIELDS if getattr(before, k) != getattr(after, k))
 
 
-def describe_change(before: AttentionConfig, after: AttentionConfig) -> str:
-    """'d_model = 128', 'causal = on, pad = 2', or 'preset (5 fields)' for larger changes."""
-    fields = changed_fields(before, after)
+def describe_change(before: AttentionConfig, after: AttentionConfig,
+                    fields: tuple[str, ...] | None = None) -> str:
+    """'d_model = 128', 'causal = on, pad = 2', or 'preset (5 fields)' for larger changes
+    (`fields`: changed_fields(before, after), when the caller has it already)."""
+    if fields is None:
+        fields = changed_fields(before, after)
     if len(fields) > 3:
         return QCoreApplication.translate("History", "{n} settings").format(n=len(fields))
-    d = after.to_dict()
 
     def value(v) -> str:
         if isinstance(v, bool):
             return QCoreApplication.translate("History", "on") if v else QCoreApplication.translate("History", "off")
-        if isinstance(v, list):
+        if isinstance(v, list | tuple):
             text = " ".join(map(str, v))
             return text if len(text) <= 24 else text[:23] + "…"
         return "—" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
 
-    return ", ".join(f"{k} = {value(d[k])}" for k in fields)
+    return ", ".join(f"{k} = {value(getattr(after, k))}" for k in fields)
 
 
 class ConfigChange(QUndoCommand):
@@ -54,9 +61,10 @@ class ConfigChange(QUndoCommand):
 
     def __init__(self, before: AttentionConfig, after: AttentionConfig,
                  apply: Callable[[AttentionConfig], None], mergeable: bool = True) -> None:
-        super().__init__(describe_change(before, after))
+        fields = changed_fields(before, after)
+        super().__init__(describe_change(before, after, fields))
         self.before, self.after, self.apply = before, after, apply
-        self.fields = changed_fields(before, after)
+        self.fields = fields
         self.at = time.monotonic()
         # a step of its own (Reset, a preset), or one taken back and redone: nothing joins it
         self.mergeable = mergeable

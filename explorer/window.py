@@ -182,6 +182,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         """The formula strip under the menu bar: the pipeline with today's shapes, a step a
         click away from its panel (View ▸ Formula hides it)."""
         self.formula = FormulaStrip()
+        self._formula_shown: tuple[AttentionConfig, int] | None = None  # what the strip shows
         self.formula.panel_requested.connect(self.show_panel)
         bar = QToolBar()
         bar.setObjectName("formula_bar")
@@ -190,6 +191,13 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.formula_bar = bar
+
+    def _show_formula(self, config: AttentionConfig, head: int) -> None:
+        """The formula strip for `config` and `head`, unless it shows them already (set_config
+        and the frame it brings both ask, and the strip's pipeline is rebuilt to compare)."""
+        if (config, head) != self._formula_shown:
+            self._formula_shown = (config, head)
+            self.formula.set_config(config, head)
 
     def show_panel(self, name: str) -> None:
         """Bring panel `name`'s dock to the front (reopened if closed) and give it the focus."""
@@ -286,13 +294,13 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
             panel.show_frame(self._frame)
         return panel
 
-
     # ---- language -------------------------------------------------------------------
     def retranslate_ui(self) -> None:
         """Every text the window itself owns, in the current language (children do their own)."""
         self.banner_bar.setWindowTitle(self.tr("Messages"))
         self.formula_bar.setWindowTitle(self.tr("Formula"))
         self.formula.retranslate(self._config, self.selection.head)
+        self._formula_shown = (self._config, self.selection.head)
         self.controls_dock.setWindowTitle(self.tr("Configuration"))
         for name in self._docks:
             self._docks[name].setWindowTitle(self._dock_title(name))
@@ -320,10 +328,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
-
-
-    # ---- lessons ------------------------------------------------------------------------
-
 
     # ---- the contract ---------------------------------------------------------------
     @property
@@ -358,7 +362,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         if not isinstance(config, AttentionConfig):
             raise TypeError(f"set_config needs an AttentionConfig, got {type(config).__name__}")
         changed = config != self._config
-        self.formula.set_config(config, self.selection.head)
+        self._show_formula(config, self.selection.head)
         if changed and not self._replaying:
             step = ConfigChange(self._config, config, self._replay, mergeable=not self._whole_step)
             self.undo_stack.push(step)
@@ -376,9 +380,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
     def training_lab(self):
         """The window's training lab (explorer.training.lab.TrainingLab; None until made)."""
         return self.state.training_lab
-
-    # ---- the reference A -------------------------------------------------------------------
-
 
     # ---- synchronous path (selftest, export, scripts) -------------------------------
     def render_sync(self, config: AttentionConfig | None = None, *, all_panels: bool = True) -> Frame:
@@ -439,7 +440,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.frame_progress.finish()
         self._frame = frame
         cfg = frame.config
-        self.formula.set_config(cfg, self.selection.head)
+        self._show_formula(cfg, self.selection.head)
         if self.banner.kind in ("error", "cancelled"):
             self.banner.hide_message()
         before = self.selection.as_dict()
@@ -540,7 +541,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
     # ---- selection, status --------------------------------------------------------------
     def _on_selection_changed(self) -> None:
         s = self.selection
-        self.formula.set_config(self._config, s.head)
+        self._show_formula(self._config, s.head)
         f = self._frame
         if f is None:
             return
@@ -549,13 +550,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.statusBar().showMessage(
             self.tr("selected: head {head} · query {query} ‘{q}’ · key {key} ‘{k}’").format(
                 head=s.head, query=s.query, q=q, key=s.key, k=k), 4000)
-
-
-    # ---- sessions ---------------------------------------------------------------------------
-
-
-    # ---- settings: geometry and recent files (and the language, see set_language) -----------
-
 
     # ---- theme, help ---------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
@@ -571,7 +565,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.act_dark.blockSignals(True)
         self.act_dark.setChecked(theme.dark)
         self.act_dark.blockSignals(False)
-
 
     # ---- shutdown ------------------------------------------------------------------------
     def shutdown(self) -> None:

@@ -190,6 +190,12 @@ class Card(QFrame):
                     continue
                 if restyle:
                     self._style_label(label, style)
+                if not label.autoFillBackground():
+                    # polishing the label's style sheet turned its fill off (the sheet paints
+                    # the background): on again, Qt knows the cell is opaque and repaints a
+                    # changed number alone, not the card, the scroll area and the dock under it
+                    # (the same colour drawn twice: the pixels do not change)
+                    label.setAutoFillBackground(True)
                 label.setText(text)
                 if self.columns > 1 and not label.wordWrap():  # a one-line cell of a table
                     hold_size(label)  # the backend time changes every frame: no relayout for it

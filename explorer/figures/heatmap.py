@@ -82,6 +82,10 @@ class RgbaImage(pg.GraphicsObject):
     of the parent's coordinates (a transform, as ImageItem does).
     """
 
+    #: repaint only the pixels that changed (MatrixGrid's image of many tiles); otherwise the
+    #: whole image on every change (one matrix: a comparison would cost more than it saves)
+    diff_updates = False
+
     def __init__(self) -> None:
         super().__init__()
         self.image: np.ndarray | None = None  # (rows, cols, 4) uint8, as given
@@ -90,9 +94,12 @@ class RgbaImage(pg.GraphicsObject):
         self._rect: QRectF | None = None
 
     def setImage(self, rgba: np.ndarray, autoLevels: bool = False) -> None:
+        """Show `rgba`. With `diff_updates` Qt repaints only the pixels that differ from the
+        image shown (none: no repaint), so tiles that did not change, the band of titles above
+        them and what lies over it (the heads panel's "?") are not drawn again."""
         rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
         rows, cols = rgba.shape[:2]
-        self.image = rgba
+        old, self.image = self.image, rgba
         self.qimage = QImage(rgba.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888).convertToFormat(
             QImage.Format.Format_ARGB32_Premultiplied)  # a copy: rgba need not outlive it
         if (cols, rows) != self._size:
@@ -100,7 +107,14 @@ class RgbaImage(pg.GraphicsObject):
             self._size = (cols, rows)
             if self._rect is not None:
                 self._apply_rect()
-        self.update()
+            self.update()
+        elif not self.diff_updates or old is None or old is rgba or old.shape != rgba.shape:
+            self.update()
+        else:
+            changed = old.view(np.uint32)[..., 0] != rgba.view(np.uint32)[..., 0]  # (rows, cols)
+            ys, xs = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+            if ys.size:
+                self.update(QRectF(float(xs[0]), float(ys[0]), float(xs[-1] + 1 - xs[0]), float(ys[-1] + 1 - ys[0])))
 
     def setRect(self, rect: QRectF) -> None:
         """Show the image stretched over `rect` (parent coordinates)."""

@@ -63,6 +63,7 @@ class MatrixGrid:
         self.image = CellImage(lambda pos: self.cell_at(QPointF(pos.x() / self.px, pos.y() / self.px)),
                                lambda cell: self.on_hover and self.on_hover(cell),
                                lambda cell: self.on_click and self.on_click(cell))
+        self.image.diff_updates = True  # a frame that changes some tiles repaints those
         self.hatch = path_item(-10, pen=False)  # under the image: NaN cells are holes onto it
         self.outlines = path_item(10)
         self.current = QGraphicsRectItem()  # the selected tile

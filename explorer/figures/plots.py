@@ -109,6 +109,14 @@ def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
         bar.setLevels(levels)
 
 
+def set_bar_cmap(bar: pg.ColorBarItem, name: str) -> None:
+    """ColorBarItem.setColorMap(name), skipped when the bar shows that map already (it would
+    make its pixmap again and redraw its axis: a repaint of the bar on every selection)."""
+    shown = bar.colorMap()
+    if shown is None or shown.name != name:
+        bar.setColorMap(pg.colormap.get(name))
+
+
 class BarsItem(QGraphicsRectItem):
     """Outline-free bars in a few colours, one drawRects call per colour.
 

@@ -14,6 +14,7 @@ from ..figures.plots import (
     fmt_number,
     fmt_percent,
     set_axis_label,
+    set_bar_cmap,
     set_bar_levels,
     sticky_max,
     style_colorbar,
@@ -303,7 +304,7 @@ class HeadsPanel(Panel):
             hm.set_cmap(WEIGHTS_CMAP)
             hm.set_data(fr.weights_shown[head], levels, extent=(fr.config.seq_len, fr.config.key_len))
         self.big_a.set_labels(ref.query_labels, ref.key_labels)
-        self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
+        set_bar_cmap(self.cbar, WEIGHTS_CMAP)
         set_bar_levels(self.cbar, levels)
         sel = self.selection
         self.big_a.set_marker("cell", min(sel.query, ref.config.seq_len - 1), min(sel.key, ref.config.key_len - 1))
@@ -323,7 +324,7 @@ class HeadsPanel(Panel):
             self.big.set_cmap(WEIGHTS_CMAP)
             levels = (0.0, max(ref.weight_max, 1e-6))
             self.big.set_data(ref.weights_shown[ha], levels, extent=(ref.config.seq_len, ref.config.key_len))
-            self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
+            set_bar_cmap(self.cbar, WEIGHTS_CMAP)
             set_bar_levels(self.cbar, levels)
             return self.tr("<b>A</b> (reference) · head {h}").format(h=ha)
         diff = f.weights[h] - ref.weights[h]  # (S, Skv); NaN where either row is NaN
@@ -333,7 +334,7 @@ class HeadsPanel(Panel):
         self.big.set_cmap(SIGNED_CMAP)
         set_axis_label(self.cbar, "left", self.tr("weight B − A"))
         self.big.set_data(diff, levels)
-        self.cbar.setColorMap(pg.colormap.get(SIGNED_CMAP))
+        set_bar_cmap(self.cbar, SIGNED_CMAP)
         set_bar_levels(self.cbar, levels)
         return self.tr("<b>B − A</b> · head {h} · max |Δ| {m}").format(h=h, m=fmt_number(m))
 
@@ -357,7 +358,7 @@ class HeadsPanel(Panel):
                 self._request_detail()
         if mode == "B":
             self.big.set_cmap(WEIGHTS_CMAP)
-            self.cbar.setColorMap(pg.colormap.get(WEIGHTS_CMAP))
+            set_bar_cmap(self.cbar, WEIGHTS_CMAP)
             set_bar_levels(self.cbar, (0.0, self._vmax))
             self.big.set_levels((0.0, self._vmax))
             self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len))
