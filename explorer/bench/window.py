@@ -45,6 +45,9 @@ def scenarios() -> list[Scenario]:
     return [
         Scenario("default: toggle causal", "default", d, d.replace(causal=True), "same shapes"),
         Scenario("default: drag seq_len 8↔9", "default", d, d.replace(seq_len=9), "shapes change"),
+        # issue 26: every number changes, no shape does (what explorer/bench/seed_latency.py
+        # times against older checkouts)
+        Scenario("default: seed 0↔1", "default", d, d.replace(seed=1), "new numbers"),
         Scenario("S=256 H=16 d=1024: toggle causal", "large", big, big.replace(causal=True), "same shapes"),
         Scenario("S=256 H=16 d=1024: seq_len 256↔255", "large", big, big.replace(seq_len=255), "shapes change"),
         Scenario("S=1024 H=16 d=1024 flash: toggle causal", "long", long, long.replace(causal=True),
