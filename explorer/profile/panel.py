@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -46,10 +45,9 @@ from ..figures.tables import setup_table, style_table
 from ..figures.text import RunsLabel
 from ..figures.themes import Theme
 from ..panels.base import Panel, register_panel
+from .curves import STYLE, Curves, point_value
 from .state import LENGTH_CHOICES, ProfileState, doubling
 
-#: each backend's colour (Okabe-Ito) and marker: told apart without colour too
-STYLE = {"eager": ("#D55E00", "o"), "sdpa": ("#0072B2", "s"), "flash": ("#009E73", "t"), "tiled": ("#CC79A7", "d")}
 #: what a backend's line is called in the legend and the table
 NAMES = {"eager": QT_TRANSLATE_NOOP("ProfilePanel", "eager (materialises the grids)"),
          "sdpa": QT_TRANSLATE_NOOP("ProfilePanel", "sdpa (fused)"),
@@ -72,12 +70,6 @@ def _tr(text: str) -> str:
 
 def _length_label(S: int) -> str:
     return f"{S // 1024}K" if S >= 1024 and S % 1024 == 0 else str(S)
-
-
-def _value(p: ProfilePoint, kind: str) -> float | None:
-    """The point's y on the `kind` plot ("time": seconds, "memory": bytes), None when it has none."""
-    v = p.seconds if kind == "time" else p.peak_bytes
-    return float(v) if v is not None and v > 0 else None
 
 
 def point_text(p: ProfilePoint) -> str:
@@ -111,45 +103,6 @@ def cell_text(p: ProfilePoint | None, pending: bool = False) -> str:
     return f"{format_seconds(p.seconds)} · {peak}"
 
 
-class _Curves:
-    """One backend on one plot: the line through its measured points, the markers (hover
-    for the numbers) and, on the memory plot, the dashed line on to its estimates."""
-
-    def __init__(self, plot, backend: str, tip) -> None:
-        self.backend = backend
-        self.line = plot.plot([], [])
-        self.ahead = plot.plot([], [])  # measured → estimated (dashed)
-        self.spots = pg.ScatterPlotItem(hoverable=True, tip=tip)
-        self.spots.setZValue(5)
-        plot.addItem(self.spots)
-
-    def set_data(self, kind: str, points: list[ProfilePoint], theme: Theme) -> list[ProfilePoint]:
-        """Draw `points` (this backend's, by S); returns the estimated ones drawn."""
-        colour, symbol = STYLE[self.backend]
-        measured = [(p, v) for p in points if not p.estimated and (v := _value(p, kind)) is not None]
-        estimated = [p for p in points if p.estimated and kind == "memory"]
-        xs = np.log10([p.seq_len for p, _v in measured]) if measured else np.zeros(0)
-        ys = np.log10([v for _p, v in measured]) if measured else np.zeros(0)
-        self.line.setData(xs, ys)
-        self.line.setPen(theme.pen(colour, 2))
-        size = 9 * theme.font_scale
-        spots = [{"pos": (x, y), "data": p, "symbol": symbol, "size": size, "pen": theme.pen(colour, 1.5),
-                  "brush": pg.mkBrush(colour)} for (p, _v), x, y in zip(measured, xs, ys, strict=True)]
-        hollow = pg.mkBrush(theme.background)
-        for p in estimated:
-            spots.append({"pos": (math.log10(p.seq_len), math.log10(p.estimate_bytes)), "data": p,
-                          "symbol": symbol, "size": size * 1.3, "pen": theme.pen(colour, 2), "brush": hollow})
-        self.spots.setData(spots=spots)
-        if estimated:
-            chain = ([measured[-1][0]] if measured else []) + estimated
-            self.ahead.setData(np.log10([p.seq_len for p in chain]),
-                               np.log10([p.estimate_bytes if p.estimated else p.peak_bytes for p in chain]))
-            self.ahead.setPen(theme.pen(colour, 1.5, Qt.PenStyle.DashLine))
-        else:
-            self.ahead.setData([], [])
-        return estimated
-
-
 @register_panel
 class ProfilePanel(Panel):
     name = "profile"
@@ -165,7 +118,7 @@ class ProfilePanel(Panel):
         self.mem_plot = self._plot(1, "memory")
         self.note = RunsLabel("", justify="left", size="9pt")
         self.graphics.ci.addItem(self.note, row=1, col=0, colspan=2)
-        self.curves = {kind: {b: _Curves(plot, b, self._tip) for b in BACKENDS}
+        self.curves = {kind: {b: Curves(plot, b, self._tip) for b in BACKENDS}
                        for kind, plot in (("time", self.time_plot), ("memory", self.mem_plot))}
         # (texts set here, not later: a text item cached as a pixmap while empty stays blank)
         self.guides = {kind: [(plot.plot([], []), pg.TextItem(text, anchor=(1, 0))) for text in ("O(n²)", "O(n)")]
@@ -180,6 +133,8 @@ class ProfilePanel(Panel):
             self.placeholders[kind] = t
         self.estimate_labels: list[pg.TextItem] = []
         self.legend = pg.LegendItem(offset=(8, 8), verSpacing=-4)
+        self._guide_at: dict[int, tuple[float, float, tuple[float, float]]] = {}  # label → its own place
+        self.time_plot.vb.sigResized.connect(self._keep_guides_off_the_legend)
         self.legend.setParentItem(self.time_plot.vb)
         self._legend_key = None
         self.table = setup_table(QTableWidget(), "profile_table", select_rows=False)
@@ -406,7 +361,7 @@ class ProfilePanel(Panel):
                 drawn += [p for p in mine if p.estimated and kind == "memory"]
             if kind == "memory":
                 self._label_estimates(drawn)
-            ys = [math.log10(v) for p in points if (v := _value(p, kind)) is not None]
+            ys = [math.log10(v) for p in points if (v := point_value(p, kind)) is not None]
             ys += [math.log10(p.estimate_bytes) for p in points if p.estimated and kind == "memory"]
             lo, hi = (min(ys) - 0.25, max(ys) + 0.45) if ys else EMPTY_Y[kind]
             if hi - lo < 1.5:  # at least a decade and a half: the slopes stay readable
@@ -425,7 +380,25 @@ class ProfilePanel(Panel):
                 holder.show()
         self._draw_titles()
         self._draw_legend(backends)
+        self._keep_guides_off_the_legend()
         self._fill_table(lengths, backends)
+
+    def _keep_guides_off_the_legend(self, *_args) -> None:
+        """A guide's label over the legend (a steep O(n²) ends top left) goes just under it;
+        redone from its own place on every resize (the legend keeps pixels, a label values)."""
+        vb = self.time_plot.vb
+        legend = self.legend.sceneBoundingRect()
+        for _line, label in self.guides["time"]:
+            at = self._guide_at.get(id(label))
+            if at is None or not label.isVisible():
+                continue
+            label.setAnchor(at[2])
+            label.setPos(at[0], at[1])
+            box = label.sceneBoundingRect()
+            if self.legend.isVisible() and box.intersects(legend):
+                below = vb.mapSceneToView(QPointF(box.left(), legend.bottom() + 2))
+                label.setAnchor((0.0, 0.0))
+                label.setPos(below.x(), below.y())
 
     def _fresh(self, slot, value) -> bool:
         """True (and remembered) when ``value`` is not what ``slot`` was last drawn from: a
@@ -441,7 +414,7 @@ class ProfilePanel(Panel):
         drawn until they leave the view; labelled at their far end."""
         (_x0, x1v), (_lo, hi) = view
         th = self.theme
-        vals = [(p.seq_len, v) for p in points if not p.estimated and (v := _value(p, kind)) is not None]
+        vals = [(p.seq_len, v) for p in points if not p.estimated and (v := point_value(p, kind)) is not None]
         if not self._fresh(("guides", kind), (tuple(vals), view, th)):
             return
         pairs = self.guides[kind]
@@ -462,7 +435,9 @@ class ProfilePanel(Panel):
                 y1 = hi - 0.05
                 x1 = x0 + (y1 - y0) / power
             # right of a top end when there is room, else below-left of the end (under the line)
-            label.setAnchor((-0.1, 0.0) if top and x1 < x1v - 0.35 else (1.0, 0.0))
+            anchor = (-0.1, 0.0) if top and x1 < x1v - 0.35 else (1.0, 0.0)
+            label.setAnchor(anchor)
+            self._guide_at[id(label)] = (x1, y1, anchor)
             line.setData([x0, x1], [y0, y1])
             line.setPen(th.pen(th.muted, 1.5, Qt.PenStyle.DotLine))
             label.setColor(QColor(th.muted))
