@@ -135,10 +135,6 @@ class Card(QFrame):
         if label.styleSheet() != css:
             label.setStyleSheet(css)
 
-    def _opaque(self) -> bool:
-        """Whether the cells' style sheet paints an opaque background (the card's, once themed)."""
-        return self._background is not None and self._background.alpha() == 255
-
     def _style_label(self, label: QLabel, style: str) -> None:
         font = QFont(self._font)
         font.setBold(style == "total")
@@ -194,12 +190,6 @@ class Card(QFrame):
                     continue
                 if restyle:
                     self._style_label(label, style)
-                if not label.autoFillBackground() and self._opaque():
-                    # polishing the label's style sheet turned its fill off (the sheet paints
-                    # the background): on again, Qt knows the cell is opaque and repaints a
-                    # changed number alone, not the card, the scroll area and the dock under it
-                    # (the sheet's opaque background drawn over the fill: the pixels do not change)
-                    label.setAutoFillBackground(True)
                 label.setText(text)
                 if self.columns > 1 and not label.wordWrap():  # a one-line cell of a table
                     hold_size(label)  # the backend time changes every frame: no relayout for it
