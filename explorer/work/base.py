@@ -35,6 +35,11 @@ __all__ = ["Cancelled", "Job", "Worker", "WorkerThread", "one_line", "stop_at_ex
 
 #: Every live worker thread, stopped at exit.
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+#: The worker threads running now, held until they finish: a QThread whose Python owner went
+#: away (a figure's panel deleted while its step-through was computing) would otherwise be
+#: garbage-collected while its thread runs, and Qt crashes on that (seen once in the suite:
+#: a segfault in the collector during test_stepthrough)
+_RUNNING: set = set()
 
 
 def stop_at_exit(thread) -> None:
@@ -67,6 +72,8 @@ class WorkerThread(QThread):
         self.jobs = JobQueue(self._post, self.ORDER)
         self._posted.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
         self.dropped = 0  # results computed but stale on arrival
+        me = weakref.ref(self)  # (the connection must not keep the worker alive itself)
+        self.finished.connect(lambda: _RUNNING.discard(me()), Qt.ConnectionType.DirectConnection)
         stop_at_exit(self)
 
     # ---- requests (from the UI thread) ---------------------------------------------------------
@@ -75,6 +82,7 @@ class WorkerThread(QThread):
         """Run `fn(job)` in the thread (latest wins in `lane`); returns its id."""
         rid = self.jobs.submit(fn, lane, exclusive=exclusive, data=data)
         if not self.jobs.closed and not self.isRunning():
+            _RUNNING.add(self)
             self.start()
         return rid
 
