@@ -87,22 +87,24 @@ def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, titl
 
 
 def _window_of_panel(widget):
-    """The explorer window `widget` is a panel of, or None."""
-    name = getattr(widget, "name", None)
-    w = widget.window() if hasattr(widget, "window") else None
-    if not name or w is None or w is widget or not hasattr(w, "panel"):
+    """The explorer window `widget` is a panel of (its state's owner), or None."""
+    from ..panels.base import Panel
+
+    if not isinstance(widget, Panel) or widget.app_state.parent() is None:
         return None
+    w = widget.app_state.parent()
     try:
-        return w if w.panel(name) is widget else None
+        return w if w.panel(widget.name) is widget else None
     except KeyError:
         return None
 
 
 def _screen_theme(widget):
     from ..figures.themes import DARK
+    from ..state import AppState
 
-    w = widget.window() if hasattr(widget, "window") else None
-    return getattr(w, "theme", None) or DARK
+    state = widget.window().findChild(AppState)  # the window's state: its theme
+    return state.theme if state is not None and state.theme is not None else DARK
 
 
 def _encode_png(img) -> bytes:

@@ -180,11 +180,9 @@ class LessonPanel(Panel):
 
     # ---- the window -------------------------------------------------------------------
     def main_window(self):
-        """The MainWindow holding this panel's dock (None before it is docked)."""
+        """The MainWindow this panel was made for: its state's owner (None for a figure's copy)."""
         if self._window is None:
-            w = self.parentWidget()
-            while w is not None and not hasattr(w, "set_state"):
-                w = w.parentWidget()
+            w = self.app_state.parent()
             if w is not None:
                 self._window = w
                 w.config_changed.connect(self._on_config_changed)
