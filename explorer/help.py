@@ -41,6 +41,26 @@ def _fmt(v: float) -> str:
 #: words a help text quotes, per language
 _WORDS = {"en": {"causal": "causal", "not causal": "not causal"}, "zh": {"causal": "因果", "not causal": "非因果"}}
 
+#: what the scaled scores' std means for softmax, per language: (upper bound of the std, sentence)
+_SATURATION = {
+    "en": ((0.3, "well below 1, so the weights are close to uniform: softmax barely chooses"),
+           (2.0, "near 1, so softmax is not saturated"),
+           (4.0, "above 1, so softmax leans hard on the largest scores"),
+           (math.inf, "far above 1, so softmax is saturated: rows are close to one-hot and "
+                      "its gradient vanishes")),
+    "zh": ((0.3, "远小于 1，权重接近均匀：softmax 几乎不做选择"),
+           (2.0, "在 1 附近，softmax 不会饱和"),
+           (4.0, "大于 1，softmax 明显偏向最大的分数"),
+           (math.inf, "远大于 1，softmax 已饱和：每行接近独热，梯度消失")),
+}
+
+
+def saturation_sentence(std_scaled: float, lang: str = "en") -> str:
+    """What a softmax input of standard deviation `std_scaled` does (the help's verdict
+    follows the numbers: a std of 16.7 is saturated, never "back near 1")."""
+    table = _SATURATION.get(lang, _SATURATION["en"])
+    return next((sentence for bound, sentence in table if std_scaled < bound), table[-1][1])
+
 
 def help_values(frame: Frame | None, head: int = 0, query: int = 0, key: int = 0,
                 lang: str = "en") -> dict[str, str]:
@@ -61,6 +81,7 @@ def help_values(frame: Frame | None, head: int = 0, query: int = 0, key: int = 0
         "dtype": cfg.dtype, "mask_value": cfg.mask_value, "positional": cfg.positional,
         "kind": cfg.attention_kind, "std_raw": _fmt(std_raw),
         "std_scaled": _fmt(std_raw * cfg.effective_scale),
+        "saturation": saturation_sentence(std_raw * cfg.effective_scale, lang),
         "entropy_row": _fmt(float(ent[min(query, cfg.seq_len - 1)])),
         "log_skv": _fmt(math.log(max(cfg.key_len, 1))),
         "causal": words["causal" if cfg.causal else "not causal"],

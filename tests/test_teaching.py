@@ -391,6 +391,23 @@ def test_every_panel_has_help_in_both_languages(win, qapp, lang):
         assert title and body and "{" not in body, (name, lang)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_scores_help_says_saturated_when_the_numbers_are(lang):
+    """Scaling "none" at d_k 64 gives a softmax input of std ~8 (one-hot rows): the help must
+    not say "back near 1, not saturated" (issue 27, item 4); with ÷√d_k it says near 1."""
+    from explorer.frame import build_frame
+    from explorer.help import help_values, load_help
+
+    words = {"en": ("saturated: rows are close to one-hot", "near 1, so softmax is not saturated"),
+             "zh": ("softmax 已饱和", "在 1 附近，softmax 不会饱和")}[lang]
+    bodies = {}
+    for scaling, scale in (("none", 1.0), ("sqrt_dk", None)):
+        f = build_frame(AttentionConfig(d_model=256, n_heads=4, scale=scale))
+        bodies[scaling] = load_help("scores", lang, help_values(f, lang=lang))[1]
+    assert words[0] in bodies["none"] and words[1] not in bodies["none"]
+    assert words[1] in bodies["sqrt_dk"] and words[0] not in bodies["sqrt_dk"]
+
+
 def test_the_question_mark_explains_the_panel_with_todays_numbers(win, qapp, qtbot):
     show(win, qapp, AttentionConfig(d_model=64, n_heads=4))  # d_k 16, scale 0.25
     win.selection.set(head=2, query=0, key=0)
