@@ -117,6 +117,20 @@ def test_per_head_bars_say_how_many_rows_they_cover(win, qapp):
     assert f"head 0: {fmt_number(ent.mean())}" in diag  # the mean of the rows that have weights
 
 
+def test_the_largest_score_next_to_overflow_says_finite_and_counts_the_infinities(win, qapp):
+    """With float16 overflow the peak is of the finite entries only: both panels say "largest
+    finite" and the diagnostics count the ±inf entries (issue 27, item 9)."""
+    f = show(win, qapp, AttentionConfig(d_model=256, n_heads=2, seq_len=16, init_std=3.0, dtype="float16"))
+    n_inf = f.overflow.inf_scores_raw
+    assert n_inf > 0
+    diag = joined(win, "diagnostics")
+    assert f"largest finite |Q·Kᵀ| = {f.overflow.max_abs_score_raw:.4g} (float16 max 6.55e+04) · {n_inf} entries ±inf" in diag
+    assert "largest finite |QKᵀ|" in joined(win, "scores")
+    show(win, qapp, AttentionConfig(dtype="float16"))  # nothing overflows: no "finite" to say
+    assert "largest |Q·Kᵀ| = " in joined(win, "diagnostics") and "finite" not in joined(win, "diagnostics")
+    assert "largest |QKᵀ|" in joined(win, "scores")
+
+
 def test_one_collapsed_head_is_one_head(win, qapp):
     show(win, qapp, AttentionConfig(d_model=1024, n_heads=1, scale=1.0, seq_len=8))
     diag = joined(win, "diagnostics")

@@ -1089,14 +1089,18 @@ Replace them?</source>
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
+        <source>largest finite |Q·Kᵀ| = {peak} ({dtype} max {limit}) · {n} entries ±inf</source>
+        <translation>最大有限 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）· {n} 个元素为 ±inf</translation>
+    </message>
+    <message>
         <location line="+27"/>
         <source>mean entropy</source>
         <translation>平均熵</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>largest |Q·Kᵀ|</source>
-        <translation>最大 |Q·Kᵀ|</translation>
+        <source>largest finite |Q·Kᵀ|</source>
+        <translation>最大有限 |Q·Kᵀ|</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3533,8 +3537,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+3"/>
-        <source>float16 max 65504 · largest |QKᵀ| {peak}</source>
-        <translation>float16 最大值 65504 · 最大 |QKᵀ| {peak}</translation>
+        <source>float16 max 65504 · no finite |QKᵀ|</source>
+        <translation>float16 最大值 65504 · 没有有限的 |QKᵀ|</translation>
+    </message>
+    <message>
+        <source>float16 max 65504 · largest finite |QKᵀ| {peak} ({share} of it)</source>
+        <translation>float16 最大值 65504 · 最大有限 |QKᵀ| {peak}（为其 {share}）</translation>
     </message>
     <message>
         <location line="+10"/>

@@ -337,7 +337,12 @@ class DiagnosticsPanel(Panel):
             rows.append(([self.tr("✓ no overflow, no NaN, every query sees a key")], "ok"))
         limit = {"float16": 65504.0, "bfloat16": 3.39e38, "float32": 3.40e38}[f.config.dtype]
         peak = rep.max_abs_score_raw
-        if math.isfinite(peak):
+        if rep.inf_scores_raw:  # the peak is of the finite entries only: say so, and count the rest
+            line = self.tr("largest finite |Q·Kᵀ| = {peak} ({dtype} max {limit}) · {n} entries ±inf").format(
+                peak=f"{peak:.4g}" if math.isfinite(peak) else "–", dtype=f.config.dtype,
+                limit=f"{limit:.4g}", n=rep.inf_scores_raw)
+            rows.append(([line], "note"))
+        elif math.isfinite(peak):
             rows.append(([self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
                 peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")], "note"))
         rows += self._coverage_rows()
@@ -366,7 +371,7 @@ class DiagnosticsPanel(Panel):
 
         items = [
             (self.tr("mean entropy"), mean_entropy(ref), mean_entropy(f)),
-            (self.tr("largest |Q·Kᵀ|"), ref.overflow.max_abs_score_raw, f.overflow.max_abs_score_raw),
+            (self.tr("largest finite |Q·Kᵀ|"), ref.overflow.max_abs_score_raw, f.overflow.max_abs_score_raw),
             (self.tr("NaN weight rows"), float(ref.overflow.nan_rows), float(f.overflow.nan_rows)),
             (self.tr("future keys' share"), ref.future_share, f.future_share),
         ]

@@ -251,11 +251,14 @@ class ScoresPanel(Panel):
         for line in self.raw.limits:
             line.setVisible(fp16)
         if fp16:
-            if math.isfinite(peak):
-                lines.append(self.tr("float16 max 65504 · largest |QKᵀ| {peak} ({share} of it)").format(
+            if not math.isfinite(peak):
+                lines.append(self.tr("float16 max 65504 · no finite |QKᵀ|"))
+            elif bad_raw:  # the peak is of the finite entries; the ±inf ones are counted above
+                lines.append(self.tr("float16 max 65504 · largest finite |QKᵀ| {peak} ({share} of it)").format(
                     peak=f"{peak:.4g}", share=f"{peak / FLOAT16_MAX:.1%}"))
             else:
-                lines.append(self.tr("float16 max 65504 · largest |QKᵀ| {peak}").format(peak=f"{peak:.4g}"))
+                lines.append(self.tr("float16 max 65504 · largest |QKᵀ| {peak} ({share} of it)").format(
+                    peak=f"{peak:.4g}", share=f"{peak / FLOAT16_MAX:.1%}"))
 
         set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
         v_raw = f.cell("scores_raw", h, i, j)
