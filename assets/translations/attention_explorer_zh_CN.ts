@@ -3723,6 +3723,10 @@ Replace them?</source>
         <translation>曲线：</translation>
     </message>
     <message>
+        <source>no curves: no query row sees a key, nothing to compare</source>
+        <translation>没有曲线：没有查询行能看到键，无可比较</translation>
+    </message>
+    <message>
         <location line="+7"/>
         <source>scaled</source>
         <translation>已缩放</translation>

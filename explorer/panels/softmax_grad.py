@@ -184,6 +184,8 @@ class SoftmaxGradPanel(Panel):
             self.sweep_unscaled.setData(sw["d_k"], sw["grad_unscaled"])
         # the curves are for the key counts of this config's rows: say so at the line
         counts = [n for n, _rows in frame.sweep_counts]
+        for curve in (self.sweep_scaled, self.sweep_unscaled):  # no row sees a key: nothing to compare
+            curve.setVisible(bool(counts))
         if not counts:
             keys = ""
         elif len(counts) == 1:
@@ -193,7 +195,11 @@ class SoftmaxGradPanel(Panel):
         if self.sweep_now_label.toPlainText() != f"d_k = {dk}":
             self.sweep_now_label.setText(f"d_k = {dk}")
         curves = self.tr("curves:")
-        keys_note = f"<br><span style='color:{self.theme.muted}'>{unbroken(curves + keys)}</span>" if keys else ""
+        if keys:
+            keys_note = f"<br><span style='color:{self.theme.muted}'>{unbroken(curves + keys)}</span>"
+        else:
+            none = self.tr("no curves: no query row sees a key, nothing to compare")
+            keys_note = f"<br><span style='color:{self.theme.warning}'>{none}</span>"
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else float("nan")
         self.here_mark.setVisible(math.isfinite(here))
