@@ -138,6 +138,25 @@ def test_heads_thumbnails_follow_b_minus_a(win, qapp):
     heads.view.setCurrentIndex(2)
 
 
+def test_b_minus_a_counts_nan_rows_as_differences(win, qapp):
+    """B all NaN (every key padded under -inf) is not "max |Δ| 0": the title says there is no
+    comparable row and counts the NaN rows, on either side (issue 27, item 6)."""
+    nan_cfg = A_CFG.replace(pad=A_CFG.seq_len)
+    fa, fb = pinned(win, qapp, A_CFG, nan_cfg)
+    assert np.isnan(fb.weights).all() and not np.isnan(fa.weights).any()
+    heads = win.panel("heads")
+    assert heads.comparison() == "B-A"
+    title = texts(heads)
+    S = A_CFG.seq_len
+    assert f"max |Δ| – · {S} rows NaN in B only" in title, title
+    assert "max |Δ| 0" not in title
+    win.clear_reference()
+    pinned(win, qapp, nan_cfg, A_CFG)  # the other way round
+    assert f"{S} rows NaN in A only" in texts(heads)
+    pinned(win, qapp, A_CFG, A_CFG.replace(seed=1))  # both finite: no NaN note
+    assert "max |Δ| " in texts(heads) and "rows NaN" not in texts(heads)
+
+
 # ---- shapes differ, long frames ------------------------------------------------------------------
 
 

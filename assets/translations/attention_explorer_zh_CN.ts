@@ -1594,6 +1594,18 @@ Replace them?</source>
         <translation>&lt;b&gt;B − A&lt;/b&gt; · 头 {h} · 最大 |Δ| {m}</translation>
     </message>
     <message>
+        <source>{n} rows NaN in A only</source>
+        <translation>{n} 行仅在 A 中为 NaN</translation>
+    </message>
+    <message>
+        <source>{n} rows NaN in B only</source>
+        <translation>{n} 行仅在 B 中为 NaN</translation>
+    </message>
+    <message>
+        <source>{n} rows NaN in both</source>
+        <translation>{n} 行在 A 和 B 中都是 NaN</translation>
+    </message>
+    <message>
         <location line="+31"/>
         <source> (shared by {n})</source>
         <translation>（{n} 个头共享）</translation>
@@ -2880,6 +2892,49 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>ModelQKSpacePanel</name>
+    <message>
+        <source>texts</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>the model&apos;s text</source>
+        <translation>模型的文本</translation>
+    </message>
+    <message>
+        <source>+ 1 sample sentence</source>
+        <translation>+ 1 个例句</translation>
+    </message>
+    <message>
+        <source>+ 2 sample sentences</source>
+        <translation>+ 2 个例句</translation>
+    </message>
+    <message>
+        <source>+ 3 sample sentences</source>
+        <translation>+ 3 个例句</translation>
+    </message>
+    <message>
+        <source>Project the queries and keys of sample sentences too (one PCA for all texts; the shape of a point says its text)</source>
+        <translation>把例句的查询和键也投影进来（所有文本共用一次 PCA；点的形状表示它属于哪段文本）</translation>
+    </message>
+    <message>
+        <source>Projecting the selected head&apos;s queries and keys…</source>
+        <translation>正在投影所选头的查询和键…</translation>
+    </message>
+    <message>
+        <source> · keys of KV head {g}</source>
+        <translation> · KV 头 {g} 的键</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Q/K space&lt;/b&gt; · layer {layer} · head {head}{kv} · {variance}</source>
+        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · 第 {layer} 层 · 头 {head}{kv} · {variance}</translation>
+    </message>
+    <message>
+        <source>as the model multiplies them (after RoPE, before its scale)</source>
+        <translation>即模型相乘时的向量（RoPE 之后、缩放之前）</translation>
+    </message>
+</context>
+<context>
     <name>ModelLoading</name>
     <message>
         <location filename="../../explorer/models/source.py" line="+56"/>
@@ -3059,6 +3114,14 @@ Replace them?</source>
         <location filename="../../explorer/panels/logit_lens.py" line="-121"/>
         <source>Logit lens: the prediction after each layer</source>
         <translation>Logit lens：每一层之后的预测</translation>
+    </message>
+    <message>
+        <source>Q/K space: queries and keys in one plane</source>
+        <translation>Q/K 空间：查询和键在同一平面</translation>
+    </message>
+    <message>
+        <source>Model: Q/K space of the selected head</source>
+        <translation>模型：所选头的 Q/K 空间</translation>
     </message>
 </context>
 <context>
@@ -3348,6 +3411,97 @@ Replace them?</source>
         <location line="+2"/>
         <source>time: engine.run of the config at each S (projections, attention, W_O; tiled: engine.tiled_attention alone), one torch thread · memory: the peak resident memory the first run added in the measuring process (Linux VmHWM) · not run: engine.memory_estimate over the budget</source>
         <translation>时间：每个 S 下该配置的 engine.run（投影、注意力、W_O；分块：仅 engine.tiled_attention），单个 torch 线程 · 内存：第一次运行在测量进程中增加的常驻内存峰值（Linux VmHWM） · 未运行：engine.memory_estimate 超出预算</translation>
+    </message>
+</context>
+<context>
+    <name>QKSpacePanel</name>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>{kind} at position {pos} “{token}”</source>
+        <translation>位置 {pos} 的{kind}“{token}”</translation>
+    </message>
+    <message>
+        <source> · text {n}: “{text}”</source>
+        <translation> · 文本 {n}：“{text}”</translation>
+    </message>
+    <message>
+        <source>PC1 ({share} of the variance)</source>
+        <translation>PC1（方差的 {share}）</translation>
+    </message>
+    <message>
+        <source>PC2 ({share})</source>
+        <translation>PC2（{share}）</translation>
+    </message>
+    <message>
+        <source>PC1 + PC2 explain {share} of the variance</source>
+        <translation>PC1 + PC2 解释了 {share} 的方差</translation>
+    </message>
+    <message>
+        <source>{q} queries {queries} &amp;nbsp; {k} keys &amp;nbsp; + the zero vector: the score of a query and a key is the product of their arrows from it</source>
+        <translation>{q} 查询 {queries} &amp;nbsp; {k} 键 &amp;nbsp; + 零向量：查询与键的分数就是从它出发的两支箭头的点积</translation>
+    </message>
+    <message>
+        <source>texts: {texts}</source>
+        <translation>文本：{texts}</translation>
+    </message>
+    <message>
+        <source>selected: query {q} “{qt}” · key {k} “{kt}”</source>
+        <translation>所选：查询 {q}“{qt}” · 键 {k}“{kt}”</translation>
+    </message>
+    <message>
+        <source>: q·k = {score}, in this plane {plane}</source>
+        <translation>：q·k = {score}，在此平面内为 {plane}</translation>
+    </message>
+    <message>
+        <source> (masked: this query cannot see it)</source>
+        <translation>（被掩码：该查询看不到它）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Q/K space&lt;/b&gt;: {why}</source>
+        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt;：{why}</translation>
+    </message>
+    <message>
+        <source> · keys of KV head {g}, shared by {n} query heads</source>
+        <translation> · KV 头 {g} 的键，由 {n} 个查询头共享</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Q/K space&lt;/b&gt; of head {h}{kv} · {variance}</source>
+        <translation>头 {h} 的 &lt;b&gt;Q/K 空间&lt;/b&gt;{kv} · {variance}</translation>
+    </message>
+    <message>
+        <source>× 1/√d_k = {scale}</source>
+        <translation>× 1/√d_k = {scale}</translation>
+    </message>
+    <message>
+        <source>× the scale {scale}</source>
+        <translation>× 缩放系数 {scale}</translation>
+    </message>
+    <message>
+        <source>{how} (so q·k is the score softmax gets)</source>
+        <translation>{how}（因此 q·k 就是 softmax 得到的分数）</translation>
+    </message>
+    <message>
+        <source>pale keys: masked for the selected query</source>
+        <translation>浅色的键：对所选查询被掩码</translation>
+    </message>
+    <message>
+        <source>RoPE has turned every query and key by its position</source>
+        <translation>RoPE 已按位置旋转了每个查询和键</translation>
+    </message>
+    <message>
+        <source>ALiBi&apos;s bias is added to the scores, not to q or k: it is not in this picture</source>
+        <translation>ALiBi 的偏置加在分数上，而不是加在 q 或 k 上：此图中看不到它</translation>
+    </message>
+    <message>
+        <source>one position in {step} shown</source>
+        <translation>每 {step} 个位置显示一个</translation>
     </message>
 </context>
 <context>

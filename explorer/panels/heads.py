@@ -336,7 +336,15 @@ class HeadsPanel(Panel):
         self.big.set_data(diff, levels)
         set_bar_cmap(self.cbar, SIGNED_CMAP)
         set_bar_levels(self.cbar, levels)
-        return self.tr("<b>B − A</b> · head {h} · max |Δ| {m}").format(h=h, m=fmt_number(m))
+        # NaN against a number is a difference too: count the rows, never say "max |Δ| 0" for them
+        nan_a, nan_b = np.isnan(ref.weights[h]).any(-1), np.isnan(f.weights[h]).any(-1)  # (S,)
+        m_text = fmt_number(m) if finite.size else "–"
+        notes = [text.format(n=n) for text, n in (
+            (self.tr("{n} rows NaN in A only"), int((nan_a & ~nan_b).sum())),
+            (self.tr("{n} rows NaN in B only"), int((nan_b & ~nan_a).sum())),
+            (self.tr("{n} rows NaN in both"), int((nan_a & nan_b).sum()))) if n]
+        note = "".join(f" · <span style='color:{self.theme.warning}'>{t}</span>" for t in notes)
+        return self.tr("<b>B − A</b> · head {h} · max |Δ| {m}").format(h=h, m=m_text) + note
 
     def draw_selection(self) -> None:
         frame, sel = self.frame, self.selection
