@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 import torch
 
+from ..qk_space import project_qk as _project_qk
 from .anatomy import anatomy_of, cache_of, special_ids, vocab_size
 from .errors import InspectError
 
@@ -214,26 +215,14 @@ class QKEmbedding:
 
 def project_qk(queries, keys, *, dims: int = 2
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One PCA over queries (n_q, Dh) and keys (n_k, Dh) together (numpy or torch):
-    (points (n_q + n_k, dims) queries first, explained variance ratios (dims,) descending,
-    components (dims, Dh), mean (Dh,)). Also for the synthetic layer's ``AttentionTrace``
-    (``trace.q[b, h]``, ``trace.k[b, kv]``)."""
-    q = torch.as_tensor(queries).detach().double().cpu()
-    k = torch.as_tensor(keys).detach().double().cpu()
-    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
-        raise InspectError(f"queries and keys must be (n, Dh) with the same Dh, not "
-                           f"{tuple(q.shape)} and {tuple(k.shape)}")
-    x = torch.cat([q, k]).numpy()
-    n, dh = x.shape
-    if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= min(n, dh):
-        raise InspectError(f"dims must be between 1 and {min(n, dh)} here, not {dims!r}")
-    mean = x.mean(0)
-    _u, s, vt = np.linalg.svd(x - mean, full_matrices=False)
-    var = s**2
-    total = var.sum()
-    explained = var[:dims] / total if total > 0 else np.zeros(dims)
-    comps = vt[:dims]
-    return (x - mean) @ comps.T, explained, comps, mean
+    """`engine.qk_space.project_qk` (one PCA over queries (n_q, Dh) and keys (n_k, Dh)
+    together: points (n_q + n_k, dims) queries first, explained variance ratios (dims,),
+    components (dims, Dh), mean (Dh,)), refusing with InspectError. The sliders' layer
+    (``trace.q[b, h]``, ``trace.k[b, kv]``) has `engine.qk_space.head_qk_space`."""
+    try:
+        return _project_qk(queries, keys, dims=dims)
+    except ValueError as exc:
+        raise InspectError(str(exc)) from None
 
 
 def qk_embedding(loaded, texts, layer: int, head: int, *, dims: int = 2,
