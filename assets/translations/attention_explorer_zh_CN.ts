@@ -2915,7 +2915,7 @@ Replace them?</source>
     </message>
     <message>
         <source>Project the queries and keys of sample sentences too (one PCA for all texts; the shape of a point says its text)</source>
-        <translation>把例句的查询和键也投影进来（所有文本共用一次 PCA；点的形状表示它属于哪段文本）</translation>
+        <translation>把例句的查询和键也投影进来（所有文本共用一次 PCA；点的形状表示它来自哪段文本）</translation>
     </message>
     <message>
         <source>Projecting the selected head&apos;s queries and keys…</source>
@@ -3441,11 +3441,11 @@ Replace them?</source>
     </message>
     <message>
         <source>PC1 + PC2 explain {share} of the variance</source>
-        <translation>PC1 + PC2 解释了 {share} 的方差</translation>
+        <translation>PC1 + PC2 占方差的 {share}</translation>
     </message>
     <message>
         <source>{q} queries {queries} &amp;nbsp; {k} keys &amp;nbsp; + the zero vector: the score of a query and a key is the product of their arrows from it</source>
-        <translation>{q} 查询 {queries} &amp;nbsp; {k} 键 &amp;nbsp; + 零向量：查询与键的分数就是从它出发的两支箭头的点积</translation>
+        <translation>{q} 查询 {queries} &amp;nbsp; {k} 键 &amp;nbsp; + 零向量：查询与键的分数就是从它指向两点的向量的点积</translation>
     </message>
     <message>
         <source>texts: {texts}</source>
@@ -3481,7 +3481,7 @@ Replace them?</source>
     </message>
     <message>
         <source>× the scale {scale}</source>
-        <translation>× 缩放系数 {scale}</translation>
+        <translation>× 缩放因子 {scale}</translation>
     </message>
     <message>
         <source>{how} (so q·k is the score softmax gets)</source>

@@ -2,7 +2,7 @@
 
 Importing this package registers the five core panels in their default
 order; later panels (model_grid, model_head, and the circuits panels: circuits,
-logit_lens) register the same way. `lesson`
+logit_lens, model_qk_space) register the same way. `lesson`
 is registered too but not a default panel: the Lessons menu opens its dock.
 """
 
@@ -16,6 +16,7 @@ from . import (  # noqa: F401 (registers)
     model_grid,
     model_head,
     positions,
+    qk_space,
     qkv,
     scores,
     softmax_grad,
@@ -26,6 +27,7 @@ from .base import PANELS, Panel, register_panel
 CORE_PANELS = ("heads", "qkv", "scores", "softmax_grad", "diagnostics")
 #: made with the window but closed, each placed in a tab beside a core panel for when View ▸
 #: opens it: (panel, the panel it shares a tab with)
-TABBED_PANELS = (("positions", "qkv"), ("tiling", "heads"), ("decode", "heads"))
+TABBED_PANELS = (("positions", "qkv"), ("tiling", "heads"), ("decode", "heads"),
+                 ("qk_space", "qkv"))
 
 __all__ = ["CORE_PANELS", "PANELS", "TABBED_PANELS", "Panel", "register_panel"]
