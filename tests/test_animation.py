@@ -15,6 +15,7 @@ import imageio.v2 as iio2
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from PIL import Image
 from PySide6.QtGui import QImage
 
 import main
@@ -240,6 +241,103 @@ def test_a_film_cut_short_by_a_full_disk_is_never_published(win, tmp_path):
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert "cannot write the GIF" in r.stderr and "Traceback" not in r.stderr and "ignored" not in r.stderr
     assert every_file(out) == ["heads-seed.mp4"]
+
+
+_MEASURED = """
+import json, resource, sys
+limit = int(sys.argv[1])
+if limit:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+import main
+rc = main.main(["export", *sys.argv[2:]])
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+print(json.dumps({"rc": rc, "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                  "vmpeak": int(status["VmPeak"].split()[0]) * 1024}))
+"""
+
+
+def _export_measured(out: Path, width: int, frames: int, limit: int = 0) -> dict:
+    """`export --sweep seed=0:N:1 --panel heads` (GIF) in a child, under RLIMIT_AS = `limit`
+    when given; its exit code, peak RSS and peak address space."""
+    import json
+    import subprocess
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ATTN_EXPLORER_SETTINGS=str(out.parent / "s.ini"))
+    r = subprocess.run([sys.executable, "-c", _MEASURED, str(limit), "--out", str(out), "--sweep",
+                        f"seed=0:{frames - 1}:1", "--panel", "heads", "--width", str(width)],
+                       cwd=Path(main.__file__).parent, env=env, capture_output=True, text=True, timeout=300)
+    lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    assert r.returncode == 0 and lines, (r.returncode, r.stdout[-500:], r.stderr[-2000:])
+    return json.loads(lines[-1])
+
+
+def test_a_long_gif_holds_a_few_frames_not_all_of_them(tmp_path):
+    """issue 28, item 7: `--sweep seed=0:119:1 --width 2500` was estimated at 1.47 GiB and
+    peaked at 5.0 GB (Pillow wrote the GIF from every frame, 2.7 frames' bytes each). Frames are
+    now streamed to the encoder: 24 frames at 2000 px stay within `film_bytes` (~10 frames)
+    over the same sweep at 320 px, under an address-space cap the old code ran out of."""
+    from explorer.export.animation import film_bytes
+
+    frames = 24
+    small = _export_measured(tmp_path / "a", 320, frames)
+    cap = small["vmpeak"] + 384 * 1024**2  # all 24 frames at 2000 px took over 500 MB more
+    big = _export_measured(tmp_path / "b", 2000, frames, limit=cap)
+    assert big["rc"] == 0, big
+    with Image.open(tmp_path / "b" / "heads-seed.gif") as im:
+        assert im.n_frames == frames
+        w, h = im.size
+    grew = big["maxrss"] - small["maxrss"]
+    held = film_bytes(w * h * 3, 1)
+    assert grew <= held, f"peak RSS grew {grew / 2**20:.0f} MB, the estimate says {held / 2**20:.0f} MB"
+    assert film_bytes(w * h * 3, 1) < 12 * w * h * 3  # a few frames, whatever the film's length
+
+
+def test_the_memory_cap_counts_panels_and_width_not_frames(win, tmp_path):
+    from explorer.export.animation import AnimationJob
+
+    long_one = AnimationRequest(parse_sweep("seed=0:119:1"), ("heads",), "gif", tmp_path, width=2500)
+    AnimationJob(win, long_one)  # 120 frames at 2500 px: accepted, its frames are not all held
+    AnimationJob(win, AnimationRequest(parse_sweep("seed=0:119:1"), ("heads",), "mp4", tmp_path, width=8192))
+    wide = AnimationRequest(parse_sweep("seed=0:1:1"), ("heads", "scores", "qkv"), "mp4", tmp_path, width=8192)
+    with pytest.raises(SweepError, match=r"3 panels at 8192 px would hold about \d+\.\d GiB while writing"):
+        AnimationJob(win, wide)
+    assert every_file(tmp_path) == []
+
+
+def test_a_gif_streamed_reads_back_frame_by_frame():
+    """explorer.export.gif: every frame given is a frame read back, unchanged ones included,
+    each close to its own quantisation."""
+    import io
+
+    from PIL import ImageSequence
+
+    from explorer.export.gif import GifStream
+
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 255, (60, 80, 3)).astype(np.uint8)
+    given = []
+    for i in range(5):
+        f = base.copy()
+        if i:
+            f[10 + i:20 + i, 5:30] = (255, 0, 40 * i)
+        given.append(f)
+    given.append(given[-1].copy())  # nothing changes: still a frame
+    buf = io.BytesIO()
+    gif = GifStream(buf, 250)
+    for f in given:
+        gif.add(f)
+    gif.close()
+    buf.seek(0)
+    with Image.open(buf) as im:
+        back = [np.asarray(x.convert("RGB")).astype(int) for x in ImageSequence.Iterator(im)]
+        assert im.info["duration"] == 250 and im.info["loop"] == 0
+    assert len(back) == len(given)
+    for i, (f, b) in enumerate(zip(given, back)):
+        own = np.asarray(Image.fromarray(f).convert("P", palette=Image.Palette.ADAPTIVE).convert("RGB"))
+        assert np.abs(b - f).mean() <= np.abs(own.astype(int) - f).mean() + 1.5
+        if i:  # the block that moved is where it is now
+            j = min(i, 4)
+            assert np.abs(b[10 + j:20 + j, 5:30] - f[10 + j:20 + j, 5:30]).max() < 8
 
 
 # ---- packaging -----------------------------------------------------------------------------------

@@ -14,8 +14,10 @@ caption decides the strip); MP4 frames are padded to even sides (yuv420p).
 
 Work is split so the event loop keeps running: the engine computes the next frame in a
 thread while the UI thread paints the current one, one panel frame per `step()`; frames are
-encoded in a second thread (imageio: Pillow for GIF, the ffmpeg that imageio-ffmpeg ships for
-MP4). Each file is written to a hidden temporary file in the destination folder and renamed
+streamed to a second thread that encodes them as they come (`explorer.export.gif` for GIF,
+the ffmpeg that imageio-ffmpeg ships for MP4); painting waits while `QUEUED_FRAMES` wait for
+it, so a film holds a few frames whatever its length (`film_bytes`, checked against
+`MAX_FILM_BYTES` before drawing and again with the first frame's real size). Each file is written to a hidden temporary file in the destination folder and renamed
 into place only when every file of the job is complete: a cancel or a failure leaves nothing.
 """
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -43,8 +45,15 @@ from .options import (
 from .sweep import SweepError, SweepSpec, sweep_configs
 
 FORMATS = ("gif", "mp4")
-#: The pixels a GIF job may hold before writing (Pillow writes a GIF from all its frames).
-MAX_GIF_BYTES = 1536 * 1024**2
+#: The frame buffers a film export may hold while writing (`film_bytes`).
+MAX_FILM_BYTES = 1536 * 1024**2
+#: Frames painted and waiting for the encoder thread: the painting waits beyond this.
+QUEUED_FRAMES = 2
+#: Frame-sized buffers while one frame is painted: Qt's image, its copy, Qt's temporaries.
+PAINT_FRAMES = 3
+#: A frame's height over its width, guessed before the first one is drawn (the panels' figure
+#: is 1200 × 750 plus its caption strip); the first frame's real size is checked again.
+ASPECT_GUESS = 0.7
 DEFAULT_FPS = 1.0
 FPS_RANGE = (0.1, 30.0)
 
@@ -150,56 +159,71 @@ def fit_frame(arr: np.ndarray, size: tuple[int, int], background: tuple[int, int
 
 
 class Encoder:
-    """One output file: frames streamed to ffmpeg (MP4) or kept until the GIF is written.
+    """One output file, its frames streamed as they come: to ffmpeg (MP4) or written to the
+    GIF one by one (`explorer.export.gif.GifStream`), so a film of any length holds a few
+    frames (`film_bytes`), not all of them.
 
     `close()` writes what is left, flushes it to disk and reads the film back: a film that is
     cut short (a full disk, a size limit) raises ExportError instead of being published."""
 
     def __init__(self, tmp: str, fmt: str, fps: float) -> None:
         self.tmp, self.fmt, self.fps = tmp, fmt, fps
-        self.frames: list[np.ndarray] = []
         self.writer = None
+        self._fh = None  # the GIF's file
         self.added = 0  # frames given to add()
+        self.failed: str | None = None  # why a write failed: later frames are not written
 
     def add(self, frame: np.ndarray) -> None:
+        """Write one frame; ExportError when it cannot be written (the writer is then closed)."""
         self.added += 1
-        if self.fmt == "gif":
-            self.frames.append(frame)
-            return
-        if self.writer is None:
-            import imageio.v2 as iio
+        if self.failed is not None:
+            raise ExportError(self.failed)
+        try:
+            if self.fmt == "gif":
+                if self.writer is None:
+                    from .gif import GifStream
 
-            # the frames are padded to even sides already: no resizing to 16-pixel blocks
-            self.writer = iio.get_writer(self.tmp, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
-                                         pixelformat="yuv420p", macro_block_size=2, quality=8,
-                                         ffmpeg_log_level="error")
-        self.writer.append_data(frame)
+                    self._fh = open(self.tmp, "wb")
+                    self.writer = GifStream(self._fh, round(1000 / self.fps))
+            elif self.writer is None:
+                import imageio.v2 as iio
+
+                # the frames are padded to even sides already: no resizing to 16-pixel blocks
+                self.writer = iio.get_writer(self.tmp, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
+                                             pixelformat="yuv420p", macro_block_size=2, quality=8,
+                                             ffmpeg_log_level="error")
+            if self.fmt == "gif":
+                self.writer.add(frame)
+            else:
+                self.writer.append_data(frame)
+        except OSError as exc:
+            self.abandon()
+            self.failed = f"cannot write the {self.fmt.upper()}: {reason(exc)}"
+            raise ExportError(self.failed) from None
 
     def close(self) -> None:
         """Write the file completely or raise ExportError (the temporary file is then the
         caller's to remove)."""
+        if self.failed is not None:
+            raise ExportError(self.failed)
         try:
             if self.fmt == "gif":
-                self._write_gif()
+                self._close_gif()
             elif self.writer is not None:
                 writer, self.writer = self.writer, None
                 writer.close()
             self._check()
         except OSError as exc:
+            self.abandon()
             raise ExportError(f"cannot write the {self.fmt.upper()}: {reason(exc)}") from None
 
-    def _write_gif(self) -> None:
-        """Pillow directly (one save, one close: a failed write is one OSError, not a second
-        one from a plugin's destructor)."""
-        from PIL import Image
-
-        frames, self.frames = self.frames, []
-        if not frames:
+    def _close_gif(self) -> None:
+        """The trailer, flushed to disk, the file closed once (a failed write is one OSError)."""
+        writer, fh, self.writer, self._fh = self.writer, self._fh, None, None
+        if fh is None:
             return
-        images = [Image.fromarray(f) for f in frames]
-        with open(self.tmp, "wb") as fh:
-            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:],
-                           duration=round(1000 / self.fps), loop=0)
+        with fh:
+            writer.close()
             fh.flush()
             os.fsync(fh.fileno())
 
@@ -228,11 +252,35 @@ class Encoder:
                               "read back): is the disk full?")
 
     def abandon(self) -> None:
-        self.frames = []
-        if self.writer is not None:
+        """Close the writer quietly (after a failure or a cancel); safe to call twice."""
+        writer, fh, self.writer, self._fh = self.writer, self._fh, None, None
+        if fh is not None:
             with contextlib.suppress(Exception):
-                self.writer.close()
-            self.writer = None
+                fh.close()
+        elif writer is not None:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+
+def film_bytes(frame_bytes: float, films: int) -> float:
+    """What a film export holds at most while writing `films` files of frames of `frame_bytes`
+    (H × W × 3): the frames queued for the encoder thread (`QUEUED_FRAMES`, the one being
+    encoded among them), the one being painted (`PAINT_FRAMES`: Qt's image, its copy, Qt's
+    own buffers), each film's last frame (what a GIF's next frame is compared with) and the
+    encoder's copies of one frame (`gif.HELD_FRAMES`). The number of frames does not count.
+    Measured (issue 28, item 7; peak RSS over a 320-px run of the same sweep, one panel):
+    8.1 frames at 2000 px, 8.3 at 2500 px, 9.0 at 1600 px; this says 10."""
+    from .gif import HELD_FRAMES
+
+    return frame_bytes * (QUEUED_FRAMES + PAINT_FRAMES + films + HELD_FRAMES)
+
+
+def check_film_memory(frame_bytes: float, frames: int, films: int, what: str, error=SweepError) -> None:
+    """`error` (SweepError) when `film_bytes` is over MAX_FILM_BYTES."""
+    need = film_bytes(frame_bytes, films)
+    if need > MAX_FILM_BYTES:
+        raise error(f"{what} would hold about {need / 1024**3:.1f} GiB while writing "
+                    f"({frames} frames): use fewer panels or a smaller width")
 
 
 # ---- the job -------------------------------------------------------------------------------
@@ -272,6 +320,11 @@ class EncodingJob:
             if fut.done():
                 fut.result()
         self._pending = [f for f in self._pending if not f.done()]
+        if self._closing is None and len(self._pending) >= QUEUED_FRAMES:
+            # the encoder is behind: no more frames painted until it takes one (a film's
+            # memory is a few frames whatever its length)
+            wait(self._pending, timeout=0.05, return_when=FIRST_COMPLETED)
+            return True
         if self._closing is not None:
             if not self._closing.done():
                 wait([self._closing], timeout=0.05)  # a little, then give the event loop a turn
@@ -309,12 +362,7 @@ class AnimationJob(EncodingJob):
                 raise ExportUsageError(unknown_panel(n, known))
         self.names = names
         self.configs = sweep_configs(self.window.config, req.spec)  # SweepError names a bad value
-        if req.fmt == "gif":
-            need = len(self.configs) * len(names) * req.width * req.width * 0.7 * 3
-            if need > MAX_GIF_BYTES:
-                raise SweepError(f"{len(self.configs)} frames × {len(names)} panels at {req.width} px "
-                                 f"would hold about {need / 1024**3:.1f} GiB until the GIF is written: "
-                                 "use fewer frames, fewer panels, a smaller width or MP4")
+        self._check_memory(req.width * round(req.width * ASPECT_GUESS) * 3)
         self.total = len(self.configs) * len(names)
         out = Path(req.out_dir)
         if out.exists() and not out.is_dir():
@@ -335,6 +383,11 @@ class AnimationJob(EncodingJob):
         self._encoders: dict[str, Encoder] = {}
         self._size: dict[str, tuple[int, int]] = {}
         self._pending: list[Future] = []
+
+    def _check_memory(self, frame_bytes: float) -> None:
+        """SweepError when the frames held while writing would be over MAX_FILM_BYTES."""
+        check_film_memory(frame_bytes, len(self.configs), len(self.names),
+                          f"{len(self.names)} panels at {self.request.width} px")
 
     # ---- lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
@@ -424,6 +477,7 @@ class AnimationJob(EncodingJob):
         if name not in self._size:
             h, w = arr.shape[:2]
             self._size[name] = (h + h % 2, w + w % 2) if self.request.fmt == "mp4" else (h, w)
+            self._check_memory(max(a * b for a, b in self._size.values()) * 3)  # the real height
         bg = caption_colours(panel.figure_theme)[1]
         arr = fit_frame(arr, self._size[name], (bg.red(), bg.green(), bg.blue()))
         self._pending.append(self._encode.submit(self._encoders[name].add, arr))

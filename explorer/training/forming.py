@@ -12,9 +12,10 @@ a sweep's frame (`explorer.export.animation.render_sweep_frame`: `paint_figure` 
 with the step, the loss and the best scores. Up to `max_frames` of the run's snapshots are
 used, evenly spaced, the first (step 0) and the last always.
 
-Writing is the sweep export's: frames encoded in a thread (`explorer.export.animation.Encoder`:
-Pillow for GIF, imageio-ffmpeg for MP4) into a hidden temporary file beside the target,
-renamed into place only when complete; a failure or a cancel leaves nothing behind.
+Writing is the sweep export's: frames streamed to an encoder thread (`explorer.export.animation.Encoder`:
+`explorer.export.gif` for GIF, imageio-ffmpeg for MP4; a few frames held whatever the length)
+into a hidden temporary file beside the target, renamed into place only when complete (its
+frames counted back); a failure or a cancel leaves nothing behind.
 
 The figure lives in its own offscreen widget (no panel of the window is drawn or touched).
 `train_gif_command` is `python main.py train ... --gif PATH`: the engine trains headless
@@ -309,7 +310,7 @@ class FormingJob(EncodingJob):
         self._size: tuple[int, int] | None = None
 
     def _work(self) -> bool:
-        from ..export.animation import fit_frame, render_sweep_frame
+        from ..export.animation import check_film_memory, fit_frame, render_sweep_frame
         from ..export.render import caption_colours, settle
 
         i = self.done
@@ -320,6 +321,8 @@ class FormingJob(EncodingJob):
         if self._size is None:
             h, w = arr.shape[:2]
             self._size = (h + h % 2, w + w % 2) if self.request.fmt == "mp4" else (h, w)
+            check_film_memory(self._size[0] * self._size[1] * 3, self.total, 1,
+                              f"a film {self.request.width} px wide", ExportUsageError)
             self._record_heads_box()
         bg = caption_colours(self._theme)[1]
         arr = fit_frame(arr, self._size, (bg.red(), bg.green(), bg.blue()))
