@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .anatomy import anatomy_of, hooked, input_of, replace_input, resolve_token
+from .anatomy import anatomy_of, hooked, input_of, replace_input, resolve_token, vocab_size
 from .errors import InspectError
 
 PATCH_OVER = ("heads", "positions")
@@ -209,3 +209,99 @@ def attribution_patching(loaded, clean: str, corrupted: str, answer, *, wrong=No
     """The one-backward-pass estimate of :func:`activation_patching` (``method="attribution"``)."""
     return activation_patching(loaded, clean, corrupted, answer, wrong=wrong, over=over,
                                method="attribution", max_tokens=max_tokens)
+
+
+# ---- a corrupted text for patching -----------------------------------------------------------
+def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = None,
+                 attempts: int = 32) -> str:
+    """``text`` with the first half of its tokens swapped for other tokens: a corrupted text of
+    the same token length for :func:`activation_patching`.
+
+    Of the n tokens between the special tokens the tokenizer adds (BOS, EOS), the first
+    ⌈n/2⌉ are replaced, each by a token drawn (numpy generator seeded with ``seed``) from the
+    vocabulary's ordinary tokens of the same kind (letters, digits, punctuation; with or
+    without a leading-space marker "Ġ"/"▁") that do not occur in ``text``. The new tokens are
+    written back as text (the tokenizer's ``decode``; a training run's symbols word by word)
+    and tokenized again; a draw whose text does not give the same number of tokens is drawn
+    again, ``attempts`` times. Returns the corrupted text (str); InspectError (one line) for a
+    text without ordinary tokens or when no draw keeps the length."""
+    ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
+    tok = loaded.tokenizer
+    symbols = isinstance(getattr(tok, "ids", None), dict)  # a training run's SymbolTokenizer
+    names = list(tok.vocab) if symbols else tok.convert_ids_to_tokens(list(range(vocab_size(loaded))))
+    special = ({i for i, s in enumerate(names) if s.startswith("<") and s.endswith(">")} if symbols
+               else set(getattr(tok, "all_special_ids", []) or []))
+    lead = 0
+    while lead < len(ids) and ids[lead] in special:
+        lead += 1
+    trail = 0
+    while trail < len(ids) - lead and ids[len(ids) - 1 - trail] in special:
+        trail += 1
+    body = list(range(lead, len(ids) - trail))
+    if not body:
+        raise InspectError("the text has no ordinary tokens to corrupt: type some text")
+    swap = body[:(len(body) + 1) // 2]
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(names):
+        if i not in special and (not symbols or len(s) == 1):
+            groups.setdefault(_kind(s), []).append(i)
+    used = set(ids)
+    rng = np.random.default_rng(seed)
+    for _ in range(max(1, attempts)):
+        new = list(ids)
+        taken: set[int] = set()
+        for p in swap:
+            pool = _pool(groups, _kind(names[ids[p]]), used | taken, ids[p])
+            if not pool:
+                raise InspectError("this vocabulary has no other tokens to corrupt the text with")
+            new[p] = int(pool[int(rng.integers(len(pool)))])
+            taken.add(new[p])
+        out = _symbol_text(tok, text, new, lead) if symbols else tok.decode(
+            new[lead:len(new) - trail], clean_up_tokenization_spaces=False)
+        got, _notice, _n = loaded.tokenize(out, max_tokens=max_tokens)
+        if len(got) == len(ids):
+            return out
+    raise InspectError(f"no corruption of this text kept its {len(ids)} tokens in {attempts} "
+                       "draws: type a corrupted text of the same token length")
+
+
+def _kind(token: str) -> tuple[bool, str]:
+    """(leading-space marker, "alpha" | "digit" | "punct" | "other") of a token string."""
+    marker = token[:1] in ("Ġ", "▁", " ")
+    s = token[1:] if marker else token
+    if s.isascii() and s.isalpha():
+        return marker, "alpha"
+    if s.isascii() and s.isdigit():
+        return marker, "digit"
+    if s and s.isascii() and s.isprintable() and not any(c.isalnum() or c.isspace() for c in s):
+        return marker, "punct"
+    return marker, "other"
+
+
+def _pool(groups: dict, kind: tuple, avoid: set[int], original: int) -> list[int]:
+    """Candidates of `kind` not in `avoid`; else of the same marker's letters; else any but
+    `original`."""
+    for key in (kind, (kind[0], "alpha"), (not kind[0], "alpha")):
+        pool = [i for i in groups.get(key, []) if i not in avoid]
+        if pool:
+            return pool
+    return [i for g in groups.values() for i in g if i != original]
+
+
+def _symbol_text(tok, text: str, new: list[int], start: int) -> str:
+    """The words of ``text`` with their symbols replaced by ``new`` (from position ``start``):
+    a SymbolTokenizer reads a word that is a symbol as one token, any other word one token
+    per character it knows."""
+    words, pos = [], start
+    for word in text.split():
+        n = len(tok.encode(word)) - 1
+        if n <= 0:
+            words.append(word)
+            continue
+        if word in tok.ids:
+            words.append(tok.vocab[new[pos]])
+        else:
+            known = [c for c in word if c in tok.ids or c.swapcase() in tok.ids]
+            words.append("".join(tok.vocab[i] for i in new[pos:pos + len(known)]))
+        pos += n
+    return " ".join(words)

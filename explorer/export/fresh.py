@@ -123,9 +123,10 @@ def _encode_png(img) -> bytes:
 
 
 def _copy_view_options(source, target) -> None:
-    """The panel's own choices (a combo box's entry, a spin box's value, a check box) from
-    the window's panel to the figure's: both build their controls in the same order."""
-    from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox
+    """The panel's own choices (a combo box's entry, a spin box's value, a check box, a line
+    edit's text) from the window's panel to the figure's: both build their controls in the
+    same order."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QLineEdit
 
     for kind, get, put in ((QComboBox, "currentIndex", "setCurrentIndex"),
                            (QAbstractSpinBox, "value", "setValue"),
@@ -136,6 +137,15 @@ def _copy_view_options(source, target) -> None:
                 b.blockSignals(True)
                 getattr(b, put)(getattr(a, get)())
                 b.blockSignals(False)
+    # a line edit of the panel's own (a target token, a corrupted text), not a spin or combo box's
+    def plain_edits(panel):
+        return [e for e in panel.findChildren(QLineEdit)
+                if not isinstance(e.parentWidget(), QAbstractSpinBox | QComboBox)]
+
+    for a, b in zip(plain_edits(source), plain_edits(target)):
+        b.blockSignals(True)
+        b.setText(a.text())
+        b.blockSignals(False)
 
 
 def frame_of(window):

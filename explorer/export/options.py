@@ -12,7 +12,8 @@ FORMATS = ("png", "svg", "pdf")
 THEMES = ("slides", "screen")
 #: The panels of DESIGN.md; model_* exist only when a model is loaded.
 PANEL_NAMES = ("qkv", "scores", "softmax_grad", "heads", "diagnostics")
-MODEL_PANEL_NAMES = ("model_grid", "model_head", "circuits", "logit_lens", "model_qk_space")
+MODEL_PANEL_NAMES = ("model_grid", "model_head", "circuits", "logit_lens", "attribution", "patching",
+                     "model_qk_space")
 #: Panels every window has, closed at first (View ▸ opens them): exportable by name too.
 CLOSED_PANEL_NAMES = ("positions", "tiling", "decode", "qk_space")
 MIN_WIDTH, MAX_WIDTH = 64, 8192  # PNG pixels; 8192 is 8K, ~200 MB of RGBA at 16:10

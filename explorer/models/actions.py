@@ -17,6 +17,7 @@ __all__ = ["FRONT_DOCKS", "MODEL_DOCKS", "ModelActions"]
 #: the model panels' docks, in the order made: (panel, the dock it shares a tab with)
 MODEL_DOCKS = (("model_grid", "heads"), ("model_head", "qkv"),
                ("circuits", "model_grid"), ("logit_lens", "model_head"),
+               ("attribution", "logit_lens"), ("patching", "circuits"),
                ("model_qk_space", "circuits"))
 #: the tabs shown in front when a model loads (the others wait behind them, computing nothing)
 FRONT_DOCKS = ("model_grid", "model_head")

@@ -2,11 +2,12 @@
 
 Importing this package registers the five core panels in their default
 order; later panels (model_grid, model_head, and the circuits panels: circuits,
-logit_lens, model_qk_space) register the same way. `lesson`
+logit_lens, attribution, patching, model_qk_space) register the same way. `lesson`
 is registered too but not a default panel: the Lessons menu opens its dock.
 """
 
 from . import (  # noqa: F401 (registers)
+    attribution,
     circuits,
     decode,
     diagnostics,
@@ -15,6 +16,7 @@ from . import (  # noqa: F401 (registers)
     logit_lens,
     model_grid,
     model_head,
+    patching,
     positions,
     qk_space,
     qkv,

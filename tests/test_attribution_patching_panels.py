@@ -1,0 +1,366 @@
+"""The attribution and patching panels in a window (issue 29, window half), and the engine's
+corrupt_text that the patching panel's "Corrupt" button calls.
+
+One window per module: first a tiny random pre-norm GPT-2 (models_fixtures.build_gpt2, with
+MLPs), where the logit splits into heads, MLPs, embeddings and biases; then a training-lab
+run trained until its induction milestone (post-norm: attribution refused; patching names the
+induction heads of layer 1); last the MiniLM encoder, refused by both. What is checked is what
+a user reads: titles, legends, the cells and bars, against the engine's own numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+pytest.importorskip("transformers")
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QImage
+
+from engine.models import InspectError, load_model
+from engine.models.patching import corrupt_text
+from explorer.figures.plots import plot_title as html_title
+from explorer.panels.attribution import logit_text
+
+try:
+    from conftest import shown_window
+    from models_fixtures import build_qwen2, gpt2_path, minilm_folder
+except ImportError:  # tests/ imported as a package
+    from tests.conftest import shown_window
+    from tests.models_fixtures import build_qwen2, gpt2_path, minilm_folder
+
+__all__ = ["gpt2_path"]
+
+TIMEOUT_MS = 120_000
+GPT2_TEXT = "the cat sat on the mat . the cat sat on"
+RUN_TEXT = "ABCDEFGHIJ ABCDEFGHI"  # <bos> + 10 symbols + the first 9 again: induction predicts J
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    from engine.training import TrainConfig, Trainer, first_reached
+
+    tr = Trainer(TrainConfig())
+    while tr.steps_done < 800 and first_reached(tr.history) is None:
+        tr.step(25)
+    assert first_reached(tr.history) is not None, "the default run formed no induction head"
+    return tr.save(tmp_path_factory.mktemp("runs") / "induction")
+
+
+@pytest.fixture(scope="module")
+def gpt2(gpt2_path):
+    return load_model(gpt2_path)
+
+
+@pytest.fixture(scope="module")
+def window(qapp, gpt2_path):
+    with shown_window(qapp) as w:
+        c = w.model_controller
+        c.text = GPT2_TEXT
+        c.load(str(gpt2_path))
+        assert c.wait_ready(TIMEOUT_MS / 1000) is None
+        qapp.processEvents()
+        yield w
+
+
+def idle(window) -> bool:
+    from explorer.models.analyses import ANALYSIS_KINDS
+
+    c = window.model_controller
+    return not c.busy and all(c.analyses.pending(k) is None for k in ANALYSIS_KINDS)
+
+
+def front(qtbot, window, name: str):
+    """Bring panel `name`'s tab to the front and wait until nothing is computing."""
+    window.dock(name).raise_()
+    qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
+    return window.panel(name)
+
+
+def load(qtbot, window, folder, text: str) -> None:
+    c = window.model_controller
+    c.text = text
+    c.load(str(folder))
+    assert c.wait_ready(TIMEOUT_MS / 1000) is None
+    qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
+
+
+def read(plot) -> str:
+    """A plot's title as read (markup dropped)."""
+    return re.sub(r"<[^>]+>", "", html_title(plot))
+
+
+def label(item) -> str:
+    return re.sub(r"<[^>]+>", "", item.text).replace("&nbsp;", " ")
+
+
+def non_blank(path) -> bool:
+    img = QImage(str(path))
+    assert not img.isNull(), path
+    small = img.scaled(64, 40)
+    return len({small.pixel(x, y) for x in range(64) for y in range(40)}) > 20
+
+
+def click_view(qtbot, panel, vb, x: float, y: float) -> None:
+    """A left click where view point (x, y) of `vb` is on screen."""
+    scene = vb.mapViewToScene(QPointF(x, y))
+    pos = panel.graphics.mapFromScene(scene)
+    qtbot.mouseClick(panel.graphics.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
+
+
+# ---- the engine: corrupt_text ----------------------------------------------------------------
+
+
+def test_corrupt_text_swaps_the_first_half_and_keeps_the_token_length(gpt2, tmp_path):
+    ids = gpt2.tokenize(GPT2_TEXT)[0]
+    bad = corrupt_text(gpt2, GPT2_TEXT, seed=0)
+    got = gpt2.tokenize(bad)[0]
+    half = (len(ids) + 1) // 2
+    assert len(got) == len(ids)
+    assert got[half:] == ids[half:]  # the second half untouched
+    assert all(a != b for a, b in zip(got[:half], ids[:half], strict=True))
+    assert not set(got[:half]) & set(ids)  # no token of the clean text comes back
+    assert corrupt_text(gpt2, GPT2_TEXT, seed=0) == bad  # a seed is one draw
+    assert corrupt_text(gpt2, GPT2_TEXT, seed=1) != bad
+    # a byte-level BPE (Qwen2's) keeps its words and spaces too
+    qwen = load_model(build_qwen2(tmp_path / "qwen2"))
+    text = "the cat sat on the mat"
+    q_ids = qwen.tokenize(text)[0]
+    q_bad = corrupt_text(qwen, text, seed=3)
+    assert len(qwen.tokenize(q_bad)[0]) == len(q_ids) and q_bad.endswith(" the mat")
+    with pytest.raises(InspectError, match=r"no tokens|type some text"):
+        corrupt_text(gpt2, "")
+
+
+def test_corrupt_text_of_a_training_run_keeps_bos_and_words(run_folder):
+    run = load_model(run_folder)
+    bad = corrupt_text(run, RUN_TEXT, seed=0)
+    tokens, clean = run.tokens_of(run.tokenize(bad)[0]), run.tokens_of(run.tokenize(RUN_TEXT)[0])
+    assert len(tokens) == len(clean) == 20 and tokens[0] == "<bos>"
+    assert tokens[11:] == clean[11:] and not set(tokens[1:11]) & set(clean)
+    assert bad.endswith(" ABCDEFGHI") and len(bad.split()) == 2  # the words stay words
+
+
+# ---- docks -----------------------------------------------------------------------------------
+
+
+def test_a_model_docks_both_panels_in_tabs_beside_the_circuits_panels(window):
+    names = window.panel_names()
+    for name, beside in (("attribution", "logit_lens"), ("patching", "circuits")):
+        assert name in names and window.panel(name).requires_model
+        assert window.dock(name).toggleViewAction() in window.menu_view.actions()
+        assert window.dock(name) in window.tabifiedDockWidgets(window.dock(beside))
+    assert window.panel("model_grid").isVisible() and window.panel("model_head").isVisible()
+
+
+# ---- attribution -----------------------------------------------------------------------------
+
+
+def test_attribution_bars_add_up_to_the_logit_of_the_next_token(qtbot, window, gpt2):
+    sel = window.model_selection
+    sel.set(query=3, layer=0, head=0)
+    panel = front(qtbot, window, "attribution")
+    want = gpt2.logit_attribution(GPT2_TEXT, "the", position=3)  # "on" → the real next token "the"
+    title = read(panel.plot)
+    assert title.startswith("Direct logit attribution of “the” at position 3 “on”")
+    m = re.search(r"the bars sum to (-?[\d.]+), the model's logit is (-?[\d.]+)", title)
+    assert m and m.group(1) == m.group(2), title  # the same to every printed digit
+    assert float(m.group(2)) == pytest.approx(want.logit, rel=1e-3) and len(m.group(2)) >= 5
+    assert want.total == pytest.approx(want.logit, abs=1e-4)
+    L, H = want.heads.shape
+    heads = [p for p in panel.parts if p.kind == "head"]
+    assert len(panel.parts) == 1 + L * H + L + 1  # embeddings, the heads and MLP of each layer, biases
+    assert np.allclose([p.value for p in heads], want.heads.reshape(-1))
+    assert [p.value for p in panel.parts if p.kind == "mlp"] == pytest.approx(
+        [want.parts[f"mlp {i}"] for i in range(L)])
+    assert "Target: the text's real next token." in label(panel.legend)
+    assert not panel.status.isVisible()
+    # a head's bar: a click selects it in every model panel, its hover names it
+    bar = next(i for i, p in enumerate(panel.parts) if (p.kind, p.layer, p.head) == ("head", 1, 2))
+    q = panel.parts[bar]
+    click_view(qtbot, panel, panel.plot.vb, q.x, q.value / 2)
+    assert (sel.layer, sel.head) == (1, 2)
+    qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
+    assert window.panel("circuits").selection is sel
+    assert panel.describe_bar(bar).startswith(f"layer 1 · head 2: {q.value:+.4f} of the logit")
+
+
+def test_attribution_of_a_typed_target_and_of_the_models_prediction(qtbot, window, gpt2):
+    panel = front(qtbot, window, "attribution")
+    window.model_selection.set(query=2)
+    panel.target.setText("dog")
+    panel.target.editingFinished.emit()
+    qtbot.waitUntil(lambda: idle(window) and read(panel.plot).startswith(
+        "Direct logit attribution of “dog” at position 2"), timeout=TIMEOUT_MS)
+    want = gpt2.logit_attribution(GPT2_TEXT, "dog", position=2)
+    assert f"the model's logit is {logit_text(want.logit, want.logit)}" in read(panel.plot)
+    assert "Target: the typed target." in label(panel.legend)
+    # a word that is no token: the engine's one line, and nothing drawn
+    panel.target.setText("zebra")
+    panel.target.editingFinished.emit()
+    qtbot.waitUntil(lambda: idle(window) and panel.status.isVisible(), timeout=TIMEOUT_MS)
+    assert "not in this model's vocabulary" in panel.status.text() and "\n" not in panel.status.text()
+    assert window.banner.kind != "error" and panel.parts == []
+    # the last position has no next token: the model's own top prediction
+    panel.target.clear()
+    panel.target.editingFinished.emit()
+    last = len(gpt2.tokenize(GPT2_TEXT)[0]) - 1
+    window.model_selection.set(query=last)
+    qtbot.waitUntil(lambda: idle(window) and f"at position {last} " in read(panel.plot), timeout=TIMEOUT_MS)
+    top = gpt2.logit_lens(GPT2_TEXT, k=1).top_tokens[-1][last][0]
+    assert read(panel.plot).startswith(f"Direct logit attribution of “{top}”")
+    assert "the model's own top prediction" in label(panel.legend)
+
+
+# ---- patching (the GPT-2: the estimate, corrupt, the length check) ---------------------------
+
+
+def test_patching_corrupts_the_text_and_draws_the_estimate(qtbot, window, gpt2):
+    panel = front(qtbot, window, "patching")
+    assert panel.clean.text() == GPT2_TEXT  # the model's text
+    bad = panel.corrupted.text()
+    assert bad == corrupt_text(gpt2, GPT2_TEXT, seed=0)  # made at first sight
+    assert panel.method.currentData() == "attribution"
+    L, H = gpt2.n_layers, gpt2.n_heads
+    S = len(gpt2.tokenize(GPT2_TEXT)[0])
+    assert panel.heads.data.shape == (L, H) and panel.positions.data.shape == (L, S)
+    answer = gpt2.logit_lens(GPT2_TEXT, k=1).top_tokens[-1][-1][0]
+    est = gpt2.attribution_patching(GPT2_TEXT, bad, answer)
+    assert np.allclose(panel.heads.data, est.effect, atol=1e-5)
+    assert len(panel.head_texts.texts()) == L and len(panel.head_texts.texts()[0]) == H
+    assert read(panel.heads.item).startswith("Each head patched · estimate")
+    legend = label(panel.legend)
+    assert f"logit({answer}) (the model's prediction)" in legend
+    assert f"clean {est.clean_metric:.3f}, corrupted {est.corrupted_metric:.3f}" in legend
+    assert "1 = the patch alone restores the clean metric" in legend
+    assert "clean the cat sat" in label(panel.texts_label)
+    # "Corrupt" again: another draw of the same length
+    qtbot.mouseClick(panel.corrupt_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(window) and panel.corrupted.text() not in ("", bad), timeout=TIMEOUT_MS)
+    assert len(gpt2.tokenize(panel.corrupted.text())[0]) == S
+    # a head's cell: a click selects it
+    click_view(qtbot, panel, panel.heads.vb, 3, 1)
+    assert (window.model_selection.layer, window.model_selection.head) == (1, 3)
+    assert panel.heads._marker_spec == ("cell", 1, 3)
+
+
+def test_patching_refuses_a_corrupted_text_of_another_length_in_one_line(qtbot, window):
+    panel = front(qtbot, window, "patching")
+    panel.corrupted.setText("the dog sat")
+    panel.corrupted.editingFinished.emit()
+    qtbot.waitUntil(lambda: idle(window) and panel.status.isVisible(), timeout=TIMEOUT_MS)
+    line = panel.status.text()
+    assert "\n" not in line and "patching needs texts of the same token length" in line
+    assert "the corrupted one 3" in line and window.banner.kind != "error"
+    assert not panel.cbar.isVisible() and "same token length" in label(panel.legend)
+    qtbot.mouseClick(panel.corrupt_button, Qt.MouseButton.LeftButton)  # a corruption mends it
+    qtbot.waitUntil(lambda: idle(window) and not panel.status.isVisible(), timeout=TIMEOUT_MS)
+    assert panel.cbar.isVisible()
+
+
+# ---- export (the GPT-2), both themes, and Chinese once ---------------------------------------
+
+
+def test_export_draws_both_panels_afresh_in_both_themes_and_in_chinese(qtbot, window, tmp_path):
+    window.model_selection.set(query=3)
+    window.panel("attribution").target.setText("dog")
+    for theme in ("slides", "screen"):
+        files = window.export_figures(tmp_path / theme, panels=["attribution", "patching"], theme=theme)
+        assert [f.name for f in files] == ["attribution.png", "patching.png"]
+        assert all(non_blank(f) for f in files)
+    assert window.set_language("zh_CN")
+    try:
+        panel = window.panel("attribution")
+        qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
+        assert read(panel.plot).startswith("直接 logit 归因")
+        files = window.export_figures(tmp_path / "zh", panels=["attribution", "patching"])
+        assert all(non_blank(f) for f in files)
+    finally:
+        assert window.set_language("en")
+    window.panel("attribution").target.clear()
+
+
+# ---- the training run: attribution refused, patching names the induction heads -----------------
+
+
+def test_a_post_norm_run_refuses_attribution_in_one_line(qtbot, window, run_folder):
+    load(qtbot, window, run_folder, RUN_TEXT)
+    panel = front(qtbot, window, "attribution")
+    line = panel.status.text()
+    assert panel.status.isVisible() and "\n" not in line
+    assert line.startswith("Logit attribution needs a pre-norm model") and "post-norm" in line
+    assert panel.parts == [] and window.banner.kind != "error"
+
+
+def test_exact_patching_of_the_run_restores_the_answer_at_the_induction_heads(qtbot, window):
+    panel = front(qtbot, window, "patching")
+    model = window.model_controller.loaded
+    assert panel.clean.text() == RUN_TEXT
+    bad = panel.corrupted.text()
+    assert bad == corrupt_text(model, RUN_TEXT, seed=panel.seed)
+    panel.method.setCurrentIndex(panel.method.findData("exact"))
+    qtbot.waitUntil(lambda: idle(window) and read(panel.heads.item).endswith("· exact"), timeout=TIMEOUT_MS)
+    want = model.activation_patching(RUN_TEXT, bad, "J")
+    assert np.allclose(panel.heads.data, want.effect, atol=1e-5)
+    ind = model.all_head_scores()["induction"]
+    top = np.unravel_index(int(np.argmax(want.effect)), want.effect.shape)
+    assert top[0] == 1 and top == np.unravel_index(int(np.argmax(ind)), ind.shape)
+    assert panel.head_texts.texts()[1][top[1]] == f"{want.effect[top]:.2f}"
+    assert "logit(J) (the model's prediction)" in label(panel.legend)
+    pos = model.activation_patching(RUN_TEXT, bad, "J", over="positions")
+    assert np.allclose(panel.positions.data, pos.effect, atol=1e-5)
+    assert not panel.run_button.isVisible() and not panel.progress_bar.isVisible()
+
+
+def test_cancel_stops_an_exact_run_and_run_starts_it_again(qtbot, window, monkeypatch):
+    panel = front(qtbot, window, "patching")
+    model = window.model_controller.loaded
+    real = model.activation_patching
+    started = threading.Event()
+
+    def slow(*args, method="exact", progress=None, **kw):
+        """The exact run, one progress report every 10 ms until cancelled (Cancelled raised)."""
+        if method != "exact":
+            return real(*args, method=method, progress=progress, **kw)
+        for i in range(6000):
+            progress(i, 6000)
+            started.set()
+            threading.Event().wait(0.01)
+        return real(*args, method=method, progress=progress, **kw)
+
+    monkeypatch.setattr(model, "activation_patching", slow)
+    panel.wrong.setText("A")  # a new metric: not computed yet
+    panel.wrong.editingFinished.emit()
+    qtbot.waitUntil(lambda: started.is_set() and panel.run_button.isVisible(), timeout=TIMEOUT_MS)
+    assert panel.run_button.text() == "Cancel" and panel.progress_bar.isVisible()
+    key = window.model_controller.analyses.pending("patching")
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
+    assert window.model_controller.analyses.get("patching", key) is None  # stopped, nothing kept
+    assert panel.status.isVisible() and panel.status.text().startswith("Exact patching cancelled")
+    assert panel.run_button.isVisible() and panel.run_button.text() == "Run exact"
+    assert read(panel.heads.item).endswith("· estimate") and "logit(J) − logit(A)" in label(panel.legend)
+    monkeypatch.setattr(model, "activation_patching", real)
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(window) and read(panel.heads.item).endswith("· exact"), timeout=TIMEOUT_MS)
+    assert not panel.run_button.isVisible() and not panel.status.isVisible()
+    panel.wrong.clear()
+    panel.method.setCurrentIndex(panel.method.findData("attribution"))
+
+
+# ---- an encoder (last: it replaces the module's model) ---------------------------------------
+
+
+def test_an_encoder_is_refused_by_both_panels_in_one_line(qtbot, window):
+    load(qtbot, window, minilm_folder(), "the cat sat on the mat")
+    for name, says in (("attribution", "No logit attribution for"), ("patching", "No patching for")):
+        panel = front(qtbot, window, name)
+        line = panel.status.text()
+        assert panel.status.isVisible() and "\n" not in line
+        assert line.startswith(says) and "encoder" in line
+    assert window.banner.kind != "error"
