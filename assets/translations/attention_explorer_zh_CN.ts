@@ -245,6 +245,117 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>AttributionPanel</name>
+    <message>
+        <source>target token</source>
+        <translation>目标词元</translation>
+    </message>
+    <message>
+        <source>the next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>The token whose logit is split (a vocabulary entry, or a text that is one token); empty: the text&apos;s real next token at the selected position</source>
+        <translation>要分解其 logit 的词元（词表中的条目，或恰好是一个词元的文本）；留空：所选位置上文本真实的下一个词元</translation>
+    </message>
+    <message>
+        <source>Splitting the logit into heads and MLPs…</source>
+        <translation>正在把 logit 分解到各个头和 MLP…</translation>
+    </message>
+    <message>
+        <source>No logit attribution for {name}: it is an encoder (bidirectional), which predicts no next token; open a causal language model (GPT-2, Llama, Qwen2, a pre-norm training-lab run).</source>
+        <translation>{name} 没有 logit 归因：它是编码器（双向），不预测下一个词元；请打开因果语言模型（GPT-2、Llama、Qwen2，或 pre-norm 的训练实验室运行）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Direct logit attribution&lt;/b&gt; · {name}</source>
+        <translation>&lt;b&gt;直接 logit 归因&lt;/b&gt; · {name}</translation>
+    </message>
+    <message>
+        <source>layer {layer} · head {head}</source>
+        <translation>第 {layer} 层 · 头 {head}</translation>
+    </message>
+    <message>
+        <source>MLP {layer}</source>
+        <translation>MLP {layer}</translation>
+    </message>
+    <message>
+        <source>embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>biases</source>
+        <translation>偏置</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Direct logit attribution&lt;/b&gt; of “{target}” at position {pos} “{token}” · the bars sum to &lt;b&gt;{total}&lt;/b&gt;, the model&apos;s logit is &lt;b&gt;{logit}&lt;/b&gt;</source>
+        <translation>&lt;b&gt;直接 logit 归因&lt;/b&gt;：“{target}”，位置 {pos}“{token}” · 柱子之和为 &lt;b&gt;{total}&lt;/b&gt;，模型的 logit 为 &lt;b&gt;{logit}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>emb</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>bias</source>
+        <translation>偏置</translation>
+    </message>
+    <message>
+        <source>layer: its heads, then its MLP</source>
+        <translation>层：先是它的各个头，然后是它的 MLP</translation>
+    </message>
+    <message>
+        <source>layer: its heads</source>
+        <translation>层：它的各个头</translation>
+    </message>
+    <message>
+        <source>contribution to the logit</source>
+        <translation>对 logit 的作用</translation>
+    </message>
+    <message>
+        <source>the typed target</source>
+        <translation>输入的目标词元</translation>
+    </message>
+    <message>
+        <source>the text&apos;s real next token</source>
+        <translation>文本真实的下一个词元</translation>
+    </message>
+    <message>
+        <source>the model&apos;s own top prediction (the last position has no next token)</source>
+        <translation>模型自己概率最高的预测（最后一个位置没有下一个词元）</translation>
+    </message>
+    <message>
+        <source>heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>selected head</source>
+        <translation>选中的头</translation>
+    </message>
+    <message>
+        <source>MLPs</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>embeddings, biases</source>
+        <translation>嵌入、偏置</translation>
+    </message>
+    <message>
+        <source>Target: {where}.</source>
+        <translation>目标：{where}。</translation>
+    </message>
+    <message>
+        <source>Largest parts: {parts}.</source>
+        <translation>最大的部分：{parts}。</translation>
+    </message>
+    <message>
+        <source>Each bar: what that part writes into the residual stream, read through the final norm (its scale frozen) and the unembedding. Click a head&apos;s bar to select it.</source>
+        <translation>每根柱子：这一部分写入残差的内容，经过最后的归一化（缩放固定）和反嵌入读出。点击某个头的柱子即可选中它。</translation>
+    </message>
+    <message>
+        <source>{part}: {value} of the logit {logit} of “{target}” ({share} of it)</source>
+        <translation>{part}：“{target}”的 logit {logit} 中的 {value}（占 {share}）</translation>
+    </message>
+</context>
+<context>
     <name>Banner</name>
     <message>
         <location filename="../../explorer/banner.py" line="+71"/>
@@ -3122,6 +3233,189 @@ Replace them?</source>
     <message>
         <source>Model: Q/K space of the selected head</source>
         <translation>模型：所选头的 Q/K 空间</translation>
+    </message>
+    <message>
+        <source>Attribution: what writes a token&apos;s logit</source>
+        <translation>归因：是什么写出了一个词元的 logit</translation>
+    </message>
+    <message>
+        <source>Patching: which heads carry the answer</source>
+        <translation>修补：哪些头带着了答案</translation>
+    </message>
+</context>
+<context>
+    <name>PatchingPanel</name>
+    <message>
+        <source>estimate (attribution patching, one backward pass)</source>
+        <translation>估计（归因修补，一次反向传播）</translation>
+    </message>
+    <message>
+        <source>exact (one forward pass per batch of patches)</source>
+        <translation>精确（每批修补一次前向传播）</translation>
+    </message>
+    <message>
+        <source>clean</source>
+        <translation>原始</translation>
+    </message>
+    <message>
+        <source>corrupted</source>
+        <translation>破损</translation>
+    </message>
+    <message>
+        <source>The clean text (the model&apos;s text unless you type another)</source>
+        <translation>原始文本（默认是模型的文本，也可输入别的）</translation>
+    </message>
+    <message>
+        <source>The corrupted text: the same number of tokens as the clean one</source>
+        <translation>破损文本：词元数与原始文本相同</translation>
+    </message>
+    <message>
+        <source>Corrupt</source>
+        <translation>替换</translation>
+    </message>
+    <message>
+        <source>Swap the first half of the clean text&apos;s tokens for other tokens (a new draw at each press)</source>
+        <translation>把原始文本的前一半词元换成其他词元（每按一次重新随机选取）</translation>
+    </message>
+    <message>
+        <source>answer</source>
+        <translation>答案</translation>
+    </message>
+    <message>
+        <source>the model&apos;s prediction</source>
+        <translation>模型的预测</translation>
+    </message>
+    <message>
+        <source>The token whose logit at the last position is the metric; empty: the model&apos;s top prediction on the clean text</source>
+        <translation>以它在最后一个位置上的 logit 作为指标的词元；留空：模型在原始文本上概率最高的预测</translation>
+    </message>
+    <message>
+        <source>wrong</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>可选</translation>
+    </message>
+    <message>
+        <source>A wrong token: the metric becomes logit(answer) − logit(wrong)</source>
+        <translation>一个错误词元：指标变为 logit(答案) − logit(错误)</translation>
+    </message>
+    <message>
+        <source>method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Corrupting the clean text…</source>
+        <translation>正在生成破损文本…</translation>
+    </message>
+    <message>
+        <source>Patching every head and position exactly…</source>
+        <translation>正在精确修补每个头和每个位置…</translation>
+    </message>
+    <message>
+        <source>Estimating the patching effects (one backward pass)…</source>
+        <translation>正在估计修补效果（一次反向传播）…</translation>
+    </message>
+    <message>
+        <source>No patching for {name}: it is an encoder (bidirectional), which predicts no next token to restore; open a causal language model (GPT-2, Llama, Qwen2, a training-lab run).</source>
+        <translation>{name} 无法修补：它是编码器（双向），没有可恢复的下一个词元预测；请打开因果语言模型（GPT-2、Llama、Qwen2，或训练实验室的运行）。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Run exact</source>
+        <translation>运行精确</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Patching&lt;/b&gt; · {name}</source>
+        <translation>&lt;b&gt;修补&lt;/b&gt; · {name}</translation>
+    </message>
+    <message>
+        <source>Exact patching cancelled: the estimate is shown. Press Run exact to start it again.</source>
+        <translation>精确修补已取消：显示的是估计结果。按“运行精确”重新开始。</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>residual stream entering layer</source>
+        <translation>进入该层的残差</translation>
+    </message>
+    <message>
+        <source>position (its clean token)</source>
+        <translation>位置（原始文本的词元）</translation>
+    </message>
+    <message>
+        <source>its corrupted token (· the same)</source>
+        <translation>破损后的词元（· 表示相同）</translation>
+    </message>
+    <message>
+        <source>effect (1 = restores the clean metric)</source>
+        <translation>效果（1 = 恢复原始指标）</translation>
+    </message>
+    <message>
+        <source>estimate</source>
+        <translation>估计</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Each head&lt;/b&gt; patched · {method}</source>
+        <translation>&lt;b&gt;每个头&lt;/b&gt;的修补 · {method}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Each position&lt;/b&gt; of the residual stream · {method}</source>
+        <translation>残差的&lt;b&gt;每个位置&lt;/b&gt; · {method}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;clean&lt;/b&gt; {clean}&lt;br&gt;&lt;b&gt;corrupted&lt;/b&gt; {corrupted}</source>
+        <translation>&lt;b&gt;原始&lt;/b&gt; {clean}&lt;br&gt;&lt;b&gt;破损&lt;/b&gt; {corrupted}</translation>
+    </message>
+    <message>
+        <source> (the model&apos;s prediction)</source>
+        <translation>（模型的预测）</translation>
+    </message>
+    <message>
+        <source>layer {layer} · head {head} {value}</source>
+        <translation>第 {layer} 层 · 头 {head} {value}</translation>
+    </message>
+    <message>
+        <source>the estimate: ∂metric/∂activation · (clean − corrupted), one backward pass (Nanda 2023)</source>
+        <translation>估计：∂指标/∂输出 · (原始 − 破损)，一次反向传播（Nanda，2023）</translation>
+    </message>
+    <message>
+        <source>exact: one forward pass per batch of {n} patches</source>
+        <translation>精确：每批 {n} 个修补一次前向传播</translation>
+    </message>
+    <message>
+        <source>Metric at the last position: &lt;b&gt;{metric}&lt;/b&gt;{where}; clean {clean}, corrupted {corrupted}.</source>
+        <translation>最后一个位置上的指标：&lt;b&gt;{metric}&lt;/b&gt;{where}；原始 {clean}，破损 {corrupted}。</translation>
+    </message>
+    <message>
+        <source>Effect = (patched − corrupted) / (clean − corrupted): 1 = the patch alone restores the clean metric, 0 = no change. Click a cell to select it.</source>
+        <translation>效果 = (修补后 − 破损) / (原始 − 破损)：1 = 仅这一修补就恢复了原始指标，0 = 没有变化。点击格子即可选中。</translation>
+    </message>
+    <message>
+        <source>Largest head effects: {best}. Method: {how}.</source>
+        <translation>效果最大的头：{best}。方法：{how}。</translation>
+    </message>
+    <message>
+        <source>layer {layer} · head {head} · effect {value}</source>
+        <translation>第 {layer} 层 · 头 {head} · 效果 {value}</translation>
+    </message>
+    <message>
+        <source>entering layer {layer} · position {pos} “{clean}” (corrupted “{corrupted}”) · effect {value}</source>
+        <translation>进入第 {layer} 层 · 位置 {pos}“{clean}”（破损后“{corrupted}”）· 效果 {value}</translation>
     </message>
 </context>
 <context>
