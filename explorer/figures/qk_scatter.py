@@ -9,10 +9,11 @@
 A query is a filled marker in the theme's second colour, a key a hollow one in the accent
 colour; the marker's shape says which text (`SHAPES`, one per text). The plane keeps its
 aspect (one unit is as long across as up), so distances and angles read truly. Labels are
-one item (`PointLabels`) laid out in device pixels at paint time, each beside its point
-where it overlaps no label placed before it (the selected points first); a label with no
-free place is left out (the hover readout names every point). Not cached as pixmaps (a view
-clips its children, see `plots.cache_static_items`).
+one item (`PointLabels`) laid out in logical pixels at paint time (a zoom does not scale
+them), each beside its point where it covers no other label and no other marker (the
+selected points first, and their labels may cover markers); a label with no free place is
+left out, as is one for the same token on the same spot (the hover readout names every
+point). Not cached as pixmaps (a view clips its children, see `plots.cache_static_items`).
 """
 
 from __future__ import annotations
@@ -125,16 +126,15 @@ class PointLabels(pg.GraphicsObject):
                      QRectF(c.x() - r * 0.7 - w, c.y() - r * 0.7 - h, w, h),
                      QRectF(c.x() + r * 0.7, c.y() + r * 0.7, w, h),
                      QRectF(c.x() - r * 0.7 - w, c.y() + r * 0.7, w, h))
-            for box in spots:
-                if not area.contains(box):
-                    continue
-                if any(box.intersects(t) for t in taken):
-                    continue
-                if any(j != i and box.intersects(d) for j, d in enumerate(dots)):
-                    continue
-                taken.append(box)
-                placed.append((i, box))
-                break
+            # a ringed (selected) point's label may cover other markers when nothing else is free
+            for over_dots in (False, True) if i in self._ringed else (False,):
+                box = next((b for b in spots if area.contains(b) and not any(b.intersects(t) for t in taken)
+                            and (over_dots or not any(j != i and b.intersects(d) for j, d in enumerate(dots)))),
+                           None)
+                if box is not None:
+                    taken.append(box)
+                    placed.append((i, box))
+                    break
         return placed
 
     def placed(self) -> list[tuple[int, QRectF]]:
@@ -307,9 +307,7 @@ class QKScatter:
                 c = QColor(self.colour_of(key))
                 if pale:
                     c.setAlphaF(0.28)
-                fill = QColor(th.background) if key else QColor(c)
-                if key and pale:
-                    fill.setAlphaF(0.28)
+                fill = QColor(0, 0, 0, 0) if key else QColor(c)  # a key is hollow: what lies under it shows
                 kinds[key, pale] = (self.marker_pen(c, 1.8 if key else 0.8), pg.mkBrush(fill))
         pens = [kinds[bool(k), bool(f)][0] for k, f in zip(self.is_key, self.faded, strict=True)]
         brushes = [kinds[bool(k), bool(f)][1] for k, f in zip(self.is_key, self.faded, strict=True)]
