@@ -24,6 +24,7 @@ from PySide6.QtGui import QImage
 
 from engine.models import InspectError, load_model
 from engine.models.patching import corrupt_text
+from explorer.export.fresh import fresh_panel
 from explorer.figures.plots import plot_title as html_title
 from explorer.panels.attribution import logit_text
 
@@ -102,8 +103,8 @@ def label(item) -> str:
 def non_blank(path) -> bool:
     img = QImage(str(path))
     assert not img.isNull(), path
-    small = img.scaled(64, 40)
-    return len({small.pixel(x, y) for x in range(64) for y in range(40)}) > 20
+    small = img.scaled(160, 100)  # (a bar chart on white has few colours: sampled finely)
+    return len({small.pixel(x, y) for x in range(160) for y in range(100)}) > 40
 
 
 def click_view(qtbot, panel, vb, x: float, y: float) -> None:
@@ -257,7 +258,9 @@ def test_patching_refuses_a_corrupted_text_of_another_length_in_one_line(qtbot, 
     line = panel.status.text()
     assert "\n" not in line and "patching needs texts of the same token length" in line
     assert "the corrupted one 3" in line and window.banner.kind != "error"
-    assert not panel.cbar.isVisible() and "same token length" in label(panel.legend)
+    assert not panel.cbar.isVisible() and label(panel.legend) == ""  # said once, by the status line
+    with fresh_panel(window, "patching", "slides") as figure:  # an export says it below its plots
+        assert "same token length" in label(figure.legend) and not figure.status.isVisible()
     qtbot.mouseClick(panel.corrupt_button, Qt.MouseButton.LeftButton)  # a corruption mends it
     qtbot.waitUntil(lambda: idle(window) and not panel.status.isVisible(), timeout=TIMEOUT_MS)
     assert panel.cbar.isVisible()
@@ -283,6 +286,25 @@ def test_export_draws_both_panels_afresh_in_both_themes_and_in_chinese(qtbot, wi
     finally:
         assert window.set_language("en")
     window.panel("attribution").target.clear()
+
+
+def test_export_command_draws_them_from_a_session(tmp_path, capsys, gpt2_path):
+    """A window that never showed the panels: the figure corrupts the text itself, then patches."""
+    import json
+
+    import main
+    from explorer.export.cli import export_command
+
+    session = tmp_path / "s.json"
+    session.write_text(json.dumps({
+        "format": "attention-explorer.session", "version": 1, "config": {},
+        "selection": {"head": 0, "query": 0, "key": 0},
+        "model": {"source": str(gpt2_path), "text": GPT2_TEXT, "layer": 1, "head": 2, "query": 4}}))
+    out = tmp_path / "figures"
+    args = main.build_parser().parse_args(["export", "--out", str(out), "--session", str(session),
+                                           "--panel", "attribution", "--panel", "patching"])
+    assert export_command(args) == 0, capsys.readouterr().err
+    assert non_blank(out / "attribution.png") and non_blank(out / "patching.png")
 
 
 # ---- the training run: attribution refused, patching names the induction heads -----------------

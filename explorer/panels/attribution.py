@@ -124,6 +124,7 @@ class ClickBars(BarsItem):
 class AttributionPanel(AnalysisPanel):
     name = "attribution"
     title = QT_TRANSLATE_NOOP("Panel", "Attribution: what writes a token's logit")
+    readable_size = (420, 320)  # (the window keeps a dock in front at least this large)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
@@ -205,7 +206,9 @@ class AttributionPanel(AnalysisPanel):
         name = html.escape(self.loaded.name) if self.loaded is not None else ""
         set_plot_title(self.plot, self.tr("<b>Direct logit attribution</b> · {name}").format(name=name),
                        self.theme)
-        set_label_text(self.legend, html.escape(line), color=self.theme.warning, size=self.theme.pt(9.0))
+        # the window's status line says it; a figure (no status line) says it below the plot
+        set_label_text(self.legend, html.escape(line) if self.is_figure() else "", color=self.theme.warning,
+                       size=self.theme.pt(9.0))
 
     def draw(self, outcomes) -> None:
         got = outcomes.get("attribution")

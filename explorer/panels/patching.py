@@ -60,6 +60,12 @@ TWO_DECIMALS = 12
 SHOWN_TOKENS = 32
 
 
+def cell_number(value: float, digits: int) -> str:
+    """An effect as a cell writes it: `digits` decimals, no "-0.0"."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _tr(text: str) -> str:
     return QCoreApplication.translate("PatchingPanel", text)
 
@@ -103,6 +109,7 @@ def corrupt_job(model, clean: str, seed: int):
 class PatchingPanel(AnalysisPanel):
     name = "patching"
     title = QT_TRANSLATE_NOOP("Panel", "Patching: which heads carry the answer")
+    readable_size = (560, 420)  # (the window keeps a dock in front at least this large)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
@@ -353,7 +360,9 @@ class PatchingPanel(AnalysisPanel):
         self.heads.set_title(self.tr("<b>Patching</b> · {name}").format(name=name))
         self.positions.set_title("")
         set_label_text(self.texts_label, "")
-        set_label_text(self.legend, html.escape(line), color=self.theme.warning, size=self.theme.pt(9.0))
+        # the window's status line says it; a figure (no status line) says it below the plot
+        set_label_text(self.legend, html.escape(line) if self.is_figure() else "", color=self.theme.warning,
+                       size=self.theme.pt(9.0))
 
     def draw(self, outcomes) -> None:
         self._update_run_controls()
@@ -412,8 +421,8 @@ class PatchingPanel(AnalysisPanel):
                                       (self.positions, self.position_texts, ep, S <= TEXT_POSITIONS)):
             if show:
                 rgba, _nan = colorize(data, hm.lut, levels)
-                fmt = "{:.2f}" if data.shape[1] <= TWO_DECIMALS else "{:.1f}"
-                texts.set_texts([[fmt.format(v) for v in row] for row in data.tolist()],
+                digits = 2 if data.shape[1] <= TWO_DECIMALS else 1
+                texts.set_texts([[cell_number(v, digits) for v in row] for row in data.tolist()],
                                 contrast_colours(rgba), th.font(8.5))
             else:
                 texts.clear()
