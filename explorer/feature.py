@@ -37,5 +37,11 @@ class Feature(QObject):
         """Set the feature's texts in the current language (the window calls this once the
         feature is made and on every language change)."""
 
+    def may_close(self) -> bool:
+        """Whether the window may close now (its closeEvent asks every feature first): False
+        keeps it open (a question about unsaved work answered Cancel, or a save that closes
+        the window once done)."""
+        return True
+
     def shutdown(self) -> None:
         """Stop what the feature runs (the window calls this when it closes)."""

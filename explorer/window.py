@@ -157,6 +157,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
                            ("compare", CompareStatus)):
             self.features[name] = make(self)
         self.model_controller.model_changed.connect(self._retitle_docks)
+        self.model_controller.session_model_failed.connect(self._on_session_model_failed)
 
     @property
     def model_controller(self) -> ModelController:
@@ -576,6 +577,9 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
             feature.shutdown()
 
     def closeEvent(self, event) -> None:
+        if not all(feature.may_close() for feature in self.features.values()):
+            event.ignore()  # a feature's question was answered Cancel (or it closes the window later)
+            return
         self._save_settings()
         self.shutdown()
         super().closeEvent(event)

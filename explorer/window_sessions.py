@@ -40,6 +40,20 @@ class SessionsMixin:
         self.model_controller.restore(s.model)
         self.snapshots.restore(s.snapshots)  # the one marked as reference becomes A
 
+    def _on_session_model_failed(self, source: str, reason: str) -> None:
+        """A session's model was not opened: a banner naming its folder, which stays over new
+        frames (a "warning"); the rest of the session is open, and saving it keeps the model's
+        entry."""
+        if reason:
+            text = lambda: QCoreApplication.translate(  # noqa: E731
+                "MainWindow", "The session's model {folder} could not be opened ({reason}); everything else of "
+                "the session is open.").format(folder=source, reason=reason)
+        else:
+            text = lambda: QCoreApplication.translate(  # noqa: E731
+                "MainWindow", "The session's model was not opened: its folder {folder} is missing; everything "
+                "else of the session is open.").format(folder=source)
+        self.banner.show_message(text, kind="warning")
+
     def set_session_path(self, path: str | os.PathLike | None) -> None:
         """The file that Save writes to (and the window title shows)."""
         self._session_path = None if path is None else Path(path)

@@ -2375,6 +2375,14 @@ Replace them?</source>
         <translation>无法打开 {name}：{reason}</translation>
     </message>
     <message>
+        <source>The session&apos;s model {folder} could not be opened ({reason}); everything else of the session is open.</source>
+        <translation>会话中的模型 {folder} 无法打开（{reason}）；会话的其余部分均已打开。</translation>
+    </message>
+    <message>
+        <source>The session&apos;s model was not opened: its folder {folder} is missing; everything else of the session is open.</source>
+        <translation>会话中的模型未打开：它的文件夹 {folder} 不存在；会话的其余部分均已打开。</translation>
+    </message>
+    <message>
         <location line="+12"/>
         <source>Save session</source>
         <translation>保存会话</translation>
@@ -4487,6 +4495,14 @@ Replace them?</source>
         <translation>训练一个小型 Transformer，观察它的注意力头如何形成</translation>
     </message>
     <message>
+        <source>Save training &amp;run…</source>
+        <translation>保存训练运行(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Keep the training lab&apos;s run (its model, optimiser and history) in a folder</source>
+        <translation>把训练实验室的运行（模型、训练状态和全部步骤）保存到文件夹</translation>
+    </message>
+    <message>
         <location line="+35"/>
         <source>Export heads forming…</source>
         <translation>导出注意力头的形成过程…</translation>
@@ -4533,6 +4549,22 @@ Replace them?</source>
         <location line="+6"/>
         <source>Opened in the inspector: the model panels show this run&apos;s model.</source>
         <translation>已在检查器中打开：模型面板显示这次运行的模型。</translation>
+    </message>
+    <message>
+        <source>Only the latest run can be saved: the earlier runs keep their curves and heads, not their model.</source>
+        <translation>只有最新的运行可以保存：之前的运行只保留曲线和注意力头，不保留模型。</translation>
+    </message>
+    <message>
+        <source>Saving the run to {folder}…</source>
+        <translation>正在把这次运行保存到 {folder}…</translation>
+    </message>
+    <message>
+        <source>Not saved: {reason}</source>
+        <translation>未保存：{reason}</translation>
+    </message>
+    <message>
+        <source>Saved to {folder}</source>
+        <translation>已保存到 {folder}</translation>
     </message>
 </context>
 <context>
@@ -4686,6 +4718,14 @@ Replace them?</source>
         <location line="+1"/>
         <source>Save this run and open its model in the model panels</source>
         <translation>保存这次运行，并在模型面板中打开它的模型</translation>
+    </message>
+    <message>
+        <source>Save run…</source>
+        <translation>保存运行…</translation>
+    </message>
+    <message>
+        <source>Keep this run in a folder: File ▸ Open model… and a session saved afterwards open it again</source>
+        <translation>把这次运行保存到文件夹：“文件 ▸ 打开模型…”和之后保存的会话都能再次打开它</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -5064,6 +5104,21 @@ ind {i}</source>
         <location line="+1"/>
         <source>no LayerNorm</source>
         <translation>无 LayerNorm</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingSave</name>
+    <message>
+        <source>Save run</source>
+        <translation>保存运行</translation>
+    </message>
+    <message>
+        <source>Unsaved training run</source>
+        <translation>未保存的训练运行</translation>
+    </message>
+    <message>
+        <source>The training run {name} ({steps} steps) is not saved: its model is lost when the window closes. Save it first?</source>
+        <translation>训练运行 {name}（{steps} 步）尚未保存：关闭窗口后它的模型将消失。先保存吗？</translation>
     </message>
 </context>
 </TS>

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
@@ -50,7 +51,9 @@ class ModelController(QObject):
     `model_changed(LoadedModel)`, `trace_changed(ModelTrace)`,
     `deletion_changed(DeletionResult | None)`, `error(str)` (for the banner),
     `info_changed(dict | None)` (what a session saves), `idle()` (nothing
-    left to do: the panels show the latest request, or it failed).
+    left to do: the panels show the latest request, or it failed),
+    `session_model_failed(source, reason)` (a session's model was not opened, instead of
+    `error`: reason "" when its folder is missing; the window says so in a banner that stays).
     """
 
     busy_changed = Signal(str)
@@ -62,6 +65,7 @@ class ModelController(QObject):
     notice = Signal(str)
     info_changed = Signal(object)
     idle = Signal()
+    session_model_failed = Signal(str, str)
 
     def __init__(self, parent: QObject | None = None, state=None) -> None:
         """`state`: the window's AppState, whose model selection and hover the model panels
@@ -118,6 +122,23 @@ class ModelController(QObject):
         return {"source": portable_source(self.source), "text": self.text,
                 **self.selection.as_dict()}
 
+    def shows(self, source: str) -> bool:
+        """Whether the model shown, or loading, came from ``source`` (as given to `load`)."""
+        return (self._request.source if self._request is not None else self.source) == source
+
+    def relocate(self, old: str, new: str) -> bool:
+        """The model shown (or loading) from ``old`` is also in ``new``, file for file (the
+        training lab saved the run it shows): sessions name ``new`` from now on. Returns
+        whether the model came from ``old``."""
+        if not self.shows(old):
+            return False
+        if self._request is not None:
+            self._request = replace(self._request, source=new)
+        else:
+            self.source = new
+            self._emit_info()
+        return True
+
     def _emit_info(self) -> None:
         if self.trace is not None:
             self.info_changed.emit(self.session_info())
@@ -160,7 +181,8 @@ class ModelController(QObject):
         try:
             path = resolve_source(request.source)
         except ModelLoadError as exc:
-            self._fail(str(exc))
+            self._restore = None
+            self._fail(str(exc), request.source if restore is not None else None, False, str(exc))
             self._settle()
             return 0
         device = request.device or _default_device()
@@ -337,12 +359,17 @@ class ModelController(QObject):
                 return
             if isinstance(exc, ModelLoadError) and request is not None and self._retry(request, exc):
                 return
+            # a session's model: said as such, the rest of the session stays
+            session = request.source if self._restore is not None and request is not None else None
             self._restore = None
             if isinstance(exc, ModelLoadError):
-                self._fail(self.tr("Could not open the model: {reason}").format(reason=str(exc)))
+                missing = (session is not None and exc.reason == "no_folder"
+                           and not Path(session).expanduser().exists())
+                self._fail(self.tr("Could not open the model: {reason}").format(reason=str(exc)), session, missing,
+                           str(exc))
             else:
                 self._fail(self.tr("Could not open the model: transformers failed ({detail}).")
-                           .format(detail=first_line(exc)))
+                           .format(detail=first_line(exc)), session, False, first_line(exc))
         elif isinstance(exc, InspectError):
             self._fail(str(exc))
         elif kind == "delete":
@@ -351,10 +378,16 @@ class ModelController(QObject):
             self._fail(self.tr("Running the model failed: {detail}").format(detail=first_line(exc)))
         self._settle()
 
-    def _fail(self, message: str) -> None:
-        """Report `message` in the banner (and to wait_ready)."""
+    def _fail(self, message: str, session_source: str | None = None, missing: bool = False,
+              reason: str = "") -> None:
+        """Report `message` in the banner (and to wait_ready); the model of a session
+        (`session_source`) as `session_model_failed`: its source, and `reason` unless its
+        folder is `missing`."""
         self.last_error = message
-        self.error.emit(message)
+        if session_source is None:
+            self.error.emit(message)
+            return
+        self.session_model_failed.emit(session_source, "" if missing else " ".join(reason.split()).rstrip(". "))
 
     def _retry(self, request: LoadRequest, exc) -> bool:
         """Ask before a download or before running a model's own code; True if retried."""

@@ -1,5 +1,6 @@
-"""The training lab in the window: Lessons ▸ Training lab…, File ▸ Export heads forming…, the
-lab's dock, and a lesson's Apply preset (chapters 12, 13) opening the lab with its experiment.
+"""The training lab in the window: Lessons ▸ Training lab…, File ▸ Export heads forming…,
+File ▸ Save training run…, the lab's dock, a lesson's Apply preset (chapters 12, 13) opening
+the lab with its experiment, and the question when the window closes with a run unsaved.
 
     install_training(window) -> TrainingLab   # the lab and its menu entries (idempotent)
     show_training(window) -> TrainingPanel    # the panel's dock, made the first time
@@ -8,21 +9,25 @@ lab's dock, and a lesson's Apply preset (chapters 12, 13) opening the lab with i
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QPushButton
 
 from ..feature import Feature
 from .lab import TrainingLab
 from .lessons import connect_lesson_panel
+from .saving import ask_unsaved, save_run_dialog
 
 
 class TrainingActions(Feature):
     """The window's training lab (`state.training_lab`; its thread stops when the window
-    closes), Lessons ▸ Training lab… and File ▸ Export heads forming…, and the lesson panel's
-    Apply preset on a training chapter."""
+    closes), Lessons ▸ Training lab…, File ▸ Export heads forming… and Save training run…,
+    the lesson panel's Apply preset on a training chapter, and Save / Discard / Cancel when
+    the window closes with a run trained here and not saved (`may_close`; asked only where a
+    person can answer: `interactive`, False offscreen)."""
 
     name = "training"
     _lesson_hooked = None
+    _closing = False  # Save on close: the window closes once the save is done
 
     def __init__(self, window) -> None:
         super().__init__(window)
@@ -32,8 +37,9 @@ class TrainingActions(Feature):
             self.state.training_lab = TrainingLab(window.selection)
         self.lab = self.state.training_lab
         self.lab.window = window
-        window.installEventFilter(self.lab)  # the window closing stops the training thread
         window.destroyed.connect(self.lab.worker.stop)
+        self.lab.saved.connect(self._on_saved)
+        self.interactive = QGuiApplication.platformName() != "offscreen"
         self.action = QAction(window)
         self.action.setObjectName("action_training_lab")
         self.action.setShortcut(QKeySequence("Ctrl+Shift+T"))
@@ -47,6 +53,12 @@ class TrainingActions(Feature):
         self.forming_action.setObjectName("action_export_heads_forming")
         self.forming_action.triggered.connect(lambda: _export_forming(window))
         window.features["export"].add_after_figure(self.forming_action)
+        # File ▸ Save training run…, after Save session as…
+        self.save_action = QAction(window)
+        self.save_action.setObjectName("action_save_training_run")
+        self.save_action.triggered.connect(lambda: save_run_dialog(window, self.lab))
+        _insert_after(window.menu_file, window.act_save_as, self.save_action)
+        window.menu_file.aboutToShow.connect(self._sync_save_action)
         window.installEventFilter(self)  # a lesson panel's dock being added
         self.retranslate_ui()
         self.hook_lessons()  # a lesson panel made before the lab (else: when it is made)
@@ -55,9 +67,46 @@ class TrainingActions(Feature):
         self.forming_action.setText(QCoreApplication.translate("TrainingActions", "Export heads &forming (GIF/MP4)…"))
         self.forming_action.setStatusTip(QCoreApplication.translate(
             "TrainingActions", "The training lab's heads at every snapshot of its run, as an animation"))
+        self.save_action.setText(QCoreApplication.translate("TrainingActions", "Save training &run…"))
+        self.save_action.setStatusTip(QCoreApplication.translate(
+            "TrainingActions", "Keep the training lab's run (its model, optimiser and history) in a folder"))
         self.action.setText(QCoreApplication.translate("TrainingActions", "&Training lab…"))
         self.action.setStatusTip(QCoreApplication.translate(
             "TrainingActions", "Train a tiny transformer and watch its heads form"))
+
+    def _sync_save_action(self) -> None:
+        run = self.lab.current
+        self.save_action.setEnabled(run is not None and run.savable)
+
+    # ---- closing ------------------------------------------------------------------------------
+    def may_close(self) -> bool:
+        """No run trained here unsaved, or Discard: close. Cancel, or a folder dialog
+        cancelled: stay open. Save: stay open until the save is done, then close (a failed
+        save: the lab shows why, the window stays)."""
+        if self._closing:
+            return False  # the save asked for is still under way
+        run = self.lab.unsaved_run()
+        if run is None or not self.interactive:
+            return True
+        answer = ask_unsaved(self.window, run)
+        if answer != "save":
+            return answer == "discard"
+        self.lab.set_view_run(None)  # the current run is the one asked about
+        self._closing = save_run_dialog(self.window, self.lab)
+        return False
+
+    def _on_saved(self, folder: str, error: str) -> None:
+        if not self._closing:
+            return
+        self._closing = False
+        if error:
+            show_training(self.window)  # its message line says why
+        else:
+            QTimer.singleShot(0, self.window.close)
+
+    def shutdown(self) -> None:
+        """The window closes: stop the training thread, delete the inspector's temporary folders."""
+        self.lab.shutdown()
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.window and event.type() == QEvent.Type.ChildAdded and self._lesson_hooked is None:
@@ -74,6 +123,12 @@ class TrainingActions(Feature):
         connect_lesson_panel(w, self._lesson_hooked, show_training)
 
 
+def _insert_after(menu, anchor, action) -> None:
+    actions = menu.actions()
+    at = actions.index(anchor) + 1 if anchor in actions else len(actions)
+    menu.insertAction(actions[at] if at < len(actions) else None, action)
+
+
 def _export_forming(window) -> None:
     from .forming import export_forming_dialog
 
@@ -81,12 +136,13 @@ def _export_forming(window) -> None:
 
 
 def _add_forming_button(window, panel) -> None:
-    """The panel's toolbar button for File ▸ Export heads forming…, after Open in inspector."""
+    """The panel's toolbar button for File ▸ Export heads forming…, after Open in inspector
+    and Save run…."""
     button = QPushButton(panel)
     button.setObjectName("training_export_forming")
     button.clicked.connect(lambda: _export_forming(window))
     tb = panel.toolbar
-    at = tb.indexOf(panel.inspect_button)
+    at = tb.indexOf(panel.save_button)
     tb.insertWidget(at + 1 if at >= 0 else tb.count(), button)
 
     class _Texts(QObject):

@@ -11,6 +11,9 @@ The panel only mirrors the lab; the lab says what changed with `changed(what)`:
 - "view": the head, the step replayed (the timeline) or the log scale;
 - "state": running / paused / done; "message": the line under the settings.
 
+`saved(folder, error)` follows every *Save run…* (`save_run`; error "" when saved): the
+quit question (explorer.training.saving) closes the window once its save is done.
+
 The UI thread never touches a Trainer: the training process behind `TrainingWorker` holds
 the current run's, and its `Progress` messages are appended here (`Run.history`,
 `Run.snapshots`).
@@ -25,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from engine import ConfigError
 from engine.training import CircuitCheck, ProbeSnapshot, TrainConfig, TrainStep, first_reached
@@ -62,6 +65,16 @@ class Run:
     circuit: CircuitCheck | None = None
     wall_s: float = 0.0
     shown: bool = True  # overlaid on the loss plot
+    #: the training process holds its model (the current run until that process dies): only
+    #: such a run can be saved, the others keep their curves and snapshots only
+    savable: bool = True
+    saved_folder: str | None = None  # where *Save run…* last put it
+    saved_steps: int | None = None  # its steps then
+
+    @property
+    def unsaved(self) -> bool:
+        """Trained here, savable, and not saved as it is now."""
+        return self.savable and self.steps_done > 0 and self.saved_steps != self.steps_done
 
     @property
     def steps_done(self) -> int:
@@ -86,6 +99,7 @@ class TrainingLab(QObject):
     """See the module docstring."""
 
     changed = Signal(str)
+    saved = Signal(str, str)  # a *Save run…*: folder, error ("" when saved)
 
     def __init__(self, parent: QObject | None = None, window=None, *, threads: int | None = 1) -> None:
         super().__init__(parent)
@@ -108,7 +122,11 @@ class TrainingLab(QObject):
         self.log_scale = False
         self.state = "idle"  # idle, running, paused, done
         self.message: tuple[str, str] = ("", "")  # (text, "error" | "info")
+        self._blocking = False  # the message is a refusal: Start and Step wait for new settings
         self.inspector_folder: str | None = None
+        self._inspected: tuple[int, int, str] | None = None  # (run id, steps, folder) in the inspector
+        self._saves: dict[str, str] = {}  # folder → "user" | "inspector", saving now
+        self.last_save_dir: str | None = None  # where the Save run dialog opens
         self._queue: list[PresetRun] = []
         self._preset_runs: list[Run] = []  # the runs of the preset's latest start
         self._settings_dirty = False  # the settings changed since the current run began
@@ -192,7 +210,7 @@ class TrainingLab(QObject):
     # ---- training -----------------------------------------------------------------------------
     def start(self) -> None:
         """Train the current run to its planned steps (a finished run: that many more)."""
-        if self.message[1] == "error":
+        if self._blocking:
             return  # the settings on screen are not the ones that would train
         if self.current is None or self._settings_dirty:
             self._new_run(self.settings, "")
@@ -215,7 +233,7 @@ class TrainingLab(QObject):
 
     def step(self, n: int | None = None) -> None:
         """Train ``n`` (default: the step size) more steps, then stop."""
-        if self.message[1] == "error":
+        if self._blocking:
             return
         if self.current is None or self._settings_dirty:
             self._new_run(self.settings, "")
@@ -310,6 +328,8 @@ class TrainingLab(QObject):
         self._account_time()
         self._tick = None
         self._settings_dirty = True  # the next Start / Step makes a new run (this one is kept)
+        if self.current is not None:
+            self.current.savable = False  # its model went with the process
         self._set_state("paused" if self.current is not None and self.current.steps_done else "idle")
         self._set_message(QCoreApplication.translate(
             "TrainingLab", "The training process stopped ({reason}). The steps so far are kept; "
@@ -365,30 +385,98 @@ class TrainingLab(QObject):
         self.view_id = None
         self.changed.emit("runs")
 
-    # ---- the inspector -----------------------------------------------------------------------------
+    # ---- the inspector and saving ---------------------------------------------------------------
     def open_in_inspector(self) -> bool:
-        """Save the current run to a temporary folder and open it in the model panels (the
-        window's model controller). Returns False when there is no window to open it in."""
+        """Open the current run in the model panels (the window's model controller): its saved
+        folder when *Save run…* saved it as it is, else a save to a temporary folder (deleted
+        at quit). Returns False when there is no window to open it in."""
         ctl = self.window.model_controller if self.window is not None else None
         if ctl is None or self.current is None:
-            self._set_message(QCoreApplication.translate("TrainingLab", "There is no model inspector in this window."), "error")
+            self._set_message(QCoreApplication.translate("TrainingLab", "There is no model inspector in this window."),
+                              "error", blocking=False)
             return False
         self.pause()
-        folder = Path(tempfile.mkdtemp(prefix="attention-explorer-run-")) / "run"
-        self._temp_dirs.append(str(folder.parent))
-        self.worker.save(str(folder))
+        run = self.current
+        if run.saved_folder is not None and run.saved_steps == run.steps_done and Path(run.saved_folder).is_dir():
+            self._show_in_inspector(run, run.saved_folder)
+            return True
+        folder = str(Path(tempfile.mkdtemp(prefix="attention-explorer-run-")) / "run")
+        self._temp_dirs.append(str(Path(folder).parent))
+        self._saves[folder] = "inspector"
+        self.worker.save(folder)
         self._set_message(QCoreApplication.translate("TrainingLab", "Saving the run for the inspector…"), "info")
         return True
 
+    def save_run(self, folder: str | Path) -> bool:
+        """*Save run…*: the viewed run to the run folder ``folder`` (engine.training.run_folder:
+        written aside, then renamed into place), off the UI thread; the message line says
+        "Saved to …" or why not, and `saved` follows. Only the current run can be saved (the
+        training process holds its model); False when the viewed run is another."""
+        run = self.viewed_run()
+        if run is None or run is not self.current or not run.savable:
+            self._set_message(_tr("Only the latest run can be saved: the earlier runs keep their "
+                                  "curves and heads, not their model."), "error", blocking=False)
+            return False
+        self.pause()
+        folder = str(Path(folder).expanduser())
+        self._saves[folder] = "user"
+        self.worker.save(folder)
+        self._set_message(_tr("Saving the run to {folder}…").format(folder=folder), "info")
+        return True
+
+    def unsaved_run(self) -> Run | None:
+        """The current run when it trained in this window and is not saved as it is now (what
+        the quit question asks about); None otherwise."""
+        run = self.current
+        return run if run is not None and run.unsaved else None
+
     def _on_saved(self, run_id: int, folder: str, error: str) -> None:
-        if error:
-            self._set_message(QCoreApplication.translate("TrainingLab", "The run could not be saved: {reason}").format(reason=error), "error")
+        purpose = self._saves.pop(folder, "inspector")
+        run = next((r for r in self.runs if r.id == run_id), None)
+        if purpose == "user":
+            self._on_saved_by_user(run, folder, error)
             return
+        if error:
+            self._set_message(QCoreApplication.translate("TrainingLab", "The run could not be saved: {reason}").format(reason=error),
+                              "error", blocking=False)
+            return
+        self._show_in_inspector(run, folder)
+
+    def _show_in_inspector(self, run: Run | None, folder: str) -> None:
         self.inspector_folder = folder
+        if run is not None:
+            self._inspected = (run.id, run.steps_done, folder)
         ctl = self.window.model_controller if self.window is not None else None
         if ctl is not None:
             ctl.load(folder)
             self._set_message(QCoreApplication.translate("TrainingLab", "Opened in the inspector: the model panels show this run's model."), "info")
+
+    def _on_saved_by_user(self, run: Run | None, folder: str, error: str) -> None:
+        if error:
+            self._set_message(_tr("Not saved: {reason}").format(reason=_one_line(error)), "error", blocking=False)
+            self.saved.emit(folder, error)
+            return
+        if run is not None:
+            run.saved_folder, run.saved_steps = folder, run.steps_done
+            self._follow_in_inspector(run, folder)
+        self._set_message(_tr("Saved to {folder}").format(folder=folder), "info")
+        self.saved.emit(folder, "")
+
+    def _follow_in_inspector(self, run: Run, folder: str) -> None:
+        """The inspector shows ``run`` from a temporary folder: a session names the saved one
+        from now on (the same model; a run trained further since: the saved one is opened)."""
+        ctl = self.window.model_controller if self.window is not None else None
+        if ctl is None or self._inspected is None or self._inspected[0] != run.id:
+            return
+        _, steps, shown = self._inspected
+        if not ctl.shows(shown):
+            return
+        if steps == run.steps_done:
+            ctl.relocate(shown, folder)
+        else:
+            ctl.load(folder)
+        self._inspected = (run.id, run.steps_done, folder)
+        self.inspector_folder = folder
 
     # ---- state and shutdown --------------------------------------------------------------------------
     def _set_state(self, state: str) -> None:
@@ -396,7 +484,10 @@ class TrainingLab(QObject):
             self.state = state
             self.changed.emit("state")
 
-    def _set_message(self, text: str, kind: str) -> None:
+    def _set_message(self, text: str, kind: str, *, blocking: bool | None = None) -> None:
+        """The line under the settings; an error blocks Start and Step (a refused setting, a
+        failed training) unless ``blocking=False`` (a save that failed)."""
+        self._blocking = kind == "error" if blocking is None else blocking
         if (text, kind) != self.message:
             self.message = (text, kind)
             self.changed.emit("message")
@@ -405,15 +496,15 @@ class TrainingLab(QObject):
         self._set_message("", "")
 
     def shutdown(self) -> None:
-        """Stop the training thread and delete the folders saved for the inspector (idempotent)."""
+        """Stop the training thread and delete the temporary folders saved for the inspector
+        (idempotent; a run kept with *Save run…* stays where it was saved)."""
         self.worker.stop()
         for d in self._temp_dirs:
             with contextlib.suppress(OSError):
                 shutil.rmtree(d)
         self._temp_dirs = []
 
-    def eventFilter(self, obj, event) -> bool:
-        # the window closing: stop training (the window's own shutdown knows nothing of it)
-        if obj is self.window and event.type() == QEvent.Type.Close:
-            self.shutdown()
-        return False
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())

@@ -39,6 +39,7 @@ from ..panels.base import Panel, register_panel
 from .figures import TrainingFigures
 from .form import TrainingForm
 from .lab import Run, TrainingLab
+from .saving import save_run_dialog
 from .texts import set_text
 
 #: the least time between two redraws while training: ~11 Hz (the training process sends
@@ -104,10 +105,12 @@ class TrainingPanel(Panel):
         self.step_button = self._button("training_step", lambda: self.lab.step())
         self.reset_button = self._button("training_reset", lambda: self.lab.reset())
         self.inspect_button = self._button("training_inspect", lambda: self.lab.open_in_inspector())
+        self.save_button = self._button("training_save", lambda: save_run_dialog(self, self.lab))
         for b in (self.start_button, self.pause_button, self.step_button, self.reset_button):
             tb.addWidget(b)
         tb.addSpacing(8)
         tb.addWidget(self.inspect_button)
+        tb.addWidget(self.save_button)
         tb.addSpacing(8)
         self.log_check = QCheckBox()
         self.log_check.setObjectName("training_log")
@@ -167,6 +170,9 @@ class TrainingPanel(Panel):
         self.reset_button.setToolTip(self.tr("A new run of the settings; the old one stays for comparison"))
         self.inspect_button.setText(self.tr("Open in inspector"))
         self.inspect_button.setToolTip(self.tr("Save this run and open its model in the model panels"))
+        self.save_button.setText(self.tr("Save run…"))
+        self.save_button.setToolTip(self.tr("Keep this run in a folder: File ▸ Open model… and a session "
+                                            "saved afterwards open it again"))
         self.log_check.setText(self.tr("log scale"))
         self.form.retranslate_ui()
         self.timeline_label.setText(self.tr("Timeline"))
@@ -225,6 +231,8 @@ class TrainingPanel(Panel):
         self.step_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
         self.inspect_button.setEnabled(lab.window is not None)
+        viewed = lab.viewed_run()
+        self.save_button.setEnabled(viewed is not None and viewed is run and run.savable)
         text, kind = lab.message
         self.form.show_message(text, kind, self.theme)
         if run is None:

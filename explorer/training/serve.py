@@ -25,7 +25,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from engine.training import CircuitCheck, ProbeSnapshot, Trainer, TrainStep
+from engine.training import CircuitCheck, ProbeSnapshot, RunFolderError, Trainer, TrainStep
 
 #: the most wall time of one chunk of steps (a Progress, i.e. a display update, follows
 #: each): under it, so that updates come ≥ 12 times a second with the probe's cost added
@@ -138,6 +138,8 @@ class _Loop:
         except Exception as exc:  # a bug or a refusal must not end the loop
             self.playing = False
             detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            if isinstance(exc, RunFolderError):
+                detail = str(exc)  # it names the folder and why (no permission, disk full)
             if kind == "save":
                 self.send("saved", self.run_id, command[1], detail)
             else:

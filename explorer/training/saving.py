@@ -1,0 +1,65 @@
+"""Keeping a trained run: the lab's *Save run…* (a folder dialog) and the question when the
+window closes with a run trained here and not saved.
+
+    save_run_dialog(parent, lab) -> bool          # choose a folder, then TrainingLab.save_run
+    run_folder(chosen, run, preset) -> Path       # where a run goes when a folder is chosen
+    ask_unsaved(parent, run) -> "save" | "discard" | "cancel"
+
+The save itself runs in the training process (`TrainingLab.save_run`: the engine's run-folder
+save, written aside and renamed into place); the lab's message line says where it went or
+why not, in one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from engine.training import is_training_run
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TrainingSave", text)
+
+
+def run_folder(chosen: str | Path, run, preset: str | None = None) -> Path:
+    """The run folder for a folder chosen in the dialog: the folder itself when it is empty,
+    new or a saved run (replaced); else a new folder inside it named after the preset (or
+    the run) and its steps ("induction-step400", "run3-step40"; "-2", "-3", … when taken)."""
+    chosen = Path(chosen).expanduser()
+    if not chosen.is_dir() or is_training_run(chosen) or not any(chosen.iterdir()):
+        return chosen
+    base = f"{preset or f'run{run.id}'}-step{run.steps_done}"
+    target, n = chosen / base, 1
+    while target.exists():
+        n += 1
+        target = chosen / f"{base}-{n}"
+    return target
+
+
+def save_run_dialog(parent, lab) -> bool:
+    """*Save run…*: a folder dialog, then the lab saves the viewed run there (off the UI
+    thread). False when the dialog was cancelled or the run cannot be saved."""
+    run = lab.viewed_run()
+    if run is None:
+        return False
+    start = lab.last_save_dir or str(Path.home())
+    chosen = QFileDialog.getExistingDirectory(parent, _tr("Save run"), start)
+    if not chosen:
+        return False
+    target = run_folder(chosen, run, lab.preset_key)
+    lab.last_save_dir = str(target.parent)
+    return lab.save_run(target)
+
+
+def ask_unsaved(parent, run) -> str:
+    """Save / Discard / Cancel for a run trained in this window and not saved."""
+    box = QMessageBox.StandardButton
+    answer = QMessageBox.question(
+        parent, _tr("Unsaved training run"),
+        _tr("The training run {name} ({steps} steps) is not saved: its model is lost when the "
+            "window closes. Save it first?").format(name=run.display_name(), steps=run.steps_done),
+        box.Save | box.Discard | box.Cancel, box.Save)
+    return {box.Save: "save", box.Discard: "discard"}.get(answer, "cancel")
