@@ -140,6 +140,33 @@ def test_an_unwritable_folder_is_said_in_one_line_and_training_goes_on(win, qtbo
     _train(qtbot, win, 2, fresh=False)  # a failed save does not block Step
 
 
+def test_a_full_disk_is_said_in_one_line(qapp, qtbot, monkeypatch, tmp_path):
+    """The training in a thread of this process, so the save can be made to hit a full disk."""
+    import errno
+    import os
+
+    import safetensors.torch
+
+    from explorer.training import install_training
+
+    monkeypatch.setenv("ATTN_EXPLORER_TRAINING", "thread")
+    with shown_window(qapp) as w:
+        install_training(w)
+        assert w.state.training_lab.worker.mode == "thread"
+        panel = _train(qtbot, w, 3)
+
+        def full(*args, **kwargs):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "x"))
+
+        monkeypatch.setattr(safetensors.torch, "save_file", full)
+        _choose(monkeypatch, tmp_path / "kept")
+        _button(panel, "training_save").click()
+        qtbot.waitUntil(lambda: _message(panel).startswith("Not saved"), timeout=TIMEOUT)
+        text = _message(panel)
+        assert text == f"Not saved: cannot save the run to {tmp_path / 'kept'}: No space left on device", text
+        assert not (tmp_path / "kept").exists() and [p.name for p in tmp_path.iterdir()] == []  # nothing half-written
+
+
 def test_a_cancelled_dialog_saves_nothing(win, qtbot, monkeypatch, tmp_path):
     panel = _train(qtbot, win, 2)
     _choose(monkeypatch, None)
