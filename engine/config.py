@@ -43,8 +43,12 @@ def short_repr(value: Any, limit: int = 60) -> str:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     try:
         text = repr(value)
+        if not isinstance(text, str):
+            raise TypeError
     except (RecursionError, ValueError):
         return f"a {type(value).__name__}"
+    except Exception:  # a __repr__ that raises (or returns no string) is the value's own fault
+        return f"a {type(value).__name__} that cannot be printed"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -99,7 +103,12 @@ class AttentionConfig:
         if self.tokens is not None and not isinstance(self.tokens, tuple):
             if isinstance(self.tokens, str | bytes) or not hasattr(self.tokens, "__iter__"):
                 raise ConfigError(f"tokens must be a sequence of strings or None, got {short_repr(self.tokens)}")
-            object.__setattr__(self, "tokens", tuple(self.tokens))
+            try:
+                tokens = tuple(self.tokens)
+            except Exception as exc:  # an iterable that fails while read
+                raise ConfigError(f"tokens must be a sequence of strings or None, got {short_repr(self.tokens)} "
+                                  f"({type(exc).__name__} while reading it)") from None
+            object.__setattr__(self, "tokens", tokens)
         if self.tokens is not None and len(self.tokens) == 0:
             raise ConfigError("tokens must hold at least one token (or be None)")
         if self.tokens is not None and len(self.tokens) > MAX_SEQ:

@@ -77,4 +77,6 @@ def headless_app():
     if app is None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         app = _app = QApplication([sys.argv[0] if sys.argv else "attention-explorer"])
+        if app.platformName() == "offscreen":  # `train --gif` printed "… propagateSizeHints()"
+            _install_quiet_handler()
     return app

@@ -27,3 +27,14 @@ class ModelLoadError(RuntimeError):
 class InspectError(ValueError):
     """Bad arguments to :meth:`LoadedModel.inspect` / ``deletion_test``
     (layer out of range, empty text, token index out of range, too much memory)."""
+
+
+def one_line_reason(exc: BaseException, limit: int = 400) -> str:
+    """The whole of an exception's message on one line (transformers' validation errors put
+    the reason on their second line: "Validation error for field 'hidden_size':" then "…
+    expected int, got str"); a KeyError says what is missing, not just "'added_tokens'"."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, KeyError):
+        text = f"{text} is missing" if text else "an entry is missing"
+    text = text or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -161,6 +161,40 @@ def load_json_file(path: Path, *, limit: int = _MAX_JSON_BYTES):
     return value
 
 
+#: the files of a model folder transformers reads when they are there (config, tokenizer)
+MODEL_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+               "special_tokens_map.json", "added_tokens.json", "vocab.txt", "vocab.json", "merges.txt",
+               "tokenizer.model", "spiece.model", "sentencepiece.bpe.model", "chat_template.jinja",
+               "chat_template.json")
+
+
+def file_kind(path: Path) -> str:
+    """What `path` is when it is not a regular file: "a FIFO", "a folder", "a device", …"""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a broken link" if os.path.islink(path) else "missing"
+    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a file")):
+        if test(mode):
+            return what
+    return "not a file"
+
+
+def check_regular_files(folder: Path, names=MODEL_FILES) -> None:
+    """ModelLoadError naming the first of `names` that is in `folder` but is not a regular
+    file (a FIFO, a device, a folder, a broken link): transformers skips such a file without
+    a word (a FIFO vocab.txt made every token [UNK]) or blocks reading it. Nothing is opened."""
+    bad = [n for n in names if os.path.lexists(folder / n) and not (folder / n).is_file()]
+    if bad:
+        raise ModelLoadError(
+            f"{bad[0]} in '{folder}' is not a regular file ({file_kind(folder / bad[0])}), so it cannot "
+            "be read: put the real file there.",
+            reason="no_config" if bad[0].startswith(("config", "generation")) else "no_tokenizer", files=bad)
+
+
 def looks_like_path(source: str) -> bool:
     """True when ``source`` is clearly meant as a folder, not a hub id."""
     return (

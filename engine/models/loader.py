@@ -20,10 +20,11 @@ import torch
 
 from ..memory import format_bytes
 from .capture import IMPLEMENTATION, StopForward, capturing, register
-from .errors import InspectError, ModelLoadError
+from .errors import InspectError, ModelLoadError, one_line_reason
 from .files import (
     FolderInfo,
     available_memory,
+    check_regular_files,
     find_weights,
     offline_mode,
     read_config,
@@ -211,7 +212,7 @@ def _check_against_weights(cfg, info: FolderInfo, trust_remote_code: bool,
         if "meta" in str(exc).lower():
             return 0  # this architecture needs real tensors to be built: from_pretrained checks
         raise ModelLoadError(
-            f"config.json describes a model that cannot be built: {_first_line(exc)}",
+            f"config.json describes a model that cannot be built: {one_line_reason(exc)}",
             reason="bad_config", files=["config.json"]) from exc
     state = skeleton.state_dict()
     built = sum(t.numel() * (itemsize if itemsize and t.is_floating_point() else t.element_size())
@@ -235,12 +236,6 @@ def _check_against_weights(cfg, info: FolderInfo, trust_remote_code: bool,
             f"{tuple(stored[found])}. The config was edited or belongs to another model.",
             reason="bad_config", files=["config.json"])
     return built
-
-
-def _first_line(exc: BaseException, limit: int = 300) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    text = lines[0] if lines else type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def default_device() -> str:
@@ -358,7 +353,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         cfg = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code,
                                          local_files_only=True)
     except Exception as exc:
-        raise ModelLoadError(f"config.json cannot be understood: {_first_line(exc)}",
+        raise ModelLoadError(f"config.json cannot be understood: {one_line_reason(exc)}",
                              reason="no_config") from exc
     if getattr(cfg, "is_encoder_decoder", False):
         raise ModelLoadError(
@@ -404,6 +399,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             f"layers, but the weights ({_weight_names(info)}) hold only {stored}. The config "
             "was edited or belongs to another model.", reason="bad_config",
             files=["config.json"])
+    check_regular_files(folder)  # a FIFO vocab.txt made every token [UNK]
     if not any((folder / n).is_file() for n in _TOKENIZER_FILES):
         raise ModelLoadError(
             "This model folder has no tokenizer (tokenizer.json, or vocabulary files such as "
@@ -467,7 +463,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
                    "holds Python objects besides tensors (these are never executed here). "
                    f"Prefer a model.safetensors file. ({type(exc).__name__})")
         else:
-            msg = f"The weights ({names}) could not be loaded: {_first_line(exc)}"
+            msg = f"The weights ({names}) could not be loaded: {one_line_reason(exc)}"
         raise ModelLoadError(msg, reason="corrupt_weights",
                              files=[wf.path.name for wf in info.weights]) from exc
     missing = sorted(k for k in loading.get("missing_keys", ())
@@ -489,7 +485,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     except Exception as exc:
         reason = "remote_code" if "trust_remote_code" in str(exc) else "no_tokenizer"
         raise ModelLoadError(
-            f"The tokenizer of this model could not be loaded ({_first_line(exc)})."
+            f"The tokenizer of this model could not be loaded ({one_line_reason(exc)})."
             " The folder needs tokenizer.json or the tokenizer's vocabulary files.",
             reason=reason) from exc
 
@@ -582,7 +578,7 @@ class LoadedModel:
                                                      device=self.input_device),
                            **self._forward_kwargs)
         except Exception as exc:
-            raise ModelLoadError(f"The model failed on a test sentence: {_first_line(exc)}",
+            raise ModelLoadError(f"The model failed on a test sentence: {one_line_reason(exc)}",
                                  reason="unsupported") from exc
         if cap.calls == 0:
             raise ModelLoadError(

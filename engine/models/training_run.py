@@ -55,8 +55,25 @@ def open_for_inspection(folder: str | os.PathLike) -> tuple[TrainedTinyTransform
     steps = head.get("steps_done")
     example = "".join(tokenizer.vocab[len(config.specials):][:6])
     notices = [
+        *non_finite_notice(core),
         f"A training-lab run: {config.summary()}, {steps} steps.",
         f"Its tokens are the task's symbols: type e.g. '{example} {example}' (spaces are ignored, "
         "characters outside the vocabulary skipped); <bos> comes first as in training.",
     ]
     return model, tokenizer, notices
+
+
+def non_finite_notice(model: torch.nn.Module) -> list[str]:
+    """One warning when weights of ``model`` are NaN or infinite (a run whose training
+    diverged): its attention and every metric are then NaN, and the pattern labels mean
+    nothing. Empty otherwise."""
+    bad = total = 0
+    with torch.no_grad():
+        for t in model.state_dict().values():
+            if t.is_floating_point():
+                bad += int((~torch.isfinite(t)).sum())
+                total += t.numel()
+    if not bad:
+        return []
+    return [f"Warning: {bad} of the run's {total} weights are NaN or infinite (its training diverged), "
+            "so its attention weights and every metric are NaN and the pattern labels mean nothing."]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -36,14 +38,22 @@ def _one_line(exc: BaseException) -> str:
 
 
 def read_config_file(path: str) -> dict:
-    """The JSON object in ``path`` (TrainConfig fields), or UsageError saying why not."""
+    """The JSON object in ``path`` (TrainConfig fields), or UsageError saying why not. Only a
+    regular file is read (opened without blocking: a FIFO swapped in is refused, never waited on)."""
     p = Path(path).expanduser()
     try:
+        if not os.path.lexists(p):
+            raise UsageError(f"--config {path}: no such file")
         if not p.is_file():
-            raise UsageError(f"--config {path}: {'is a folder' if p.is_dir() else 'no such file'}")
-        if p.stat().st_size > _MAX_CONFIG_BYTES:
+            raise UsageError(f"--config {path}: {_not_regular(p)}, not a regular file")
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise UsageError(f"--config {path}: not a regular file")
+            raw = fh.read(_MAX_CONFIG_BYTES + 1)
+        if len(raw) > _MAX_CONFIG_BYTES:
             raise UsageError(f"--config {path}: larger than 1 MiB, not a training config")
-        d = json.loads(p.read_text(encoding="utf-8"))
+        d = json.loads(raw.decode("utf-8"))
     except UsageError:
         raise
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -53,6 +63,19 @@ def read_config_file(path: str) -> dict:
     if not isinstance(d, dict):
         raise UsageError(f"--config {path}: must hold a JSON object of training fields")
     return d
+
+
+def _not_regular(p: Path) -> str:
+    """What `p` is: "a folder", "a FIFO", "a device", "a socket" or "a broken link"."""
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return "a broken link"
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "something else"
 
 
 def build_config(task: str | None, steps: int | None, seed: int | None, config_file: str | None) -> TrainConfig:

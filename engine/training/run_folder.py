@@ -374,9 +374,14 @@ def read_run_header(folder: str | os.PathLike) -> tuple[Path, dict, TrainConfig]
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise RunFolderError(f"{RUN_FILE} in {folder} is not a training run file", "not_a_run")
     version = head.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        shown = repr(version) if len(repr(version)) <= 40 else repr(version)[:39] + "…"
+        what = "missing" if version is None else f"{shown} ({type(version).__name__}), not a version number"
+        raise RunFolderError(f"{RUN_FILE} in {folder} is damaged: its run format version is {what} "
+                             f"(this Attention Explorer reads version {VERSION})", "corrupt")
+    if version > VERSION:
         raise RunFolderError(f"{folder} was saved by a newer Attention Explorer (run format version "
-                             f"{version!r}; this one reads {VERSION})", "newer")
+                             f"{version}; this one reads {VERSION})", "newer")
     try:
         config = TrainConfig.from_dict(head.get("config"))
     except ConfigError as exc:
