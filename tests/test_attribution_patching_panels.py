@@ -189,6 +189,12 @@ def test_attribution_bars_add_up_to_the_logit_of_the_next_token(qtbot, window, g
     qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
     assert window.panel("circuits").selection is sel
     assert panel.describe_bar(bar).startswith(f"layer 1 · head 2: {q.value:+.4f} of the logit")
+    # hovering a bar names it in the status bar
+    emb = panel.parts[0]
+    scene = panel.plot.vb.mapViewToScene(QPointF(emb.x, emb.value / 2))
+    at = panel.graphics.mapFromScene(scene)
+    qtbot.mouseMove(panel.graphics.viewport(), QPoint(at.x(), at.y()))
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("embeddings: "), timeout=5000)
 
 
 def test_attribution_of_a_typed_target_and_of_the_models_prediction(qtbot, window, gpt2):

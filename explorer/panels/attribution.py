@@ -275,7 +275,8 @@ class AttributionPanel(AnalysisPanel):
         lo = min(0.0, min(q.value for q in parts))
         hi = max(0.0, max(q.value for q in parts))
         pad = 0.06 * ((hi - lo) or 1.0)
-        self.plot.setXRange(-1.0, parts[-1].x + 1.0, padding=0)
+        edge = max(1.0, 0.03 * parts[-1].x)  # room for the "emb" and "bias" tick labels
+        self.plot.setXRange(-edge, parts[-1].x + edge, padding=0)
         self.plot.setYRange(lo - pad, hi + pad, padding=0)
         L = a.heads.shape[0]
         ticks = [(0.0, self.tr("emb"))]

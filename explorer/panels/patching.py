@@ -52,10 +52,11 @@ METHODS = {
 }
 #: heads or positions patched per forward pass (engine.models.patching.DEFAULT_BATCH)
 BATCH = 16
-#: the positions grid writes its values in the cells up to this many positions
-TEXT_POSITIONS = 24
-#: a grid with at most this many columns writes two decimals, a wider one one
-TWO_DECIMALS = 12
+#: decimals written in the cells by the columns a grid has: (at most this many columns,
+#: decimals); a wider grid writes none (the hover readout names every cell). The heads grid
+#: gets 2/5 of the width, the positions grid 3/5.
+HEAD_DIGITS = ((6, 2), (10, 1))
+POSITION_DIGITS = ((12, 2), (20, 1))
 #: tokens of each text written above the grids (the grids' axes name every position)
 SHOWN_TOKENS = 32
 
@@ -398,7 +399,6 @@ class PatchingPanel(AnalysisPanel):
         self.cbar.show()
         set_bar_levels(self.cbar, levels)
         L, H = h.effect.shape
-        S = p.effect.shape[1]
         eh, ep = h.effect.astype(np.float32), p.effect.astype(np.float32)
         self.heads.set_data(eh, levels)
         self.heads.set_labels([str(i) for i in range(L)], [str(i) for i in range(H)])
@@ -417,11 +417,11 @@ class PatchingPanel(AnalysisPanel):
         self.heads.set_title(self.tr("<b>Each head</b> patched · {method}").format(method=method))
         self.positions.set_title(self.tr("<b>Each position</b> of the residual stream · {method}").format(
             method=method))
-        for hm, texts, data, show in ((self.heads, self.head_texts, eh, L * H <= 400),
-                                      (self.positions, self.position_texts, ep, S <= TEXT_POSITIONS)):
-            if show:
+        for hm, texts, data, rule in ((self.heads, self.head_texts, eh, HEAD_DIGITS),
+                                      (self.positions, self.position_texts, ep, POSITION_DIGITS)):
+            digits = next((d for n, d in rule if data.shape[1] <= n), None)
+            if digits is not None and data.shape[0] <= 24:
                 rgba, _nan = colorize(data, hm.lut, levels)
-                digits = 2 if data.shape[1] <= TWO_DECIMALS else 1
                 texts.set_texts([[cell_number(v, digits) for v in row] for row in data.tolist()],
                                 contrast_colours(rgba), th.font(8.5))
             else:
