@@ -56,6 +56,7 @@ from .session import Session, load_session
 from .snapshots import SnapshotList, SnapshotsFeature
 from .state import AppState
 from .training.feature import TrainingActions
+from .window_focus import FocusMixin
 from .window_help import HelpMixin
 from .window_lessons import LessonsMixin
 from .window_menus import MenusMixin
@@ -64,7 +65,7 @@ from .window_status import StatusMixin, set_status_text
 from .work.compute import ComputeWorker
 
 
-class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin, QMainWindow):
+class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin, FocusMixin, QMainWindow):
     """The explorer window (see DESIGN.md, "explorer")."""
 
     frame_rendered = Signal(object)  # AttentionConfig now shown by every visible panel
@@ -284,6 +285,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         dock.setObjectName(f"dock_{name}")
         dock.setWidget(panel)
         dock.visibilityChanged.connect(lambda visible, n=name: self._on_dock_visible(n, visible))
+        self._watch_title_clicks(dock)
+        self._keep_readable(name, False, panel)  # its minimum once shown in front
         if dock_area:
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self._panels[name] = panel
@@ -527,6 +530,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.backends_measured.emit(result)
 
     def _on_dock_visible(self, name: str, visible: bool) -> None:
+        self._keep_readable(name, visible)
         if name == "diagnostics":  # the backend comparison is for its card only: not while hidden
             self.worker.set_extras_wanted(visible)
         if not visible or self._frame is None:
@@ -576,10 +580,14 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         for feature in self.features.values():
             feature.shutdown()
 
+    def eventFilter(self, obj, event) -> bool:
+        return self._title_double_clicked(obj, event) or super().eventFilter(obj, event)
+
     def closeEvent(self, event) -> None:
         if not all(feature.may_close() for feature in self.features.values()):
             event.ignore()  # a feature's question was answered Cancel (or it closes the window later)
             return
+        self.unfocus_panel()  # the layout saved is never the focused one
         self._save_settings()
         self.shutdown()
         super().closeEvent(event)

@@ -55,6 +55,8 @@ class MenusMixin:
         self.act_shortcuts = act(self._show_shortcuts, "Ctrl+/")
         self.act_about = act(self._show_about)
         self.act_lessons = act(lambda: self.show_lessons(), "Ctrl+L")
+        self.act_focus = act(lambda: self.focus_panel(), "Ctrl+Shift+F")
+        self.act_focus.setCheckable(True)
         # each language is named in itself, never translated
         self.language_group = QActionGroup(self)
         self.language_group.setExclusive(True)
@@ -103,6 +105,8 @@ class MenusMixin:
              QCoreApplication.translate("MainWindow", "What the panel under the mouse shows and how to read it, with today's numbers")),
             (self.act_shortcuts, QCoreApplication.translate("MainWindow", "&Keyboard shortcuts"), ""),
             (self.act_about, QCoreApplication.translate("MainWindow", "&About"), ""),
+            (self.act_focus, QCoreApplication.translate("MainWindow", "&Focus panel"),
+             QCoreApplication.translate("MainWindow", "The panel under the mouse gets the whole window; again (or a double click on its title) to go back")),
             (self.act_lessons, QCoreApplication.translate("MainWindow", "Show &lessons"),
              QCoreApplication.translate("MainWindow", "Step-by-step lessons: presets, explanations and a task to try in each chapter")),
         ):
@@ -141,6 +145,7 @@ class MenusMixin:
         for a in self.language_group.actions():
             self.language_menu.addAction(a)
         v.addAction(self.formula_bar.toggleViewAction())
+        v.addAction(self.act_focus)
         v.addSeparator()
         for i, dock in enumerate([self.controls_dock, *self._docks.values()]):
             a = dock.toggleViewAction()

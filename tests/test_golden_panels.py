@@ -11,9 +11,11 @@ a deliberate change of the pictures regenerates them:
 the number of pixels that differ, and writes the actual PNG and a difference mask (differing
 pixels red) into the test's tmp folder.
 
-One seam is fixed: the diagnostics panel's backends card prints each backend's measured time,
-which differs from run to run, so the export runs with `engine.run_backend_comparison`
-wrapped to report fixed times (everything else it returns is measured as usual).
+One seam is fixed: the diagnostics panel's backends card prints each backend's measured time
+and its max |Δ| against eager, which differ from run to run (the times always, the last bits
+of SDPA's fused sum on a loaded machine: 1 run in ~5 of `make test`), so the export runs with
+`engine.run_backend_comparison` wrapped to report fixed times and differences (everything
+else it returns is measured as usual; tests/test_engine_*.py check the real differences).
 
 The pictures depend on the machine's fonts (the Latin text is the platform's default family,
 DejaVu Sans here) and on the Qt, pyqtgraph, numpy and torch versions: `tests/golden/environment.json`
@@ -54,6 +56,8 @@ def _fixed_times(*args, **kwargs):
     for name, row in out.items():
         if "ms" in row:
             row["ms"] = _TIMES.get(name, 1.0)
+        if row.get("max_abs_diff"):  # the last bits of a fused kernel's sum vary under load
+            row["max_abs_diff"] = 2.7e-07
     return out
 
 engine.run_backend_comparison = _fixed_times

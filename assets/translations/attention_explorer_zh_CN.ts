@@ -2427,6 +2427,22 @@ Replace them?</source>
         <source>Change the architecture of an attention layer and watch it recompute.&lt;br&gt;Click any cell to select a head, query and key in every panel.</source>
         <translation>改变注意力层的结构，看着它实时重新计算。&lt;br&gt;点击任意单元格，即可在所有面板中选中对应的注意力头、查询和键。</translation>
     </message>
+    <message>
+        <source>&amp;Focus panel</source>
+        <translation>只看此面板(&amp;F)</translation>
+    </message>
+    <message>
+        <source>The panel under the mouse gets the whole window; again (or a double click on its title) to go back</source>
+        <translation>鼠标下的面板占满整个窗口；再按一次（或双击它的标题）即可恢复</translation>
+    </message>
+    <message>
+        <source>Point at a panel (or click in it), then Focus panel gives it the window</source>
+        <translation>先把鼠标指向一个面板（或点击它），“只看此面板”会让它占满窗口</translation>
+    </message>
+    <message>
+        <source>{panel} has the window: Focus panel again (or double-click its title) to go back</source>
+        <translation>{panel} 占满了窗口：再按“只看此面板”（或双击它的标题）即可恢复</translation>
+    </message>
 </context>
 <context>
     <name>ModelActions</name>

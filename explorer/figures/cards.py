@@ -37,9 +37,13 @@ class SideScroll(QScrollArea):
         hint.setHeight(self._height())
         return hint
 
+    #: the least height (px) it asks for: a short dock scrolls the cards rather than squash the
+    #: plots above them (a lesson shows diagnostics under a tall step-through panel)
+    MIN_HEIGHT = 110
+
     def minimumSizeHint(self):
         hint = super().minimumSizeHint()
-        hint.setHeight(self._height())
+        hint.setHeight(min(self._height(), self.MIN_HEIGHT))
         return hint
 
     def resizeEvent(self, event) -> None:

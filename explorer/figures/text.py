@@ -273,16 +273,19 @@ class TileLabel(RunsItem):
     def _fit(self) -> None:
         lines, font, colour = self._runs
         self._lay_out(lines, font, colour)
-        if self.max_width is None or not lines or self._rect.width() - 2 * self.MARGIN <= self.max_width:
+        # the text's ink may reach a pixel past its advance (antialiasing, a bold glyph's overhang):
+        # a title that fills its tile exactly would cross the tile's (the view's) edge
+        room_px = None if self.max_width is None else self.max_width - 2
+        if room_px is None or not lines or self._rect.width() - 2 * self.MARGIN <= room_px:
             return
         # the most characters of line 1 that fit with "…": read off the full line's layout, then
         # checked (a bold "…" or kerning may need one character less)
-        room = self.max_width - QFontMetricsF(font).horizontalAdvance("…")
+        room = room_px - QFontMetricsF(font).horizontalAdvance("…")
         n = (self._layouts[0].lineAt(0).xToCursor(room + self.MARGIN, QTextLine.CursorPosition.CursorOnCharacter)
              if room > 0 else 0)
         while n > 0:
             self._lay_out([truncated_runs(lines[0], n)], font, colour)
-            if self._rect.width() - 2 * self.MARGIN <= self.max_width:
+            if self._rect.width() - 2 * self.MARGIN <= room_px:
                 return
             n -= 1
         self._lay_out([[]], font, colour)

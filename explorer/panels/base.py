@@ -51,6 +51,9 @@ class Panel(QWidget):
     #: False for a panel that does not draw the sliders' layer (the training lab's own model):
     #: beside a loaded model, the others' dock titles say they show the sliders' layer
     draws_the_sliders: ClassVar[bool] = True
+    #: (width, height) px below which the panel's plots or texts are cut: its dock in the
+    #: window never gets smaller while in front (explorer/window_focus.py); exports ignore it
+    readable_size: ClassVar[tuple[int, int]] = (300, 130)
 
     @classmethod
     def display_title(cls) -> str:

@@ -65,6 +65,7 @@ def _tok(s: str) -> str:
 class CircuitsPanel(AnalysisPanel):
     name = "circuits"
     title = QT_TRANSLATE_NOOP("Panel", "Circuits: what each head does")
+    readable_size = (420, 400)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

@@ -63,6 +63,7 @@ def group_labels(view: DecodeView) -> tuple[list[str], list[str]]:
 class DecodePanel(Panel):
     name = "decode"
     title = QT_TRANSLATE_NOOP("Panel", "Decode: the KV cache step by step")
+    readable_size = (520, 400)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

@@ -144,6 +144,7 @@ def llama3_8b_cache(tokens: int) -> tuple[int, int]:
 class DiagnosticsPanel(Panel):
     name = "diagnostics"
     title = QT_TRANSLATE_NOOP("Panel", "Diagnostics: heads, numerics, memory, backends")
+    readable_size = (320, 380)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

@@ -73,6 +73,7 @@ def _tile_rows(flags: np.ndarray, tile: int) -> np.ndarray:
 class HeadsPanel(Panel):
     name = "heads"
     title = QT_TRANSLATE_NOOP("Panel", "Heads: attention weights")
+    readable_size = (320, 230)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

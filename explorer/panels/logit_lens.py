@@ -45,6 +45,7 @@ def short_token(s: str, n: int = 10) -> str:
 class LogitLensPanel(AnalysisPanel):
     name = "logit_lens"
     title = QT_TRANSLATE_NOOP("Panel", "Logit lens: the prediction after each layer")
+    readable_size = (420, 320)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

@@ -187,6 +187,7 @@ class HeadTableModel(QAbstractTableModel):
 class ModelGridPanel(Panel):
     name = "model_grid"
     title = QT_TRANSLATE_NOOP("Panel", "Model: every layer × head")
+    readable_size = (420, 400)
     requires_model = True
 
     def __init__(self, state, parent=None) -> None:

@@ -104,6 +104,7 @@ class TokenChip(QLabel):
 class ModelHeadPanel(Panel):
     name = "model_head"
     title = QT_TRANSLATE_NOOP("Panel", "Model: one head and the deletion test")
+    readable_size = (380, 360)
     requires_model = True
 
     def __init__(self, state, parent=None) -> None:

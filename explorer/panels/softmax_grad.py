@@ -49,6 +49,7 @@ def _bar_plot(layout, row: int, col: int) -> tuple[pg.PlotItem, TokenAxis]:
 class SoftmaxGradPanel(Panel):
     name = "softmax_grad"
     title = QT_TRANSLATE_NOOP("Panel", "Softmax gradient and the √d_k sweep")
+    readable_size = (320, 240)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

@@ -84,6 +84,7 @@ def block_combo(tip: str) -> QComboBox:
 class TilingPanel(Panel):
     name = "tiling"
     title = QT_TRANSLATE_NOOP("Panel", "Tiling: FlashAttention step by step")
+    readable_size = (560, 400)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)

@@ -170,11 +170,22 @@ def install_training(window):
 
 
 def _place(window, dock) -> None:
-    """A new lab dock floats over the window at 85 % of its size: the lab needs more room
-    than a tab of the panel grid gives (the other docks keep their minimum heights); a
-    double click on its title docks it."""
+    """A new lab dock floats over the window's panels, beside the lesson and the configuration
+    (never over them: lessons 12 and 13 are read while the lab trains): the lab needs more
+    room than a tab of the panel grid gives. With no room beside them (a narrow window) it
+    floats centred at 85 % of the window. A double click on its title docks it."""
     dock.setFloating(True)
     geo = window.geometry()
+    left = geo.x()
+    lesson = window.dock("lesson") if "lesson" in window.panel_names() else None
+    for side in (window.controls_dock, lesson):
+        if side is not None and side.isVisible() and not side.isFloating():
+            left = max(left, side.mapToGlobal(side.rect().topRight()).x() + 6)
+    top = window.mapToGlobal(window.menuBar().geometry().bottomLeft()).y() + 2
+    if geo.right() - left >= 900:
+        dock.resize(geo.right() - left, max(geo.bottom() - top, 640))
+        dock.move(left, top)
+        return
     w, h = int(geo.width() * 0.85), int(geo.height() * 0.85)
     dock.resize(max(w, 900), max(h, 640))
     dock.move(geo.x() + (geo.width() - dock.width()) // 2, geo.y() + (geo.height() - dock.height()) // 2)
