@@ -170,3 +170,35 @@ def llama(llama_path):
     from engine.models import load_model
 
     return load_model(llama_path)
+
+
+#: <bos> + 10 symbols + the first 9 again: a trained induction head predicts J
+INDUCTION_TEXT = "ABCDEFGHIJ ABCDEFGHI"
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory) -> Path:
+    """A training-lab run of the default config (the induction task), trained until its
+    induction milestone (post-norm: layer 1 holds the induction heads), saved as a run folder."""
+    from engine.training import TrainConfig, Trainer, first_reached
+
+    tr = Trainer(TrainConfig())
+    while tr.steps_done < 800 and first_reached(tr.history) is None:
+        tr.step(25)
+    assert first_reached(tr.history) is not None, "the default run formed no induction head"
+    return tr.save(tmp_path_factory.mktemp("runs") / "induction")
+
+
+def settle_analyses(qapp, window, timeout_s: float = 120.0) -> None:
+    """Run the event loop until no circuits analysis of the window's model is queued or running."""
+    import time
+
+    from explorer.models.analyses import ANALYSIS_KINDS
+
+    a = window.model_controller.analyses
+    deadline = time.monotonic() + timeout_s
+    while any(a.pending(k) is not None for k in ANALYSIS_KINDS):
+        assert time.monotonic() < deadline, "the analyses did not finish"
+        qapp.processEvents()
+        time.sleep(0.01)
+    qapp.processEvents()

@@ -30,27 +30,16 @@ from explorer.panels.attribution import logit_text
 
 try:
     from conftest import shown_window
-    from models_fixtures import build_qwen2, gpt2_path, minilm_folder
+    from models_fixtures import build_qwen2, gpt2_path, minilm_folder, run_folder
 except ImportError:  # tests/ imported as a package
     from tests.conftest import shown_window
-    from tests.models_fixtures import build_qwen2, gpt2_path, minilm_folder
+    from tests.models_fixtures import build_qwen2, gpt2_path, minilm_folder, run_folder
 
-__all__ = ["gpt2_path"]
+__all__ = ["gpt2_path", "run_folder"]  # fixtures
 
 TIMEOUT_MS = 120_000
 GPT2_TEXT = "the cat sat on the mat . the cat sat on"
 RUN_TEXT = "ABCDEFGHIJ ABCDEFGHI"  # <bos> + 10 symbols + the first 9 again: induction predicts J
-
-
-@pytest.fixture(scope="module")
-def run_folder(tmp_path_factory):
-    from engine.training import TrainConfig, Trainer, first_reached
-
-    tr = Trainer(TrainConfig())
-    while tr.steps_done < 800 and first_reached(tr.history) is None:
-        tr.step(25)
-    assert first_reached(tr.history) is not None, "the default run formed no induction head"
-    return tr.save(tmp_path_factory.mktemp("runs") / "induction")
 
 
 @pytest.fixture(scope="module")

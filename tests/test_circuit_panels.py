@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,24 +26,15 @@ from explorer.figures.plots import plot_title as html_title
 
 try:
     from conftest import shown_window
-    from models_fixtures import minilm_folder
+    from models_fixtures import minilm_folder, run_folder, settle_analyses
 except ImportError:  # tests/ imported as a package
     from tests.conftest import shown_window
-    from tests.models_fixtures import minilm_folder
+    from tests.models_fixtures import minilm_folder, run_folder, settle_analyses
+
+__all__ = ["run_folder"]  # a fixture
 
 TIMEOUT_S = 120
 TEXT = "ABCDEFGHIJ ABCDEFGHI"  # <bos> + 10 symbols + the first 9 again: induction predicts J
-
-
-@pytest.fixture(scope="module")
-def run_folder(tmp_path_factory):
-    from engine.training import TrainConfig, Trainer, first_reached
-
-    tr = Trainer(TrainConfig())
-    while tr.steps_done < 800 and first_reached(tr.history) is None:
-        tr.step(25)
-    assert first_reached(tr.history) is not None, "the default run formed no induction head"
-    return tr.save(tmp_path_factory.mktemp("runs") / "induction")
 
 
 @pytest.fixture(scope="module")
@@ -59,16 +49,7 @@ def window(qapp, run_folder):
 
 
 def settle(qapp, window, timeout_s: float = TIMEOUT_S) -> None:
-    """Until no analysis is queued or running."""
-    from explorer.models.analyses import ANALYSIS_KINDS
-
-    a = window.model_controller.analyses
-    deadline = time.monotonic() + timeout_s
-    while any(a.pending(k) is not None for k in ANALYSIS_KINDS):
-        assert time.monotonic() < deadline, "the analyses did not finish"
-        qapp.processEvents()
-        time.sleep(0.01)
-    qapp.processEvents()
+    settle_analyses(qapp, window, timeout_s)
 
 
 def front(qapp, window, name: str):

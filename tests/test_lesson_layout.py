@@ -15,7 +15,6 @@ from PySide6.QtTest import QTest
 from explorer.figures.layout import text_boxes
 from explorer.lessons import load_chapters
 
-
 #: panels whose readouts may still be cut at some sizes (issue 27, item 15: the scores readout
 #: beside a pinned A in float16, lesson 8); their readable size is checked all the same
 CUT_TEXTS_LEFT = {"scores"}
@@ -43,11 +42,11 @@ def test_every_lesson_shows_the_panels_it_names_at_a_readable_size(win, qapp, qt
     try:
         for index, chapter in enumerate(load_chapters()):
             lesson = win.show_lessons(index)
-            qtbot.waitUntil(lambda: lesson.apply_button.isEnabled(), timeout=5000)
+            qtbot.waitUntil(lambda lesson=lesson: lesson.apply_button.isEnabled(), timeout=5000)
             qapp.processEvents()  # the training lab hooks Apply preset once the lesson exists
             lesson.apply_button.click()
             if chapter.panels and set(chapter.panels) <= {"model_grid", "model_head"}:
-                qtbot.waitUntil(lambda: all(n in win.panel_names() for n in chapter.panels)
+                qtbot.waitUntil(lambda names=chapter.panels: all(n in win.panel_names() for n in names)
                                 and win.model_controller.loaded is not None, timeout=60000)
             win.render_sync(win.config)
             for _ in range(3):

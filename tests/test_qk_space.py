@@ -23,9 +23,9 @@ from engine import AttentionConfig, run
 from engine.qk_space import head_qk_space, project_qk, qk_space
 
 try:
-    from models_fixtures import gpt2_path, llama_path
+    from models_fixtures import gpt2_path, llama_path, settle_analyses
 except ImportError:  # tests/ imported as a package
-    from tests.models_fixtures import gpt2_path, llama_path
+    from tests.models_fixtures import gpt2_path, llama_path, settle_analyses
 
 __all__ = ["gpt2_path", "llama_path"]
 
@@ -350,17 +350,7 @@ def test_the_sliders_panel_renders_in_both_themes_and_in_chinese(win, qapp):
 
 
 def settle(qapp, window, timeout_s: float = TIMEOUT_S) -> None:
-    import time
-
-    from explorer.models.analyses import ANALYSIS_KINDS
-
-    a = window.model_controller.analyses
-    deadline = time.monotonic() + timeout_s
-    while any(a.pending(k) is not None for k in ANALYSIS_KINDS):
-        assert time.monotonic() < deadline, "the analyses did not finish"
-        qapp.processEvents()
-        time.sleep(0.01)
-    qapp.processEvents()
+    settle_analyses(qapp, window, timeout_s)
 
 
 @pytest.fixture(scope="module")
