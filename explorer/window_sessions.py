@@ -44,6 +44,9 @@ class SessionsMixin:
         """A session's model was not opened: a banner naming its folder, which stays over new
         frames (a "warning"); the rest of the session is open, and saving it keeps the model's
         entry."""
+        from engine.models.files import shown_source
+
+        source = shown_source(source)  # a session may name a path of thousands of characters
         if reason:
             text = lambda: QCoreApplication.translate(  # noqa: E731
                 "MainWindow", "The session's model {folder} could not be opened ({reason}); everything else of "

@@ -247,6 +247,21 @@ def offline_mode(enabled: bool) -> Iterator[None]:
             constants.HF_HUB_OFFLINE = old_const
 
 
+def path_exists(path: str | os.PathLike) -> bool:
+    """Whether `path` (``~`` expanded) exists; False, never an exception, for a name the system
+    cannot look up: one too long (ENAMETOOLONG), a NUL byte, ``~nosuchuser``, no permission."""
+    try:
+        return Path(path).expanduser().exists()
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a home folder that cannot be found
+        return False
+
+
+def shown_source(text: str, limit: int = 200) -> str:
+    """`text` for a one-line message: as it is when short, else its start and end around '…'."""
+    text = " ".join(text.splitlines())
+    return text if len(text) <= limit else f"{text[: limit - 41]}…{text[-40:]}"
+
+
 def resolve_source(source: str | os.PathLike, *, allow_download: bool = False,
                    tqdm_class=None) -> Path:
     """Turn ``source`` into a local folder.
@@ -260,15 +275,15 @@ def resolve_source(source: str | os.PathLike, *, allow_download: bool = False,
     if not text:
         raise ModelLoadError("No model given: type a folder path or a Hugging Face id.",
                              reason="no_folder")
-    path = Path(text).expanduser()
-    if path.exists():
+    if path_exists(text):
+        path = Path(text).expanduser()
         if not path.is_dir():
             raise ModelLoadError(
-                f"'{text}' is a file, not a folder. Choose the folder that holds config.json "
+                f"'{shown_source(text)}' is a file, not a folder. Choose the folder that holds config.json "
                 "and the weights.", reason="no_folder")
         return path.resolve()
-    if looks_like_path(text) or not re.fullmatch(r"[\w.\-]+(/[\w.\-]+)?", text):
-        raise ModelLoadError(f"There is no folder '{text}'. Check the path.",
+    if looks_like_path(text) or not re.fullmatch(r"[\w.\-]+(/[\w.\-]+)?", text) or len(text) > 255:
+        raise ModelLoadError(f"There is no folder '{shown_source(text)}'. Check the path.",
                              reason="no_folder")
     try:
         from huggingface_hub import snapshot_download

@@ -27,6 +27,7 @@ from .files import (
     check_regular_files,
     find_weights,
     offline_mode,
+    path_exists,
     read_config,
     remote_code_files,
     resolve_source,
@@ -86,7 +87,7 @@ def display_name(source: str, folder: Path) -> str:
     parts = folder.parts
     if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
         return parts[-3][len("models--"):].replace("--", "/")
-    if not Path(source).expanduser().exists():
+    if not path_exists(source):
         return source
     if folder.name.lower() in _GENERIC_NAMES and folder.parent.name:
         return f"{folder.parent.name}/{folder.name}"

@@ -292,7 +292,7 @@ def recover_run(folder: str | os.PathLike) -> Path | None:
         if not folder.name or (folder.exists() and not is_training_run(folder)):
             return None
         leftovers = [(kind, path, _run_inside(kind, path)) for kind, path in _leftovers(folder)]
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, RuntimeError):  # RuntimeError: ~nosuchuser
         return None
     leftovers = [(kind, path, run) for kind, path, run in leftovers if run is not None]
     try:

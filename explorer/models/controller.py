@@ -37,7 +37,14 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from ..selection import HoverLink, ModelSelection
 from .actions import ModelActions
 from .analyses import ModelAnalyses
-from .source import DEMO_SOURCE, LoadRequest, default_text, portable_source, resolve_source
+from .source import (
+    DEMO_SOURCE,
+    LoadRequest,
+    default_text,
+    portable_source,
+    resolve_source,
+    source_exists,
+)
 from .worker import Cancelled, Job, ModelWorker, first_line, progress_tqdm
 
 __all__ = ["ModelController", "install_model_support"]
@@ -205,7 +212,7 @@ class ModelController(QObject):
         if portable_source(path) == DEMO_SOURCE:
             name = DEMO_SOURCE
         else:
-            name = Path(path).name if Path(path).expanduser().exists() else path
+            name = Path(path).name if source_exists(path) else path
         self._set_busy(self.tr("Loading {name}…").format(name=name))
         return rid
 
@@ -364,7 +371,7 @@ class ModelController(QObject):
             self._restore = None
             if isinstance(exc, ModelLoadError):
                 missing = (session is not None and exc.reason == "no_folder"
-                           and not Path(session).expanduser().exists())
+                           and not source_exists(session))
                 self._fail(self.tr("Could not open the model: {reason}").format(reason=str(exc)), session, missing,
                            str(exc))
             else:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .source import LoadRequest, demo_model_path
+from .source import LoadRequest, demo_model_path, source_exists
 
 __all__ = ["OpenModelDialog"]
 
@@ -104,7 +104,7 @@ class OpenModelDialog(QDialog):
 
     def _browse(self) -> None:
         start = self.source.text().strip()
-        if not start or not Path(start).expanduser().exists():
+        if not start or not source_exists(start):
             demo = demo_model_path()
             start = str(demo) if demo is not None else str(Path.home())
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a model folder"), start)

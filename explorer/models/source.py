@@ -43,12 +43,20 @@ def default_text() -> str:
     return sentences[0] if sentences else FALLBACK_TEXT
 
 
+def source_exists(source: str | os.PathLike) -> bool:
+    """Whether a model source names an existing path (``~`` expanded); False, never an
+    exception, for a name the system cannot look up (too long, a NUL byte, ``~nosuchuser``)."""
+    from engine.models.files import path_exists
+
+    return path_exists(source)
+
+
 def resolve_source(source: str) -> str:
     """A session/CLI source → what `engine.models.load_model` takes: the demo model's
     names (DEMO_ALIASES) become the bundled folder unless a folder of that name exists
     here; anything else passes through."""
     text = os.fspath(source).strip()
-    if text.lower() in DEMO_ALIASES and not Path(text).expanduser().exists():
+    if text.lower() in DEMO_ALIASES and not source_exists(text):
         path = demo_model_path()
         if path is None:
             from engine.models import ModelLoadError
@@ -68,7 +76,7 @@ def portable_source(source: str) -> str:
         try:
             if Path(source).expanduser().resolve() == demo.resolve():
                 return DEMO_SOURCE
-        except OSError:
+        except (OSError, RuntimeError, ValueError):  # ~nosuchuser, a NUL byte
             pass
     return source
 
