@@ -31,6 +31,15 @@ def _shape(*dims: int) -> str:
     return "(" + ", ".join(str(d) for d in dims) + ")"
 
 
+def _scale_mode(config: AttentionConfig) -> str:
+    """The scaling as the controls name it: 1/√d_k, none (×1) or custom."""
+    if config.scale is None:
+        return "1/√d_k"
+    if config.scale == 1.0:
+        return QCoreApplication.translate("Formula", "none (×1)")
+    return QCoreApplication.translate("Formula", "custom")
+
+
 def pipeline(config: AttentionConfig, head: int = 0) -> list[Step]:
     """The steps of `config`'s attention for query head `head` (its KV head for K and V)."""
     S, Skv, d, Dh = config.seq_len, config.key_len, config.d_model, config.head_dim
@@ -51,7 +60,7 @@ def pipeline(config: AttentionConfig, head: int = 0) -> list[Step]:
         Step("kv", f"K{g}, V{g} = {src}·W_K, {src}·W_V",
              f"{_shape(Skv, d)}·{_shape(d, Dh)} = {_shape(Skv, Dh)}" + (f" ×{Hkv}" if Hkv > 1 else ""), "qkv"),
         Step("scores", "QKᵀ", f"{_shape(S, Dh)}·{_shape(Dh, Skv)} = {_shape(S, Skv)}", "scores"),
-        Step("scale", f"· {scale}", "1/√d_k" if config.scale is None else QCoreApplication.translate("Formula", "custom"), "scores"),
+        Step("scale", f"· {scale}", _scale_mode(config), "scores"),
         Step("bias", f"+ {bias}", _shape(H, S, Skv) if config.positional == "alibi" else "–", "scores",
              active=config.positional == "alibi"),
         Step("mask", QCoreApplication.translate("Formula", "mask") + f" ({config.mask_value})",

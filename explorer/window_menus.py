@@ -238,4 +238,8 @@ class MenusMixin:
         for panel in self._panels.values():
             panel.reset_view()
         self._whole_step = True
+        was = self.config
         self.set_config(AttentionConfig())
+        if was != AttentionConfig():  # its step (a step of its own) is named "Reset", not "4 settings"
+            self.undo_stack.command(self.undo_stack.index() - 1).setText(QCoreApplication.translate("History", "Reset"))
+            self._retranslate_history()

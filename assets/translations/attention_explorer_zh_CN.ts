@@ -1566,6 +1566,11 @@ Replace them?</source>
         <translation>自定义</translation>
     </message>
     <message>
+        <location line="+0"/>
+        <source>none (×1)</source>
+        <translation>不缩放（×1）</translation>
+    </message>
+    <message>
         <location line="+3"/>
         <source>mask</source>
         <translation>掩码</translation>
@@ -1773,6 +1778,11 @@ Replace them?</source>
         <location line="+0"/>
         <source>off</source>
         <translation>关</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Reset</source>
+        <translation>恢复默认</translation>
     </message>
 </context>
 <context>
@@ -4466,6 +4476,16 @@ Replace them?</source>
         <location line="+3"/>
         <source>this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by e^(m_old − m_new), below 1 (dashed: m before the tile)</source>
         <translation>这个分块：{r} 行中有 {n} 行被重缩放：它们的最大值变大，ℓ 和 O 乘以小于 1 的 e^(m_old − m_new)（虚线：这个分块之前的 m）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>this tile: no row&apos;s max grew ({r} rows), so ℓ and O were not rescaled: this tile&apos;s terms are added as they are (dashed: m before the tile)</source>
+        <translation>这个分块：{r} 行的最大值都没有变大，所以 ℓ 和 O 不重缩放：这个分块的项直接加上（虚线：这个分块之前的 m）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>this tile: the first these {r} rows see: m, ℓ and O start from its scores, nothing to rescale</source>
+        <translation>这个分块：这 {r} 行看到的第一个分块：m、ℓ 和 O 从它的分数开始，不需要重缩放</translation>
     </message>
     <message>
         <location line="+2"/>

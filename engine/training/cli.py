@@ -95,14 +95,22 @@ def _best(a, layers: slice) -> float:
     return float("nan") if part.size == 0 or not (part == part).any() else float(part[part == part].max())
 
 
+def best_scores(scores: dict) -> tuple[float, float]:
+    """(induction, previous_token): the best induction score of the layers after the first
+    (of the only layer in a 1-layer model) and the best layer-0 previous-token score, rounded
+    to 4 digits as a progress line has them (what `train` prints, and a heads-forming frame)."""
+    later = slice(1, None) if scores["induction"].shape[0] > 1 else slice(None)
+    return (round(_best(scores["induction"], later), 4), round(_best(scores["previous_token"], slice(0, 1)), 4))
+
+
 def progress_record(s: TrainStep, rate: float) -> dict:
     """One JSON progress line: the step's numbers, the best scores, every head's scores."""
-    later = slice(1, None) if s.scores["induction"].shape[0] > 1 else slice(None)
+    induction, previous_token = best_scores(s.scores)
     return {
         "event": "step", "step": s.step, "loss": round(s.loss, 5),
         "loss_predictable": round(s.loss_predictable, 5), "lr": s.lr,
-        "induction": round(_best(s.scores["induction"], later), 4),
-        "previous_token": round(_best(s.scores["previous_token"], slice(0, 1)), 4),
+        "induction": induction,
+        "previous_token": previous_token,
         "steps_per_s": round(rate, 1), "elapsed_s": round(s.elapsed_s, 3),
         "heads": {"induction": s.scores["induction"].astype(float).round(4).tolist(),
                   "previous_token": s.scores["previous_token"].astype(float).round(4).tolist(),

@@ -183,6 +183,39 @@ class HeadTableModel(QAbstractTableModel):
         return None
 
 
+#: the most characters of a sentence the Samples menu shows (a longer one keeps its start and end)
+SAMPLE_WIDTH = 48
+
+
+def elide_middle(text: str, width: int, tail: int) -> str:
+    """`text` as its start, "…" and its last ≤ `tail` characters, about `width` in all, cut at
+    spaces (whole words at both ends)."""
+    start, end = text[:max(width - tail - 1, 1)], text[len(text) - tail:]
+    if " " in start:
+        start = start[:start.rfind(" ")]
+    if " " in end and not text.endswith(" " + end):
+        end = end[end.find(" ") + 1:]
+    return f"{start.rstrip()} … {end.lstrip()}"
+
+
+def sample_labels(sentences: list[str], width: int = SAMPLE_WIDTH) -> list[str]:
+    """Each sentence as the Samples menu shows it: whole up to `width` characters, else its
+    start and end around "…", so that sentences differing only at the end (the two "The
+    animal didn't cross the street…" ones) read differently; the end grows until it does."""
+    labels: list[str] = []
+    for s in sentences:
+        label = s
+        if len(s) > width:
+            for tail in range(width // 3, len(s), 4):
+                label = elide_middle(s, width, tail)
+                if label not in labels:
+                    break
+            else:
+                label = s
+        labels.append(label)
+    return labels
+
+
 @register_panel
 class ModelGridPanel(Panel):
     name = "model_grid"
@@ -316,9 +349,9 @@ class ModelGridPanel(Panel):
         except Exception:  # a damaged install must not break the panel
             texts = {}
         for lang, sentences in texts.items():
-            for s in sentences:
-                short = s if len(s) <= 48 else s[:47] + "…"
+            for s, short in zip(sentences, sample_labels(sentences)):
                 self.samples.addItem(f"{lang}: {short}", s)
+                self.samples.setItemData(self.samples.count() - 1, s, Qt.ItemDataRole.ToolTipRole)
         self.samples.setCurrentIndex(0)
         self.samples.blockSignals(False)
 

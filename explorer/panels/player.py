@@ -1,12 +1,13 @@
 """The play / pause / step / scrub controls both step-through panels share.
 
-    |◀◀  |◀  ▶/||  ▶|  ▶▶|  [──────●────]  step [ 7 ] / 16   [ 10 steps/s ▾]
+    |◀◀  |◀  ▶/||  ▶|  ▶▶|  [──────●────]  step [ 8 ] / 16   [ 10 steps/s ▾]
 
 `position_changed(i)` is emitted for every position shown (a step 0 … count−1);
 a QTimer advances it while playing, at the chosen speed, and stops at the end
-(play at the end starts again from the first step). The spin box holds the
-position, so an export's fresh panel (which copies spin boxes and combo boxes
-from the window's panel) shows the same step; −1 ("end") means the last step.
+(play at the end starts again from the first step). The spin box counts steps from 1, as the
+panels' titles do ("step 16 of 16" is the last of 16, shown as 16 / 16); it holds the
+position, so an export's fresh panel (which copies spin boxes and combo boxes from the
+window's panel) shows the same step; 0 ("end") means the last step.
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ class StepPlayer(QWidget):
         row.addWidget(self.slider, 1)
         self.step_label = QLabel()
         row.addWidget(self.step_label)
-        self.spin = QSpinBox()
+        self.spin = QSpinBox()  # step position + 1: the step's number, counted from 1
         self.spin.setObjectName("step_spin")
-        self.spin.setRange(-1, OPEN_RANGE)
-        self.spin.setValue(-1)
-        self.spin.valueChanged.connect(self.set_position)
+        self.spin.setRange(0, OPEN_RANGE)
+        self.spin.setValue(0)
+        self.spin.valueChanged.connect(lambda n: self.set_position(n - 1))
         row.addWidget(self.spin)
         self.count_label = QLabel()
         row.addWidget(self.count_label)
@@ -92,7 +93,7 @@ class StepPlayer(QWidget):
     @property
     def position(self) -> int:
         """The step shown (0 … count−1); −1 before a count is known."""
-        return self.spin.value() if self._count else -1
+        return self.spin.value() - 1 if self._count else -1
 
     @property
     def playing(self) -> bool:
@@ -105,20 +106,20 @@ class StepPlayer(QWidget):
         """`count` steps now. keep: stay at the current position (clamped), else go to the
         last step (a new computation: its whole result). A position never set ("end", −1)
         goes to the last step too. Returns the position, not emitted."""
-        old = self.spin.value()
+        old = self.spin.value() - 1
         self._count = max(0, int(count))
         last = self._count - 1
         pos = min(old, last) if keep and old >= 0 else last
         for w in (self.slider, self.spin):
             w.blockSignals(True)
         self.slider.setRange(0, max(last, 0))
-        self.spin.setRange(0 if self._count else -1, max(last, 0) if self._count else OPEN_RANGE)
+        self.spin.setRange(1 if self._count else 0, self._count if self._count else OPEN_RANGE)
         self.slider.setValue(max(pos, 0))
-        self.spin.setValue(pos if self._count else -1)
+        self.spin.setValue(pos + 1 if self._count else 0)
         for w in (self.slider, self.spin):
             w.blockSignals(False)
         self.spin.setSpecialValueText("" if self._count else QCoreApplication.translate("StepPlayer", "end"))
-        self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=max(last, 0)))
+        self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=self._count))
         if not self._count:
             self.pause()
         self._enable()
@@ -129,9 +130,9 @@ class StepPlayer(QWidget):
         if not self._count:
             return
         pos = max(0, min(int(pos), self._count - 1))
-        for w in (self.slider, self.spin):
+        for w, value in ((self.slider, pos), (self.spin, pos + 1)):
             w.blockSignals(True)
-            w.setValue(pos)
+            w.setValue(value)
             w.blockSignals(False)
         self._enable()
         self.position_changed.emit(pos)
@@ -199,7 +200,7 @@ class StepPlayer(QWidget):
         self.speed.setToolTip(QCoreApplication.translate("StepPlayer", "Playing speed"))
         for i, s in enumerate(SPEEDS):
             self.speed.setItemText(i, QCoreApplication.translate("StepPlayer", "{n} steps/s").format(n=s))
-        self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=max(self._count - 1, 0)))
+        self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=self._count))
         self._sync_play()
 
     def changeEvent(self, event) -> None:

@@ -330,9 +330,17 @@ class TilingPanel(Panel):
         set_plot_title(self.partial.item, self.tr("partial output <b>O/ℓ</b> · max |O/ℓ − final| = {gap}").format(
             gap=fmt_number(gap, 2)), th, size=9.0)
         n_grew = int(grew.sum())
-        line1 = self.tr("this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by "
-                   "e^(m_old − m_new), below 1 (dashed: m before the tile)").format(n=n_grew, r=r) if not skipped \
-            else self.tr("this tile: skipped, m, ℓ and O unchanged")
+        if skipped:
+            line1 = self.tr("this tile: skipped, m, ℓ and O unchanged")
+        elif np.isneginf(m_old).all():  # no key seen before: m goes from −∞, nothing held to rescale
+            line1 = self.tr("this tile: the first these {r} rows see: m, ℓ and O start from its scores, "
+                            "nothing to rescale").format(r=r)
+        elif n_grew == 0:
+            line1 = self.tr("this tile: no row's max grew ({r} rows), so ℓ and O were not rescaled: this tile's "
+                            "terms are added as they are (dashed: m before the tile)").format(r=r)
+        else:
+            line1 = self.tr("this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by "
+                            "e^(m_old − m_new), below 1 (dashed: m before the tile)").format(n=n_grew, r=r)
         done = int((v.step_of <= i).sum())
         skipped_so_far = int(v.skipped[: i + 1].sum())
         line2 = self.tr("tiles: {done} of {n} visited, {skipped} skipped (masked) · block {bq} × {bk}").format(

@@ -402,8 +402,13 @@ class TrainingFigures:
         lab, th = self.lab, self.theme
         probe = run.snapshot_at(lab.scrub_step)
         if probe is None:
+            self.grid.clear()
             set_plot_title(self.grid.plot, translate("TrainingPanel", "<b>Heads</b> · preparing the model…"), th)
+            self.big.image.hide()
+            self.big.set_labels(None, None)
+            self.big.set_title("")
             return
+        self.big.image.show()
         L, H = probe.attentions.shape[:2]
         self.grid.set_data(probe.attentions, tile_labels(probe))
         layer, head = lab.selected

@@ -234,13 +234,17 @@ def figure_class():
 
 
 def frame_caption(run, probe) -> tuple[str, str]:
-    """(label, summary) of a frame's strip: "step 350 of 600", then the loss and best scores."""
+    """(label, summary) of a frame's strip: "step 350 of 600", then the loss and best scores.
+
+    The loss and the best scores are the step's own (its training batch): the numbers `train`
+    prints for that step, its score curves and the "induction head" milestone; the tiles
+    show each head on the probe sequence. Before the first step: the probe's."""
+    from engine.training.cli import best_scores
+
     total = run.history[-1].step if run.history else 0
     label = _tr("step {step} of {total}").format(step=probe.step, total=total)
     rec = run.history[probe.step - 1] if 0 < probe.step <= len(run.history) else None
-    ind, prev = probe.scores["induction"], probe.scores["previous_token"]
-    best_ind = float(np.nanmax(ind[1:] if ind.shape[0] > 1 else ind))
-    best_prev = float(np.nanmax(prev[0]))
+    best_ind, best_prev = best_scores((rec if rec is not None else probe).scores)
     parts = []
     if rec is None:
         parts.append(_tr("not trained yet"))

@@ -85,6 +85,17 @@ class HeadGrid:
         self.selected = (layer, head)
         self._place_outline()
 
+    def clear(self) -> None:
+        """No tiles, no outline, no names: a model being prepared has no heads to show yet (the
+        last run's tiles and its selected head, in slots the new model may not have, would lie)."""
+        self.shape, self.data = (0, 0, 0), None
+        self.tiles.place([], [])
+        self.tiles.compose(np.zeros((0, 1, 1), np.float32), self.lut, (0.0, 1.0))
+        self.tiles.select(None)
+        self.tiles.set_corner_texts([], None, TEXT_COLOUR, (0, 0, 0, 90), right=True)
+        for name in ("top", "left"):
+            self.plot.getAxis(name).setTicks([[]])
+
     def _place_outline(self) -> None:
         (layer, head), (n_layers, n_heads, _s) = self.selected, self.shape
         inside = 0 <= layer < n_layers and 0 <= head < n_heads
