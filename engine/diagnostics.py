@@ -151,12 +151,14 @@ def kv_cache_comparison(config: AttentionConfig, n_layers: int = 32, tokens: int
     }
 
 
-def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 0) -> dict[str, torch.Tensor]:
+def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 0,
+                  check=None) -> dict[str, torch.Tensor]:
     """Why √d_k: for each d_k, q and k with N(0, 1) entries give q·k of variance d_k.
 
     Returns (len(d_ks),) float32 tensors: score std and mean softmax-Jacobian norm,
     unscaled and scaled by 1/√d_k. Unscaled, std grows like √d_k and the gradient
-    collapses toward 0 (saturated softmax); scaled, both stay flat.
+    collapses toward 0 (saturated softmax); scaled, both stay flat. ``check()`` is called
+    after each d_k (a cancel raises from it: up to a second at a thousand keys).
     """
     d_ks = [2, 4, 8, 16, 32, 64, 128, 256, 512] if d_ks is None else list(d_ks)
     out = {k: [] for k in ("std_unscaled", "std_scaled", "grad_unscaled", "grad_scaled")}
@@ -168,6 +170,8 @@ def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 
         for tag, t in (("unscaled", s), ("scaled", s / math.sqrt(dk))):
             out[f"std_{tag}"].append(float(t.std()))
             out[f"grad_{tag}"].append(float(softmax_jacobian_norm(torch.softmax(t, -1)).mean()))
+        if check is not None:
+            check()
     res = {k: torch.tensor(v) for k, v in out.items()}
     res["d_k"] = torch.tensor(d_ks)
     return res

@@ -11,6 +11,7 @@ import math
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -157,19 +158,23 @@ class _WeightCache:
 WEIGHT_CACHE = _WeightCache()
 
 
-def init_weights(config: AttentionConfig) -> Weights:
+def init_weights(config: AttentionConfig, check: Callable[[], None] | None = None) -> Weights:
     """Seeded projections; std = init_std, or Xavier √(2/(fan_in+fan_out)).
 
     Cached (read-only by convention) up to :data:`WEIGHT_CACHE_BYTES`: drawing 4·d²
     normals dominates a small run, and most slider moves leave the weights unchanged.
+    ``check()`` after each matrix drawn (a cancel raises from it).
     """
     key = (config.seed, config.d_model, config.kv_heads * config.head_dim, config.init_std)
-    return WEIGHT_CACHE.get(key, lambda: _init_weights(*key))
+    return WEIGHT_CACHE.get(key, lambda: _init_weights(*key, check=check))
 
 
-def _init_weights(seed: int, d: int, kv: int, init_std: float | None) -> Weights:
+def _init_weights(seed: int, d: int, kv: int, init_std: float | None, check=None) -> Weights:
     def draw(name: str, fan_in: int, fan_out: int) -> torch.Tensor:
         std = init_std if init_std is not None else math.sqrt(2.0 / (fan_in + fan_out))
-        return torch.randn(fan_in, fan_out, generator=generator(seed, name)) * std
+        out = torch.randn(fan_in, fan_out, generator=generator(seed, name)) * std
+        if check is not None:
+            check()
+        return out
 
     return Weights(draw("w_q", d, d), draw("w_k", d, kv), draw("w_v", d, kv), draw("w_o", d, d))

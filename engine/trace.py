@@ -31,6 +31,7 @@ from .memory import (
     memory_estimate,
     row_slices,
 )
+from .pacing import Pacer, holding, paced_matmul, run_plans
 from .positional import learned, query_positions, rope, sinusoidal
 from .rows import (
     key_distances,
@@ -156,18 +157,23 @@ class AttentionTrace:
             self._materialise()
         return self._grids[name]
 
-    def _materialise(self) -> None:
-        """Compute every grid at once (the eager path), refused with the estimate when over budget."""
+    def _materialise(self, progress: Progress | None = None) -> None:
+        """Compute every grid at once (the eager path), refused with the estimate when over
+        budget; in pieces of query rows with ``progress`` between them when given."""
         with self._lock:
             if self._grids is not None:
                 return
-            check_lazy_memory(self.config, "grids", self.memory_estimate, self._budget)
+            cfg = self.config
+            check_lazy_memory(cfg, "grids", self.memory_estimate, self._budget)
             t0 = time.perf_counter()
+            pacer = Pacer(progress, CHUNK_SECONDS, cfg.dtype, cfg.device)
+            plan = pacer.plan(cfg.seq_len, 2 * cfg.batch * cfg.n_heads * cfg.key_len * cfg.head_dim)
+            pacer.expect(plan, times=2)
             with torch.inference_mode():
-                steps = eager_steps(self._call)
+                steps = eager_steps(self._call, (pacer, plan))
                 self._grids = {n: steps[n].cpu() for n in GRID_NAMES}
                 if self._reference is None:
-                    self._set_reference(steps["context"])
+                    self._set_reference(steps["context"], progress)
             self.timings_ms["grids"] = (time.perf_counter() - t0) * 1e3
 
     def head_grid(self, name: str, head: int, batch: int = 0) -> torch.Tensor:
@@ -263,8 +269,9 @@ class AttentionTrace:
             self._row_field("jacobian_norm")
             self._ensure_reference()
             return
-        self._all_rows(progress)
-        self._ensure_reference()
+        report, hold = holding(progress)  # the reference's pieces: reports of the count reached
+        self._all_rows(report)
+        self._ensure_reference(hold)
 
     def _compute_rows(self, b: int, heads: list[int], progress: Progress | None = None) -> None:
         """Row statistics of heads ``heads`` of batch row b into ``_rows``: block of query rows
@@ -280,15 +287,16 @@ class AttentionTrace:
         check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
         blocks: dict[int, list[dict[str, torch.Tensor]]] = {h: [] for h in heads}
         slices = row_slices(cfg)
-        total, done = len(slices) * len(heads), 0
+        pacer = Pacer(progress, CHUNK_SECONDS, cfg.dtype, cfg.device)
+        plan = pacer.blocks(slices, _row_flops(cfg))  # a block of one head: a step, in parts if slow
+        pacer.expect(plan, times=len(heads))
         with torch.inference_mode():
             for rows in slices:
                 dist = key_distances(pos[rows], cfg.key_len)  # (r, Skv), shared by the heads
                 for h in heads:
-                    blocks[h].append(self._block_stats(b, h, rows, pos, dist))
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
+                    for part in pacer.each(pacer.blocks([rows], plan.flops_each)):
+                        at = slice(part.start - rows.start, part.stop - rows.start)
+                        blocks[h].append(self._block_stats(b, h, part, pos, dist[at]))
         for h in heads:
             self._rows[(b, h)] = {name: torch.cat([blk[name] for blk in blocks[h]]) for name in blocks[h][0]}
 
@@ -347,16 +355,21 @@ class AttentionTrace:
         out: dict[str, torch.Tensor | float] = {}
         # held grids (eager, or small enough to materialise) are read a block of rows at a time
         # too: the statistics' temporaries stay a block's, not a whole (S, Skv) plane's
+        slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
+        if not self.blocked and self._grids is None:  # the grids at once, a report (of none done) a piece
+            self._materialise(None if progress is None else (lambda _d, _t: progress(0, len(slices))))
         held = None if self.blocked else {n: self._grid(n)[batch, head] for n in GRID_NAMES}
         if held is None:
             check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
-        slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
         pooled, picked, fut_parts = [], {"scores_raw": [], "scores": []}, []
         blocks = []
         # causal with a visible key in every row: masked (future) weights are exactly 0
         no_future = cfg.causal and bool(self.mask.any(-1).all())
+        pacer = Pacer(progress, CHUNK_SECONDS, cfg.dtype, cfg.device)
+        plan = pacer.blocks(slices, _row_flops(cfg), multiple=tile[0])  # parts: whole tiles
+        pacer.expect(plan)
         with self._lock, torch.inference_mode():
-            for i, rows in enumerate(slices):
+            for rows in pacer.each(plan):
                 in_block = sample[(sample >= rows.start) & (sample < rows.stop)] - rows.start
 
                 def tap(name: str, plane: torch.Tensor, rows=rows, in_block=in_block) -> None:
@@ -380,8 +393,6 @@ class AttentionTrace:
                     tap("weights", w)
                     blocks.append({**weight_row_stats(w, pos[rows], distances=dist),
                                    **score_row_stats(raw, scores, self.mask[rows])})
-                if progress is not None:
-                    progress(i + 1, len(slices))
             if (batch, head) not in self._rows:
                 self._rows[(batch, head)] = {n: torch.cat([blk[n] for blk in blocks]) for n in blocks[0]}
         out["weights"] = torch.cat(pooled)
@@ -433,14 +444,20 @@ class AttentionTrace:
         return self._row_field("jacobian_norm")
 
     # ---- the eager reference ------------------------------------------------------------------
-    def _set_reference(self, context: torch.Tensor) -> None:
-        """Keep the eager output from the reference context (B, H, S, Dh) and its max |Δ|."""
+    def _set_reference(self, context: torch.Tensor, progress: Progress | None = None) -> None:
+        """Keep the eager output from the reference context (B, H, S, Dh) and its max |Δ|
+        (the W_O product a piece of rows at a time, with ``progress``, when it is slow)."""
         cfg = self.config
         B, S, d = cfg.batch, cfg.seq_len, cfg.d_model
-        ref = context.transpose(1, 2).reshape(B, S, d) @ self._w_o  # (B, S, d)
+        pacer = Pacer(progress, CHUNK_SECONDS, cfg.dtype, cfg.device)
+        plan = pacer.plan(S, 2 * B * d * d)
+        if len(plan.pieces) == 1:  # quick: no report of its own
+            pacer = Pacer(None, CHUNK_SECONDS)
+        pacer.expect(plan)
+        ref = paced_matmul(context.transpose(1, 2).reshape(B, S, d), self._w_o, pacer, plan)  # (B, S, d)
         self._reference = (ref.cpu(), _max_abs_diff(self.output, ref.cpu()))
 
-    def _ensure_reference(self) -> tuple[torch.Tensor, float] | None:
+    def _ensure_reference(self, progress: Progress | None = None) -> tuple[torch.Tensor, float] | None:
         if self.config.backend == "eager":
             return None
         with self._lock:
@@ -449,11 +466,11 @@ class AttentionTrace:
                     self._materialise()
                 else:
                     try:
-                        self._all_rows()
+                        self._all_rows(progress)
                     except ConfigError:  # the blocked reference does not fit: not measured
                         return None
                     with torch.inference_mode():
-                        self._set_reference(self._ref_context)
+                        self._set_reference(self._ref_context, progress)
                     self._ref_context = None
             return self._reference
 
@@ -473,6 +490,12 @@ class AttentionTrace:
         return None if ref is None else ref[0]
 
 
+def _row_flops(cfg: AttentionConfig) -> float:
+    """FLOPs of one query row of one (batch row, head) in the blocked passes: Q·Kᵀ, the
+    reference's weights·V and the row statistics (about as much again)."""
+    return 6.0 * cfg.key_len * cfg.head_dim
+
+
 def _split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     B, N, _ = t.shape
     return t.view(B, N, n_heads, -1).transpose(1, 2)  # (B, heads, N, Dh)
@@ -487,32 +510,20 @@ def _max_abs_diff(out: torch.Tensor, ref: torch.Tensor) -> float:
     return float(d.max()) if d.numel() else 0.0
 
 
-#: A run whose projections are estimated to take longer than this is computed in row chunks
-#: of about this long each, with progress reported (and a cancel taken) between them. (The
-#: estimate is from a small product; large half-precision products ran up to 4× slower.)
+#: A run's long stages (projections, attention, the eager reference) are cut into pieces of
+#: about this long each (engine.pacing), with progress reported (and a cancel taken) between
+#: them, when a progress callback is given.
 CHUNK_SECONDS = 0.1
-
-
-def _project(x: torch.Tensor, w: torch.Tensor, chunks: int, tick: Callable[[], None]) -> torch.Tensor:
-    """x (B, N, d) @ w (d, e), in `chunks` slices of the N rows when there are several, calling
-    tick() after each (a slow dtype's projection becomes interruptible)."""
-    if chunks <= 1 or x.shape[1] <= 1:
-        return x @ w
-    parts = []
-    for part in x.split(-(-x.shape[1] // chunks), dim=1):
-        parts.append(part @ w)
-        tick()
-    return torch.cat(parts, dim=1)
 
 
 def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progress | None = None) -> AttentionTrace:
     """Compute one attention layer for `config`; see AttentionTrace for shapes.
 
     `x` optionally gives the input embeddings (B, S, d_model) before positional
-    encoding; otherwise they are drawn N(0, 1) from the seed. ``progress(done, total)``
-    is called between the row chunks of a run whose projections are estimated slower than
-    CHUNK_SECONDS (engine.speed: float16 on a CPU without half arithmetic); an exception
-    it raises stops the run.
+    encoding; otherwise they are drawn N(0, 1) from the seed. ``progress(done, total)`` is
+    called between pieces of about CHUNK_SECONDS of the projections and the attention
+    (engine.pacing; a float16 product on a CPU without half arithmetic runs for seconds); an
+    exception it raises stops the run.
     """
     if not isinstance(config, AttentionConfig):
         raise ConfigError(f"run() needs an AttentionConfig, got {type(config).__name__}")
@@ -540,27 +551,16 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
             x0 += sinusoidal(q_pos, d)
         elif config.positional == "learned":
             x0 += learned(q_pos, d, config.seed)
-        w = init_weights(config)
+        pacer = Pacer(progress, CHUNK_SECONDS, config.dtype, config.device)
+        q_plan, kv_plan, att_plan, o_plan = run_plans(pacer, config)
+        # drawing 4·d² normals: ~0.3 s a matrix at d = 4096, a report (of none done) after each
+        w = init_weights(config, check=(lambda: progress(0, pacer.total)) if pacer.active else None)
         xd = x0.to(dev, dtype)
         src = xd if kv_src is None else kv_src.to(dev, dtype)
-        chunks, ticks = 1, [0]
-        if progress is not None:
-            from .speed import projection_seconds
 
-            chunks = min(64, int(projection_seconds(config) / CHUNK_SECONDS))
-
-        def parts(n: int) -> int:  # the slices _project cuts n rows into
-            return 1 if chunks <= 1 or n <= 1 else len(range(0, n, -(-n // chunks)))
-
-        total = 2 * parts(S) + 2 * parts(Skv)  # Q and the output projection; K and V
-
-        def tick() -> None:
-            ticks[0] += 1
-            progress(ticks[0], total)
-
-        q = _split_heads(_project(xd, w.w_q.to(dev, dtype), chunks, tick), H)  # (B, H, S, Dh)
-        k = _split_heads(_project(src, w.w_k.to(dev, dtype), chunks, tick), config.kv_heads)  # (B, Hkv, Skv, Dh)
-        v = _split_heads(_project(src, w.w_v.to(dev, dtype), chunks, tick), config.kv_heads)
+        q = _split_heads(paced_matmul(xd, w.w_q.to(dev, dtype), pacer, q_plan), H)  # (B, H, S, Dh)
+        k = _split_heads(paced_matmul(src, w.w_k.to(dev, dtype), pacer, kv_plan), config.kv_heads)  # (B, Hkv, Skv, Dh)
+        v = _split_heads(paced_matmul(src, w.w_v.to(dev, dtype), pacer, kv_plan), config.kv_heads)
         if config.positional == "rope":
             q, k = rope(q, q_pos.to(dev)), rope(k, k_pos.to(dev))
         # contiguous (B, heads, N, Dh), not views of the (B, N, heads·Dh) projections: torch's
@@ -573,18 +573,18 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         w_o = w.w_o.to(dev, dtype)
 
         def merge(context: torch.Tensor) -> torch.Tensor:
-            return _project(context.transpose(1, 2).reshape(B, S, d), w_o, chunks, tick)  # (B, S, d)
+            return paced_matmul(context.transpose(1, 2).reshape(B, S, d), w_o, pacer, o_plan)  # (B, S, d)
 
         grids = None
         if config.backend == "eager":
-            steps = eager_steps(call)
+            steps = eager_steps(call, (pacer, att_plan))
             context, impl = steps["context"], "eager"
             grids = {n: steps[n].cpu() for n in GRID_STEPS}
             output = merge(context)
             timings["eager"] = (time.perf_counter() - t0) * 1e3
         else:
             t1 = time.perf_counter()
-            context, impl = attend(config.backend, call)
+            context, impl = attend(config.backend, call, (pacer, att_plan))
             context = context.to(dtype)
             output = merge(context)
             timings["backend"] = (time.perf_counter() - t1) * 1e3

@@ -9,6 +9,7 @@ attention; it reshapes and summarises what the engine computed.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -268,8 +269,14 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
     H, S, Skv = config.n_heads, config.seq_len, config.key_len
     sample = torch.from_numpy(np.unique(np.linspace(0, S - 1, min(S, SAMPLE_ROWS)).round().astype(np.int64)))
     pooled, raw, scores, shares = [], [], [], []
+    at = [0, 1]  # the last (done, total) reported
+
+    def report_head(h: int, d: int, t: int) -> None:
+        at[:] = h * t + d, H * t
+        progress(*at)
+
     for h in range(H):
-        report = None if progress is None else (lambda d, t, h=h: progress(h * t + d, H * t))
+        report = None if progress is None else (lambda d, t, h=h: report_head(h, d, t))
         ov = trace.head_overview(h, (LOD_CELLS, LOD_CELLS), sample, progress=report)
         pooled.append(ov["weights"].numpy())
         raw.append(ov["scores_raw"].numpy())
@@ -312,8 +319,12 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         compute_ms=0.0, timings_ms=dict(trace.timings_ms), lod=tile, sample_rows=sample.numpy(),
     )
     frame.thumbs, frame.thumb_lod = _thumbnails(weights_shown)
+    for n, _rows in frame.sweep_counts:  # each key count measured once, a report between its d_k
+        _sweep_at(n, None if progress is None else (lambda: progress(*at)))
     scaling_sweep(frame.sweep_counts)
-    trace.backend_max_abs_diff  # noqa: B018 (the eager reference of the passes, compared here, not on the UI thread)
+    # the eager reference of the passes (its W_O product in pieces, each a report of the
+    # count reached), compared here, not on the UI thread
+    trace.compute_rows(None if progress is None else (lambda _d, _t: progress(*at)))
     t2 = time.perf_counter()
     frame.timings_ms["engine"] = (t1 - t0) * 1e3
     frame.timings_ms["derive"] = (t2 - t1) * 1e3
@@ -363,20 +374,34 @@ SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 
               2048, 4096, 8192, 16384)
 
 
-@lru_cache(maxsize=64)
-def _sweep_measured(n_keys: int) -> dict[str, np.ndarray]:
+#: key count → _sweep_measured's arrays (at most _SWEEPS_KEPT, the oldest dropped first)
+_SWEEPS: dict[int, dict[str, np.ndarray]] = {}
+_SWEEPS_KEPT = 64
+_SWEEPS_LOCK = threading.Lock()  # the worker threads and the UI thread (a panel's first sweep)
+
+
+def _sweep_measured(n_keys: int, check=None) -> dict[str, np.ndarray]:
     """engine.scaling_sweep at one key count, as float64 numpy (32 sampled queries past 64 keys,
-    8 past 1024: each already averages over many keys)."""
-    sw = engine.scaling_sweep(n_keys=n_keys, n_samples=64 if n_keys <= 64 else 32 if n_keys <= 1024 else 8)
-    return {k: v.numpy().astype(np.float64) for k, v in sw.items()}
+    8 past 1024: each already averages over many keys); measured once. ``check()`` between
+    its d_k (a long frame's cancel)."""
+    got = _SWEEPS.get(n_keys)
+    if got is None:
+        sw = engine.scaling_sweep(n_keys=n_keys, n_samples=64 if n_keys <= 64 else 32 if n_keys <= 1024 else 8,
+                                  check=check)
+        got = {k: v.numpy().astype(np.float64) for k, v in sw.items()}
+        with _SWEEPS_LOCK:
+            while len(_SWEEPS) >= _SWEEPS_KEPT:
+                _SWEEPS.pop(next(iter(_SWEEPS)))
+            _SWEEPS[n_keys] = got
+    return got
 
 
-def _sweep_at(n_keys: int) -> dict[str, np.ndarray]:
+def _sweep_at(n_keys: int, check=None) -> dict[str, np.ndarray]:
     if n_keys in SWEEP_GRID or n_keys > SWEEP_GRID[-1]:
-        return _sweep_measured(n_keys)
+        return _sweep_measured(n_keys, check)
     hi = next(g for g in SWEEP_GRID if g > n_keys)
     lo = SWEEP_GRID[SWEEP_GRID.index(hi) - 1]
-    a, b = _sweep_measured(lo), _sweep_measured(hi)
+    a, b = _sweep_measured(lo, check), _sweep_measured(hi, check)
     t = (math.log(n_keys) - math.log(lo)) / (math.log(hi) - math.log(lo))
     return {k: a[k] if k == "d_k" else (1 - t) * a[k] + t * b[k] for k in a}
 

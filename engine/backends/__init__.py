@@ -1,6 +1,6 @@
 """A small registry of attention backends with one call shape.
 
-Every backend is ``attend(call) -> (context, impl)`` where ``call`` is an
+Every backend is ``attend(call, pace=None) -> (context, impl)`` where ``call`` is an
 ``AttentionCall`` and ``context`` is (B, H, S, Dh). The eager backend is the
 source of truth for every picture; fused backends only supply the output and
 are checked against it. A backend that cannot honour some config field raises
@@ -50,10 +50,12 @@ def available_backends(device: str = "cpu", dtype: str = "float16") -> dict[str,
     return {name: reason(device, dtype) for name, (_, reason) in _registry().items()}
 
 
-def attend(name: str, call: AttentionCall) -> tuple[torch.Tensor, str]:
-    """Run backend `name`; raises BackendUnavailable with the reason if it cannot."""
+def attend(name: str, call: AttentionCall, pace=None) -> tuple[torch.Tensor, str]:
+    """Run backend `name`; raises BackendUnavailable with the reason if it cannot. ``pace`` =
+    (engine.pacing.Pacer, a plan of the query rows): the kernel runs a piece of rows at a
+    time, with progress between pieces."""
     fn, reason = _registry()[name]
     why = reason(call.config.device, call.config.dtype)
     if why is not None:
         raise BackendUnavailable(f"backend {name!r} is unavailable: {why}")
-    return fn(call)
+    return fn(call, pace)

@@ -79,23 +79,24 @@ class AttentionCall:
         return (cfg.causal and cfg.seq_len == cfg.key_len and cfg.window is None and not cfg.pad
                 and not self.has_alibi and scale > 0)
 
-    def additive_mask(self, heads: slice = slice(None)) -> torch.Tensor | None:
+    def additive_mask(self, heads: slice = slice(None), rows: slice = slice(None)) -> torch.Tensor | None:
         """Float mask in q's dtype for torch's fused kernels: the masked value where the mask
-        is False, plus the ALiBi bias of ``heads``.
+        is False, plus the ALiBi bias of ``heads``, for query rows ``rows``.
 
-        (1, 1, S, Skv) (one plane for every head) without ALiBi; (1, h, S, Skv) with it.
+        (1, 1, r, Skv) (one plane for every head) without ALiBi; (1, h, r, Skv) with it.
         None when nothing is masked or biased.
         """
         fill = mask_fill_value(self.config.mask_value, self.q.dtype)
+        mask = self.mask[rows]
         if not self.has_alibi:
-            if bool(self.mask.all()):
+            if bool(mask.all()):
                 return None
-            add = torch.zeros(self.mask.shape, dtype=self.q.dtype, device=self.q.device)
-            add.masked_fill_(~self.mask.to(add.device), fill)
+            add = torch.zeros(mask.shape, dtype=self.q.dtype, device=self.q.device)
+            add.masked_fill_(~mask.to(add.device), fill)
             return add[None, None]
-        add = self.alibi(heads)  # (h, S, Skv) float32
-        if not bool(self.mask.all()):  # in place only on a freshly computed bias, never a held one
-            hidden = ~self.mask.to(add.device)
+        add = self.alibi(heads, rows)  # (h, r, Skv) float32
+        if not bool(mask.all()):  # in place only on a freshly computed bias, never a held one
+            hidden = ~mask.to(add.device)
             add = add.masked_fill(hidden, fill) if self.bias is not None else add.masked_fill_(hidden, fill)
         return add.to(self.q.dtype).unsqueeze(0).to(self.q.device)
 
@@ -118,13 +119,17 @@ def head_chunks(n_heads: int, group: int, bytes_per_head: int, workspace: int | 
 Kernel = Callable[..., torch.Tensor]
 
 
-def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0) -> torch.Tensor:
+def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0, pace=None) -> torch.Tensor:
     """Run ``kernel(q, k, v, attn_mask=, is_causal=, scale=, enable_gqa=)`` (torch's SDPA
     signature) for ``call``, honouring prescale_q; (B, H, S, Dh) in q's dtype.
 
     Without ALiBi: one call with a shared (1, 1, S, Skv) mask, or ``is_causal`` for plain
     causal self-attention (no mask tensor at all). With ALiBi (or ``bytes_per_head`` of
-    other per-head temporaries): one call per chunk of heads (:func:`head_chunks`)."""
+    other per-head temporaries): one call per chunk of heads (:func:`head_chunks`).
+
+    ``pace`` = (engine.pacing.Pacer, a plan of the S query rows): a piece of query rows at a
+    time (each with its slice of the mask, the causal one too), every chunk of heads for each,
+    progress between pieces."""
     cfg = call.config
     q, scale = call.q, call.scale
     if cfg.prescale_q:
@@ -133,19 +138,28 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
     per_head = bytes_per_head
     if call.has_alibi:
         per_head += cfg.seq_len * cfg.key_len * (4 + q.element_size())
-    causal = call.plain_causal()
-    shared = None if (causal or call.has_alibi) else call.additive_mask()
+    pacer, plan = pace if pace is not None else (None, None)
+    paced = pacer is not None and not pacer.whole(plan)
+    causal = call.plain_causal() and not paced
+    shared = None if (causal or call.has_alibi or paced) else call.additive_mask()
     chunks = head_chunks(cfg.n_heads, g, per_head)
 
-    def one(heads: slice) -> torch.Tensor:
+    def one(heads: slice, rows: slice = slice(None)) -> torch.Tensor:
         kv = slice(heads.start // g, (heads.stop - 1) // g + 1)
-        mask = call.additive_mask(heads) if call.has_alibi else shared
-        return kernel(q[:, heads], call.k[:, kv], call.v[:, kv], attn_mask=mask, is_causal=causal,
+        if paced:
+            mask = call.additive_mask(heads, rows)
+        else:
+            mask = call.additive_mask(heads) if call.has_alibi else shared
+        return kernel(q[:, heads, rows], call.k[:, kv], call.v[:, kv], attn_mask=mask, is_causal=causal,
                       scale=scale, enable_gqa=(heads.stop - heads.start) != (kv.stop - kv.start))
 
-    if len(chunks) == 1:
-        return one(chunks[0])
-    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)  # (B, H, S, Dh)
-    for heads in chunks:
-        out[:, heads] = one(heads)
+    if not paced and len(chunks) == 1:
+        out = one(chunks[0])
+    else:
+        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)  # (B, H, S, Dh)
+        for rows in pacer.each(plan) if paced else [slice(None)]:
+            for heads in chunks:
+                out[:, heads, rows] = one(heads, rows)
+    if pacer is not None and not paced:
+        pacer.passed(plan)
     return out

@@ -94,19 +94,40 @@ def attention_weights(scores: torch.Tensor) -> torch.Tensor:
     return torch.softmax(scores, dim=-1)
 
 
-def eager_steps(call) -> dict[str, torch.Tensor]:
+def eager_steps(call, pace=None) -> dict[str, torch.Tensor]:
     """scores_raw, scores, weights (B, H, S, Skv) and context (B, H, S, Dh) for an AttentionCall,
     all in q's dtype: :func:`attention_scores` of the whole grid.
 
     scores_raw = Q·Kᵀ (the product that overflows float16); with prescale_q the
     softmax input is instead (scale·Q)·Kᵀ, which stays in range.
+
+    ``pace`` = (engine.pacing.Pacer, a plan of the S query rows): the products go a piece of
+    rows at a time, Q·Kᵀ (and the scores) in one pass, weights·V in another, with progress
+    between pieces (each row's numbers are its block's: :func:`block_scores_raw`).
     """
     cfg = call.config
     v = repeat_kv(call.v, cfg.group_size)  # (B, H, Skv, Dh)
-    scores_raw = block_scores_raw(call)  # (B, H, S, Skv)
-    scores = attention_scores(call, scores_raw)
+    pacer, plan = pace if pace is not None else (None, None)
+    if pacer is None or pacer.whole(plan):
+        scores_raw = block_scores_raw(call)  # (B, H, S, Skv)
+        scores = attention_scores(call, scores_raw)
+        weights = attention_weights(scores)
+        context = weights @ v  # (B, H, S, Dh)
+        if pacer is not None:
+            pacer.passed(plan)
+            pacer.passed(plan)
+        return {"scores_raw": scores_raw, "scores": scores, "weights": weights, "context": context}
+    q = call.q
+    B, H, S, Dh = q.shape
+    scores_raw = torch.empty(B, H, S, cfg.key_len, dtype=q.dtype, device=q.device)
+    scores = torch.empty_like(scores_raw)
+    for rows in pacer.each(plan):
+        scores_raw[:, :, rows] = block_scores_raw(call, rows=rows)
+        scores[:, :, rows] = attention_scores(call, scores_raw[:, :, rows], rows=rows)
     weights = attention_weights(scores)
-    context = weights @ v  # (B, H, S, Dh)
+    context = torch.empty(B, H, S, Dh, dtype=q.dtype, device=q.device)
+    for rows in pacer.each(plan):
+        context[:, :, rows] = weights[:, :, rows] @ v
     return {"scores_raw": scores_raw, "scores": scores, "weights": weights, "context": context}
 
 
@@ -151,8 +172,8 @@ def head_grid(call, batch: int, head: int, name: str, blocks: list[slice]) -> to
     return out
 
 
-def attend(call) -> tuple[torch.Tensor, str]:
-    return eager_steps(call)["context"], "eager"
+def attend(call, pace=None) -> tuple[torch.Tensor, str]:
+    return eager_steps(call, pace)["context"], "eager"
 
 
 def unavailable_reason(device: str, dtype: str) -> str | None:

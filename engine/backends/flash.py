@@ -60,7 +60,7 @@ def _flash_attn(call) -> torch.Tensor:
     return out.transpose(1, 2)  # (B, H, S, Dh)
 
 
-def attend(call) -> tuple[torch.Tensor, str]:
+def attend(call, pace=None) -> tuple[torch.Tensor, str]:
     if call.q.is_cuda and flash_attn_installed():
         why = _flash_attn_refusal(call)
         if why is None:
@@ -72,7 +72,7 @@ def attend(call) -> tuple[torch.Tensor, str]:
             return F.scaled_dot_product_attention(*args, **kwargs)
 
     try:
-        out = fused_attention(call, kernel)
+        out = fused_attention(call, kernel, pace=pace)
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BackendUnavailable(

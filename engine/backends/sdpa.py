@@ -35,12 +35,12 @@ def _kernel_name(call) -> str:
         return "auto"
 
 
-def attend(call) -> tuple[torch.Tensor, str]:
+def attend(call, pace=None) -> tuple[torch.Tensor, str]:
     cfg = call.config
     kernel = _kernel_name(call)
     # the math kernel holds a (B, h, S, Skv) score and weight grid per call: chunk the heads
     per_head = 2 * cfg.batch * cfg.seq_len * cfg.key_len * max(4, call.q.element_size()) if kernel == "math" else 0
-    out = fused_attention(call, F.scaled_dot_product_attention, per_head)
+    out = fused_attention(call, F.scaled_dot_product_attention, per_head, pace)
     return out, f"sdpa:{kernel}"
 
 

@@ -1,0 +1,185 @@
+"""Long work cut into pieces of about a tenth of a second, with progress (and so a cancel)
+between them (issue 28, item 8: a float16 sdpa frame went 8–10 s without a report).
+
+    pacer = Pacer(progress, seconds=0.1, dtype="float16")
+    q_plan = pacer.plan(S, flops_each=2 * B * d * d)   # pieces of the S rows, by the estimate
+    pacer.expect(q_plan, ...)                           # the total progress counts
+    for rows in pacer.each(q_plan): ...                 # progress(done, total) after each piece
+
+A plan's pieces come from the measured matmul rate (`engine.speed`), so each piece is about
+`seconds` of FLOPs; the progress total is their number, known before the work starts. While
+the work runs, a part that took longer than it should (large half-precision products ran up
+to 4× slower than the small product measured, the row passes' softmax and statistics are
+slower than a product, other processes take the CPU) lowers the rate used for that kind of
+work (remembered per dtype, device and kind for the next runs), and later parts are cut
+smaller; the progress count moves once per piece, each part reports (the same count) so a
+cancel is seen between parts. Work estimated under 5 ms is never cut (its time is overhead).
+Without a progress callback, or when a plan is one piece that fits, the work runs as one
+operation, exactly as it would without pacing (`whole`, then `passed` counts it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+
+Progress = Callable[[int, int], None]
+#: A part that ran at least this long measures the real rate (shorter ones are overhead).
+_MEASURED_S = 0.02
+#: Work estimated under this many seconds is never cut finer, and teaches no rate: its time
+#: is the calls' overhead, not their FLOPs.
+_SMALL_S = 0.005
+#: (dtype, device, plan kind) → the rate the last measured part ran at: a new pacer starts there
+_OBSERVED: dict[tuple[str, str, str], float] = {}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """pieces: slices of range(n) in order; flops_each: the work of one item; multiple: the
+    items a part is a whole number of (but the last)."""
+
+    pieces: tuple[slice, ...]
+    flops_each: float
+    multiple: int = 1
+    kind: str = "matmul"  # what the rate seen is remembered by (products, the row passes)
+
+
+def _cut(start: int, stop: int, step: int) -> list[slice]:
+    return [slice(a, min(stop, a + step)) for a in range(start, stop, step)]
+
+
+class Pacer:
+    """See the module docstring. ``rate``: FLOP/s (default: measured for dtype and device)."""
+
+    def __init__(self, progress: Progress | None, seconds: float, dtype: str = "float32",
+                 device: str = "cpu", rate: float | None = None) -> None:
+        self.progress, self.seconds = progress, float(seconds)
+        if rate is None and progress is not None:
+            from .speed import matmul_flops_per_s
+
+            rate = matmul_flops_per_s(dtype, device)
+        self.rate = float(rate or 1.0)
+        self._key = (dtype, device)
+        self.done = self.total = 0
+
+    def effective(self, kind: str) -> float:
+        """The rate parts of ``kind`` are cut by: the estimate, or lower where the last
+        measured part ran slower (a large half-precision product runs slower than the small
+        one measured, the row passes' softmax and statistics slower than a product)."""
+        return min(self.rate, _OBSERVED.get((*self._key, kind), self.rate))
+
+    @property
+    def active(self) -> bool:
+        return self.progress is not None
+
+    def items_per_piece(self, flops_each: float, multiple: int = 1, rate: float | None = None) -> int:
+        """Items of ``flops_each`` in about ``seconds`` of work, a whole number of ``multiple``."""
+        k = int(self.seconds * (rate or self.rate) / max(float(flops_each), 1.0))
+        return max(multiple, k - k % multiple)
+
+    def plan(self, n: int, flops_each: float, multiple: int = 1) -> Plan:
+        """The pieces of ``n`` items (one when there is no progress to report)."""
+        n = int(n)
+        if not self.active or n <= 1:
+            return Plan((slice(0, n),), flops_each, multiple)
+        return Plan(tuple(_cut(0, n, self.items_per_piece(flops_each, multiple))), flops_each, multiple)
+
+    def blocks(self, blocks, flops_each: float, multiple: int = 1) -> Plan:
+        """A plan of given pieces (the memory-sized row blocks of the blocked paths): each is
+        one progress step, cut into parts where its work is over ``seconds``."""
+        return Plan(tuple(blocks), flops_each, multiple, kind="rows")
+
+    def expect(self, *plans: Plan, times: int = 1) -> None:
+        """Count ``plans`` (each ``times`` over) in the progress total."""
+        self.total += times * sum(len(p.pieces) for p in plans)
+
+    def whole(self, plan: Plan) -> bool:
+        """Whether ``plan`` runs as one operation: one piece, within one part at the rate seen
+        (the caller then runs it unpaced, exactly as without progress, and calls `passed`)."""
+        if len(plan.pieces) != 1:
+            return False
+        n = plan.pieces[0].stop - plan.pieces[0].start
+        return (not self.active or n * plan.flops_each / self.rate < _SMALL_S
+                or n <= self.items_per_piece(plan.flops_each, plan.multiple, self.effective(plan.kind)))
+
+    def passed(self, plan: Plan) -> None:
+        """``plan`` done in one go: its count, and a report."""
+        if self.active:
+            self.done += len(plan.pieces)
+            self.progress(min(self.done, self.total), max(self.total, 1))
+
+    def each(self, plan: Plan) -> Iterator[slice]:
+        """The parts of ``plan``'s pieces, in order; progress after each part (the count moves
+        at the end of each piece). An exception from progress stops the work there."""
+        for piece in plan.pieces:
+            if not self.active:
+                yield piece
+                continue
+            start = piece.start
+            small = (piece.stop - piece.start) * plan.flops_each / self.rate < _SMALL_S
+            while start < piece.stop:  # each part cut by the rate seen so far
+                step = piece.stop - start if small else self.items_per_piece(
+                    plan.flops_each, plan.multiple, self.effective(plan.kind))
+                part = slice(start, min(piece.stop, start + step))
+                t0 = time.perf_counter()
+                yield part
+                dt = time.perf_counter() - t0
+                work = (part.stop - part.start) * plan.flops_each
+                if dt >= _MEASURED_S and work / self.rate >= _SMALL_S:
+                    _OBSERVED[(*self._key, plan.kind)] = min(self.rate, work / dt)
+                start = part.stop
+                if start >= piece.stop:
+                    self.done += 1
+                self.progress(min(self.done, self.total), max(self.total, 1))
+
+def paced_matmul(x: torch.Tensor, w: torch.Tensor, pacer: Pacer, plan: Plan | None = None) -> torch.Tensor:
+    """x (B, N, d) @ w (d, e), a piece of the N rows at a time (``plan``: from
+    :meth:`Pacer.plan`, made here when not given); the whole product at once when the plan
+    is one piece."""
+    plan = plan or pacer.plan(x.shape[1], 2 * x.shape[0] * x.shape[2] * w.shape[-1])
+    if pacer.whole(plan):
+        out = x @ w
+        pacer.passed(plan)
+        return out
+    parts = [x[:, rows] @ w for rows in pacer.each(plan)]
+    return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+
+
+
+def run_plans(pacer: Pacer, config) -> tuple[Plan, Plan, Plan, Plan]:
+    """engine.run's plans (Q, K and V, the attention, W_O), counted in the pacer's total: the
+    projections by rows, the attention by query rows of every head (the eager steps make
+    two passes, Q·Kᵀ and weights·V; a fused kernel does both at once)."""
+    B, S, Skv, d, H = config.batch, config.seq_len, config.key_len, config.d_model, config.n_heads
+    eager = config.backend == "eager"
+    q_plan, o_plan = pacer.plan(S, 2 * B * d * d), pacer.plan(S, 2 * B * d * d)
+    kv_plan = pacer.plan(Skv, 2 * B * d * config.kv_heads * config.head_dim)
+    att_plan = pacer.plan(S, 2 * B * H * Skv * config.head_dim * (1 if eager else 2))
+    pacer.expect(q_plan, o_plan)
+    pacer.expect(kv_plan, times=2)
+    pacer.expect(att_plan, times=2 if eager else 1)
+    return q_plan, kv_plan, att_plan, o_plan
+
+
+def holding(progress: Progress | None) -> tuple[Progress | None, Progress | None]:
+    """(report, hold): ``report`` passes reports on and remembers the last; ``hold`` reports
+    that last one again (a later stage's pieces, each a cancel check without a count of its
+    own), or its own count when nothing was reported yet."""
+    if progress is None:
+        return None, None
+    at = [0, 0]
+
+    def report(done: int, total: int) -> None:
+        at[:] = done, total
+        progress(done, total)
+
+    def hold(done: int, total: int) -> None:
+        if at[1]:
+            progress(*at)
+        else:
+            progress(done, total)
+
+    return report, hold
