@@ -1,7 +1,8 @@
-"""`python main.py bench --soak N [--seed S]` (issue 19): N random config changes and clicks
-in one window, RSS at every 10 %, latency median/p95/max, exceptions (see `soak`). Goals: RSS
-growth ≤ 50 MB per 1,000 changes after warm-up, max frame ≤ 2 s, no exception. Exit status 1
-when an exception was counted.
+"""`python main.py bench --soak N [--seed S]` (issues 19 and 28): N random config changes and
+clicks in one window (over half of the runs in float16 or bfloat16, seeds changed as a class
+does), RSS at every 10 %, latency median/p95/max, exceptions (see `soak`). Goals: RSS growth
+≤ 50 MB per 1,000 changes after warm-up, max frame ≤ 2 s, no exception. Exit status 1 when an
+exception was counted.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ SOAK_FRAME_TIMEOUT_S = 120.0
 #: The config every RSS reading of the soak is taken at (besides the raw one), so that what
 #: the current random config holds (its frame, its weights) is not counted as growth.
 SOAK_READING_CONFIG = AttentionConfig()
+#: What a step of the soak is, and how often (a class at the sliders, issue 28): a click; the
+#: current config in another precision (float16 and bfloat16 are over half of the runs, whose
+#: kernels and caches float32 alone never touches) or with another seed (new weights, same
+#: shapes); one other control changed; a fresh config (1-6 control changes from the default).
+SOAK_MIX = (("click", 0.35), ("dtype", 0.15), ("seed", 0.10), ("control", 0.20), ("fresh", 0.20))
+#: a fresh config is in float16 or bfloat16 this often (the precision is a control a class tries)
+SOAK_REDUCED_PRECISION = 0.5
 
 
 def rss_mb() -> float:
@@ -137,6 +145,42 @@ def random_config(rng, base: AttentionConfig | None = None, changes: int | None 
     return cfg
 
 
+def soak_step(rng) -> str:
+    """One of SOAK_MIX's kinds, drawn by its weight."""
+    r, total = rng.random(), 0.0
+    for kind, weight in SOAK_MIX:
+        total += weight
+        if r < total:
+            return kind
+    return SOAK_MIX[-1][0]
+
+
+def soak_config(rng, kind: str, config: AttentionConfig) -> AttentionConfig:
+    """The next config of a soak step of `kind` ("dtype", "seed", "control" or "fresh") from
+    the current `config`, through constraints.coerce as the controls do (a change they refuse
+    leaves the config as it is)."""
+    from engine import ConfigError
+    from engine.config import MAX_SEED
+
+    from ..constraints import coerce
+
+    change: dict = {}
+    if kind == "dtype":
+        change = {"dtype": rng.choice([d for d in ("float32", "float16", "bfloat16") if d != config.dtype])}
+    elif kind == "seed":
+        change = {"seed": rng.randint(0, 99) if rng.random() < 0.8 else rng.randint(0, MAX_SEED)}
+    elif kind == "control":
+        return random_config(rng, config, changes=1)
+    else:
+        config = random_config(rng)
+        if rng.random() < SOAK_REDUCED_PRECISION:
+            change = {"dtype": rng.choice(["float16", "bfloat16"])}
+    try:
+        return coerce(config, **change) if change else config
+    except ConfigError:
+        return config
+
+
 class _Hooks:
     """Count what would otherwise only be printed: exceptions in Qt slots (sys.excepthook),
     in threads (threading.excepthook), unraisable ones, and Qt's warnings."""
@@ -183,10 +227,12 @@ class _Hooks:
 
 def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: float = SOAK_FRAME_TIMEOUT_S,
          progress=None) -> dict:
-    """`n` random changes in one offscreen window (1600×1000, every panel visible): ~40 %
-    clicks (window.selection.set to a random cell and head), ~30 % one control changed
-    (a field of the current config, through constraints.coerce) and ~30 % a fresh config
-    (1-6 control changes from the default). A config change is timed from set_config to
+    """`n` random changes in one offscreen window (1600×1000, every panel visible), drawn
+    from SOAK_MIX: ~35 % clicks (window.selection.set to a random cell and head), ~15 % the
+    current config in another precision, ~10 % another seed, ~20 % one other control changed
+    (a field of the current config, through constraints.coerce) and ~20 % a fresh config
+    (1-6 control changes from the default, half of them in float16 or bfloat16): over
+    half of the runs are in reduced precision. A config change is timed from set_config to
     frame_rendered; a click from selection.set until the event loop is idle again. RSS
     (VmRSS) is read after the warm-up and at every 10 %: as it is (`rss_mb`, with whatever the
     random config of the moment holds) and then with the window at SOAK_READING_CONFIG, the
@@ -223,6 +269,8 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     window.frame_rendered.connect(on_rendered)
     window.compute_failed.connect(on_failed)
     frames, clicks, rss, refused, timeouts, errors = [], [], [], [], [], []
+    mix = {kind: 0 for kind, _w in SOAK_MIX if kind != "click"}  # config changes of each kind
+    dtypes: dict[str, int] = {}  # config changes into each precision
     slow: list[tuple[float, str]] = []  # (ms, config) of every frame over the 2 s goal
     slowest: tuple[float, str] = (0.0, "")
     # the largest run since the last RSS reading: RSS that steps up with it and then stays
@@ -268,17 +316,18 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
 
     def step(i: int, measured: bool) -> None:
         nonlocal slowest
-        r = rng.random()
-        if r < 0.4 and window.frame is not None:
+        kind = soak_step(rng)
+        if kind == "click" and window.frame is not None:
             ms = click()
             if measured:
                 clicks.append(ms)
             return
-        base = window.config if r < 0.7 else None
-        cfg = random_config(rng, base, changes=1 if base is not None else None)
+        cfg = soak_config(rng, "fresh" if kind == "click" else kind, window.config)
         outcome, ms = change_config(cfg)
         if not measured:
             return
+        mix[kind if kind != "click" else "fresh"] += 1
+        dtypes[cfg.dtype] = dtypes.get(cfg.dtype, 0) + 1
         est = memory_estimate(cfg)["total"] / 2**20
         if est > interval["est_mb"]:
             interval.update(est_mb=est, config=describe(cfg))
@@ -333,7 +382,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     return {
         "n": n, "seed": seed, "warmup": warmup, "wall_s": wall_s,
         "config_changes": len(frames) + len(refused) + len(timeouts), "frames": len(frames),
-        "clicks": len(clicks),
+        "clicks": len(clicks), "changes": mix, "dtypes": dtypes,
         "rss": rss, "rss_growth_mb": growth, "rss_growth_mb_per_1000": per_1000,
         "raw_rss_growth_mb": rss[-1]["rss_mb"] - rss[0]["rss_mb"],
         "rss_peak_mb": _proc_status_mb("VmHWM"), "rss_after_malloc_trim_mb": trimmed,
@@ -388,6 +437,8 @@ def format_soak(r: dict) -> str:
                  f"peak {r['rss_peak_mb']:.0f} MiB"
                  + (f"; after malloc_trim {r['rss_after_malloc_trim_mb']:.0f} MiB"
                     if r["rss_after_malloc_trim_mb"] is not None else ""))
+    lines.append("config changes: " + ", ".join(f"{k} {v}" for k, v in r["changes"].items())
+                 + "; into " + ", ".join(f"{k} {v}" for k, v in sorted(r["dtypes"].items())))
     lines.append(f"{'latency ms':<16} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
     lines.append(f"{'config → frame':<16} {r['frames']:>5} {ms(r['frame_ms'])}")
     lines.append(f"{'click':<16} {r['clicks']:>5} {ms(r['click_ms'])}")
