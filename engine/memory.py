@@ -309,14 +309,22 @@ def memory_budget() -> int:
     return budget
 
 
-_PARTS = (("weights", "weights"), ("activations", "activations"), ("grids", "attention grids"),
-          ("temporaries", "temporaries"))
+#: (estimate key, label, what it grows with): the memory model a refusal states
+_PARTS = (("weights", "weights", "d_model²"), ("activations", "activations", "B·S·d_model"),
+          ("grids", "attention grids", "B·H·S·Skv"), ("temporaries", "temporaries", "B·H·S·Skv"))
+_FUSED_PARTS = (("weights", "weights", "d_model²"), ("activations", "activations", "B·S·d_model, mask S·Skv"),
+                ("temporaries", "mask and kernel temporaries", "S·Skv, B·H·S·d_k"))
 _ADVICE = {
     "weights": "lower d_model",
     "activations": "lower seq_len, kv_len, batch or d_model",
     "grids": "lower seq_len, kv_len, heads or batch",
     "temporaries": "lower seq_len, kv_len, heads or batch",
 }
+
+
+def _parts(est: dict[str, int], parts) -> str:
+    """'label size (what it grows with)' for each part: the estimate and its memory model."""
+    return ", ".join(f"{label} {format_bytes(est[key])} ({grows})" for key, label, grows in parts)
 
 
 def check_decode_memory(config: AttentionConfig) -> int:
@@ -339,22 +347,19 @@ def check_memory(config: AttentionConfig, estimate: dict[str, int] | None = None
     budget = memory_budget()
     if est["total"] <= budget:
         return est
-    shape = (f"batch·heads·S·Skv = {config.batch}·{config.n_heads}·{config.seq_len}·{config.key_len}, "
-             f"d_model = {config.d_model}")
+    shape = (f"B·H·S·Skv = {config.batch}·{config.n_heads}·{config.seq_len}·{config.key_len}, "
+             f"d_model {config.d_model}")
     if config.backend == "eager":
-        parts = ", ".join(f"{label} {format_bytes(est[key])}" for key, label in _PARTS)
-        top = max((key for key, _ in _PARTS), key=lambda k: est[k])
+        top = max((key for key, _l, _g in _PARTS), key=lambda k: est[k])
         raise ConfigError(
-            f"this config needs about {format_bytes(est['total'])} ({parts}; {shape}), over the "
+            f"this config needs about {format_bytes(est['total'])}: {_parts(est, _PARTS)} at {shape}; over the "
             f"{format_bytes(budget)} memory budget: {_ADVICE[top]}"
             + ("; a fused backend (sdpa, flash) holds no grid" if top == "grids" else "")
         )
-    fused = (("weights", "weights"), ("activations", "activations"), ("temporaries", "mask and kernel temporaries"))
-    parts = ", ".join(f"{label} {format_bytes(est[key])}" for key, label in fused)
-    top = max((key for key, _ in fused), key=lambda k: est[k])
+    top = max((key for key, _l, _g in _FUSED_PARTS), key=lambda k: est[k])
     raise ConfigError(
-        f"this {config.backend} run needs about {format_bytes(est['total'])} ({parts}; no attention "
-        f"grid; {shape}), over the {format_bytes(budget)} memory budget: {_ADVICE[top]}"
+        f"this {config.backend} run needs about {format_bytes(est['total'])}, no attention grid: "
+        f"{_parts(est, _FUSED_PARTS)} at {shape}; over the {format_bytes(budget)} memory budget: {_ADVICE[top]}"
     )
 
 
@@ -378,11 +383,12 @@ def check_lazy_memory(config: AttentionConfig, part: str, estimate: dict[str, in
                 f"{format_bytes(budget)} memory budget: use head_grid(name, head) for one head "
                 f"({format_bytes(est['head'])}) or lower seq_len, kv_len, heads or batch")
         return
-    extra = {"head": "one head's grids", "rows": "the blocked per-row diagnostics"}[part]
+    extra, grows = {"head": ("one head's grids", "S·Skv"),
+                    "rows": ("the blocked per-row diagnostics", "blocks of rows × Skv, B·H·S row statistics")}[part]
     need = est["fused"] + est[part]
     if need > budget:
         raise ConfigError(
-            f"{extra} of this trace need about {format_bytes(est[part])} on top of the run's "
+            f"{extra} of this trace ({grows}) need about {format_bytes(est[part])} on top of the run's "
             f"{format_bytes(est['fused'])} ({format_bytes(need)} in all), over the "
             f"{format_bytes(budget)} memory budget: lower seq_len or kv_len")
 

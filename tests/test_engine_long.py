@@ -180,7 +180,7 @@ def test_over_the_budget_eager_is_refused_and_a_fused_trace_goes_head_by_head(mo
     est = engine.memory_estimate(cfg)
     assert est["grids"] >= 3 * 4 * 2048**2 * 4
     monkeypatch.setenv(BUDGET_ENV, str(256 * 2**20))
-    with pytest.raises(ConfigError, match=r"needs about \d+\.\d MiB \(.*attention grids 196\.0 MiB.*over the 256\.0 MiB"):
+    with pytest.raises(ConfigError, match=r"needs about \d+\.\d MiB: .*attention grids 196\.0 MiB \(B·H·S·Skv\).*over the 256\.0 MiB"):
         run(cfg)
     tr = run(cfg.replace(backend="flash"))
     assert tr.blocked and not tr.holds_grids
@@ -207,7 +207,7 @@ def test_the_refusal_of_entropy_says_it_is_the_rows_that_do_not_fit(monkeypatch)
     est = engine.memory_estimate(cfg)
     monkeypatch.setenv(BUDGET_ENV, str(est["fused"] + est["rows"] // 2))
     tr = run(cfg)
-    with pytest.raises(ConfigError, match=r"blocked per-row diagnostics of this trace need about"):
+    with pytest.raises(ConfigError, match=r"blocked per-row diagnostics of this trace \(blocks of rows × Skv, B·H·S row statistics\) need about"):
         _ = tr.entropy
     assert tr.backend_max_abs_diff is None  # the reference does not fit either: not measured
     assert tr.output.shape == (1, 2048, 256)

@@ -87,6 +87,21 @@ def test_refusal_names_the_part_that_does_not_fit():
         run(AttentionConfig(d_model=64, n_heads=64, seq_len=16384, batch=4))
 
 
+def test_a_refusal_states_what_grows_with_batch_and_length():
+    """Beyond batch 1 (issue 28, item 13): the estimate the window shows says which part grows
+    with what, so a class sees why batch 8 or S = 16384 does not fit."""
+    with pytest.raises(ConfigError) as eager:
+        run(AttentionConfig(d_model=64, n_heads=64, seq_len=16384, batch=4))
+    msg = str(eager.value)
+    assert re.search(r"activations [\d.]+ MiB \(B·S·d_model\)", msg) and re.search(r"attention grids [\d.]+ GiB \(B·H·S·Skv\)", msg)
+    assert "at B·H·S·Skv = 4·64·16384·16384, d_model 64; over the" in msg and "\n" not in msg, msg
+    with pytest.raises(ConfigError) as fused:
+        run(AttentionConfig(seq_len=300_000, kv_len=300_000, batch=8, backend="flash", causal=True, window=64))
+    msg = str(fused.value)
+    assert "no attention grid" in msg and "(B·S·d_model, mask S·Skv)" in msg, msg
+    assert "mask and kernel temporaries" in msg and "(S·Skv, B·H·S·d_k)" in msg and len(msg) < 360, msg
+
+
 def test_estimate_counts_weights_activations_grids_and_temporaries():
     base = memory_estimate(AttentionConfig())
     assert {"grids", "head", "fused", "weights", "activations", "temporaries", "total"} <= set(base)
