@@ -1,6 +1,8 @@
 """Every panel a lesson sends you to is there at a readable size (issue 27, item 1), the
 training lab never covers its lesson (item 3), and View ▸ Focus panel gives one panel the
-window and back. In the default 1600×1000 window, both languages."""
+window and back. In the default 1600×1000 window, both languages. A training chapter that
+names model panels (14) has them once the lab's run is opened in the inspector: the test opens
+the (untrained) run there, as Open in inspector does, and checks them then."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from PySide6.QtTest import QTest
 
 from explorer.figures.layout import text_boxes
 from explorer.lessons import load_chapters
+from explorer.panels.base import PANELS
+from explorer.training.lessons import training_task
 
 #: panels whose readouts may still be cut at some sizes (issue 27, item 15: the scores readout
 #: beside a pinned A in float16, lesson 8); their readable size is checked all the same
@@ -30,10 +34,50 @@ def global_rect(widget) -> QRect:
     return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
+def open_run_in_inspector(win, qtbot) -> None:
+    """The lab's current run in the model panels (Open in inspector), waited for."""
+    lab, ctl = win.training_lab, win.model_controller
+    before = lab.inspector_folder  # (a folder of an earlier pass: the new run is saved elsewhere)
+    assert lab.open_in_inspector()
+    qtbot.waitUntil(lambda: lab.inspector_folder not in (None, before) and ctl.source == lab.inspector_folder
+                    and not ctl.loading, timeout=60000)
+    assert win.model_controller.wait_ready(60) is None
+
+
+def in_front(win, qapp, chapter, name) -> bool:
+    """Whether panel `name` is in front, raising it when a panel the chapter also names hides
+    it in the same tab group (only one tab of a group can be in front)."""
+    dock, panel = win.dock(name), win.panel(name)
+    if panel.visibleRegion().isEmpty() and any(win.dock(o) in win.tabifiedDockWidgets(dock)
+                                               for o in chapter.panels if o != name and o in win.panel_names()):
+        dock.raise_()
+        for _ in range(3):
+            qapp.processEvents()
+    return dock.isVisible() and not panel.visibleRegion().isEmpty()
+
+
 def cut_texts(panel) -> list[str]:
     """The texts of `panel`'s plots that do not fit inside their view."""
     return [text for _view, boxes in text_boxes(panel) for text, box, area in boxes
             if not area.adjusted(-1, -1, 1, 1).contains(box)]
+
+
+def check_panels(win, qapp, chapter, names, index, lang) -> None:
+    """Each panel of `names` in front at its readable size, nothing cut (the lab: beside the lesson)."""
+    win.render_sync(win.config)
+    for _ in range(3):
+        qapp.processEvents()
+    for name in names:
+        where = f"lesson {index + 1} ({lang}): {name}"
+        dock, panel = win.dock(name), win.panel(name)
+        assert in_front(win, qapp, chapter, name), f"{where} is not in front"
+        need = win.readable_size(name)
+        assert panel.width() >= need.width() and panel.height() >= need.height(), (
+            f"{where} is {panel.width()}×{panel.height()} px, readable from {need.width()}×{need.height()}")
+        if name == "training":  # the lab floats beside the lesson, never over it
+            assert not global_rect(dock).intersects(global_rect(win.dock("lesson"))), where
+        elif name not in CUT_TEXTS_LEFT:
+            assert cut_texts(panel) == [], f"{where}: cut {cut_texts(panel)}"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
@@ -48,21 +92,18 @@ def test_every_lesson_shows_the_panels_it_names_at_a_readable_size(win, qapp, qt
             if chapter.panels and set(chapter.panels) <= {"model_grid", "model_head"}:
                 qtbot.waitUntil(lambda names=chapter.panels: all(n in win.panel_names() for n in names)
                                 and win.model_controller.loaded is not None, timeout=60000)
-            win.render_sync(win.config)
-            for _ in range(3):
-                qapp.processEvents()
-            for name in chapter.panels:
-                where = f"lesson {index + 1} ({lang}): {name}"
-                dock, panel = win.dock(name), win.panel(name)
-                assert dock.isVisible() and not panel.visibleRegion().isEmpty(), f"{where} is not in front"
-                need = win.readable_size(name)
-                assert panel.width() >= need.width() and panel.height() >= need.height(), (
-                    f"{where} is {panel.width()}×{panel.height()} px, readable from {need.width()}×{need.height()}")
-                if name == "training":  # the lab floats beside the lesson, never over it
-                    assert not global_rect(dock).intersects(global_rect(win.dock("lesson"))), where
-                elif name not in CUT_TEXTS_LEFT:
-                    assert cut_texts(panel) == [], f"{where}: cut {cut_texts(panel)}"
-            assert win.size().width() <= 1600 and win.size().height() <= 1000, "the window grew"
+            model_panels = [n for n in chapter.panels if PANELS[n].requires_model]
+            if "training" in chapter.panels and model_panels:  # first the lab, then the run's panels
+                check_panels(win, qapp, chapter, [n for n in chapter.panels if n not in model_panels], index, lang)
+                open_run_in_inspector(win, qtbot)
+                # the lesson marks the model panels and gives them the chapter's text; the lab steps aside
+                qtbot.waitUntil(lambda names=model_panels: set(names) <= set(win.highlighted_panels()), timeout=10000)
+                assert win.model_controller.text == training_task(chapter.key).text
+                assert not win.dock("training").isVisible()
+                check_panels(win, qapp, chapter, model_panels, index, lang)
+            else:
+                check_panels(win, qapp, chapter, chapter.panels, index, lang)
+            assert win.size().width() <= 1600 and win.size().height() <= 1000, f"lesson {index + 1} ({lang}): the window grew"
     finally:
         win.set_language("en")
         if "training" in win.panel_names():

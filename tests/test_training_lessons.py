@@ -1,5 +1,6 @@
 """The training lab's leftovers of issue 17: the child process from the entry point (and its
-fallback to a thread), the "Dropout and norm against collapse" preset, lessons 12 and 13.
+fallback to a thread), the "Dropout and norm against collapse" preset, lessons 12 and 13; and
+lesson 14 (issue 29): the circuit found and proved on the trained induction run.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.training import TrainConfig, Trainer
@@ -151,20 +153,30 @@ def test_the_dropout_norm_expectation_holds_as_trained(dropout_norm_runs):
     assert check(swapped).state == "not met"  # a check that can fail
 
 
-# ---- lessons 12 and 13 ---------------------------------------------------------------------------------
+# ---- lessons 12, 13 and 14 -----------------------------------------------------------------------------
 
-def test_chapters_12_and_13_are_training_chapters_in_both_languages():
+@pytest.fixture(scope="module")
+def induction_run():
+    """The induction preset's first run trained 600 steps (what chapters 12 and 14 check; ~7 s)."""
+    from explorer.training.lessons import train_first_run, training_task
+
+    return train_first_run(training_task("14-find-a-circuit"))
+
+
+def test_chapters_12_to_14_are_training_chapters_in_both_languages():
     from explorer.lessons import load_chapters
     from explorer.training.lessons import training_tasks
 
     chapters = {c.key: c for c in load_chapters()}
     tasks = {t.chapter: t for t in training_tasks()}
-    assert set(tasks) == {"12-induction-head", "13-training-stability"}
+    assert set(tasks) == {"12-induction-head", "13-training-stability", "14-find-a-circuit"}
     assert tasks["12-induction-head"].preset == "induction" and tasks["13-training-stability"].preset == "warmup"
+    assert tasks["14-find-a-circuit"].preset == "induction" and tasks["14-find-a-circuit"].kind == "circuit_proved"
     for key in tasks:
         ch = chapters[key]
-        assert ch.panels == ("training",)
+        assert ch.panels[0] == "training"  # the lab first
         assert ch.title("zh") != ch.title("en")
+    assert chapters["14-find-a-circuit"].panels == ("training", "patching", "circuits", "model_head")
     en12 = chapters["12-induction-head"].body("en")
     zh12 = chapters["12-induction-head"].body("zh")
     # honest: the heads formed here are tied to the trained lengths (check_circuit says so)
@@ -179,6 +191,10 @@ def test_a_malformed_training_block_is_named(tmp_path):
     (tmp_path / "99-x.json").write_text('{"training": {"preset": "nope"}}', encoding="utf-8")
     with pytest.raises(ValueError, match="99-x: unknown training preset 'nope'"):
         training_task("99-x", tmp_path)
+    (tmp_path / "96-z.json").write_text('{"training": {"preset": "induction", "task": {"kind": "circuit_proved", '
+                                        '"within": 5, "text": "ABC ABC", "answer": "Q"}}}', encoding="utf-8")
+    with pytest.raises(ValueError, match="96-z: circuit_proved needs"):
+        training_task("96-z", tmp_path)
     (tmp_path / "98-y.json").write_text('{"training": {"preset": "induction", "task": {"kind": "score_above", '
                                         '"score": "loss", "within": 5}}}', encoding="utf-8")
     with pytest.raises(ValueError, match="98-y: score_above needs"):
@@ -186,15 +202,71 @@ def test_a_malformed_training_block_is_named(tmp_path):
     assert training_task("97-missing", tmp_path) is None
 
 
-def test_chapter_12s_task_is_met_by_the_engine_and_its_circuit_is_not_general():
+def test_chapter_12s_task_is_met_by_the_engine_and_its_circuit_is_not_general(induction_run):
     """The induction score passes 0.5 within 600 steps; check_circuit finds the loss high at
     the unseen prefix length, as the chapter says."""
     from explorer.training.lessons import check_training_task, training_task
 
-    r = check_training_task(training_task("12-induction-head"))
+    r = check_training_task(training_task("12-induction-head"), trainer=induction_run)
     assert r.holds, r.text
     assert 300 <= r.step <= 600 and r.value > 0.5  # seed 0: step 397
     assert "has not generalised beyond the trained lengths" in r.circuit, r.circuit
+
+
+@pytest.fixture(scope="module")
+def induction_model(induction_run, tmp_path_factory):
+    """The trained run opened as the inspector opens it."""
+    from engine.models import load_model
+
+    return load_model(induction_run.save(tmp_path_factory.mktemp("runs") / "induction"))
+
+
+def test_chapter_14s_circuit_is_proved_by_the_engine(induction_run):
+    """Trained, the detectors' best layer-1 induction head restores the most under exact patching,
+    the heads that are no induction heads restore nothing, and masking the first J agrees."""
+    from explorer.training.lessons import check_training_task, training_task
+
+    r = check_training_task(training_task("14-find-a-circuit"), trainer=induction_run)
+    assert r.holds, r.text
+    assert r.head == (1, 0) and r.value >= 0.5
+    assert "the prediction becomes" in r.text and "'J'" in r.text
+
+
+def test_chapter_14s_check_fails_on_an_untrained_run():
+    from engine.training import Trainer
+    from explorer.training.lessons import check_training_task, training_task
+    from explorer.training.presets import PRESETS
+
+    task = training_task("14-find-a-circuit")
+    r = check_training_task(task, trainer=Trainer(PRESETS[task.preset].runs[0].config))
+    assert not r.holds
+    assert "not above 0.5" in r.text and "the model predicts" in r.text, r.text
+
+
+def test_chapter_14s_texts_quote_the_engines_numbers(induction_model):
+    """The numbers both texts quote are what the circuits, patching and model_head panels show
+    for the seed-0 run: detector scores, the exact patching grid, the first corruption."""
+    from engine.models.patching import corrupt_text
+    from explorer.lessons import load_chapters
+    from explorer.training.lessons import training_task
+
+    task = training_task("14-find-a-circuit")
+    m = induction_model
+    scores = m.all_head_scores()
+    corrupted = corrupt_text(m, task.text, 0)
+    eff = m.activation_patching(task.text, corrupted, task.answer).effect
+    deleted = m.deletion_test(task.text, 10, mode="mask")  # the first J (after <bos> and A..I)
+    assert deleted.removed_token == "J"
+    assert np.abs(deleted.attention_change[0]).max() < 1e-6  # layer 0's attention does not change (rounding)
+    ch = next(c for c in load_chapters() if c.key == "14-find-a-circuit")
+    quoted = [f"{scores['induction'][1, 0]:.2f}", f"{scores['induction'][1, 1]:.2f}",
+              f"{scores['previous_token'][0, 0]:.2f}", f"{scores['previous_token'][0, 1]:.2f}",
+              f"{eff[1, 0]:.2f}", f"{eff[1, 1]:.2f}", f"{eff[0, 0]:.2f}", f"{eff[0, 1]:.2f}".replace("-", "−"),
+              corrupted, task.text]
+    for lang in ("en", "zh"):
+        body = ch.body(lang)
+        missing = [q for q in quoted if q not in body]
+        assert not missing, (lang, missing, eff, scores)
 
 
 def test_chapter_13s_task_is_met_by_the_engine():

@@ -4587,6 +4587,10 @@ Replace them?</source>
         <translation>已在检查器中打开：模型面板显示这次运行的模型。</translation>
     </message>
     <message>
+        <source>The training lab stepped aside for the model panels: Lessons ▸ Training lab… brings it back.</source>
+        <translation>训练实验室暂时隐藏，好让模型面板显示出来：课程 ▸ 训练实验室… 可以再打开它。</translation>
+    </message>
+    <message>
         <source>Only the latest run can be saved: the earlier runs keep their curves and heads, not their model.</source>
         <translation>只有最新的运行可以保存：之前的运行只保留曲线和注意力头，不保留模型。</translation>
     </message>

@@ -32,6 +32,7 @@ from ..figures.plots import (
     style_colorbar,
     style_plot,
 )
+from ..figures.text import RunsLabel
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from .analysis import AnalysisPanel
 from .base import register_panel
@@ -49,6 +50,8 @@ DETECTORS = {
 }
 #: top token pairs shown per circuit
 PAIRS = 5
+#: px the spectra plot keeps (with its axes and title) however narrow the panel
+SPECTRA_MIN_WIDTH = 180
 
 
 def _tr(text: str) -> str:
@@ -109,7 +112,9 @@ class CircuitsPanel(AnalysisPanel):
         self.ov_curve = pg.PlotDataItem(symbol="s", symbolSize=6)
         self.spectra.addItem(self.qk_curve)
         self.spectra.addItem(self.ov_curve)
-        self.pairs = pg.LabelItem("", justify="left")
+        # the spectra keep a readable width beside the grid (its square cells give way)
+        self.spectra.parentWidget().setMinimumWidth(SPECTRA_MIN_WIDTH)
+        self.pairs = RunsLabel("", justify="left")  # its long lines wrap at the panel's width
         self.graphics.ci.addItem(self.pairs, 1, 0, 1, 3)
         lay = self.graphics.ci.layout
         lay.setColumnStretchFactor(0, 3)

@@ -110,7 +110,7 @@ def corrupt_job(model, clean: str, seed: int):
 class PatchingPanel(AnalysisPanel):
     name = "patching"
     title = QT_TRANSLATE_NOOP("Panel", "Patching: which heads carry the answer")
-    readable_size = (560, 420)  # (the window keeps a dock in front at least this large)
+    readable_size = (560, 400)  # (the window keeps a dock in front at least this large)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
@@ -156,6 +156,10 @@ class PatchingPanel(AnalysisPanel):
         self.method_label = QLabel()
         self.method = QComboBox()
         self.method.setObjectName("patching_method")
+        # the menu texts are long: the closed box shows their start (the list shows them whole),
+        # so the panel fits beside model_head and the lesson in a 1600-px window (lesson 14)
+        self.method.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.method.setMinimumContentsLength(18)
         for key in METHODS:
             self.method.addItem("", key)
         self.method_label.setBuddy(self.method)

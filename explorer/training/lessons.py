@@ -1,4 +1,4 @@
-"""Lesson chapters built on the training lab (12 and 13): their tasks, checked by the engine.
+"""Lesson chapters built on the training lab (12, 13, 14): their tasks, checked by the engine.
 
 A chapter's preset file (assets/lessons/NN-name.json) may carry a ``training`` block:
 
@@ -11,21 +11,30 @@ A chapter's preset file (assets/lessons/NN-name.json) may carry a ``training`` b
 - ``task``: what "Try this" promises, checked by training the preset with the engine
   (no window): ``score_above``: within ``within`` steps of the preset's first run, the best
   head of layer ≥ ``layer`` has ``score`` above ``above``; ``preset_expectation``: the
-  preset's own expectation (its check) is met once its runs are trained.
+  preset's own expectation (its check) is met once its runs are trained;
+  ``circuit_proved`` (chapter 14): after ``within`` steps of the preset's first run, opened
+  like the inspector opens it (engine.models.load_model of the saved run), the circuit is
+  found and proved on ``text`` (see `circuit_proof`).
 
-This module is Qt-free except `connect_lesson_panel`, which the lab installs: when the
-lesson panel's Apply preset is pressed on such a chapter, the lab opens with its preset.
+This module is Qt-free except `connect_lesson_panel` (and `follow_inspector`, its part), which the lab installs: when the
+lesson panel's Apply preset is pressed on such a chapter, the lab opens with its preset; when
+the lab's run is then opened in the inspector, the chapter's model panels are marked and a
+task's ``text`` becomes the model panels' text.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from engine.training import Trainer
 
 SCORE_TASKS = ("previous_token", "induction")
+TASK_KINDS = ("score_above", "preset_expectation", "circuit_proved")
 
 
 @dataclass(frozen=True)
@@ -34,11 +43,15 @@ class TrainingTask:
 
     chapter: str  # the chapter's key, e.g. "12-induction-head"
     preset: str
-    kind: str  # "score_above" | "preset_expectation"
+    kind: str  # "score_above" | "preset_expectation" | "circuit_proved"
     score: str = "induction"
     layer: int = 0
     above: float = 0.5
     within: int = 0
+    text: str = ""  # circuit_proved: the clean text (the model panels' text), e.g. "ABCDEFGHIJ ABCDEFGHI"
+    answer: str = ""  # circuit_proved: the token the model predicts after it
+    restores: float = 0.5  # circuit_proved: the induction head's exact patching effect, at least
+    others_below: float = 0.2  # circuit_proved: |effect| of every head that is no induction head
 
 
 @dataclass(frozen=True)
@@ -48,6 +61,7 @@ class TaskResult:
     step: int | None  # score_above: the first step above the threshold (None: not reached)
     text: str  # the numbers, in English (the lab's verdict says them in the window's language)
     circuit: str = ""  # score_above: Trainer.check_circuit's message at the end
+    head: tuple[int, int] | None = None  # circuit_proved: (layer, head) of the induction head
 
 
 def _lesson_dir() -> Path:
@@ -78,10 +92,14 @@ def training_task(chapter_key: str, directory: Path | None = None) -> TrainingTa
         raise ValueError(f"{chapter_key}: malformed training block: {exc}") from None
     if preset not in PRESETS:
         raise ValueError(f"{chapter_key}: unknown training preset {preset!r}; presets: {', '.join(PRESETS)}")
-    if kind not in ("score_above", "preset_expectation"):
+    if kind not in TASK_KINDS:
         raise ValueError(f"{chapter_key}: unknown training task {kind!r}")
     if kind == "score_above" and (out.score not in SCORE_TASKS or out.within < 1):
         raise ValueError(f"{chapter_key}: score_above needs score in {SCORE_TASKS} and within ≥ 1")
+    if kind == "circuit_proved" and (out.score != "induction" or out.within < 1 or not out.text.strip()
+                                     or not out.answer or out.answer not in out.text.split()[0]):
+        raise ValueError(f"{chapter_key}: circuit_proved needs score 'induction', within ≥ 1, a text "
+                         "and an answer that occurs in its first word")
     return out
 
 
@@ -100,22 +118,38 @@ class _Trained:
     snapshots: list
 
 
-def check_training_task(task: TrainingTask, threads: int | None = 1) -> TaskResult:
-    """Train the task's preset with the engine and say whether the task holds."""
+def train_first_run(task: TrainingTask, threads: int | None = 1) -> Trainer:
+    """The preset's first run (what Start trains in the lab) trained for ``task.within`` steps."""
+    from .presets import PRESETS
+
+    tr = Trainer(PRESETS[task.preset].runs[0].config, threads=threads)
+    tr.step(task.within)
+    return tr
+
+
+def check_training_task(task: TrainingTask, threads: int | None = 1,
+                        trainer: Trainer | None = None) -> TaskResult:
+    """Train the task's preset with the engine and say whether the task holds. ``trainer``:
+    the preset's first run trained already (at least ``task.within`` steps; score_above and
+    circuit_proved), so one training serves several checks."""
     from .presets import PRESETS
 
     preset = PRESETS[task.preset]
+    if task.kind == "circuit_proved":
+        tr = trainer if trainer is not None else train_first_run(task, threads)
+        with tempfile.TemporaryDirectory(prefix="attention-explorer-lesson-") as folder:
+            from engine.models import load_model
+
+            model = load_model(tr.save(Path(folder) / "run"))
+        return circuit_proof(task, model)
     if task.kind == "score_above":
-        config = preset.runs[0].config
-        tr = Trainer(config, threads=threads)
+        tr = trainer if trainer is not None else train_first_run(task, threads)
         best, step = float("-inf"), None
-        while tr.steps_done < task.within:
-            for s in tr.step(min(25, task.within - tr.steps_done)):
-                layers = s.scores[task.score][task.layer:]
-                value = float(layers.max())
-                best = max(best, value)
-                if step is None and value > task.above:
-                    step = s.step
+        for s in tr.history[:task.within]:
+            value = float(s.scores[task.score][task.layer:].max())
+            best = max(best, value)
+            if step is None and value > task.above:
+                step = s.step
         check = tr.check_circuit()
         text = (f"best layer-≥{task.layer} {task.score} score {best:.2f} within {task.within} steps "
                 f"(threshold {task.above:g}" + (f", passed at step {step})" if step else ", not passed)"))
@@ -129,6 +163,69 @@ def check_training_task(task: TrainingTask, threads: int | None = 1) -> TaskResu
         runs.append(_Trained(pr.config, tr.history, snaps))
     v = preset.check(runs)
     return TaskResult(v.state == "met", None, None, v.text)
+
+
+def circuit_proof(task: TrainingTask, model) -> TaskResult:
+    """Chapter 14's proof, on a loaded model (engine.models.LoadedModel), with what the model
+    panels show: (1) the model predicts ``task.answer`` after ``task.text``; (2) the detectors
+    (the circuits panel's induction scores) name the best head of layer ≥ ``task.layer``,
+    scoring above ``task.above``; (3) exact activation patching (the patching panel: the text
+    against ``corrupt_text(seed 0)``, its first corruption; metric logit(answer)) restores the
+    most at that head, at least ``task.restores``, and every head the detectors do not call an
+    induction head (score ≤ ``above``) stays below ``task.others_below`` in size; (4) the
+    deletion test (model_head, mode "mask") on the answer's earlier copy changes that head's
+    attention the most, the last token's output the most, and the prediction is lost."""
+    from engine.models import InspectError
+    from engine.models.anatomy import anatomy_of
+    from engine.models.patching import corrupt_text
+
+    problems: list[str] = []
+    lens = model.logit_lens(task.text, k=1)
+    predicted = lens.top_tokens[-1][-1][0]
+    if predicted != task.answer:
+        problems.append(f"the model predicts {predicted!r}, not {task.answer!r}")
+    ind = model.all_head_scores()["induction"]
+    later = ind[task.layer:]
+    lh = np.unravel_index(int(np.argmax(later)), later.shape)
+    head = (int(lh[0]) + task.layer, int(lh[1]))
+    score = float(ind[head])
+    name = f"layer {head[0]} head {head[1]}"
+    if not score > task.above:
+        problems.append(f"the best induction head ({name}) scores {score:.2f}, not above {task.above:g}")
+    try:
+        corrupted = corrupt_text(model, task.text, 0)
+        patch = model.activation_patching(task.text, corrupted, task.answer)
+        ids, _notice, _n = model.tokenize(task.text)
+        deleted = model.deletion_test(task.text, ids.index(patch.answer_id), mode="mask")
+    except InspectError as exc:
+        return TaskResult(False, None, None, f"{name}: induction {score:.2f}; refused: {exc}", head=head)
+    eff = patch.effect
+    top = tuple(int(i) for i in np.unravel_index(int(np.argmax(eff)), eff.shape))
+    others = np.abs(eff[ind <= task.above])
+    worst = float(others.max()) if others.size else 0.0
+    if top != head:
+        problems.append(f"patching restores the most at layer {top[0]} head {top[1]}, not at {name}")
+    if not eff[head] >= task.restores:
+        problems.append(f"patching {name} restores {eff[head]:.2f}, less than {task.restores:g}")
+    if not worst < task.others_below:
+        problems.append(f"a head that is no induction head restores {worst:.2f} (not below {task.others_below:g})")
+    change = deleted.attention_change
+    moved = tuple(int(i) for i in np.unravel_index(int(np.argmax(change)), change.shape))
+    after = anatomy_of(model).logits(deleted.after.hidden[-1:].float())[0]
+    after_top = model.tokens_of([int(after.argmax())])[0]
+    if moved != head:
+        problems.append(f"masking the first {task.answer!r} changes layer {moved[0]} head {moved[1]}'s attention most")
+    if int(np.argmax(deleted.hidden_change_per_token)) != len(deleted.kept) - 1:
+        problems.append("masking it changes another token's output more than the last one's")
+    if after_top == task.answer:
+        problems.append(f"masking the first {task.answer!r} leaves the prediction {task.answer!r}")
+    text = (f"{name}: induction score {score:.2f}; exact patching restores {eff[head]:.2f} of "
+            f"{patch.metric_name} (most of every head; heads that are no induction head at most "
+            f"{worst:.2f}); masking the first {task.answer!r} changes its attention most "
+            f"({float(change[head]):.3f}) and the prediction becomes {after_top!r}")
+    if problems:
+        text = "; ".join(problems) + f" ({text})"
+    return TaskResult(not problems, float(eff[head]), None, text, head=head)
 
 
 # ---- the window: Apply preset on a training chapter opens the lab --------------------------------
@@ -159,3 +256,45 @@ def connect_lesson_panel(window, lesson_panel, open_lab) -> None:
             window.highlight_panels(ch.panels)  # the lab's dock is new: mark it too
 
     lesson_panel.apply_button.clicked.connect(on_apply)
+    ctl = window.model_controller
+    if ctl is not None:
+        ctl.model_changed.connect(lambda model: follow_inspector(window, lesson_panel, model))
+
+
+def follow_inspector(window, lesson_panel, model) -> bool:
+    """The lab's run was opened in the inspector while a training chapter is read (chapter 14):
+    give the model panels the task's text and mark the chapter's panels, the model panels now
+    among them; when the chapter names model panels, the floating lab steps aside (hidden:
+    Lessons ▸ Training lab… shows it again), the status bar says so. Another model (one the
+    learner opened) is left alone. Returns whether it did."""
+    ch = lesson_panel.chapter()
+    lab = window.training_lab
+    if model is None or ch is None or lab is None or not lesson_panel.isVisible():
+        return False
+    folder = lab.inspector_folder
+    if folder is None or not window.model_controller.shows(folder):
+        return False
+    try:
+        task = training_task(ch.key)
+    except ValueError:
+        return False
+    if task is None:
+        return False
+    if task.text:
+        window.model_controller.set_text(task.text)
+    model_panels = [n for n in ch.panels if n in window.panel_names() and window.panel(n).requires_model]
+    lab_dock = window.dock("training") if "training" in window.panel_names() else None
+    if model_panels and lab_dock is not None and lab_dock.isFloating():
+        # the floating lab would cover the model panels the chapter goes on with
+        lab_dock.hide()
+        window.highlight_panels(model_panels)
+        from PySide6.QtCore import QCoreApplication, QTimer
+
+        line = QCoreApplication.translate(
+            "TrainingLab", "The training lab stepped aside for the model panels: Lessons ▸ Training lab… "
+                           "brings it back.")
+        # after the load's own notices, which the status bar shows too
+        QTimer.singleShot(0, lambda: window.statusBar().showMessage(line, 15000))
+    else:
+        window.highlight_panels(ch.panels)
+    return True
