@@ -1,5 +1,5 @@
 """The training lab in the window: Lessons ▸ Training lab…, File ▸ Export heads forming…,
-File ▸ Save training run…, the lab's dock, a lesson's Apply preset (chapters 12, 13) opening
+File ▸ Save training run…, the lab's dock, a lesson's Apply preset (chapters 12–14) opening
 the lab with its experiment, and the question when the window closes with a run unsaved.
 
     install_training(window) -> TrainingLab   # the lab and its menu entries (idempotent)
@@ -114,7 +114,7 @@ class TrainingActions(Feature):
         return False
 
     def hook_lessons(self) -> None:
-        """Once the window has its lesson panel: Apply preset on a training chapter (12, 13)
+        """Once the window has its lesson panel: Apply preset on a training chapter (12–14)
         opens the lab with the chapter's experiment (explorer.training.lessons)."""
         w = self.window
         if self._lesson_hooked is not None or "lesson" not in w.panel_names():
@@ -171,7 +171,7 @@ def install_training(window):
 
 def _place(window, dock) -> None:
     """A new lab dock floats over the window's panels, beside the lesson and the configuration
-    (never over them: lessons 12 and 13 are read while the lab trains): the lab needs more
+    (never over them: lessons 12–14 are read while the lab trains): the lab needs more
     room than a tab of the panel grid gives. With no room beside them (a narrow window) it
     floats centred at 85 % of the window. A double click on its title docks it."""
     dock.setFloating(True)
