@@ -50,10 +50,13 @@ class FocusMixin:
     def _keep_readable(self, name: str, in_front: bool, panel=None) -> None:
         """A dock came to the front (or went behind a tab / closed): its panel's minimum size."""
         panel = panel or self._panels.get(name)
-        if panel is not None:  # never below what the panel's own layout needs
-            w, h = type(panel).readable_size
-            size = self._scaled(w, h).expandedTo(panel.minimumSizeHint())
-            panel.setMinimumSize(size if in_front else QSize(1, 1))  # (1: not its size hint)
+        if panel is None:
+            return
+        if not in_front:  # (also while the window is being destroyed: ask nothing of it)
+            panel.setMinimumSize(QSize(1, 1))  # (1: not its size hint)
+            return
+        w, h = type(panel).readable_size  # never below what the panel's own layout needs
+        panel.setMinimumSize(self._scaled(w, h).expandedTo(panel.minimumSizeHint()))
 
     # ---- focus ---------------------------------------------------------------------------
     def focused_panel(self) -> str | None:
