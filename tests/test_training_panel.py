@@ -262,7 +262,7 @@ def test_clicking_a_head_shows_it_large_with_its_tokens(win, panel, qtbot):
 
 
 def test_the_timeline_replays_an_earlier_step_while_training_continues(win, panel, qtbot):
-    use_settings(qtbot, panel, steps=400)
+    use_settings(qtbot, panel, steps=4000)
     child(panel, QSpinBox, "training_snapshot_every").setValue(10)
     press(panel, "training_start")
     qtbot.waitUntil(lambda: len(panel.lab.current.snapshots) >= 4, timeout=TIMEOUT)
