@@ -154,7 +154,7 @@ def test_the_samples_menu_tells_the_sentences_apart(win, qapp):
 
 
 def test_sample_labels_grow_their_end_until_they_differ():
-    from explorer.panels.model_grid import sample_labels
+    from explorer.models.source import sample_labels
 
     long = "word " * 20
     labels = sample_labels([long + "alpha beta gamma", long + "alpha beta delta", "short"])

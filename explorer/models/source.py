@@ -43,6 +43,39 @@ def default_text() -> str:
     return sentences[0] if sentences else FALLBACK_TEXT
 
 
+#: the most characters of a sentence the Samples menu shows (a longer one keeps its start and end)
+SAMPLE_WIDTH = 48
+
+
+def elide_middle(text: str, width: int, tail: int) -> str:
+    """`text` as its start, "…" and its last ≤ `tail` characters, about `width` in all, cut at
+    spaces (whole words at both ends)."""
+    start, end = text[:max(width - tail - 1, 1)], text[len(text) - tail:]
+    if " " in start:
+        start = start[:start.rfind(" ")]
+    if " " in end and not text.endswith(" " + end):
+        end = end[end.find(" ") + 1:]
+    return f"{start.rstrip()} … {end.lstrip()}"
+
+
+def sample_labels(sentences: list[str], width: int = SAMPLE_WIDTH) -> list[str]:
+    """Each sentence as the Samples menu shows it: whole up to `width` characters, else its
+    start and end around "…", so that sentences differing only at the end (the two "The
+    animal didn't cross the street…" ones) read differently; the end grows until it does."""
+    labels: list[str] = []
+    for s in sentences:
+        label = s
+        if len(s) > width:
+            for tail in range(width // 3, len(s), 4):
+                label = elide_middle(s, width, tail)
+                if label not in labels:
+                    break
+            else:
+                label = s
+        labels.append(label)
+    return labels
+
+
 def source_exists(source: str | os.PathLike) -> bool:
     """Whether a model source names an existing path (``~`` expanded); False, never an
     exception, for a name the system cannot look up (too long, a NUL byte, ``~nosuchuser``)."""

@@ -62,6 +62,7 @@ from ..figures.plots import (
 )
 from ..figures.tables import setup_table, style_table
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
+from ..models.source import sample_labels
 from .base import Panel, register_panel
 
 #: metric key → (menu text, unit/explanation); "pattern" is categorical
@@ -181,39 +182,6 @@ class HeadTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and tip:
             return _tr(tip)
         return None
-
-
-#: the most characters of a sentence the Samples menu shows (a longer one keeps its start and end)
-SAMPLE_WIDTH = 48
-
-
-def elide_middle(text: str, width: int, tail: int) -> str:
-    """`text` as its start, "…" and its last ≤ `tail` characters, about `width` in all, cut at
-    spaces (whole words at both ends)."""
-    start, end = text[:max(width - tail - 1, 1)], text[len(text) - tail:]
-    if " " in start:
-        start = start[:start.rfind(" ")]
-    if " " in end and not text.endswith(" " + end):
-        end = end[end.find(" ") + 1:]
-    return f"{start.rstrip()} … {end.lstrip()}"
-
-
-def sample_labels(sentences: list[str], width: int = SAMPLE_WIDTH) -> list[str]:
-    """Each sentence as the Samples menu shows it: whole up to `width` characters, else its
-    start and end around "…", so that sentences differing only at the end (the two "The
-    animal didn't cross the street…" ones) read differently; the end grows until it does."""
-    labels: list[str] = []
-    for s in sentences:
-        label = s
-        if len(s) > width:
-            for tail in range(width // 3, len(s), 4):
-                label = elide_middle(s, width, tail)
-                if label not in labels:
-                    break
-            else:
-                label = s
-        labels.append(label)
-    return labels
 
 
 @register_panel
