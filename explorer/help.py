@@ -58,6 +58,8 @@ _SATURATION = {
 def saturation_sentence(std_scaled: float, lang: str = "en") -> str:
     """What a softmax input of standard deviation `std_scaled` does (the help's verdict
     follows the numbers: a std of 16.7 is saturated, never "back near 1")."""
+    if not math.isfinite(std_scaled):  # every score masked or overflowed: no verdict
+        return "—"
     table = _SATURATION.get(lang, _SATURATION["en"])
     return next((sentence for bound, sentence in table if std_scaled < bound), table[-1][1])
 

@@ -426,6 +426,16 @@ def test_the_scores_help_says_saturated_when_the_numbers_are(lang):
     assert words[1] in bodies["sqrt_dk"] and words[0] not in bodies["sqrt_dk"]
 
 
+def test_the_saturation_verdict_gives_none_when_no_score_is_finite():
+    """Every score masked (std NaN) or overflowed (std inf) is not "saturated"."""
+    from explorer.help import saturation_sentence
+
+    for lang in ("en", "zh"):
+        assert saturation_sentence(float("nan"), lang) == "—"
+        assert saturation_sentence(float("inf"), lang) == "—"
+    assert "softmax is saturated" in saturation_sentence(16.7, "en")
+
+
 def test_the_question_mark_explains_the_panel_with_todays_numbers(win, qapp, qtbot):
     show(win, qapp, AttentionConfig(d_model=64, n_heads=4))  # d_k 16, scale 0.25
     win.selection.set(head=2, query=0, key=0)

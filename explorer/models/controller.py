@@ -175,6 +175,8 @@ class ModelController(QObject):
         model runs. Returns the request id (0 when refused at once).
         """
         request = LoadRequest(os.fspath(source), allow_download, trust_remote_code, device, n_layers)
+        if restore is None:  # a user's own load: a session's pending selection is not for it
+            self._restore = None
         return self._load(request, restore)
 
     def _load(self, request: LoadRequest, restore: dict | None = None) -> int:
