@@ -14,6 +14,7 @@ Stdlib only: importing this never imports Qt, torch or transformers.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -122,15 +123,20 @@ def icon_path(size: int | None = None) -> Path:
 def sample_texts() -> dict[str, list[str]]:
     """Lesson sentences by language code, from ``assets/samples/<code>.txt``.
 
-    One sentence per line; blank lines and lines starting with ``#`` are skipped.
+    One sentence per line; blank lines and lines starting with ``#`` are skipped. The files
+    are read once per process (panels ask on every update); each call returns a new dict.
     """
-    out: dict[str, list[str]] = {}
-    folder = asset_path("samples")
+    return {code: list(sentences) for code, sentences in _read_samples(asset_path("samples"))}
+
+
+@functools.lru_cache(maxsize=4)
+def _read_samples(folder: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    out = []
     if not folder.is_dir():
-        return out
+        return ()
     for path in sorted(folder.glob("*.txt")):
         lines = path.read_text(encoding="utf-8").splitlines()
-        sentences = [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
+        sentences = tuple(s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#"))
         if sentences:
-            out[path.stem] = sentences
-    return out
+            out.append((path.stem, sentences))
+    return tuple(out)

@@ -127,6 +127,7 @@ def test_corrupt_text_swaps_the_first_half_and_keeps_the_token_length(gpt2, tmp_
         corrupt_text(gpt2, "")
 
 
+@pytest.mark.slow
 def test_corrupt_text_of_a_training_run_keeps_bos_and_words(run_folder):
     run = load_model(run_folder)
     bad = corrupt_text(run, RUN_TEXT, seed=0)
@@ -139,6 +140,7 @@ def test_corrupt_text_of_a_training_run_keeps_bos_and_words(run_folder):
 # ---- docks -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_model_docks_both_panels_in_tabs_beside_the_circuits_panels(window):
     names = window.panel_names()
     for name, beside in (("attribution", "logit_lens"), ("patching", "circuits")):
@@ -264,6 +266,7 @@ def test_patching_refuses_a_corrupted_text_of_another_length_in_one_line(qtbot, 
 # ---- export (the GPT-2), both themes, and Chinese once ---------------------------------------
 
 
+@pytest.mark.slow
 def test_export_draws_both_panels_afresh_in_both_themes_and_in_chinese(qtbot, window, tmp_path):
     window.model_selection.set(query=3)
     window.panel("attribution").target.setText("dog")
@@ -305,8 +308,15 @@ def test_export_command_draws_them_from_a_session(tmp_path, capsys, gpt2_path):
 # ---- the training run: attribution refused, patching names the induction heads -----------------
 
 
-def test_a_post_norm_run_refuses_attribution_in_one_line(qtbot, window, run_folder):
+def test_a_post_norm_run_refuses_attribution_in_one_line(qtbot, window, run_folder, monkeypatch):
+    # another model: patching asks nothing of it with the last model's corrupted text
+    patching = front(qtbot, window, "patching")
+    old_bad, analyses = patching.corrupted.text(), window.model_controller.analyses
+    asked, request = [], analyses.request
+    monkeypatch.setattr(analyses, "request", lambda kind, key, fn: asked.append((kind, key)) or request(kind, key, fn))
     load(qtbot, window, run_folder, RUN_TEXT)
+    patch_keys = [key for kind, key in asked if kind == "patching" and key[0] == "patch"]
+    assert patch_keys and all(key[2] != old_bad for key in patch_keys)
     panel = front(qtbot, window, "attribution")
     line = panel.status.text()
     assert panel.status.isVisible() and "\n" not in line
@@ -340,9 +350,15 @@ def test_cancel_stops_an_exact_run_and_run_starts_it_again(qtbot, window, monkey
     real = model.activation_patching
     started = threading.Event()
 
+    hold = threading.Event()  # set: the estimate waits for `release`
+    release = threading.Event()
+
     def slow(*args, method="exact", progress=None, **kw):
         """The exact run, one progress report every 10 ms until cancelled (Cancelled raised)."""
         if method != "exact":
+            if hold.is_set():  # halfway, then held
+                progress(1, 2)
+                release.wait(TIMEOUT_MS / 1000)
             return real(*args, method=method, progress=progress, **kw)
         for i in range(6000):
             progress(i, 6000)
@@ -356,12 +372,18 @@ def test_cancel_stops_an_exact_run_and_run_starts_it_again(qtbot, window, monkey
     qtbot.waitUntil(lambda: started.is_set() and panel.run_button.isVisible(), timeout=TIMEOUT_MS)
     assert panel.run_button.text() == "Cancel" and panel.progress_bar.isVisible()
     key = window.model_controller.analyses.pending("patching")
+    hold.set()
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    # the estimate runs meanwhile (the method box still says exact): the status says what runs
+    qtbot.waitUntil(lambda: panel.status.text().startswith("Estimating the patching effects"), timeout=TIMEOUT_MS)
+    release.set()
     qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
     assert window.model_controller.analyses.get("patching", key) is None  # stopped, nothing kept
     assert panel.status.isVisible() and panel.status.text().startswith("Exact patching cancelled")
     assert panel.run_button.isVisible() and panel.run_button.text() == "Run exact"
     assert read(panel.heads.item).endswith("· estimate") and "logit(J) − logit(A)" in label(panel.legend)
+    with fresh_panel(window, "patching") as figure:  # an export after Cancel: the estimate, at once
+        assert read(figure.heads.item).endswith("· estimate") and idle(window)
     monkeypatch.setattr(model, "activation_patching", real)
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: idle(window) and read(panel.heads.item).endswith("· exact"), timeout=TIMEOUT_MS)

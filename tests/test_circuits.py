@@ -268,6 +268,8 @@ def test_logit_lens_ends_at_the_models_own_prediction(which, request):
     assert lens.tokens == loaded.tokens_of(ids)
     assert (np.diff(lens.top_probs, axis=-1) <= 0).all()
     assert lens.top_ids[L, :, 0].tolist() == logits.argmax(-1).tolist()
+    assert loaded.top_prediction(TEXT) == int(logits[-1].argmax())
+    assert loaded.top_prediction(TEXT, position=2) == int(logits[2].argmax())
     probs = torch.softmax(logits, -1)
     np.testing.assert_allclose(lens.top_probs[L], probs.topk(3).values.numpy(), rtol=1e-4, atol=1e-6)
     # rows 0..L-1: transformers' own hidden states through its final norm and lm_head
@@ -438,6 +440,7 @@ def run_cli(*args):
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
+@pytest.mark.slow
 def test_cli_circuits_options(trained, gpt2_path, minilm_path, qwen2_path, capsys):
     import main
 

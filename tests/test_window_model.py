@@ -304,6 +304,20 @@ def test_session_round_trip_with_a_model(w, tmp_path, qapp):
         qapp.processEvents()
 
 
+def test_a_load_of_the_users_own_does_not_take_a_sessions_selection(w, qapp):
+    """A session's model load still pending, the user opens a model: the session's
+    selection (layer 3, head 10) is not applied to the user's model."""
+    c = w.model_controller
+    w.model_selection.set(layer=0, head=0, query=0, key=0)
+    c.load(str(minilm_folder()), restore={"source": str(minilm_folder()), "text": TEXT,
+                                          "layer": 3, "head": 10, "query": 2, "key": 4})
+    c.load(str(minilm_folder()))
+    assert c.wait_ready(TIMEOUT_S) is None
+    qapp.processEvents()
+    assert (w.model_selection.layer, w.model_selection.head) != (3, 10)
+
+
+@pytest.mark.slow
 def test_export_model_panels_from_a_session(tmp_path, capsys):
     session = tmp_path / "s.json"
     session.write_text(json.dumps({
@@ -390,6 +404,7 @@ def test_open_model_dialog_is_offline_by_default(w):
         dlg.deleteLater()
 
 
+@pytest.mark.slow
 def test_main_gui_loads_the_model_given_on_the_command_line(qapp, monkeypatch):
     import explorer.app as app_mod
 

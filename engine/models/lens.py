@@ -126,6 +126,21 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None) 
                      notice=notice)
 
 
+def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
+    """The id of the model's most likely next token after ``position`` of ``text`` (negative:
+    from the end): its own output, one forward pass (the last row of the logit lens, without
+    the other rows); causal LMs only."""
+    an = anatomy_of(loaded)
+    an.require_unembedding("A next-token prediction")
+    ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
+    p = position + len(ids) if position < 0 else position
+    if not 0 <= p < len(ids):
+        raise InspectError(f"position {position} is outside the text's {len(ids)} tokens")
+    with torch.inference_mode():
+        final = an.forward(torch.tensor([ids])).last_hidden_state[0, p].float()  # (d,)
+        return int(an.logits(final[None])[0].argmax())
+
+
 # ---- direct logit attribution -------------------------------------------------------------
 def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
     """(f, offset, scale): the final norm with its statistics frozen at input ``x`` (d,), as a

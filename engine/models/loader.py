@@ -800,6 +800,12 @@ class LoadedModel:
 
         return logit_lens(self, text, k=k, max_tokens=max_tokens)
 
+    def top_prediction(self, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
+        """The id of the model's top next token after ``position`` (:func:`engine.models.lens.top_prediction`)."""
+        from .lens import top_prediction
+
+        return top_prediction(self, text, position=position, max_tokens=max_tokens)
+
     def logit_attribution(self, text: str, target, *, position: int = -1,
                           max_tokens: int | None = None):
         """``target``'s logit split into heads, MLPs, embeddings and biases

@@ -190,6 +190,7 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
         if state.reference is not None:  # the pinned A, before the panel's
             panel.set_reference(state.reference)  # own Show choice is copied
         _copy_view_options(source, panel)
+        panel.copy_choices(source)
         panel.apply_theme(theme)
         panel.resize(w, h)
         panel.show()

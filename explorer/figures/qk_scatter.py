@@ -55,6 +55,8 @@ class PointLabels(pg.GraphicsObject):
         self._font = QFont()
         self._rect = QRectF()
         self._placed: list[tuple[int, QRectF]] = []
+        self._version = 0  # bumped by set_labels: what the placement was computed from
+        self._placed_for: tuple | None = None  # (version, transform, view box) of _placed
         self._ringed: set[int] = set()
         self._scale = 1.0
         self.setZValue(12)
@@ -72,6 +74,7 @@ class PointLabels(pg.GraphicsObject):
         self._texts, self._colours, self._font = list(texts), list(colours), QFont(font)
         first = [i for i in dict.fromkeys(first) if 0 <= i < len(self._texts)]
         self._order = first + [i for i in range(len(self._texts)) if i not in set(first)]
+        self._version += 1
         self._update_rect()
 
     def texts(self) -> list[str]:
@@ -148,7 +151,13 @@ class PointLabels(pg.GraphicsObject):
         inv, ok = self.sceneTransform().inverted()
         if not ok:
             return
-        self._placed = self.arrange()
+        vb = self.getViewBox()
+        t = self.sceneTransform()
+        box = vb.sceneBoundingRect() if vb is not None else QRectF()
+        key = (self._version, t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(),
+               box.x(), box.y(), box.width(), box.height())
+        if key != self._placed_for:  # placing is O(n²) in the labels: only when something moved
+            self._placed, self._placed_for = self.arrange(), key
         p.save()
         p.setTransform(inv * p.transform())  # scene units: the view's scaling left out
         p.setFont(self._font)

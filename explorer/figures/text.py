@@ -484,3 +484,9 @@ def unbroken(text: str) -> str:
     (a note such as "(theory √d_k = 4)" is not split after its "=")."""
     return text.replace(" ", "\u00a0")
 
+
+def short_token(s: str, n: int = 10) -> str:
+    """A model's token as a cell or a label shows it: its space marks (GPT-2's "Ġ",
+    SentencePiece's "▁") as a visible "␣", a newline as "⏎", at most `n` characters."""
+    s = s.replace("Ġ", "␣").replace("▁", "␣").replace("\n", "⏎")
+    return s if len(s) <= n else s[:n - 1] + "…"

@@ -12,12 +12,14 @@ The panel follows the model selection (layer, head) like model_grid and model_he
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel
 
+from ..figures.plots import set_label_text
 from .base import Panel
 
 #: one thing a panel needs: (kind, key, job(job) → result)
@@ -34,6 +36,8 @@ class AnalysisPanel(Panel):
         super().__init__(state, parent)
         self.controller = None
         self.outcomes: dict[str, Any] = {}
+        self.asked: dict[str, Any] = {}  # kind → the key of the outcome drawn (or running)
+        self._model_drawn = None  # the model whose results the plots hold
         self.status = QLabel()
         self.status.setObjectName("analysis_status")
         self.status.setWordWrap(True)
@@ -53,7 +57,8 @@ class AnalysisPanel(Panel):
         raise NotImplementedError
 
     def draw_refusal(self, line: str) -> None:
-        """This model cannot have the panel: clear the plots (the status line says why)."""
+        """This model cannot have the panel: clear the plots (the status line says why). Also
+        called with "" when another model comes, so no plot shows the last model's results."""
 
     def busy_text(self, kind: str) -> str:
         """What the status line says while `kind` runs."""
@@ -69,6 +74,32 @@ class AnalysisPanel(Panel):
     def trace(self):
         c = self.controller
         return None if c is None else c.trace
+
+    def model_text(self) -> str:
+        """The model's text: the trace's (the tokens the model panels show), else the one asked for."""
+        c = self.controller
+        return c.trace.text if c.trace is not None else c.text
+
+    def model_layer(self) -> int:
+        """The selected layer as the model's layer number (the selection counts the trace's
+        layers, which may be a subset of the model's)."""
+        tr_, i = self.trace, int(getattr(self.selection, "layer", 0))
+        if tr_ is not None and 0 <= i < len(tr_.layers):
+            return int(tr_.layers[i])
+        return min(i, self.loaded.n_layers - 1) if self.loaded is not None else i
+
+    def layer_index(self, layer: int) -> int:
+        """The selection's index of the model's layer `layer`: the trace's nearest layer."""
+        tr_ = self.trace
+        if tr_ is None or not tr_.layers:
+            return layer
+        layers = [int(x) for x in tr_.layers]
+        return min(range(len(layers)), key=lambda i: (abs(layers[i] - layer), i))
+
+    def say_refusal_below(self, label, line: str) -> None:
+        """The window's status line says a refusal; a figure (no status line) says it in `label`."""
+        set_label_text(label, html.escape(line) if self.is_figure() else "", color=self.theme.warning,
+                       size=self.theme.pt(9.0))
 
     def set_model(self, controller) -> None:
         """Follow `controller` (a ModelController): its model, text, selection, analyses."""
@@ -128,14 +159,19 @@ class AnalysisPanel(Panel):
         if c is None or c.loaded is None:
             self._set_status(c.busy_text if c is not None else "")
             return
+        if c.loaded is not self._model_drawn:  # another model: the last one's results go
+            self._model_drawn = c.loaded
+            self.outcomes, self.asked = {}, {}
+            self.draw_refusal("")
         needs = self.needs()
         if isinstance(needs, str):
-            self.outcomes = {}
+            self.outcomes, self.asked = {}, {}
             self._set_status(needs, warning=True)
             self.draw_refusal(needs)
             return
         outcomes: dict[str, Any] = {}
         running = ""
+        self.asked = {kind: key for kind, key, _fn in needs}
         for kind, key, fn in needs:
             got = c.analyses.get(kind, key)
             if got is None and (self.isVisible() or self.is_figure()):

@@ -36,11 +36,10 @@ from ..figures.plots import (
     set_plot_title,
     style_plot,
 )
-from ..figures.text import RunsLabel
+from ..figures.text import RunsLabel, short_token
 from ..figures.themes import CATEGORY_COLORS, Theme
 from .analysis import AnalysisPanel
 from .base import register_panel
-from .logit_lens import short_token
 
 #: bar width in x units (a bar's centre is its part's x)
 BAR_W = 0.8
@@ -90,7 +89,7 @@ def attribution_job(model, text: str, position: int, typed: str):
         p = min(position, len(ids) - 1)
         if p + 1 < len(ids):
             return AttributionView(model.logit_attribution(text, int(ids[p + 1]), position=p), "next")
-        top = int(model.logit_lens(text, k=1).top_ids[-1, p, 0])
+        top = model.top_prediction(text, position=p)
         return AttributionView(model.logit_attribution(text, top, position=p), "prediction")
     return job
 
@@ -169,19 +168,11 @@ class AttributionPanel(AnalysisPanel):
         return self.tr("Splitting the logit into heads and MLPs…")
 
     # ---- what to compute ---------------------------------------------------------------------
-    def text(self) -> str:
-        c = self.controller
-        return c.trace.text if c.trace is not None else c.text
-
     def position(self) -> int:
         """The selected query, within the trace's tokens."""
         tr_ = self.trace
         q = int(self.selection.query)
         return min(q, tr_.seq_len - 1) if tr_ is not None else q
-
-    def model_layer(self) -> int:
-        tr_, i = self.trace, getattr(self.selection, "layer", 0)
-        return int(tr_.layers[i]) if tr_ is not None and 0 <= i < len(tr_.layers) else i
 
     def needs(self):
         model = self.loaded
@@ -189,7 +180,7 @@ class AttributionPanel(AnalysisPanel):
             return self.tr("No logit attribution for {name}: it is an encoder (bidirectional), "
                            "which predicts no next token; open a causal language model (GPT-2, "
                            "Llama, Qwen2, a pre-norm training-lab run).").format(name=model.name)
-        text, pos, typed = self.text(), self.position(), self.target.text().strip()
+        text, pos, typed = self.model_text(), self.position(), self.target.text().strip()
         return [("attribution", (text, pos, typed), attribution_job(model, text, pos, typed))]
 
     # ---- drawing -----------------------------------------------------------------------------
@@ -206,9 +197,7 @@ class AttributionPanel(AnalysisPanel):
         name = html.escape(self.loaded.name) if self.loaded is not None else ""
         set_plot_title(self.plot, self.tr("<b>Direct logit attribution</b> · {name}").format(name=name),
                        self.theme)
-        # the window's status line says it; a figure (no status line) says it below the plot
-        set_label_text(self.legend, html.escape(line) if self.is_figure() else "", color=self.theme.warning,
-                       size=self.theme.pt(9.0))
+        self.say_refusal_below(self.legend, line)
 
     def draw(self, outcomes) -> None:
         got = outcomes.get("attribution")
@@ -340,8 +329,7 @@ class AttributionPanel(AnalysisPanel):
         part = self.parts[index] if 0 <= index < len(self.parts) else None
         if part is None or part.kind not in ("head", "mlp"):
             return
-        tr_ = self.trace
-        layer = tr_.layers.index(part.layer) if tr_ is not None and part.layer in tr_.layers else part.layer
+        layer = self.layer_index(part.layer)
         if part.kind == "head":
             self.selection.set(head=part.head, layer=layer)
         else:

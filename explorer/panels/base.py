@@ -142,6 +142,10 @@ class Panel(QWidget):
     def set_model(self, model) -> None:
         """A loaded model (only model panels use it)."""
 
+    def copy_choices(self, source: Panel) -> None:
+        """An export's figure of `source`: take the choices `source` holds beyond its controls
+        (whose values the exporter copies); default none."""
+
     # ---- for subclasses -------------------------------------------------------
     def draw_frame(self, frame: Frame) -> None:
         raise NotImplementedError

@@ -143,14 +143,6 @@ class CircuitsPanel(AnalysisPanel):
     def detector_key(self) -> str:
         return self.detector.currentData() or "induction"
 
-    def model_layer(self) -> int:
-        """The selected layer as the model's layer number."""
-        tr_ = self.trace
-        i = getattr(self.selection, "layer", 0)
-        if tr_ is not None and 0 <= i < len(tr_.layers):
-            return int(tr_.layers[i])
-        return min(i, self.loaded.n_layers - 1) if self.loaded is not None else i
-
     def needs(self):
         model = self.loaded
         layer, head = self.model_layer(), min(self.selection.head, model.n_heads - 1)
@@ -265,9 +257,7 @@ class CircuitsPanel(AnalysisPanel):
         if self._order is None:
             return
         head = int(self._order[row, col])
-        tr_ = self.trace
-        layer = tr_.layers.index(row) if tr_ is not None and row in tr_.layers else row
-        self.selection.set(head=head, layer=layer)
+        self.selection.set(head=head, layer=self.layer_index(row))
 
     def describe_cell(self, row: int, col: int) -> str:
         if self.scores is None or self._order is None:

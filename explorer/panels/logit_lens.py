@@ -26,6 +26,7 @@ from ..figures.plots import (
     set_bar_levels,
     style_colorbar,
 )
+from ..figures.text import short_token
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..figures.token_axis import TokenAxis
 from .analysis import AnalysisPanel
@@ -33,12 +34,6 @@ from .base import register_panel
 
 #: top tokens per cell kept for the hover readout
 TOP_K = 5
-
-
-def short_token(s: str, n: int = 10) -> str:
-    """A token as a cell shows it: visible spaces, at most `n` characters."""
-    s = s.replace("Ġ", "␣").replace("▁", "␣").replace("\n", "⏎")
-    return s if len(s) <= n else s[:n - 1] + "…"
 
 
 @register_panel
@@ -72,17 +67,13 @@ class LogitLensPanel(AnalysisPanel):
         return self.tr("Reading every layer's residual stream through the unembedding…")
 
     # ---- what to compute ---------------------------------------------------------------------
-    def text(self) -> str:
-        c = self.controller
-        return c.trace.text if c.trace is not None else c.text
-
     def needs(self):
         model = self.loaded
         if not model.summary.causal:
             return self.tr("No logit lens for {name}: it is an encoder (bidirectional), which "
                            "predicts no next token; open a causal language model (GPT-2, Llama, "
                            "Qwen2, a training-lab run).").format(name=model.name)
-        text = self.text()
+        text = self.model_text()
         return [("lens", (text, TOP_K), lambda _job: model.logit_lens(text, k=TOP_K))]
 
     # ---- drawing -----------------------------------------------------------------------------
@@ -145,17 +136,10 @@ class LogitLensPanel(AnalysisPanel):
         row = min(self.model_layer() + 1, lens.n_rows - 1)
         self.map.set_marker("cell", row, min(self.selection.query, len(lens.tokens) - 1))
 
-    def model_layer(self) -> int:
-        tr_, i = self.trace, getattr(self.selection, "layer", 0)
-        return int(tr_.layers[i]) if tr_ is not None and 0 <= i < len(tr_.layers) else i
-
     # ---- interaction -------------------------------------------------------------------------
     def _click(self, row: int, col: int) -> None:
         """A cell selects its layer (the embeddings row: layer 0) and its position as query."""
-        tr_ = self.trace
-        layer = max(0, row - 1)
-        index = tr_.layers.index(layer) if tr_ is not None and layer in tr_.layers else layer
-        self.selection.set(layer=index, query=col)
+        self.selection.set(layer=self.layer_index(max(0, row - 1)), query=col)
 
     def describe_cell(self, row: int, col: int) -> str:
         lens = self.lens

@@ -38,12 +38,11 @@ from ..figures.plots import (
     set_label_text,
     style_colorbar,
 )
-from ..figures.text import RunsLabel
+from ..figures.text import RunsLabel, short_token
 from ..figures.themes import SIGNED_CMAP, Theme
 from ..figures.token_axis import TokenAxis
 from .analysis import AnalysisPanel
 from .base import register_panel
-from .logit_lens import short_token
 
 #: method key (the engine's) → its menu text
 METHODS = {
@@ -84,7 +83,7 @@ class PatchPair:
 def patch_job(model, clean: str, corrupted: str, answer: str, wrong: str, method: str):
     """The job (in the model's worker): heads then positions, progress over both."""
     def job(j) -> PatchPair:
-        ans = answer or int(model.logit_lens(clean, k=1).top_ids[-1, -1, 0])
+        ans = answer or model.top_prediction(clean)
         s = len(model.tokenize(clean)[0])
         n_heads = model.n_layers * math.ceil(model.n_heads / BATCH)
         total = n_heads + model.n_layers * math.ceil(s / BATCH) if method == "exact" else 2
@@ -119,7 +118,7 @@ class PatchingPanel(AnalysisPanel):
         self._model_text: str | None = None  # the model's text the clean field was given
         self._corrupt_of: str | None = None  # the clean text "Corrupt" made the corrupted one of
         self._stopped = None  # the exact run's key, cancelled: not asked again until Run
-        self._drawn_key = None
+        self._model = None  # the model the texts and results above were made for
         # ---- toolbar: the texts ------------------------------------------------------------
         self.clean_label, self.corrupted_label = QLabel(), QLabel()
         self.clean, self.corrupted = QLineEdit(), QLineEdit()
@@ -229,25 +228,33 @@ class PatchingPanel(AnalysisPanel):
         super().retranslate_ui()
 
     def busy_text(self, kind: str) -> str:
-        if self._corrupting():
+        """What runs (the job's own method: the combo box may have changed since)."""
+        key = self._pending_key()
+        if key[:1] == ("corrupt",):
             return self.tr("Corrupting the clean text…")
-        if self.method_key() == "exact":
+        if key[-1:] == ("exact",):
             return self.tr("Patching every head and position exactly…")
         return self.tr("Estimating the patching effects (one backward pass)…")
 
     # ---- the model -----------------------------------------------------------------------
     def set_model(self, controller) -> None:
         if self.controller is not controller:
-            controller.model_changed.connect(self._on_new_model)  # (before the panel's update)
             controller.analyses.progress.connect(self._on_patch_progress)
         super().set_model(controller)
 
-    def _on_new_model(self, _model) -> None:
-        """Another model: its tokens differ, so a corrupted text made here is made again."""
-        self.pair, self._stopped = None, None
-        if self._corrupt_of is not None:
-            self.corrupted.clear()
-            self._corrupt_of = None
+    def copy_choices(self, source: PatchingPanel) -> None:
+        """A figure of `source`: an exact run cancelled there is not run again here."""
+        self.seed, self._stopped = source.seed, source._stopped
+
+    def _follow_model(self, model) -> None:
+        """Another model than the texts were made for: its tokens differ, so a corrupted
+        text made here is made again, and the last results are not its."""
+        if self._model is not None and self._model is not model:
+            self.pair, self._stopped = None, None
+            if self._corrupt_of is not None:
+                self.corrupted.clear()
+                self._corrupt_of = None
+        self._model = model
 
     def _corrupted_typed(self, _text: str) -> None:
         self._corrupt_of = None
@@ -256,12 +263,10 @@ class PatchingPanel(AnalysisPanel):
         super().detach()
         c = self.controller
         if c is not None:
-            for signal, slot in ((c.model_changed, self._on_new_model),
-                                 (c.analyses.progress, self._on_patch_progress)):
-                try:
-                    signal.disconnect(slot)
-                except (RuntimeError, TypeError):
-                    pass
+            try:
+                c.analyses.progress.disconnect(self._on_patch_progress)
+            except (RuntimeError, TypeError):
+                pass
 
     # ---- what to compute ---------------------------------------------------------------------
     def method_key(self) -> str:
@@ -269,8 +274,7 @@ class PatchingPanel(AnalysisPanel):
 
     def clean_text(self) -> str:
         """The clean text: the field, following the model's text until another is typed."""
-        c = self.controller
-        model_text = c.trace.text if c.trace is not None else c.text
+        model_text = self.model_text()
         shown = self.clean.text()
         if not shown.strip() or shown == self._model_text:
             if shown != model_text:
@@ -278,10 +282,11 @@ class PatchingPanel(AnalysisPanel):
             self._model_text = shown = model_text
         return shown
 
-    def _corrupting(self) -> bool:
+    def _pending_key(self) -> tuple:
+        """The key of the patching job running now (() when none)."""
         c = self.controller
         key = c.analyses.pending("patching") if c is not None else None
-        return isinstance(key, tuple) and key[:1] == ("corrupt",)
+        return key if isinstance(key, tuple) else ()
 
     def corrupt(self) -> None:
         """The "Corrupt" button: a new draw of the corrupted text."""
@@ -296,6 +301,7 @@ class PatchingPanel(AnalysisPanel):
 
     def needs(self):
         model = self.loaded
+        self._follow_model(model)  # (analyses may ask before the panel hears of a new model)
         if not model.summary.causal:
             return self.tr("No patching for {name}: it is an encoder (bidirectional), which "
                            "predicts no next token to restore; open a causal language model "
@@ -319,9 +325,8 @@ class PatchingPanel(AnalysisPanel):
 
     # ---- progress and cancel -----------------------------------------------------------------
     def _exact_running(self) -> bool:
-        c = self.controller
-        key = c.analyses.pending("patching") if c is not None else None
-        return isinstance(key, tuple) and key[:1] == ("patch",) and key[-1] == "exact"
+        key = self._pending_key()
+        return key[:1] == ("patch",) and key[-1] == "exact"
 
     def _on_patch_progress(self, kind: str, done: float, total: float) -> None:
         if kind == "patching" and total > 0:
@@ -365,9 +370,7 @@ class PatchingPanel(AnalysisPanel):
         self.heads.set_title(self.tr("<b>Patching</b> · {name}").format(name=name))
         self.positions.set_title("")
         set_label_text(self.texts_label, "")
-        # the window's status line says it; a figure (no status line) says it below the plot
-        set_label_text(self.legend, html.escape(line) if self.is_figure() else "", color=self.theme.warning,
-                       size=self.theme.pt(9.0))
+        self.say_refusal_below(self.legend, line)
 
     def draw(self, outcomes) -> None:
         self._update_run_controls()
@@ -478,20 +481,12 @@ class PatchingPanel(AnalysisPanel):
         S = self.pair.positions.effect.shape[1]
         self.positions.set_marker("cell", min(layer, L - 1), min(int(self.selection.query), S - 1))
 
-    def model_layer(self) -> int:
-        tr_, i = self.trace, getattr(self.selection, "layer", 0)
-        return int(tr_.layers[i]) if tr_ is not None and 0 <= i < len(tr_.layers) else i
-
     # ---- interaction -------------------------------------------------------------------------
-    def _layer_index(self, layer: int) -> int:
-        tr_ = self.trace
-        return tr_.layers.index(layer) if tr_ is not None and layer in tr_.layers else layer
-
     def _click_head(self, row: int, col: int) -> None:
-        self.selection.set(head=col, layer=self._layer_index(row))
+        self.selection.set(head=col, layer=self.layer_index(row))
 
     def _click_position(self, row: int, col: int) -> None:
-        self.selection.set(query=col, layer=self._layer_index(row))
+        self.selection.set(query=col, layer=self.layer_index(row))
 
     def describe_head(self, row: int, col: int) -> str:
         if self.pair is None:

@@ -36,10 +36,10 @@ from engine.qk_space import head_qk_space
 
 from ..figures.plots import fmt_number, fmt_percent, set_axis_label
 from ..figures.qk_scatter import SHAPE_GLYPHS, QKScatter
+from ..figures.text import short_token
 from ..figures.themes import Theme
 from .analysis import AnalysisPanel
 from .base import Panel, register_panel
-from .logit_lens import short_token
 
 #: the texts the model panel can add to the model's own (sample sentences)
 MORE_TEXTS = (0, 1, 2, 3)
@@ -313,24 +313,18 @@ class ModelQKSpacePanel(_Plane, AnalysisPanel):
         return self.tr("Projecting the selected head's queries and keys…")
 
     # ---- what to compute ---------------------------------------------------------------------
-    def model_layer(self) -> int:
-        tr_, i = self.trace, getattr(self.selection, "layer", 0)
-        if tr_ is not None and 0 <= i < len(tr_.layers):
-            return int(tr_.layers[i])
-        return min(i, self.loaded.n_layers - 1) if self.loaded is not None else i
-
     def texts(self) -> list[str]:
         """The model's text, then as many sample sentences as chosen (the interface's language)."""
         from assets import sample_texts
 
-        c = self.controller
-        text = c.trace.text if c.trace is not None else c.text
+        text = self.model_text()
         n = self.more.currentData() or 0
         lang = "zh" if str(self.app_state.language).startswith("zh") else "en"
         try:
-            samples = sample_texts().get(lang) or sample_texts().get("en") or []
+            known = sample_texts()
         except OSError:
-            samples = []
+            known = {}
+        samples = known.get(lang) or known.get("en") or []
         chosen, starts = [text], {_start(text)}
         for s in samples:  # sentences that start alike share their first vectors (causal): skip them
             if len(chosen) > n:
@@ -355,6 +349,9 @@ class ModelQKSpacePanel(_Plane, AnalysisPanel):
     def draw_refusal(self, line: str) -> None:
         self.embedding = self._drawn = None
         self.fig.clear()
+        name = html.escape(self.loaded.name) if self.loaded is not None else ""
+        self.fig.set_title(self.tr("<b>Q/K space</b> · {name}").format(name=name))
+        self.fig.set_legend(html.escape(line) if line and self.is_figure() else "")
 
     def draw(self, outcomes) -> None:
         got = outcomes.get("qk_space")
@@ -371,7 +368,7 @@ class ModelQKSpacePanel(_Plane, AnalysisPanel):
             self.positions = np.asarray(emb.positions, dtype=int)
             self.groups = np.asarray(emb.text_index, dtype=int)
             self.tokens = list(emb.tokens)
-            self.texts_shown = list(self.needs()[0][1][0])
+            self.texts_shown = list(self.asked["qk_space"][0])  # (texts, layer, head)
             pts = emb.points if emb.points.shape[1] == 2 else np.c_[emb.points, np.zeros(len(emb.points))]
             origin = -(emb.mean.astype(np.float64) @ emb.components.astype(np.float64).T)
             self.fig.set_origin(tuple(origin) if origin.size == 2 else (float(origin[0]), 0.0))
