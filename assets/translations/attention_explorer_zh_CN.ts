@@ -3071,6 +3071,10 @@ Replace them?</source>
         <translation> · KV 头 {g} 的键</translation>
     </message>
     <message>
+        <source>&lt;b&gt;Q/K space&lt;/b&gt; · {name}</source>
+        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · {name}</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Q/K space&lt;/b&gt; · layer {layer} · head {head}{kv} · {variance}</source>
         <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · 第 {layer} 层 · 头 {head}{kv} · {variance}</translation>
     </message>
