@@ -193,17 +193,13 @@ def run_selftest() -> int:
         _step("export the panels", export)
 
         def async_path() -> str:
-            from PySide6.QtCore import QEventLoop, QTimer
+            from .work.base import run_events_until
 
             cfg = AttentionConfig(seq_len=12, causal=True)
-            loop = QEventLoop()
             got: list = []
-            window.frame_rendered.connect(lambda c: (got.append(c), loop.quit()) if c == cfg else None)
-            QTimer.singleShot(20_000, loop.quit)
+            window.frame_rendered.connect(lambda c: got.append(c) if c == cfg else None)
             window.set_config(cfg)
-            if not got:
-                loop.exec()
-            if not got:
+            if not run_events_until(lambda: bool(got), 20.0):
                 raise SelftestFailure("no frame from the worker thread within 20 s")
             return f"latency {window.latency_ms:.1f} ms"
 

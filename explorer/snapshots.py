@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from .feature import Feature
 from .frame import build_frame
 from .snapshot_data import MAX_SNAPSHOTS, Snapshot, check_name
-from .work.base import Worker
+from .work.base import Worker, run_events_until
 
 THUMB_PX = 64
 #: the snapshots' frames kept in memory, besides the one pinned as A (bytes of their arrays):
@@ -156,13 +156,7 @@ class SnapshotList(QObject):
     def wait_ready(self, timeout_s: float) -> str | None:
         """Wait (running the event loop) until the snapshot becoming A is pinned; None when
         done, else why not (its error, or the time)."""
-        from PySide6.QtCore import QDeadlineTimer, QEventLoop
-
-        deadline = QDeadlineTimer(int(timeout_s * 1000))
-        loop = QEventLoop()
-        while self.busy and not deadline.hasExpired():
-            loop.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
-        if self.busy:
+        if not run_events_until(lambda: not self.busy, timeout_s):
             return f"the reference snapshot was not computed within {timeout_s:.0f} s"
         return self._last_error or None
 

@@ -17,8 +17,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QDeadlineTimer, QEventLoop, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
+from ..work.base import run_events_until
 from .worker import Cancelled, Job, first_line
 
 __all__ = ["ANALYSIS_KINDS", "ModelAnalyses", "Outcome"]
@@ -94,15 +95,7 @@ class ModelAnalyses(QObject):
     def wait(self, kind: str, key: Hashable, timeout_s: float = 120.0) -> Outcome | None:
         """Run the event loop until (kind, key) is known (an export's figure); None on a
         timeout or when the request went away (cancelled, another model)."""
-        deadline = QDeadlineTimer(int(timeout_s * 1000))
-        while self.get(kind, key) is None and self.pending(kind) == key and not deadline.hasExpired():
-            loop = QEventLoop()
-            self.changed.connect(loop.quit)
-            QTimer.singleShot(100, loop.quit)
-            try:
-                loop.exec()
-            finally:
-                self.changed.disconnect(loop.quit)
+        run_events_until(lambda: self.get(kind, key) is not None or self.pending(kind) != key, timeout_s)
         return self.get(kind, key)
 
     def forget_pending(self) -> None:

@@ -30,11 +30,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..selection import HoverLink, ModelSelection
+from ..work.base import run_events_until
 from .actions import ModelActions
 from .analyses import ModelAnalyses
 from .source import (
@@ -457,14 +458,7 @@ class ModelController(QObject):
     def wait_ready(self, timeout_s: float = 120.0) -> str | None:
         """Run the event loop until nothing is pending; None when a trace is shown, else why not."""
         if self.busy:
-            loop = QEventLoop()
-            self.idle.connect(loop.quit)
-            QTimer.singleShot(int(timeout_s * 1000), loop.quit)
-            try:
-                loop.exec()
-            finally:
-                self.idle.disconnect(loop.quit)
-            if self.busy:
+            if not run_events_until(lambda: not self.busy, timeout_s):
                 return self.tr("the model did not finish loading within {s:.0f} s").format(s=timeout_s)
         if self.last_error:
             return self.last_error

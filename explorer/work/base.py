@@ -31,7 +31,7 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal
 
 from .jobs import Cancelled, Job, JobQueue, one_line
 
-__all__ = ["Cancelled", "Job", "Worker", "WorkerThread", "one_line", "stop_at_exit"]
+__all__ = ["Cancelled", "Job", "Worker", "WorkerThread", "one_line", "run_events_until", "stop_at_exit"]
 
 #: Every live worker thread, stopped at exit.
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -40,6 +40,22 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()
 #: garbage-collected while its thread runs, and Qt crashes on that (seen once in the suite:
 #: a segfault in the collector during test_stepthrough)
 _RUNNING: set = set()
+
+
+def run_events_until(done: Callable[[], bool], timeout_s: float) -> bool:
+    """Run the calling thread's event loop until `done()` or `timeout_s` passed; `done()`.
+
+    For scripts, exports and tests that wait for a worker. Events are processed in slices
+    of at most 50 ms; no timer or nested loop outlives the call (a pending
+    `QTimer.singleShot(…, loop.quit)` of a returned call would hold a dead loop, a
+    PySide crash site)."""
+    from PySide6.QtCore import QDeadlineTimer, QEventLoop
+
+    deadline = QDeadlineTimer(int(timeout_s * 1000))
+    loop = QEventLoop()
+    while not done() and not deadline.hasExpired():
+        loop.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+    return done()
 
 
 def stop_at_exit(thread) -> None:
