@@ -125,6 +125,13 @@ def test_corrupt_text_swaps_the_first_half_and_keeps_the_token_length(gpt2, tmp_
     assert len(qwen.tokenize(q_bad)[0]) == len(q_ids) and q_bad.endswith(" the mat")
     with pytest.raises(InspectError, match=r"no tokens|type some text"):
         corrupt_text(gpt2, "")
+    # a WordPiece tokenizer: a draw that retokenizes the kept half ("##meter" → "meter") is drawn again
+    mini = load_model(minilm_folder())
+    for text, seed in (("so the hyperparameterization works", 3), ("The tokenization of unbelievably long words", 4)):
+        m_ids = mini.tokenize(text)[0]
+        m_got = mini.tokenize(corrupt_text(mini, text, seed=seed))[0]
+        keep = 1 + (len(m_ids) - 2 + 1) // 2  # [CLS], then the swapped half
+        assert len(m_got) == len(m_ids) and m_got[keep:] == m_ids[keep:], text
 
 
 @pytest.mark.slow
@@ -135,6 +142,9 @@ def test_corrupt_text_of_a_training_run_keeps_bos_and_words(run_folder):
     assert len(tokens) == len(clean) == 20 and tokens[0] == "<bos>"
     assert tokens[11:] == clean[11:] and not set(tokens[1:11]) & set(clean)
     assert bad.endswith(" ABCDEFGHI") and len(bad.split()) == 2  # the words stay words
+    long = " ".join("ABCDEFGHIJ"[i % 10] for i in range(43))  # longer than the run's seq_len
+    n = len(run.tokenize(long)[0])
+    assert len(run.tokenize(corrupt_text(run, long, seed=1))[0]) == n
 
 
 # ---- docks -----------------------------------------------------------------------------------
@@ -153,6 +163,7 @@ def test_a_model_docks_both_panels_in_tabs_beside_the_circuits_panels(window):
 # ---- attribution -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_attribution_bars_add_up_to_the_logit_of_the_next_token(qtbot, window, gpt2):
     sel = window.model_selection
     sel.set(query=3, layer=0, head=0)
@@ -286,6 +297,7 @@ def test_export_draws_both_panels_afresh_in_both_themes_and_in_chinese(qtbot, wi
     window.panel("attribution").target.clear()
 
 
+@pytest.mark.slow
 def test_export_command_draws_them_from_a_session(tmp_path, capsys, gpt2_path):
     """A window that never showed the panels: the figure corrupts the text itself, then patches."""
     import json
@@ -395,6 +407,7 @@ def test_cancel_stops_an_exact_run_and_run_starts_it_again(qtbot, window, monkey
 # ---- an encoder (last: it replaces the module's model) ---------------------------------------
 
 
+@pytest.mark.slow
 def test_an_encoder_is_refused_by_both_panels_in_one_line(qtbot, window):
     load(qtbot, window, minilm_folder(), "the cat sat on the mat")
     for name, says in (("attribution", "No logit attribution for"), ("patching", "No patching for")):

@@ -144,6 +144,7 @@ def test_unknown_detector_and_bad_sizes_are_refused(gpt2):
         assert len(str(info.value).splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_trained_run_detectors_patching_and_circuits_name_the_induction_head(trained):
     L, H = trained.n_layers, trained.n_heads
     ind = trained.head_scores("induction")
@@ -210,6 +211,7 @@ def test_gpt2_circuits_equal_the_weights_products(gpt2, gpt2_path):
     assert [p.value for p in c.qk_pairs] == pytest.approx(np.sort(qk_full.ravel())[::-1][:10], rel=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("which", "head", "kv", "other_head", "other_kv"),
                          [("llama", 5, 1, 1, 0),  # 8 query heads, 2 KV heads: head 5 reads KV head 1
                           ("qwen2", 3, 0, 1, 0)])  # MQA: every query head reads KV head 0
@@ -270,6 +272,9 @@ def test_logit_lens_ends_at_the_models_own_prediction(which, request):
     assert lens.top_ids[L, :, 0].tolist() == logits.argmax(-1).tolist()
     assert loaded.top_prediction(TEXT) == int(logits[-1].argmax())
     assert loaded.top_prediction(TEXT, position=2) == int(logits[2].argmax())
+    for bad in (1.5, "x", s, -s - 1):
+        with pytest.raises(InspectError, match="does not exist"):
+            loaded.top_prediction(TEXT, position=bad)
     probs = torch.softmax(logits, -1)
     np.testing.assert_allclose(lens.top_probs[L], probs.topk(3).values.numpy(), rtol=1e-4, atol=1e-6)
     # rows 0..L-1: transformers' own hidden states through its final norm and lm_head
@@ -408,6 +413,26 @@ def test_patching_refusals(gpt2):
             ((TEXT, CORRUPTED, "mat"), {"wrong": "cat dog"}, r"wrong .cat dog. is 2 tokens")):
         with pytest.raises(InspectError, match=says) as info:
             gpt2.activation_patching(*args, **kw)
+        assert len(str(info.value).splitlines()) == 1
+
+
+def test_patching_fits_its_batch_in_the_free_memory(gpt2, monkeypatch):
+    """Exact patching of a long text made one forward pass of 16 sequences whatever the
+    memory: it now patches fewer at a time, and refuses in one line when not even one fits."""
+    import engine.models.patching as patching
+
+    s = len(gpt2.tokenize(TEXT)[0])
+    per_seq = 3 * gpt2.n_heads * s * s * 4
+    want = gpt2.activation_patching(TEXT, CORRUPTED, "mat")
+    monkeypatch.setattr(patching, "available_memory", lambda _device: int(2 * per_seq / 0.8) + 1)
+    calls = []
+    got = gpt2.activation_patching(TEXT, CORRUPTED, "mat", progress=lambda d, t: calls.append(t))
+    np.testing.assert_allclose(got.effect, want.effect, atol=1e-5)
+    assert calls[-1] == gpt2.n_layers * gpt2.n_heads  # one head per forward pass
+    monkeypatch.setattr(patching, "available_memory", lambda _device: per_seq // 10)
+    for method in ("exact", "attribution"):
+        with pytest.raises(InspectError, match="is free: use a shorter text") as info:
+            gpt2.activation_patching(TEXT, CORRUPTED, "mat", method=method)
         assert len(str(info.value).splitlines()) == 1
 
 

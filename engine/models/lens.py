@@ -126,6 +126,14 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None) 
                      notice=notice)
 
 
+def token_position(position, s: int) -> int:
+    """``position`` (an int, negative from the end) of a text of ``s`` tokens as 0..s−1;
+    InspectError (one line) for anything else."""
+    if isinstance(position, bool) or not isinstance(position, int) or not -s <= position < s:
+        raise InspectError(f"position {position!r} does not exist: the text has tokens 0..{s - 1}")
+    return position % s
+
+
 def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
     """The id of the model's most likely next token after ``position`` of ``text`` (negative:
     from the end): its own output, one forward pass (the last row of the logit lens, without
@@ -133,9 +141,7 @@ def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | N
     an = anatomy_of(loaded)
     an.require_unembedding("A next-token prediction")
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
-    p = position + len(ids) if position < 0 else position
-    if not 0 <= p < len(ids):
-        raise InspectError(f"position {position} is outside the text's {len(ids)} tokens")
+    p = token_position(position, len(ids))
     with torch.inference_mode():
         final = an.forward(torch.tensor([ids])).last_hidden_state[0, p].float()  # (d,)
         return int(an.logits(final[None])[0].argmax())
@@ -182,9 +188,7 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
     an.require_heads("Logit attribution")
     ids, notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     s = len(ids)
-    if isinstance(position, bool) or not isinstance(position, int) or not -s <= position < s:
-        raise InspectError(f"position {position!r} does not exist: the text has tokens 0..{s - 1}")
-    p = position % s
+    p = token_position(position, s)
     t = resolve_token(loaded, target, "target")
     L, H, dh = loaded.n_layers, loaded.n_heads, loaded.summary.head_dim
     got: dict = {"z": {}, "a": {}, "m": {}, "in": {}, "out": {}}

@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ..memory import format_bytes
 from .anatomy import anatomy_of, hooked, input_of, replace_input, resolve_token, vocab_size
 from .errors import InspectError
+from .files import available_memory
 
 PATCH_OVER = ("heads", "positions")
 PATCH_METHODS = ("exact", "attribution")
@@ -136,6 +138,7 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
         raise InspectError(f"batch must be a positive integer, not {batch!r}")
     t0 = time.perf_counter()
     st = _Setup(loaded, clean, corrupted, answer, wrong, over, max_tokens)
+    batch = _batch_that_fits(loaded, st.s, method, batch)
     metrics, acts = st.record(grad=method == "attribution")
     c, r = (float(v) for v in metrics.detach())
     denom = c - r
@@ -164,6 +167,29 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
         answer_id=st.answer, answer=tok([st.answer])[0], wrong_id=st.wrong,
         wrong=None if st.wrong is None else tok([st.wrong])[0],
         seconds=time.perf_counter() - t0)
+
+
+def _batch_that_fits(loaded, s: int, method: str, batch: int, free: int | None = None) -> int:
+    """`batch`, made smaller until one forward pass fits in 80 % of the free memory; refused
+    (InspectError) when none does. A sequence of s tokens holds ~3 · H · s² float32 (one
+    layer's scores, weights and their copy, the eager attention the hooks read); the
+    attribution estimate keeps that for both texts in every layer for its backward pass."""
+    free = available_memory(str(loaded.input_device)) if free is None else free
+    if free is None:
+        return batch
+    per_seq = 3 * loaded.n_heads * s * s * 4
+    room = 0.8 * free
+    if method == "attribution":
+        need = 2 * loaded.n_layers * per_seq
+        if need > room:
+            raise InspectError(f"Attribution patching of {s} tokens needs about {format_bytes(need)} for "
+                               f"its backward pass but only {format_bytes(free)} is free: use a shorter text")
+        return batch
+    fit = int(room // (per_seq * 2))  # (the patched batch, and the two texts' record before it)
+    if fit < 1:
+        raise InspectError(f"Patching {s} tokens needs about {format_bytes(2 * per_seq)} per forward pass "
+                           f"but only {format_bytes(free)} is free: use a shorter text")
+    return min(batch, fit)
 
 
 def _width(st: _Setup) -> int:
@@ -259,7 +285,8 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
         out = _symbol_text(tok, text, new, lead) if symbols else tok.decode(
             new[lead:len(new) - trail], clean_up_tokenization_spaces=False)
         got, _notice, _n = loaded.tokenize(out, max_tokens=max_tokens)
-        if len(got) == len(ids):
+        kept = lead + len(swap)  # the tokens after the swapped half must stay as they were
+        if len(got) == len(ids) and got[kept:] == ids[kept:] and got[:lead] == ids[:lead]:
             return out
     raise InspectError(f"no corruption of this text kept its {len(ids)} tokens in {attempts} "
                        "draws: type a corrupted text of the same token length")
@@ -295,8 +322,9 @@ def _symbol_text(tok, text: str, new: list[int], start: int) -> str:
     words, pos = [], start
     for word in text.split():
         n = len(tok.encode(word)) - 1
-        if n <= 0:
+        if n <= 0 or pos + n > len(new):  # (past the tokens read: a text longer than the run's)
             words.append(word)
+            pos += max(n, 0)
             continue
         if word in tok.ids:
             words.append(tok.vocab[new[pos]])
