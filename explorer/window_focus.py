@@ -72,6 +72,7 @@ class FocusMixin:
             return False
         name = name or self._help_topic_here()
         if name not in self._docks:
+            self._sync_focus_action()  # (Qt ticked the checkable action before asking)
             self.statusBar().showMessage(QCoreApplication.translate(
                 "MainWindow", "Point at a panel (or click in it), then Focus panel gives it the window"), 6000)
             return False
@@ -90,10 +91,17 @@ class FocusMixin:
         return True
 
     def unfocus_panel(self) -> None:
-        """The layout from before Focus panel (nothing if none is focused)."""
-        saved, self._focus_saved, self._focused = self._focus_saved, None, None
+        """The layout from before Focus panel (nothing if none is focused); a panel opened
+        meanwhile stays open, and the banner shows what it says now (not what it said then)."""
+        saved, focused = self._focus_saved, self._focused
+        self._focus_saved = self._focused = None
         if saved is not None:
+            opened = [d for n, d in self._docks.items() if n != focused and d.isVisible()]
             self.restoreState(saved)
+            for dock in opened:
+                dock.show()
+            if self.banner.bar is not None:
+                self.banner.bar.setVisible(self.banner.kind is not None)
         self._sync_focus_action()
 
     def _sync_focus_action(self) -> None:

@@ -32,6 +32,7 @@ class SessionsMixin:
     """See the module docstring (mixed into MainWindow)."""
 
     def _apply_session(self, s) -> None:
+        self.banner.hide_message()  # what it said was about the session before
         self.model_info = s.model
         self._pending_selection = (s.head, s.query, s.key)
         self._replay(s.config)

@@ -80,6 +80,7 @@ def check_panels(win, qapp, chapter, names, index, lang) -> None:
             assert cut_texts(panel) == [], f"{where}: cut {cut_texts(panel)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_every_lesson_shows_the_panels_it_names_at_a_readable_size(win, qapp, qtbot, lang):
     assert win.set_language(lang)
@@ -112,6 +113,7 @@ def test_every_lesson_shows_the_panels_it_names_at_a_readable_size(win, qapp, qt
         qapp.processEvents()
 
 
+@pytest.mark.slow
 def test_focus_panel_gives_one_panel_the_window_and_back(win, qapp):
     shown = {n for n in win.panel_names() if win.dock(n).isVisible()}
     sizes = {n: win.dock(n).size() for n in shown}
@@ -130,6 +132,28 @@ def test_focus_panel_gives_one_panel_the_window_and_back(win, qapp):
         assert abs(got.height() - was.height()) <= 0.06 * was.height(), (n, got, was)
 
 
+def test_what_happened_while_focused_stays_after(win, qapp):
+    """A banner shown and a panel opened while one panel has the window are still there
+    when the layout comes back."""
+    was_open = win.dock("positions").isVisible()
+    win.dock("positions").close()
+    assert win.focus_panel("scores")
+    win.banner.show_message("Could not open the model: test", "error")
+    win.dock("positions").show()
+    assert not win.focus_panel()
+    qapp.processEvents()
+    assert win.banner.bar.isVisible() and win.banner.kind == "error"
+    assert win.dock("positions").isVisible()
+    win.banner.hide_message()
+    assert win.focus_panel("scores")
+    win.banner.show_message("a warning dismissed while focused", "warning")
+    win.banner.hide_message()
+    win.focus_panel()
+    qapp.processEvents()
+    assert not win.banner.bar.isVisible()
+    win.dock("positions").setVisible(was_open)
+
+
 def test_a_double_click_on_a_dock_title_focuses_its_panel_and_back(win, qapp):
     dock = win.dock("heads")
     title = QPoint(40, max(4, dock.widget().geometry().top() // 2))
@@ -144,5 +168,7 @@ def test_a_double_click_on_a_dock_title_focuses_its_panel_and_back(win, qapp):
 
 def test_focus_panel_without_a_panel_says_how(win, qapp):
     win.statusBar().clearMessage()
+    win.act_focus.setChecked(True)  # as Qt ticks the checkable action before asking
     assert not win.focus_panel("no such panel")
+    assert not win.act_focus.isChecked()
     assert "Focus panel" in win.statusBar().currentMessage()

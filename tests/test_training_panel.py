@@ -99,6 +99,7 @@ def status(panel) -> str:
 
 # ---- opening -----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_menu_opens_the_lab_with_the_induction_preset(win, panel, qtbot):
     assert "training" in win.panel_names()
     preset = panel.findChild(type(panel.preset_combo), "training_preset")
@@ -138,6 +139,7 @@ def test_start_pause_step_reset(win, panel, qtbot):
     assert runs.count() >= 2  # the trained run is kept for comparison
 
 
+@pytest.mark.slow
 def test_the_window_stays_responsive_and_the_display_follows_at_10_hz(win, panel, qtbot):
     use_settings(qtbot, panel, steps=100_000, d_model=64, batch=32, seq_len=33, vocab=48)
     drawn, updates = [], []
@@ -182,6 +184,7 @@ def test_the_window_stays_responsive_and_the_display_follows_at_10_hz(win, panel
     assert max(gaps) < 0.5, f"the event loop was blocked for {max(gaps):.2f} s"
 
 
+@pytest.mark.slow
 def test_the_display_rate_adapts_to_the_cost_of_a_redraw(win, panel, qtbot):
     """A model of 6 layers × 16 heads draws 288 score curves and 96 tiles: the display slows
     down (the readout says so) so that drawing keeps within its share of the CPU, and speeds
@@ -200,6 +203,7 @@ def test_the_display_rate_adapts_to_the_cost_of_a_redraw(win, panel, qtbot):
     assert 1 <= rates["large"] < rates["small"], rates  # (1 Hz: what a loaded 2-core machine gave)
 
 
+@pytest.mark.slow
 def test_the_curves_get_at_most_max_points_each_however_long_the_run(win, panel, qtbot):
     use_settings(qtbot, panel, steps=MAX_POINTS + 150, d_model=16, batch=4)
     press(panel, "training_start")
@@ -306,6 +310,7 @@ def test_bad_settings_are_refused_with_a_message_naming_the_field(win, panel, qt
 
 # ---- experiments ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_induction_preset_forms_its_head_and_says_so(win, panel, qtbot):
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("induction"))
     wait_probe(qtbot, panel)
@@ -337,6 +342,7 @@ def test_open_in_inspector_shows_the_trained_model_in_the_model_panels(win, pane
     assert "the sliders' layer" not in win.dock("training").windowTitle(), win.dock("training").windowTitle()
 
 
+@pytest.mark.slow
 def test_the_scale_contrast_overlays_two_runs_and_checks_its_expectation(win, panel, qtbot):
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("scale"))
     wait_probe(qtbot, panel)
@@ -350,6 +356,7 @@ def test_the_scale_contrast_overlays_two_runs_and_checks_its_expectation(win, pa
     assert "✓ met" in child(panel, QLabel, "training_expectation").text()
 
 
+@pytest.mark.slow
 def test_the_dropout_norm_preset_overlays_three_runs_and_checks_its_expectation(win, panel, qtbot):
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("dropout_norm"))
     wait_probe(qtbot, panel)
@@ -367,6 +374,9 @@ def test_the_dropout_norm_preset_overlays_three_runs_and_checks_its_expectation(
 # ---- export ----------------------------------------------------------------------------------------------
 
 def test_export_draws_the_current_run(win, panel, qtbot, tmp_path):
+    if panel.lab.viewed_run() is None or panel.lab.state == "idle":  # (the tests before it are slow)
+        use_settings(qtbot, panel, **SMALL)
+        press(panel, "training_start")
     wait_stopped(qtbot, panel)
     step = panel.lab.viewed_run().steps_done
     written = win.export_figures(tmp_path, panels=["training"])
@@ -381,7 +391,8 @@ def test_export_draws_the_current_run(win, panel, qtbot, tmp_path):
 
 # ---- the training process killed (issue 28) ------------------------------------------------------
 
-def test_a_killed_training_process_is_said_and_start_trains_again(win, panel, qtbot):
+@pytest.mark.slow
+def test_a_killed_training_process_is_said_and_start_trains_again(win, panel, qtbot, tmp_path):
     """SIGKILL of the child (the kernel's OOM killer) left the lab "running", its steps frozen,
     Start and Reset doing nothing until the app restarted."""
     import multiprocessing
@@ -397,8 +408,14 @@ def test_a_killed_training_process_is_said_and_start_trains_again(win, panel, qt
     if not children:
         pytest.skip("the lab trains in a thread here (no child process to kill)")
     killed = lab.current
+    answers: list[str] = []
+    lab.saved.connect(lambda _folder, error: answers.append(error))
+    lab.save_run(tmp_path / "run")  # a Save under way when the child dies (Save on close waits for it)
     os.kill(children[0].pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: lab.state != "running", timeout=20_000)
+    qtbot.waitUntil(lambda: "training process stopped" in child(panel, QLabel, "training_message").text(),
+                    timeout=20_000)
+    qtbot.waitUntil(lambda: bool(answers), timeout=20_000)  # answered: saved, or why not
+    assert answers[0] == "" or "SIGKILL" in answers[0], answers
     text = child(panel, QLabel, "training_message").text()
     assert "training process stopped" in text and "SIGKILL" in text, text
     kept = killed.steps_done

@@ -86,6 +86,7 @@ def win(qapp):
 
 # ---- Save run… ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_save_run_writes_a_run_folder_and_says_where(win, qtbot, monkeypatch, tmp_path):
     panel = _train(qtbot, win, 12)
     lab = panel.lab
@@ -140,6 +141,7 @@ def test_an_unwritable_folder_is_said_in_one_line_and_training_goes_on(win, qtbo
     _train(qtbot, win, 2, fresh=False)  # a failed save does not block Step
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_said_in_one_line(qapp, qtbot, monkeypatch, tmp_path):
     """The training in a thread of this process, so the save can be made to hit a full disk."""
     import errno
@@ -193,6 +195,7 @@ def test_an_earlier_run_cannot_be_saved_its_model_is_gone(win, qtbot):
 
 # ---- the inspector, then a session -------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_session_after_open_in_inspector_names_the_saved_folder(win, qtbot, monkeypatch, tmp_path, qapp):
     pytest.importorskip("transformers")
     import explorer
@@ -241,6 +244,7 @@ def test_open_in_inspector_of_a_saved_run_opens_its_folder(win, qtbot, monkeypat
 
 # ---- closing the window with a run unsaved ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_closing_asks_about_an_unsaved_run_cancel_keeps_the_window(qapp, qtbot, monkeypatch, tmp_path):
     from explorer.training import install_training
 
@@ -265,6 +269,7 @@ def test_closing_asks_about_an_unsaved_run_cancel_keeps_the_window(qapp, qtbot, 
         assert w.close() and len(asked) == 1 and not w.isVisible()
 
 
+@pytest.mark.slow
 def test_closing_with_save_saves_then_closes(qapp, qtbot, monkeypatch, tmp_path):
     from explorer.training import install_training
 
@@ -280,6 +285,7 @@ def test_closing_with_save_saves_then_closes(qapp, qtbot, monkeypatch, tmp_path)
         assert json.loads((tmp_path / "on_quit" / "training_run.json").read_text())["steps_done"] == 7
 
 
+@pytest.mark.slow
 def test_no_question_when_nothing_was_trained_or_the_run_is_saved(qapp, qtbot, monkeypatch, tmp_path):
     from explorer.training import install_training, show_training
 
@@ -310,6 +316,7 @@ def _session(tmp_path, source: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["missing", "unreadable"])
 def test_a_session_whose_model_folder_is_gone_opens_the_rest_and_says_so(qapp, qtbot, tmp_path, kind):
     import explorer
@@ -336,6 +343,13 @@ def test_a_session_whose_model_folder_is_gone_opens_the_rest_and_says_so(qapp, q
         assert (w.selection.head, w.selection.query, w.selection.key) == (1, 3, 2)
         assert w.model_info["source"] == str(folder)
         assert w.model_controller.loaded is None
+        # another session, without a model: the message was about the last one, it goes
+        other = tmp_path / "other.json"
+        other.write_text(json.dumps({"format": "attention-explorer.session", "version": 1,
+                                     "config": {"n_heads": 4}}))
+        assert w.open_session(other)
+        qapp.processEvents()
+        assert not w.banner.bar.isVisible() and w.banner.kind is None
     finally:
         w.shutdown()
         w.deleteLater()

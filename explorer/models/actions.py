@@ -83,7 +83,7 @@ class ModelActions(Feature):
     # ---- results ------------------------------------------------------------------------------
     def _on_model(self, model) -> None:
         w = self.window
-        if w.banner.kind == "error":
+        if w.banner.kind in ("error", "warning"):  # (a session's model that was not opened, too)
             w.banner.hide_message()
         self.ensure_panels()
         s = model.summary

@@ -75,8 +75,7 @@ class TrainingActions(Feature):
             "TrainingActions", "Train a tiny transformer and watch its heads form"))
 
     def _sync_save_action(self) -> None:
-        run = self.lab.current
-        self.save_action.setEnabled(run is not None and run.savable)
+        self.save_action.setEnabled(self.lab.can_save())
 
     # ---- closing ------------------------------------------------------------------------------
     def may_close(self) -> bool:

@@ -145,6 +145,15 @@ class TrainingLab(QObject):
     def preset(self) -> Preset | None:
         return PRESETS.get(self.preset_key) if self.preset_key else None
 
+    def can_save(self) -> bool:
+        """Whether *Save run…* can save the viewed run (the latest, its model still held)."""
+        run = self.viewed_run()
+        return run is not None and run is self.current and run.savable
+
+    def say_cannot_save(self) -> None:
+        self._set_message(_tr("Only the latest run can be saved: the earlier runs keep their "
+                              "curves and heads, not their model."), "error", blocking=False)
+
     def viewed_run(self) -> Run | None:
         """The run whose heads, scores and timeline are shown."""
         for run in self.runs:
@@ -334,6 +343,10 @@ class TrainingLab(QObject):
         self._set_message(QCoreApplication.translate(
             "TrainingLab", "The training process stopped ({reason}). The steps so far are kept; "
             "Start trains a new run.").format(reason=reason), "info")
+        saves, self._saves = self._saves, {}
+        for folder, purpose in saves.items():  # no answer will come: a Save asked for failed
+            if purpose == "user":
+                self.saved.emit(folder, reason)
 
     # ---- what is shown -----------------------------------------------------------------------------
     def select_head(self, layer: int, head: int) -> None:
@@ -412,10 +425,8 @@ class TrainingLab(QObject):
         written aside, then renamed into place), off the UI thread; the message line says
         "Saved to …" or why not, and `saved` follows. Only the current run can be saved (the
         training process holds its model); False when the viewed run is another."""
-        run = self.viewed_run()
-        if run is None or run is not self.current or not run.savable:
-            self._set_message(_tr("Only the latest run can be saved: the earlier runs keep their "
-                                  "curves and heads, not their model."), "error", blocking=False)
+        if not self.can_save():
+            self.say_cannot_save()
             return False
         self.pause()
         folder = str(Path(folder).expanduser())
@@ -431,7 +442,8 @@ class TrainingLab(QObject):
         return run if run is not None and run.unsaved else None
 
     def _on_saved(self, run_id: int, folder: str, error: str) -> None:
-        purpose = self._saves.pop(folder, "inspector")
+        # (an inspector's folder is a new temporary one; a user's may be asked twice)
+        purpose = self._saves.pop(folder, "user")
         run = next((r for r in self.runs if r.id == run_id), None)
         if purpose == "user":
             self._on_saved_by_user(run, folder, error)

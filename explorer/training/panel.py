@@ -231,8 +231,7 @@ class TrainingPanel(Panel):
         self.step_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
         self.inspect_button.setEnabled(lab.window is not None)
-        viewed = lab.viewed_run()
-        self.save_button.setEnabled(viewed is not None and viewed is run and run.savable)
+        self.save_button.setEnabled(self.lab.can_save())
         text, kind = lab.message
         self.form.show_message(text, kind, self.theme)
         if run is None:

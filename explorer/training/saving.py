@@ -29,13 +29,16 @@ def run_folder(chosen: str | Path, run, preset: str | None = None) -> Path:
     new or a saved run (replaced); else a new folder inside it named after the preset (or
     the run) and its steps ("induction-step400", "run3-step40"; "-2", "-3", … when taken)."""
     chosen = Path(chosen).expanduser()
-    if not chosen.is_dir() or is_training_run(chosen) or not any(chosen.iterdir()):
+    try:
+        if not chosen.is_dir() or is_training_run(chosen) or not any(chosen.iterdir()):
+            return chosen
+        base = f"{preset or f'run{run.id}'}-step{run.steps_done}"
+        target, n = chosen / base, 1
+        while target.exists():
+            n += 1
+            target = chosen / f"{base}-{n}"
+    except OSError:  # a folder that cannot be read: the save says why, in one line
         return chosen
-    base = f"{preset or f'run{run.id}'}-step{run.steps_done}"
-    target, n = chosen / base, 1
-    while target.exists():
-        n += 1
-        target = chosen / f"{base}-{n}"
     return target
 
 
@@ -45,13 +48,37 @@ def save_run_dialog(parent, lab) -> bool:
     run = lab.viewed_run()
     if run is None:
         return False
+    if not lab.can_save():  # before the dialog, not after a folder was chosen
+        lab.say_cannot_save()
+        return False
     start = lab.last_save_dir or str(Path.home())
     chosen = QFileDialog.getExistingDirectory(parent, _tr("Save run"), start)
     if not chosen:
         return False
     target = run_folder(chosen, run, lab.preset_key)
+    if _replaces_another_run(target, run) and not _ask_replace(parent, target):
+        return False
     lab.last_save_dir = str(target.parent)
     return lab.save_run(target)
+
+
+def _replaces_another_run(target: Path, run) -> bool:
+    """`target` holds a saved run that is not this run's own last save."""
+    try:
+        other = is_training_run(target)
+    except OSError:
+        return False
+    own = run.saved_folder is not None and Path(run.saved_folder).expanduser() == target
+    return bool(other) and not own
+
+
+def _ask_replace(parent, target: Path) -> bool:
+    box = QMessageBox.StandardButton
+    answer = QMessageBox.question(
+        parent, _tr("Replace the saved run?"),
+        _tr("{folder} holds another saved training run. Replace it with this one?").format(folder=str(target)),
+        box.Yes | box.Cancel, box.Cancel)
+    return answer == box.Yes
 
 
 def ask_unsaved(parent, run) -> str:
