@@ -88,6 +88,7 @@ def test_bad_sweeps_say_why(text, words):
 # ---- files ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gif_of_four_values_at_the_width_asked(win, tmp_path):
     req = AnimationRequest(parse_sweep("d_model=32:128:32"), ("heads",), "gif", tmp_path, width=640)
     written = export_animation(win, req)
@@ -102,6 +103,7 @@ def test_gif_of_four_values_at_the_width_asked(win, tmp_path):
     assert not np.array_equal(strip[0], strip[1])
 
 
+@pytest.mark.slow
 def test_mp4_reads_back_with_one_frame_per_value_and_even_sides(win, tmp_path):
     req = AnimationRequest(parse_sweep("scale=0.1:0.3:0.1"), ("heads", "scores"), "mp4", tmp_path, width=641)
     written = export_animation(win, req)
@@ -197,6 +199,7 @@ def test_cli_bad_sweeps_exit_2_with_one_line(argv, words, tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_cli_writes_one_gif_per_panel(tmp_path, capsys, qapp):
     out = tmp_path / "o"
     rc = main.main(["export", "--out", str(out), "--sweep", "scale=0.5:1:0.5", "--panel", "heads",
@@ -226,6 +229,7 @@ def _export_with_file_size_limit(out: Path, fmt: str, limit: int, *extra: str):
                           preexec_fn=limited, env=env, capture_output=True, text=True, timeout=240)
 
 
+@pytest.mark.slow
 def test_a_film_cut_short_by_a_full_disk_is_never_published(win, tmp_path):
     """issue 28: ffmpeg's failed write left a truncated MP4 ("moov atom not found") published with
     exit 0, replacing a good film under --force; a GIF's failure printed a 20-line traceback."""
@@ -271,6 +275,7 @@ def _export_measured(out: Path, width: int, frames: int, limit: int = 0) -> dict
     return json.loads(lines[-1])
 
 
+@pytest.mark.slow
 def test_a_long_gif_holds_a_few_frames_not_all_of_them(tmp_path):
     """issue 28, item 7: `--sweep seed=0:119:1 --width 2500` was estimated at 1.47 GiB and
     peaked at 5.0 GB (Pillow wrote the GIF from every frame, 2.7 frames' bytes each). Frames are

@@ -76,6 +76,7 @@ def non_blank(path: Path) -> bool:
 # ---- docks -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_model_docks_the_circuits_panels_behind_the_grid_and_head(window):
     names = window.panel_names()
     for name in ("circuits", "logit_lens"):
@@ -91,6 +92,7 @@ def test_a_model_docks_the_circuits_panels_behind_the_grid_and_head(window):
 # ---- circuits --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_circuits_grid_shows_the_engine_scores_and_names_the_induction_heads(qapp, window):
     panel = front(qapp, window, "circuits")
     model = window.model_controller.loaded
@@ -167,6 +169,7 @@ def test_export_draws_the_circuits_panels_afresh(qapp, window, tmp_path):
     assert all(non_blank(f) for f in files)
 
 
+@pytest.mark.slow
 def test_export_command_draws_them_from_a_session(tmp_path, capsys, run_folder):
     session = tmp_path / "s.json"
     session.write_text(json.dumps({
@@ -184,6 +187,7 @@ def test_export_command_draws_them_from_a_session(tmp_path, capsys, run_folder):
 # ---- an encoder (last: it replaces the module's model) ---------------------------------------
 
 
+@pytest.mark.slow
 def test_an_encoder_has_circuits_but_its_logit_lens_is_refused_in_one_line(qapp, window):
     try:
         folder = minilm_folder()

@@ -19,12 +19,14 @@ def _run(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
                           text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_main_selftest_exits_0():
     r = _run("selftest")
     assert r.returncode == 0, r.stderr[-2000:]
     assert "selftest passed" in r.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, reason", [
     ('{"format": "attention-explorer.session", "version": 7, "config": {}}', "newer"),
     ("not json", "not valid JSON"),
@@ -38,6 +40,7 @@ def test_gui_refuses_a_bad_session_with_one_line(tmp_path, content, reason):
     assert len(lines) == 1 and reason in lines[0] and "SessionError" in lines[0]
 
 
+@pytest.mark.slow
 def test_main_gui_opens_the_session_and_runs_the_loop(qapp, tmp_path, monkeypatch):
     pytest.importorskip("pytestqt")
     from PySide6.QtCore import QEventLoop, QTimer
@@ -95,6 +98,7 @@ w.shutdown()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads through /proc (Linux)")
 @pytest.mark.parametrize("opt_out, pooled", [(None, False), ("1", True)])
 def test_raster_fills_stay_on_the_ui_thread_unless_asked(opt_out, pooled):

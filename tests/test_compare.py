@@ -67,6 +67,7 @@ def engine_grid(cfg: AttentionConfig, name: str) -> np.ndarray:
 # ---- B − A equals the engine's B − A ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_qkv_difference_of_q_is_the_engines(win, qapp):
     b_cfg = A_CFG.replace(positional="rope")  # RoPE turns Q and K; X, W and V stay the same
     pinned(win, qapp, A_CFG, b_cfg)
@@ -185,6 +186,7 @@ def test_shapes_differ_side_by_side_only_with_a_note(win, qapp):
     assert heads.thumbs.vb.width() > 0.25 * heads.width()  # their share of the width again
 
 
+@pytest.mark.slow
 def test_long_frames_compare_side_by_side_without_crashing(win, qapp):
     long_a = AttentionConfig(seq_len=520, n_heads=2, d_model=32, backend="flash")
     fa, fb = pinned(win, qapp, long_a, long_a.replace(causal=True))
@@ -268,6 +270,7 @@ def test_the_comparison_chapters_are_marked():
     assert [CHAPTERS[i].key for i in COMPARING] == ["03-scaling", "04-masks", "06-positions", "08-half-precision"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", COMPARING, ids=[CHAPTERS[i].key for i in COMPARING])
 def test_a_lesson_preset_pins_its_before_state(qtbot, win, qapp, index):
     ch = CHAPTERS[index]
@@ -355,6 +358,7 @@ def layout_problems(panel, name: str) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("theme", "lang"), [("slides", "en"), ("screen", "zh_CN")])
 @pytest.mark.parametrize("b_changes", [{"scale": 1.0}, {"seq_len": 12}], ids=["B-A", "side-by-side"])
 def test_comparison_figures_keep_their_texts_inside(win, qapp, theme, lang, b_changes):
@@ -374,6 +378,7 @@ def test_comparison_figures_keep_their_texts_inside(win, qapp, theme, lang, b_ch
         win.set_language("en")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("b_changes", [{"scale": 1.0}, {"seq_len": 12}], ids=["B-A", "side-by-side"])
 def test_the_window_comparing_keeps_its_texts_inside(qapp, b_changes):
     with shown_window(qapp) as win:  # as it opens (the lesson tests above moved the docks)

@@ -293,6 +293,7 @@ _ESTIMATE_CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kw", [
     {"seq_len": 2048, "kv_len": 8192, "n_heads": 4, "d_model": 256, "causal": True, "positional": "alibi"},
     {"seq_len": 1536, "kv_len": 8192, "n_heads": 8, "n_kv_heads": 2, "d_model": 512, "window": 300, "pad": 7},

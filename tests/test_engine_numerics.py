@@ -235,6 +235,7 @@ def configs(draw):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs())
 def test_random_valid_configs_never_crash_and_rows_sum_to_one(cfg):

@@ -46,7 +46,8 @@ def check_against_reference(cfg: AttentionConfig) -> None:
     assert torch.equal(tr.mask, ref_mask(cfg))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("dtype", ["float32", *(pytest.param(d, marks=pytest.mark.slow)  # (CPU float16: ~100× slower)
+                                               for d in ("float16", "bfloat16"))])
 @pytest.mark.parametrize("positional", ["none", "sinusoidal", "learned", "rope", "alibi"])
 @pytest.mark.parametrize("cross", [False, True], ids=["self", "cross"])
 @pytest.mark.parametrize("mask", list(MASKS))

@@ -145,6 +145,7 @@ def window(qapp, _settings):
 # ---- the command line, every panel in every format ----------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_every_panel_every_format_subprocess(tmp_path):
     out = tmp_path / "figs"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
@@ -177,6 +178,7 @@ def test_svg_renders_with_librsvg(tmp_path, window):
     assert_not_blank(QImage(str(png)), "scores.svg via rsvg-convert")
 
 
+@pytest.mark.slow
 def test_png_width_and_content_follow_the_config(tmp_path, window, qapp):
     a_dir, b_dir = tmp_path / "a", tmp_path / "b"
     ex.export_panels(window, a_dir.mkdir() or a_dir, ["heads", "scores"], ["png"], ExportOptions(width=1000))
@@ -195,6 +197,7 @@ def test_png_width_and_content_follow_the_config(tmp_path, window, qapp):
             AttentionConfig(n_heads=2, seq_len=12, causal=True, seed=3).summary()
 
 
+@pytest.mark.slow
 def test_width_dpi_theme_caption_options(tmp_path, window):
     panel = window.panel("heads")
     for width in (640, 3840):
@@ -238,6 +241,7 @@ def test_export_restores_the_panel(window, qapp):
 # ---- sessions ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_session_drives_the_export(tmp_path, qapp):
     cfg = AttentionConfig(n_heads=2, seq_len=5, causal=True, seed=7)
     session = tmp_path / "lesson.json"
@@ -265,6 +269,7 @@ def test_bad_session_exits_1(tmp_path, capsys):
 # ---- safe writing --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_existing_file_needs_force(tmp_path, capsys):
     out = tmp_path / "o"
     out.mkdir()
@@ -278,6 +283,7 @@ def test_existing_file_needs_force(tmp_path, capsys):
     assert leftovers(out) == []
 
 
+@pytest.mark.slow
 def test_out_is_a_file_exits_1(tmp_path, capsys):
     f = tmp_path / "file.txt"
     f.write_text("x")
@@ -288,6 +294,7 @@ def test_out_is_a_file_exits_1(tmp_path, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_unwritable_folder_exits_1_and_leaves_nothing(tmp_path, capsys, monkeypatch):
     out = tmp_path / "o"
     out.mkdir()
@@ -432,6 +439,7 @@ def test_composite_widget_keeps_labels_and_drops_controls(qapp):
 # ---- the window: dialog, actions, clipboard -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_window_actions_dialog_and_clipboard(tmp_path, window, qapp):
     from explorer.export.dialog import (
         WHAT_ALL,

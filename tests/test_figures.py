@@ -58,6 +58,7 @@ def win(qapp):
         yield w
 
 
+@pytest.mark.slow
 def test_a_panel_behind_a_tab_exports_the_current_config(win, qapp):
     opts = ExportOptions(width=900)
     win.render_sync(AttentionConfig(seq_len=8))
@@ -77,6 +78,7 @@ def test_a_panel_behind_a_tab_exports_the_current_config(win, qapp):
     assert hidden.shape != old.shape or np.abs(hidden - old).mean() > 1, "the hidden panel exported a stale frame"
 
 
+@pytest.mark.slow
 def test_all_panels_export_hidden_ones_too(win, qapp, tmp_path):
     win.dock("softmax_grad").close()
     qapp.processEvents()
@@ -87,6 +89,7 @@ def test_all_panels_export_hidden_ones_too(win, qapp, tmp_path):
     assert not win.dock("softmax_grad").isVisible(), "the export must not reopen a closed panel"
 
 
+@pytest.mark.slow
 def test_exporting_leaves_the_window_as_it_was(win, qapp, tmp_path):
     win.render_sync(AttentionConfig(seq_len=9, causal=True))
     before = settled_picture(win, qapp)  # (the backend comparison arrives from the worker)
@@ -102,6 +105,7 @@ def test_exporting_leaves_the_window_as_it_was(win, qapp, tmp_path):
     assert np.abs(after - before).max() == 0, "the export changed what the window shows"
 
 
+@pytest.mark.slow
 def test_the_window_and_the_cli_export_the_same_picture(win, qapp, tmp_path):
     from explorer.export.dialog import WHAT_PANEL, ExportRequest, run_export
     from explorer.session import save_session
@@ -126,6 +130,7 @@ def test_the_window_and_the_cli_export_the_same_picture(win, qapp, tmp_path):
     assert np.abs(a - b).max() <= 8, "File ▸ Export and the CLI drew different pictures"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("theme", "lang", "dark"), [("slides", "en", True), ("screen", "en", True),
                                                     ("screen", "en", False), ("slides", "zh_CN", True),
                                                     ("screen", "zh_CN", False)])
@@ -157,6 +162,7 @@ def test_figure_texts_lie_inside_the_figure(win, qapp, theme, lang, dark):
         win.apply_theme(DARK)
 
 
+@pytest.mark.slow
 def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(win, qapp):
     """Lessons ▸ a chapter starring diagnostics, then the light theme: the Numerics, Cost
     and Backends cards keep a light background and dark text (they turned into black bars)."""
@@ -182,6 +188,7 @@ def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(win, qap
         win.apply_theme(DARK)
 
 
+@pytest.mark.slow
 def test_tables_follow_the_theme_in_a_highlighted_dock(win, qapp):
     """The length profile's table, in a highlighted dock, after a switch to the light theme:
     its cells and headers are light with dark text (one table style for every table)."""
@@ -207,6 +214,7 @@ def test_tables_follow_the_theme_in_a_highlighted_dock(win, qapp):
         win.apply_theme(DARK)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seq_len", "kv_len"), [(1, 16383), (16383, 1)])
 def test_one_long_axis_exports_without_a_crash(tmp_path, seq_len, kv_len):
     """A 1 × 16383 attention (or 16383 × 1) used to kill `export` with SIGSEGV inside
@@ -228,6 +236,7 @@ def test_one_long_axis_exports_without_a_crash(tmp_path, seq_len, kv_len):
     assert (out / "heads.png").stat().st_size > 1000 and (out / "qkv.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_export_figures_writes_every_panel_named_in_the_contract(win, qapp, tmp_path):
     """MainWindow.export_figures (DESIGN.md): every panel, in each format, at the width asked."""
     win.dock("qkv").close()
@@ -241,6 +250,7 @@ def test_export_figures_writes_every_panel_named_in_the_contract(win, qapp, tmp_
     assert [p.name for p in again] == ["heads.png"]
 
 
+@pytest.mark.slow
 def test_window_texts_lie_inside_their_plots(win, qapp):
     """The same check on the window itself at 1600×1000: no title, readout or label cut by
     its plot or overlapping another (the KV-cache title squeezed its bars to nothing, the
@@ -263,6 +273,7 @@ def test_window_texts_lie_inside_their_plots(win, qapp):
                         assert common.width() * common.height() <= 4, f"{name}: {a!r} overlaps {b!r}"
 
 
+@pytest.mark.slow
 def test_the_window_shows_every_text_a_fresh_paint_shows(win, qapp):
     """What the window shows of each text inside a plot (bar values, line labels) is what
     painting the same scene afresh shows: no text left blank by a stale cached picture (the

@@ -128,6 +128,7 @@ def environment_note(environment: dict) -> str:
             + "): if the pictures only differ by that, regenerate with AE_UPDATE_GOLDEN=1. ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PANELS)
 def test_panel_matches_golden(rendered, name, tmp_path):
     out, environment = rendered
@@ -152,6 +153,7 @@ def test_panel_matches_golden(rendered, name, tmp_path):
                     f"differences in red: {mask_path}")
 
 
+@pytest.mark.slow
 def test_export_is_deterministic(rendered, tmp_path):
     """A second export draws the same pixels (text included): the goldens are not flaky."""
     first, _ = rendered

@@ -122,6 +122,7 @@ def _hostile_sessions(tmp_path: Path) -> list[tuple[Path, str]]:
             (seed, "seed must be between 0 and 2147483647")]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_gui_and_export_refuse_hostile_sessions_in_one_line(tmp_path):
     cases = dict(_hostile_sessions(tmp_path))
@@ -158,6 +159,7 @@ os._exit(0)  # the verdict is printed; no teardown
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_file_open_shows_the_refusal_in_the_banner_without_blocking(tmp_path):
     """File ▸ Open runs on the UI thread: a FIFO or /dev/zero must not block or fill memory,

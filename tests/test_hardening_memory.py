@@ -68,6 +68,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.slow
 def test_hostile_configs_are_refused_before_allocating_under_a_memory_cap():
     results = _capped([*HOSTILE, ("run", {}), ("decode", {"seq_len": 16})])
     for (call, kw), res in zip(HOSTILE, results, strict=False):
@@ -133,6 +134,7 @@ def test_estimate_counts_weights_activations_grids_and_temporaries():
         assert memory_estimate(changed)["temporaries"] > sdpa["temporaries"], changed
 
 
+@pytest.mark.slow
 def test_estimate_covers_the_measured_peak():
     """The estimate is at least what a run really takes (peak RSS, measured in a subprocess)."""
     code = textwrap.dedent("""
@@ -175,6 +177,7 @@ def test_budget_defaults_to_a_share_of_the_machine_and_can_be_overridden(monkeyp
         run(AttentionConfig())
 
 
+@pytest.mark.slow
 def test_weight_cache_is_bounded_in_bytes():
     """Many large-d_model runs (64 MiB of weights each) keep at most the cache bound alive, not 16 runs'."""
     code = textwrap.dedent("""
@@ -303,6 +306,7 @@ def test_reduced_precision_changes_do_not_grow_native_memory():
     assert growth < 60, f"RSS grew {growth:.0f} MB over {n} changes (from {got['start']:.0f} MB)"
 
 
+@pytest.mark.slow
 def test_kernel_cache_values_that_would_crash_torch_are_replaced():
     """LRU_CACHE_CAPACITY=0, empty or a word made torch's ideep layer die with SIGSEGV on the
     first bfloat16 matmul: such a value is replaced by the bound, a working one is kept."""

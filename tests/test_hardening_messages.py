@@ -57,6 +57,7 @@ def run_folder(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_run_with_nan_weights_warns_in_one_line(run_folder, tmp_path):
     from safetensors.torch import load_file, save_file
 
@@ -96,6 +97,7 @@ def test_a_run_version_that_is_no_number_is_damaged_not_newer(run_folder, tmp_pa
         load_model(folder)
 
 
+@pytest.mark.slow
 def test_a_fifo_config_file_is_called_one(tmp_path):
     fifo = tmp_path / "c.json"
     os.mkfifo(fifo)
@@ -106,6 +108,7 @@ def test_a_fifo_config_file_is_called_one(tmp_path):
     assert "no such file" not in r.stderr
 
 
+@pytest.mark.slow
 def test_train_gif_prints_no_qt_notice(tmp_path):
     r = _cli("train", "--steps", "6", "--gif", str(tmp_path / "f.gif"), "--frames", "3", "--width", "200",
              timeout=300)
@@ -134,6 +137,7 @@ def vocab_bert(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_fifo_vocab_is_refused_not_read_as_unknown_tokens(vocab_bert, tmp_path):
     r = _cli("inspect", "--model", str(vocab_bert), "--text", "the cat sat")
     assert r.returncode == 0 and "[CLS] the cat sat [SEP]" in r.stdout, r.stderr[-2000:]

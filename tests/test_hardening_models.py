@@ -92,6 +92,7 @@ def _cli_inspect(folder: Path, text: str | bytes = "the cat sat", timeout: int =
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("changes, says", [
     ({"num_hidden_layers": 100_000}, "100000 layers"),
     ({"vocab_size": 10**9}, "does not match the weights"),
@@ -107,6 +108,7 @@ def test_lying_config_refused_in_one_line_before_allocating(bert_path, tmp_path,
     assert seconds < 60
 
 
+@pytest.mark.slow
 def test_huge_layer_count_refused_when_the_weights_names_do_not_tell(bert_path, tmp_path):
     from safetensors.torch import load_file, save_file
 
@@ -234,6 +236,7 @@ def test_unknown_model_type_still_suggests_a_newer_transformers(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_text_not_utf8_exits_2_with_one_line(bert_path):
     rc, lines, _ = _cli_inspect(bert_path, text=b"the caf\xe9 sat")
     assert rc == 2, lines

@@ -81,6 +81,7 @@ def test_a_character_device_or_a_fifo_is_refused_without_reading_or_blocking(tmp
     assert f"{fifo} is a pipe (FIFO), not a session file" in pipe
 
 
+@pytest.mark.slow
 def test_a_fifo_swapped_in_after_the_check_cannot_block(tmp_path):
     """The check said 'regular file' (stat is made to lie, as a swap between stat and open
     would); opening and reading must still not wait for a writer."""
@@ -183,6 +184,7 @@ _KILLED_SAVE = """
 """
 
 
+@pytest.mark.slow
 def test_temp_files_of_killed_saves_are_removed_by_the_next_save(tmp_path):
     target = tmp_path / "s.json"
     for _ in range(2):

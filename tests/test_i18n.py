@@ -177,6 +177,7 @@ def labels(w) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_switching_to_chinese_relabels_the_window_and_back(qtbot, window):
     w = window
     w.show_lessons(2)
@@ -216,6 +217,7 @@ def test_switching_to_chinese_relabels_the_window_and_back(qtbot, window):
     assert QCoreApplication.translate("MainWindow", "&File") == "&File"
 
 
+@pytest.mark.slow
 def test_missing_translation_falls_back_to_english(qtbot, window, monkeypatch, tmp_path):
     monkeypatch.setattr(i18n, "qm_path", lambda lang: tmp_path / "nothing.qm")
     assert not window.set_language("zh_CN")

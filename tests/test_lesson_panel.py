@@ -52,6 +52,7 @@ def test_opened_from_the_menu_in_its_own_dock(qtbot, window):
     assert not panel.prev_button.isEnabled() or panel.index > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(CHAPTERS)), ids=[c.key for c in CHAPTERS])
 def test_every_chapter_opens_and_its_preset_applies(qtbot, window, lesson, index):
     ch = CHAPTERS[index]
@@ -83,6 +84,7 @@ def test_every_chapter_opens_and_its_preset_applies(qtbot, window, lesson, index
         assert dock.isVisible() and dock.windowTitle().startswith("★")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", [i for i, c in enumerate(CHAPTERS) if c.try_changes],
                          ids=[c.key for c in CHAPTERS if c.try_changes])
 def test_do_it_for_me_makes_the_promised_change(qtbot, window, lesson, index):
@@ -138,6 +140,7 @@ def test_closing_the_lessons_clears_the_marks(qtbot, window, lesson):
     assert window.highlighted_panels() == ("qkv", "scores")
 
 
+@pytest.mark.slow
 def test_model_chapter_opens_the_demo_model_and_marks_its_panels(qtbot, window, lesson):
     if "model_grid" not in PANELS or lesson._demo_action() is None:
         pytest.skip("no model panels or no demo model in this environment")

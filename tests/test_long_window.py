@@ -52,6 +52,7 @@ def test_a_long_frame_draws_block_maxima_and_keeps_every_number_exact(long_pair)
     assert f.weight_max == pytest.approx(float(e.weights.max()))
 
 
+@pytest.mark.slow
 def test_the_window_says_what_a_long_frame_shows(qtbot, window, long_pair):
     from PySide6.QtCore import QRectF
 
@@ -159,6 +160,7 @@ def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair
 LONG_MASK = np.tril(np.ones((600, 600), bool))
 
 
+@pytest.mark.slow
 def test_a_real_model_at_2048_tokens(qtbot, window, tmp_path, monkeypatch):
     """A tiny random Llama whose positions reach 4096: 2048 tokens inspected, every layer and
     head in the grid, one head large over all of them."""

@@ -32,6 +32,7 @@ def _eager_need(S: int) -> int:
 # ---- the engine -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_profile_measures_every_backend_for_real():
     seen = []
     points = length_profile(SMALL, (64, 512), BACKENDS, repeats=2,
@@ -63,6 +64,7 @@ def test_bad_settings_are_refused_with_a_clear_message():
         length_profile(SMALL, (64,), repeats=0)
 
 
+@pytest.mark.slow
 def test_points_over_the_budget_are_estimates(monkeypatch):
     """Under the public budget knob, eager at 512 is drawn as its estimate, not run; sdpa
     at the same S and eager below it are measured."""
@@ -96,6 +98,7 @@ _CAPPED = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
 def test_an_estimated_point_is_never_run_a_capped_process_survives_it():
     """In a process whose address space cannot hold eager's grids at S = 2048 (and whose
@@ -129,6 +132,7 @@ _ORPHAN_PARENT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals and /proc")
 def test_the_measuring_process_ends_when_its_parent_is_killed(tmp_path):
     """issue 28: after a SIGKILL of the window the measuring child lived on 15-120 s."""
@@ -154,6 +158,7 @@ def test_the_measuring_process_ends_when_its_parent_is_killed(tmp_path):
             parent.kill()
 
 
+@pytest.mark.slow
 def test_closing_the_window_stops_a_measurement(qapp):
     """The window's close (not the app's exit) stops the length profile and its process."""
     import multiprocessing
@@ -239,6 +244,7 @@ def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
     return panel
 
 
+@pytest.mark.slow
 def test_the_panel_draws_points_guides_and_the_estimate(win, qapp, monkeypatch):
     panel = _measured_panel(win, qapp, monkeypatch)
     assert win.dock("profile").isVisible()
@@ -274,6 +280,7 @@ def _fmt(n: int) -> str:
     return format_bytes(n)
 
 
+@pytest.mark.slow
 def test_export_draws_the_last_results_and_never_measures(win, qapp, monkeypatch, tmp_path):
     from PySide6.QtGui import QImage
 
@@ -305,6 +312,7 @@ def test_export_draws_the_last_results_and_never_measures(win, qapp, monkeypatch
     assert QImage(str(written[0])).width() == 1200 and not panel.state.running
 
 
+@pytest.mark.slow
 def test_the_window_stays_responsive_while_measuring(win, qapp, monkeypatch):
     """An event-loop stall probe (a 10 ms timer): measuring adds no stall longer than 50 ms
     beyond what the same probe sees in the idle window on this machine."""
@@ -345,6 +353,7 @@ def test_the_window_stays_responsive_while_measuring(win, qapp, monkeypatch):
     assert busy <= max(0.05, idle) + 0.05, f"stall {busy * 1e3:.0f} ms while measuring (idle {idle * 1e3:.0f} ms)"
 
 
+@pytest.mark.slow
 def test_cancel_from_the_panel_keeps_the_points(win, qapp):
     from explorer.profile import show_profile
 
@@ -365,6 +374,7 @@ def test_cancel_from_the_panel_keeps_the_points(win, qapp):
     assert panel.table.item(0, 0).text() != "—" and panel.table.item(1, 0).text() == "—"
 
 
+@pytest.mark.slow
 def test_the_cli_exports_the_profile_panel(tmp_path):
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "main.py", "export", "--out", str(out), "--panel", "profile", "--width", "800"],
@@ -375,6 +385,7 @@ def test_the_cli_exports_the_profile_panel(tmp_path):
     assert (out / "profile.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_bench_profile_prints_the_measured_points():
     r = subprocess.run([sys.executable, "main.py", "bench", "--profile", "--quick", "--json"], cwd=ROOT,
                        capture_output=True, text=True, timeout=600)

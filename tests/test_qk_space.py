@@ -238,6 +238,7 @@ def check_layout(panel) -> None:
         assert not any(box.intersects(other) for _j, other in placed[n + 1:])
 
 
+@pytest.mark.slow
 def test_the_sliders_panel_is_a_closed_tab_beside_qkv(win):
     from explorer.export.options import CLOSED_PANEL_NAMES
 
@@ -320,6 +321,7 @@ def test_hover_and_click_follow_the_selection(win, qapp):
     assert fig.hovered == []
 
 
+@pytest.mark.slow
 def test_the_sliders_panel_renders_in_both_themes_and_in_chinese(win, qapp):
     from explorer.export import fresh_panel
     from explorer.export.render import figure_parts
@@ -413,6 +415,7 @@ def test_the_model_panel_shows_the_engines_embedding_and_follows_the_selection(w
     settle(qapp, w)
 
 
+@pytest.mark.slow
 def test_the_model_panel_renders_in_both_themes_and_in_chinese(with_model, qapp):
     from explorer.export import fresh_panel
 

@@ -91,6 +91,7 @@ def siblings(folder: Path) -> list[str]:
 
 
 # ---- killed between the two renames ---------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("opener", ["load_model", "Trainer.load"])
 def test_a_save_killed_between_its_renames_is_recovered_on_open(killed, tmp_path, opener):
     from engine.models import load_model

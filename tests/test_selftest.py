@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 
+@pytest.mark.slow
 def test_selftest_returns_0(qapp, capsys):
     from explorer.selftest import run_selftest
 
@@ -18,6 +19,7 @@ def test_selftest_returns_0(qapp, capsys):
     assert "export the panels" in out
 
 
+@pytest.mark.slow
 def test_selftest_reports_a_failure(qapp, capsys, monkeypatch):
     import explorer.selftest as st
 

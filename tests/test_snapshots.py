@@ -124,6 +124,7 @@ def test_pin_adds_snapshots_and_any_becomes_a(win, qapp):
     assert win.reference is None and [r[0] for r in panel.rows()] == ["Snapshot 2"]
 
 
+@pytest.mark.slow
 def test_snapshots_are_saved_and_reopened_with_their_reference(win, qapp, tmp_path):
     import explorer
 
@@ -158,6 +159,7 @@ def _session_with(tmp_path, *snapshots: Snapshot):
     return path
 
 
+@pytest.mark.slow
 def test_the_window_appears_while_its_reference_snapshot_is_computed(qapp, tmp_path, monkeypatch):
     """The session's reference A was computed on the UI thread while the window was built
     (53 s for an sdpa S=8192 snapshot, the window nowhere): now the worker computes it."""
@@ -194,6 +196,7 @@ def test_the_window_appears_while_its_reference_snapshot_is_computed(qapp, tmp_p
         qapp.processEvents()
 
 
+@pytest.mark.slow
 def test_a_snapshot_the_engine_refuses_is_marked_and_the_rest_of_the_session_opens(qapp, tmp_path):
     """A snapshot over the memory budget made the whole session unopenable (gui and export exit
     1 naming the budget, not the snapshot); now the session opens, the snapshot is marked with

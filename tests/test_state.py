@@ -26,6 +26,7 @@ def _recorder(signal) -> list:
     return got
 
 
+@pytest.mark.slow
 def test_every_panel_and_feature_reads_the_one_state(win):
     state = win.state
     for name in win.panel_names():
@@ -35,6 +36,7 @@ def test_every_panel_and_feature_reads_the_one_state(win):
     assert set(win.features) == {"export", "models", "training", "profile", "animation", "snapshots", "compare"}
 
 
+@pytest.mark.slow
 def test_each_field_signals_once_per_real_change(win, qapp):
     state = win.state
     configs, refs, themes, lessons = (_recorder(state.config_changed), _recorder(state.reference_changed),

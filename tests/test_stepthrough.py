@@ -126,6 +126,7 @@ def eager_tiled_gap(cfg: AttentionConfig, head: int, block: int) -> float:
     return float((out[0, 0] - tr.context[0, h].float()).abs().max())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", [AttentionConfig(seq_len=16, causal=True),
                                  AttentionConfig(seq_len=10, n_kv_heads=2, positional="rope", window=4, causal=True)])
 def test_tiling_ends_at_the_eager_output(win, qapp, qtbot, cfg):
@@ -140,6 +141,7 @@ def test_tiling_ends_at_the_eager_output(win, qapp, qtbot, cfg):
     assert gap / (eps * scale) <= 8
 
 
+@pytest.mark.slow
 def test_stepping_and_scrubbing_move_the_tile(win, qapp, qtbot):
     panel = shown(win, qapp, qtbot, "tiling", AttentionConfig(seq_len=16))
     assert panel.player.position == panel.player.count - 1 == 15  # a new config: its whole result
@@ -244,6 +246,7 @@ def test_decode_bad_inputs_say_why(win, qapp, qtbot):
     assert "decode vs full causal attention: nothing finite to compare" in texts(panel)
 
 
+@pytest.mark.slow
 def test_both_step_throughs_export(win, qapp, qtbot, tmp_path):
     shown(win, qapp, qtbot, "tiling", AttentionConfig(seq_len=16, causal=True))
     win.panel("tiling").player.set_position(5)
@@ -258,6 +261,7 @@ def test_both_step_throughs_export(win, qapp, qtbot, tmp_path):
     assert win.panel("tiling").player.position == 5
 
 
+@pytest.mark.slow
 def test_the_cli_exports_the_step_throughs(tmp_path):
     import os
     import subprocess

@@ -190,6 +190,7 @@ def test_the_guide_follows_its_convention():
         pytest.fail(f"panel written *{old}*: write the **Title** panel or the `{old}` panel")
 
 
+@pytest.mark.slow
 def test_every_menu_entry_the_guide_names_exists(win):
     missing, wrong_keys = [], []
     for path, shortcut in menu_paths(guide_text()):
@@ -220,6 +221,7 @@ def test_the_export_panel_list_is_what_export_takes():
     assert set(listed) == exportable, (sorted(set(listed) - exportable), sorted(exportable - set(listed)))
 
 
+@pytest.mark.slow
 def test_every_control_and_value_the_guide_names_exists(win, extra_panels):
     texts = control_texts([win, *extra_panels])
     missing, bad_values = [], []
@@ -237,6 +239,7 @@ def test_every_control_and_value_the_guide_names_exists(win, extra_panels):
     assert not bad_values, bad_values
 
 
+@pytest.mark.slow
 def test_a_bogus_name_fails(win, extra_panels, tmp_path):
     """The checks bite: a guide naming a panel, control, menu entry or value that does not exist."""
     bogus = tmp_path / "guide.md"

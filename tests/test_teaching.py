@@ -74,6 +74,7 @@ def _sweep_title(win) -> str:
     return next(t for t in panel_texts(win, "softmax_grad") if t.startswith("why √d_k"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seq_len", [8, 64])
 def test_the_star_sits_on_the_curve_of_its_own_scaling(win, qapp, seq_len):
     """At S=8 the scaled config's star sat on the unscaled curve (curves had 64 keys)."""
@@ -181,6 +182,7 @@ def _lesson_values(lesson) -> tuple[str, str | None]:
     return m.group(1), m.group(2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ch", CHAPTERS, ids=lambda ch: ch.key)
 def test_each_lesson_quotes_the_number_its_panels_show(win, qapp, qtbot, ch):
     lesson = win.show_lessons([c.key for c in load_chapters()].index(ch.key))

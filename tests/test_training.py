@@ -58,6 +58,7 @@ def saved_run(tmp_path_factory):
 
 
 # ---- layering ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_engine_training_never_imports_qt():
     for path in (ROOT / "engine" / "training").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
@@ -193,6 +194,7 @@ def test_same_seed_same_history_and_threads_restored():
         assert ((s.scores[name] >= 0) & (s.scores[name] <= 1)).all()
 
 
+@pytest.mark.slow
 def test_default_run_forms_an_induction_head(induction_run):
     tr = induction_run
     hit = first_reached(tr.history)
@@ -213,6 +215,7 @@ def test_default_run_forms_an_induction_head(induction_run):
     assert probe.scores["induction"][1].max() > 0.5
 
 
+@pytest.mark.slow
 def test_no_warmup_at_lr_1e2_collapses_and_warmup_learns():
     base = TrainConfig(norm="pre", lr=1e-2, seed=0)
     cold, warm = Trainer(base), Trainer(base.replace(warmup_steps=200))
@@ -225,6 +228,7 @@ def test_no_warmup_at_lr_1e2_collapses_and_warmup_learns():
     assert warm.history[9].lr == pytest.approx(1e-2 * 10 / 200)
 
 
+@pytest.mark.slow
 def test_scale_none_saturates_the_softmax_and_stalls_learning():
     sqrt_tr, none_tr = Trainer(TrainConfig(norm="pre")), Trainer(TrainConfig(norm="pre", scale="none"))
     sqrt, none = sqrt_tr.probe(), none_tr.probe()
@@ -373,6 +377,7 @@ def test_cli_unusable_out_exits_1_before_training(tmp_path, capsys):
     assert rc == 1 and "is a file" in err and out == ""
 
 
+@pytest.mark.slow
 def test_own_adamw_matches_torch():
     from engine.training.model import TinyTransformer
     from engine.training.optim import AdamW

@@ -53,6 +53,7 @@ def run(trained, qapp):
     return run_of(tr.config, tr.history, probes)
 
 
+@pytest.mark.slow
 def test_a_real_run_becomes_a_gif_whose_heads_form(run, tmp_path):
     from explorer.training.forming import FormingJob, FormingRequest
 
@@ -82,6 +83,7 @@ def test_a_real_run_becomes_a_gif_whose_heads_form(run, tmp_path):
     assert sum(moved) > FRAMES // 2
 
 
+@pytest.mark.slow
 def test_frames_are_the_snapshots_evenly_spaced_first_and_last_kept(run):
     from explorer.training.forming import pick_snapshots
 
@@ -140,6 +142,7 @@ def test_a_run_without_a_timeline_is_refused(trained, qapp, tmp_path):
         FormingJob(run_of(tr.config, tr.history, probes[:1]), FormingRequest(tmp_path / "a.gif"))
 
 
+@pytest.mark.slow
 def test_cli_trains_and_writes_the_gif(tmp_path):
     """`python main.py train --steps N --gif PATH`: the frames come from the run's probes."""
     import subprocess
@@ -165,6 +168,7 @@ def test_cli_trains_and_writes_the_gif(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["forming.gif"]
 
 
+@pytest.mark.slow
 def test_window_exports_the_lab_run_from_the_status_bar(qapp, tmp_path):
     """File ▸ Export heads forming… and the panel's button lead to the same export: the
     lab's viewed run, written from the status bar's progress bar."""

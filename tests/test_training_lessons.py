@@ -92,12 +92,14 @@ def _run_child(tmp_path, setup: str = "") -> str:
     return r.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_the_training_child_process_starts_from_the_entry_point(tmp_path):
     line = _run_child(tmp_path)
     assert line.startswith("mode process steps 5 "), line
     assert "attention-explorer-training" in line  # it trained in its own process
 
 
+@pytest.mark.slow
 def test_a_child_that_cannot_start_falls_back_to_a_thread(tmp_path):
     """A child that dies before answering (here: an executable that exits at once, as a
     broken bundle's would) leaves the training to a thread: the steps still arrive."""
@@ -139,6 +141,7 @@ def test_the_dropout_norm_preset_trains_three_runs_that_differ_only_in_norm_and_
     assert "0.3" in p.expectation and "0.6" in p.expectation and "warmup" in p.explanation
 
 
+@pytest.mark.slow
 def test_the_dropout_norm_expectation_holds_as_trained(dropout_norm_runs):
     from explorer.training.presets import PRESETS
 
@@ -202,6 +205,7 @@ def test_a_malformed_training_block_is_named(tmp_path):
     assert training_task("97-missing", tmp_path) is None
 
 
+@pytest.mark.slow
 def test_chapter_12s_task_is_met_by_the_engine_and_its_circuit_is_not_general(induction_run):
     """The induction score passes 0.5 within 600 steps; check_circuit finds the loss high at
     the unseen prefix length, as the chapter says."""
@@ -221,6 +225,7 @@ def induction_model(induction_run, tmp_path_factory):
     return load_model(induction_run.save(tmp_path_factory.mktemp("runs") / "induction"))
 
 
+@pytest.mark.slow
 def test_chapter_14s_circuit_is_proved_by_the_engine(induction_run):
     """Trained, the detectors' best layer-1 induction head restores the most under exact patching,
     the heads that are no induction heads restore nothing, and masking the first J agrees."""
@@ -269,6 +274,7 @@ def test_chapter_14s_texts_quote_the_engines_numbers(induction_model):
         assert not missing, (lang, missing, eff, scores)
 
 
+@pytest.mark.slow
 def test_chapter_13s_task_is_met_by_the_engine():
     from explorer.training.lessons import check_training_task, training_task
 
@@ -277,6 +283,7 @@ def test_chapter_13s_task_is_met_by_the_engine():
     assert "without warmup" in r.text
 
 
+@pytest.mark.slow
 def test_applying_chapter_12_opens_the_lab_with_its_experiment(qapp, qtbot):
     pytest.importorskip("pytestqt")
     from conftest import shown_window

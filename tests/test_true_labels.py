@@ -45,6 +45,7 @@ def texts(panel) -> str:
 
 # ---- the formula strip names the scaling as the controls do ---------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [None, 1.0, 0.5])
 def test_the_formula_strip_names_the_scaling_the_control_shows(win, qapp, scale):
     win.render_sync(AttentionConfig(scale=scale))
@@ -68,6 +69,7 @@ def tiling(win, qapp, qtbot, cfg: AttentionConfig):
     return panel
 
 
+@pytest.mark.slow
 def test_the_step_player_counts_as_the_tile_title(win, qapp, qtbot):
     panel = tiling(win, qapp, qtbot, AttentionConfig(seq_len=16))
     player = panel.player
@@ -165,6 +167,7 @@ def test_sample_labels_grow_their_end_until_they_differ():
 
 # ---- the training lab outlines only a head the model has ---------------------------------------------
 
+@pytest.mark.slow
 def test_a_new_model_being_prepared_shows_no_head_of_the_last(win, qapp, qtbot):
     from explorer.figures.text import plot_title
 

@@ -56,6 +56,7 @@ def w(qtbot, window):
 # ---- the contract ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_contract_names(w):
     assert isinstance(w, MainWindow)
     assert w.config == AttentionConfig()
@@ -69,6 +70,7 @@ def test_contract_names(w):
     assert (sel.head, sel.query, sel.key) == (0, 0, 0)
 
 
+@pytest.mark.slow
 def test_create_window_is_not_shown(qtbot):
     w2 = explorer.create_window({"format": "attention-explorer.session", "version": 1,
                                  "config": {"n_heads": 2, "seq_len": 5},

@@ -22,6 +22,7 @@ def win(qapp):
         yield w
 
 
+@pytest.mark.slow
 def test_a_one_line_banner_is_one_line_high(win, qapp):
     win.banner.show_message("The engine refused this configuration: d_model must be divisible by n_heads")
     for _ in range(3):
@@ -54,6 +55,7 @@ def _fires(qapp, action: QAction, target: QWidget) -> bool:
     return bool(hits)
 
 
+@pytest.mark.slow
 def test_shortcuts_work_while_a_field_has_the_focus(win, qapp):
     spin = win.controls.findChildren(QAbstractSpinBox)[0]
     edit = next(e for e in win.controls.findChildren(QLineEdit) if not isinstance(e.parent(), QAbstractSpinBox))
@@ -105,6 +107,7 @@ def test_the_window_opens_to_fit_the_screen():
     assert MainWindow.opening_size(QRect(0, 0, 2560, 1400)) == (1600, 1000)
 
 
+@pytest.mark.slow
 def test_the_lessons_dock_leaves_the_panels_readable(qapp):
     """Opening the lessons puts them under the configuration: the scores and softmax
     gradient panels keep most of their width (beside it they were squeezed to ~60 %)."""
@@ -120,6 +123,7 @@ def test_the_lessons_dock_leaves_the_panels_readable(qapp):
             assert w.panel(n).height() >= 200
 
 
+@pytest.mark.slow
 def test_dock_widths_do_not_follow_the_numerics_text(qapp):
     """A long Numerics explanation (NaN rows, float16 overflow) wraps inside its card; the
     diagnostics dock does not widen and squeeze its neighbours."""
@@ -136,6 +140,7 @@ def test_dock_widths_do_not_follow_the_numerics_text(qapp):
         assert {n: w.panel(n).width() for n in w.panel_names()} == before
 
 
+@pytest.mark.slow
 def test_chinese_dock_titles_are_tall_enough_for_their_glyphs(win, qapp):
     """In Chinese the dock titles are measured with the CJK font (its glyphs are taller):
     measured with the Latin one, "QKᵀ" lost the tail of its Q and "√d_k" its underscore."""

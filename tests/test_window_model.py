@@ -85,6 +85,7 @@ def _non_blank(path: Path) -> bool:
 # ---- the grid --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_minilm_grid_shows_every_layer_and_head(w):
     c = w.model_controller
     assert {"model_grid", "model_head"} <= set(w.panel_names())
@@ -177,6 +178,7 @@ def test_click_in_the_head_view_selects_query_and_key(qtbot, w):
     assert (w.model_selection.query, w.model_selection.key) == (2, 4)
 
 
+@pytest.mark.slow
 def test_long_text_is_truncated_with_a_notice(w):
     c = w.model_controller
     c.set_text("word " * 700)
@@ -190,6 +192,7 @@ def test_long_text_is_truncated_with_a_notice(w):
 # ---- the deletion test ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_deletion_test_from_the_window(qtbot, w):
     view = w.panel("model_head")
     c = w.model_controller
@@ -223,6 +226,7 @@ def test_deletion_test_from_the_window(qtbot, w):
 # ---- refusals ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_missing_and_garbage_folders_go_to_the_banner(w, tmp_path, qapp):
     before = w.model_controller.loaded
     problem = _load(None, w, tmp_path / "no-such-model")
@@ -267,6 +271,7 @@ def test_remote_code_needs_an_explicit_yes_naming_the_files(w, tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_cancel_keeps_the_loaded_model(qtbot, w):
     c = w.model_controller
     before = c.loaded
@@ -282,6 +287,7 @@ def test_cancel_keeps_the_loaded_model(qtbot, w):
 # ---- sessions and export ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_session_round_trip_with_a_model(w, tmp_path, qapp):
     w.model_selection.set(layer=3, head=10, query=2, key=4)
     path = tmp_path / "with_model.json"
@@ -335,6 +341,7 @@ def test_export_model_panels_from_a_session(tmp_path, capsys):
         assert png.is_file() and _non_blank(png)
 
 
+@pytest.mark.slow
 def test_export_refuses_a_session_whose_model_is_missing(tmp_path, capsys):
     session = tmp_path / "s.json"
     session.write_text(json.dumps({
@@ -351,6 +358,7 @@ def test_export_refuses_a_session_whose_model_is_missing(tmp_path, capsys):
 # ---- GQA ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gqa_model_names_the_kv_head(tmp_path, qapp):
     folder = build_llama(tmp_path / "llama")  # 8 query heads share 2 KV heads
     w2 = explorer.create_window()

@@ -12,6 +12,7 @@ from engine import AttentionConfig
 TIMEOUT = 30_000
 
 
+@pytest.mark.slow
 def test_the_backend_comparison_runs_only_while_its_panel_is_visible(qtbot, window):
     measured = []
     window.backends_measured.connect(measured.append)
@@ -28,6 +29,7 @@ def test_the_backend_comparison_runs_only_while_its_panel_is_visible(qtbot, wind
     assert "measuring" not in window.panel("diagnostics").backend_card.text()
 
 
+@pytest.mark.slow
 def test_frame_rendered_means_the_layout_is_final(qtbot, window):
     """issue 19 item 12: when frame_rendered fires, the large heatmap lies inside its view (a
     click right after it lands on the cell it shows, not on the axis)."""
