@@ -5157,6 +5157,14 @@ ind {i}</source>
         <translation>保存运行</translation>
     </message>
     <message>
+        <source>Replace the saved run?</source>
+        <translation>替换已保存的运行？</translation>
+    </message>
+    <message>
+        <source>{folder} holds another saved training run. Replace it with this one?</source>
+        <translation>{folder} 中已保存了另一个训练运行。要用这个运行替换它吗？</translation>
+    </message>
+    <message>
         <source>Unsaved training run</source>
         <translation>未保存的训练运行</translation>
     </message>
