@@ -379,7 +379,6 @@ def _worker(folder: Path, out: Path) -> int:
     threading.excepthook = lambda a: record("thread", a.exc_type, a.exc_value, a.exc_traceback)
     sys.unraisablehook = lambda u: record("unraisable", type(u.exc_value), u.exc_value, u.exc_traceback)
 
-    from PySide6.QtCore import QEventLoop
 
     app = explorer.ensure_app()
     w = explorer.create_window()
@@ -389,9 +388,9 @@ def _worker(folder: Path, out: Path) -> int:
     t_start = time.perf_counter()
 
     def settle(deadline: float, done) -> None:
-        loop = QEventLoop()
-        while not done() and time.perf_counter() < deadline:
-            loop.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
+        from explorer.work.base import run_events_until
+
+        run_events_until(done, max(0.0, deadline - time.perf_counter()))
 
     outcome = {}
     w.frame_rendered.connect(lambda cfg: outcome.setdefault(cfg, "frame"))

@@ -45,16 +45,21 @@ _RUNNING: set = set()
 def run_events_until(done: Callable[[], bool], timeout_s: float) -> bool:
     """Run the calling thread's event loop until `done()` or `timeout_s` passed; `done()`.
 
-    For scripts, exports and tests that wait for a worker. Events are processed in slices
-    of at most 50 ms; no timer or nested loop outlives the call (a pending
-    `QTimer.singleShot(…, loop.quit)` of a returned call would hold a dead loop, a
-    PySide crash site)."""
-    from PySide6.QtCore import QDeadlineTimer, QEventLoop
+    For scripts, exports and tests that wait for a worker. The thread sleeps until an
+    event comes (a timer of this call wakes it every 50 ms to look at `done()`); no timer
+    outlives the call (a pending `QTimer.singleShot(…, loop.quit)` of a returned call
+    would hold a dead loop, a PySide crash site). (processEvents with a time limit would
+    not sleep: Qt ignores WaitForMoreEvents there, and the wait spun a core.)"""
+    from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop, QTimer
 
     deadline = QDeadlineTimer(int(timeout_s * 1000))
-    loop = QEventLoop()
-    while not done() and not deadline.hasExpired():
-        loop.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+    wake = QTimer()
+    wake.start(50)
+    try:
+        while not done() and not deadline.hasExpired():
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+    finally:
+        wake.stop()
     return done()
 
 
