@@ -45,21 +45,32 @@ _RUNNING: set = set()
 def run_events_until(done: Callable[[], bool], timeout_s: float) -> bool:
     """Run the calling thread's event loop until `done()` or `timeout_s` passed; `done()`.
 
-    For scripts, exports and tests that wait for a worker. The thread sleeps until an
-    event comes (a timer of this call wakes it every 50 ms to look at `done()`); no timer
-    outlives the call (a pending `QTimer.singleShot(…, loop.quit)` of a returned call
-    would hold a dead loop, a PySide crash site). (processEvents with a time limit would
-    not sleep: Qt ignores WaitForMoreEvents there, and the wait spun a core.)"""
-    from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop, QTimer
+    For scripts, exports and tests that wait for a worker. A nested QEventLoop runs (it
+    sleeps until an event comes, and it deletes what `deleteLater` left, as the
+    application's loop would: processEvents does neither: with a time limit it spun a
+    core, and the widgets a test had deleted piled up until restyling took minutes); a
+    timer of this call looks at `done()` every 50 ms. No timer outlives the call (a
+    pending `QTimer.singleShot(…, loop.quit)` of a returned call holds a dead loop, a
+    PySide crash site)."""
+    from PySide6.QtCore import QDeadlineTimer, QEventLoop, QTimer
 
+    if done():
+        return True
     deadline = QDeadlineTimer(int(timeout_s * 1000))
-    wake = QTimer()
-    wake.start(50)
+    loop = QEventLoop()
+    tick = QTimer()
+
+    def look() -> None:
+        if done() or deadline.hasExpired():
+            loop.quit()
+
+    tick.timeout.connect(look)
+    tick.start(50)
     try:
-        while not done() and not deadline.hasExpired():
-            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+        loop.exec()
     finally:
-        wake.stop()
+        tick.stop()
+        tick.timeout.disconnect(look)
     return done()
 
 
