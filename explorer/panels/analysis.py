@@ -57,8 +57,12 @@ class AnalysisPanel(Panel):
         raise NotImplementedError
 
     def draw_refusal(self, line: str) -> None:
-        """This model cannot have the panel: clear the plots (the status line says why). Also
-        called with "" when another model comes, so no plot shows the last model's results."""
+        """This model cannot have the panel: clear the plots (the status line says why)."""
+
+    def forget_model(self) -> None:
+        """Another model came: drop what was made for the last one, so no plot shows its
+        results (default: clear the plots)."""
+        self.draw_refusal("")
 
     def busy_text(self, kind: str) -> str:
         """What the status line says while `kind` runs."""
@@ -159,10 +163,11 @@ class AnalysisPanel(Panel):
         if c is None or c.loaded is None:
             self._set_status(c.busy_text if c is not None else "")
             return
-        if c.loaded is not self._model_drawn:  # another model: the last one's results go
+        if c.loaded is not self._model_drawn:  # (asked here: analyses may ask before the panel hears of it)
+            if self._model_drawn is not None:
+                self.outcomes, self.asked = {}, {}
+                self.forget_model()
             self._model_drawn = c.loaded
-            self.outcomes, self.asked = {}, {}
-            self.draw_refusal("")
         needs = self.needs()
         if isinstance(needs, str):
             self.outcomes, self.asked = {}, {}

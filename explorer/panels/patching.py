@@ -118,7 +118,6 @@ class PatchingPanel(AnalysisPanel):
         self._model_text: str | None = None  # the model's text the clean field was given
         self._corrupt_of: str | None = None  # the clean text "Corrupt" made the corrupted one of
         self._stopped = None  # the exact run's key, cancelled: not asked again until Run
-        self._model = None  # the model the texts and results above were made for
         # ---- toolbar: the texts ------------------------------------------------------------
         self.clean_label, self.corrupted_label = QLabel(), QLabel()
         self.clean, self.corrupted = QLineEdit(), QLineEdit()
@@ -246,15 +245,13 @@ class PatchingPanel(AnalysisPanel):
         """A figure of `source`: an exact run cancelled there is not run again here."""
         self.seed, self._stopped = source.seed, source._stopped
 
-    def _follow_model(self, model) -> None:
-        """Another model than the texts were made for: its tokens differ, so a corrupted
-        text made here is made again, and the last results are not its."""
-        if self._model is not None and self._model is not model:
-            self.pair, self._stopped = None, None
-            if self._corrupt_of is not None:
-                self.corrupted.clear()
-                self._corrupt_of = None
-        self._model = model
+    def forget_model(self) -> None:
+        """Another model: its tokens differ, so a corrupted text made here is made again."""
+        self._stopped = None
+        if self._corrupt_of is not None:
+            self.corrupted.clear()
+            self._corrupt_of = None
+        super().forget_model()  # (draw_refusal drops the pair)
 
     def _corrupted_typed(self, _text: str) -> None:
         self._corrupt_of = None
@@ -301,7 +298,6 @@ class PatchingPanel(AnalysisPanel):
 
     def needs(self):
         model = self.loaded
-        self._follow_model(model)  # (analyses may ask before the panel hears of a new model)
         if not model.summary.causal:
             return self.tr("No patching for {name}: it is an encoder (bidirectional), which "
                            "predicts no next token to restore; open a causal language model "
