@@ -183,3 +183,23 @@ def holding(progress: Progress | None) -> tuple[Progress | None, Progress | None
             progress(done, total)
 
     return report, hold
+
+
+def in_stages(progress: Progress | None, weights: list[float]) -> list[Progress | None]:
+    """One progress function per stage of work run one after another, each stage counting
+    from 0 with its own total, reported to ``progress`` as one count that only goes forward:
+    stage i's (done, total) becomes the share of the work before it plus ``weights[i]``'s
+    share times done/total, in thousandths. ``weights``: each stage's cost (FLOPs, say)."""
+    if progress is None:
+        return [None] * len(weights)
+    whole = sum(max(float(w), 0.0) for w in weights) or 1.0
+    stages, before = [], 0.0
+    for w in weights:
+        share = max(float(w), 0.0) / whole
+
+        def stage(done: int, total: int, start=before, share=share) -> None:
+            progress(round(1000 * (start + share * min(done, total) / max(total, 1))), 1000)
+
+        stages.append(stage)
+        before += share
+    return stages

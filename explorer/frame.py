@@ -20,6 +20,7 @@ import torch
 
 import engine
 from engine import AttentionConfig, AttentionTrace
+from engine.pacing import in_stages
 
 
 def _np(t: torch.Tensor) -> np.ndarray:
@@ -190,10 +191,13 @@ def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> 
     the engine does.
     """
     t0 = time.perf_counter()
-    trace = engine.run(config, progress=progress)  # (reports only when its projections are slow)
+    long = is_long(config)
+    # a long frame: the run, then every head's pass over its rows, as one count going forward
+    run_p, heads_p = in_stages(progress, _stage_flops(config)) if long else (progress, None)
+    trace = engine.run(config, progress=run_p)  # (reports only when its projections are slow)
     t1 = time.perf_counter()
-    if is_long(config):
-        return _build_long_frame(config, request_id, trace, progress, t0, t1)
+    if long:
+        return _build_long_frame(config, request_id, trace, heads_p, t0, t1)
     wts = trace.weights_used
     weights = _np(trace.weights[0])
     mask = trace.mask.numpy()
@@ -259,6 +263,16 @@ def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> 
     frame.timings_ms["derive"] = (t2 - t1) * 1e3
     frame.compute_ms = (t2 - t0) * 1e3
     return frame
+
+
+def _stage_flops(config: AttentionConfig) -> list[float]:
+    """A long frame's two stages by their FLOPs: the run (projections, attention, W_O) and
+    the heads' passes over their rows (the scores and weights again, with their statistics:
+    about 1.5 × the attention's products)."""
+    B, S, Skv, d = config.batch, config.seq_len, config.key_len, config.d_model
+    attention = 4.0 * B * config.n_heads * S * Skv * config.head_dim
+    projections = 2.0 * B * d * (2 * S * d + 2 * Skv * config.kv_heads * config.head_dim)
+    return [projections + attention, 1.5 * attention]
 
 
 def _build_long_frame(config: AttentionConfig, request_id: int, trace: AttentionTrace, progress,

@@ -436,6 +436,49 @@ def test_patching_fits_its_batch_in_the_free_memory(gpt2, monkeypatch):
         assert len(str(info.value).splitlines()) == 1
 
 
+def test_detectors_fit_their_sequences_in_the_free_memory(gpt2, monkeypatch):
+    """The detectors held every layer's (B, H, S, S) weights of the whole batch at once: they
+    now run as many sequences at a time as fit (the same scores), and refuse in one line,
+    with the estimate, when not even one does."""
+    import engine.models.detectors as detectors
+
+    want = gpt2.all_head_scores(n_tokens=20, batch=4, seed=3)
+    s = 1 + 2 * 20
+    per_seq = gpt2.n_layers * gpt2.n_heads * s * s * 8 + 3 * gpt2.n_heads * s * s * 4
+    sizes = []
+    real = detectors._attention
+    monkeypatch.setattr(detectors, "_attention", lambda m, ids: sizes.append(len(ids)) or real(m, ids))
+    monkeypatch.setattr(detectors, "available_memory", lambda _device: int(per_seq / 0.8) + 1)
+    got = gpt2.all_head_scores(n_tokens=20, batch=4, seed=4)  # (another seed: not the cached one)
+    assert sizes == [1, 1, 1, 1]
+    monkeypatch.undo()
+    again = gpt2.all_head_scores(n_tokens=20, batch=4, seed=4)
+    for kind in want:
+        np.testing.assert_allclose(got[kind], again[kind], atol=1e-6)
+    monkeypatch.setattr(detectors, "available_memory", lambda _device: per_seq // 10)
+    with pytest.raises(InspectError, match="is free: use fewer tokens") as info:
+        gpt2.all_head_scores(n_tokens=20, batch=4, seed=5)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_the_logit_lens_reports_progress_and_stops_when_told(gpt2):
+    seen = []
+    lens = gpt2.logit_lens(TEXT, k=2, progress=lambda d, t: seen.append((d, t)))
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] > 1  # from nothing to all of it
+    assert all(b[0] >= a[0] and b[1] == a[1] for a, b in zip(seen, seen[1:], strict=False))
+    np.testing.assert_array_equal(lens.top_ids, gpt2.logit_lens(TEXT, k=2).top_ids)
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, _total):
+        if done >= 1:
+            raise Stop
+
+    with pytest.raises(Stop):
+        gpt2.logit_lens(TEXT, k=2, progress=stop)
+
+
 # ---- Q/K space ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(("which", "head", "kv"), [("llama", 5, 1), ("qwen2", 3, 0)])
 def test_qk_embedding_is_one_pca_over_queries_and_keys(which, head, kv, request):

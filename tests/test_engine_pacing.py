@@ -93,6 +93,32 @@ def test_the_run_alone_paces_its_projections_and_attention(pinned):
     torch.testing.assert_close(paced.output, plain.output, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("backend", ["sdpa", "eager"])
+def test_a_long_frames_progress_only_goes_forward(pinned, backend):
+    """The run counted to its total, then the heads' passes started again from 0: the bar
+    ran back to empty halfway through a long frame."""
+    from explorer.frame import build_frame
+
+    cfg = AttentionConfig(seq_len=640, d_model=256, n_heads=4, backend=backend, causal=True)
+    _gaps, reports = _work_between_reports(pinned, lambda progress: build_frame(cfg, progress=progress))
+    shares = [d / t for d, t in reports]
+    assert len(reports) > 20 and shares[-1] == 1.0
+    assert all(b >= a for a, b in itertools.pairwise(shares)), "the progress went backwards"
+
+
+def test_paced_causal_attention_reads_only_the_keys_its_rows_see(pinned):
+    """A causal frame cut into pieces of query rows: each piece reads the keys up to its last
+    row (about half the kernel's work of reading them all), with the unpaced numbers."""
+    cfg = AttentionConfig(seq_len=640, d_model=256, n_heads=4, backend="sdpa", causal=True)
+    with torch.inference_mode():
+        plain = T.run(cfg)
+        pinned.attention = 0
+        paced = T.run(cfg, progress=lambda d, t: None)
+    whole = 4 * cfg.n_heads * cfg.seq_len * cfg.key_len * cfg.head_dim
+    assert 0 < pinned.attention <= 0.65 * whole
+    torch.testing.assert_close(paced.output, plain.output, rtol=1e-5, atol=1e-6)
+
+
 def test_a_slow_piece_cuts_the_next_ones_finer(monkeypatch):
     """A piece that runs slower than the estimate lowers the rate the next pieces are cut by:
     more reports, the same product."""

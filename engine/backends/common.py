@@ -129,7 +129,8 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
 
     ``pace`` = (engine.pacing.Pacer, a plan of the S query rows): a piece of query rows at a
     time (each with its slice of the mask, the causal one too), every chunk of heads for each,
-    progress between pieces."""
+    progress between pieces; for plain causal self-attention a piece reads only the keys up
+    to its last row (the rest are masked for all of its rows: half the work of the whole)."""
     cfg = call.config
     q, scale = call.q, call.scale
     if cfg.prescale_q:
@@ -141,17 +142,23 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
     pacer, plan = pace if pace is not None else (None, None)
     paced = pacer is not None and not pacer.whole(plan)
     causal = call.plain_causal() and not paced
+    trim = paced and call.plain_causal()  # a piece of rows sees keys [0, its last row] only
     shared = None if (causal or call.has_alibi or paced) else call.additive_mask()
     chunks = head_chunks(cfg.n_heads, g, per_head)
 
     def one(heads: slice, rows: slice = slice(None)) -> torch.Tensor:
         kv = slice(heads.start // g, (heads.stop - 1) // g + 1)
+        keys = slice(None)
         if paced:
             mask = call.additive_mask(heads, rows)
+            if trim:
+                keys = slice(0, rows.stop)
+                mask = None if mask is None else mask[..., keys]
         else:
             mask = call.additive_mask(heads) if call.has_alibi else shared
-        return kernel(q[:, heads, rows], call.k[:, kv], call.v[:, kv], attn_mask=mask, is_causal=causal,
-                      scale=scale, enable_gqa=(heads.stop - heads.start) != (kv.stop - kv.start))
+        return kernel(q[:, heads, rows], call.k[:, kv, keys], call.v[:, kv, keys], attn_mask=mask,
+                      is_causal=causal, scale=scale,
+                      enable_gqa=(heads.stop - heads.start) != (kv.stop - kv.start))
 
     if not paced and len(chunks) == 1:
         out = one(chunks[0])

@@ -54,6 +54,10 @@ def anatomy_of(loaded) -> Anatomy:
     return cache["anatomy"]
 
 
+#: layers whose :class:`HeadWeights` `Anatomy.head_weights` keeps
+HEAD_WEIGHT_LAYERS = 4
+
+
 @dataclass
 class HeadWeights:
     """One layer's attention weights, row-vector convention, float32 on the CPU."""
@@ -158,11 +162,16 @@ class Anatomy:
 
     # ---- weights -----------------------------------------------------------------------
     def head_weights(self, layer: int) -> HeadWeights:
-        """W_Q, W_K, W_V, W_O of ``layer`` per head (see :class:`HeadWeights`); cached."""
+        """W_Q, W_K, W_V, W_O of ``layer`` per head (see :class:`HeadWeights`); the last
+        :data:`HEAD_WEIGHT_LAYERS` layers asked for are kept (a float32 copy of a big model's
+        every attention weight would not fit beside the model)."""
         self.require_heads("Reading the circuits")
         cache = cache_of(self.loaded).setdefault("head_weights", {})
         if layer in cache:
+            cache[layer] = cache.pop(layer)  # the most recent last
             return cache[layer]
+        while len(cache) >= HEAD_WEIGHT_LAYERS:
+            cache.pop(next(iter(cache)))
         h, hkv, dh = self.n_heads, self.n_kv_heads, self.head_dim
         attn = self._attns[layer]
         if self.kind == "gpt2":
@@ -188,6 +197,18 @@ class Anatomy:
                          None if b is None else b.float().cpu())
         cache[layer] = hw
         return hw
+
+    def output_weights(self, layer: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """W_O (H, Dh, d) and b_O (d,) or None of ``layer``, float32 on the CPU: what the
+        logit attribution needs, without the layer's W_Q, W_K, W_V (not cached)."""
+        self.require_heads("Reading the circuits")
+        held = cache_of(self.loaded).get("head_weights", {}).get(layer)
+        if held is not None:
+            return held.w_o, held.b_o
+        out = self.out_projs[layer]
+        b = _bias(out)
+        wo = _linear_t(out).float().cpu().reshape(self.n_heads, self.head_dim, -1)
+        return wo, None if b is None else b.float().cpu()
 
     def embedding_matrix(self) -> torch.Tensor | None:
         """W_E (V, d) float32 on the CPU, or None."""

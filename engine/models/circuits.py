@@ -93,6 +93,18 @@ def product_singular_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.svd(ra @ rb.T, compute_uv=False)
 
 
+def unembed_embed(w_u: torch.Tensor, w_e: torch.Tensor) -> torch.Tensor:
+    """W_U W_E (d, d) in float64 for W_U (d, V) and W_E (V', d), over their first
+    min(V, V') tokens, summed a block of tokens at a time: no float64 copy of either matrix
+    (GPT-2's would be 2 × 309 MB), at most 16 MiB of them at once."""
+    n = min(w_u.shape[1], w_e.shape[0])
+    out = torch.zeros(w_u.shape[0], w_e.shape[1], dtype=torch.float64)
+    step = max(1, 2**21 // max(w_u.shape[0], w_e.shape[1]))  # tokens per block
+    for a in range(0, n, step):
+        out += w_u[:, a:a + step].double() @ w_e[a:a + step].double()
+    return out
+
+
 def check_head(loaded, layer, head) -> tuple[int, int]:
     for name, value, n in (("layer", layer, loaded.n_layers), ("head", head, loaded.n_heads)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
@@ -162,8 +174,7 @@ def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None) -
     if w_e is not None and w_u is not None:
         cache = cache_of(loaded)
         if "w_ue" not in cache:  # W_U W_E (d, d), the same for every head
-            n = min(w_u.shape[1], w_e.shape[0])
-            cache["w_ue"] = w_u[:, :n].double() @ w_e[:n].double()
+            cache["w_ue"] = unembed_embed(w_u, w_e)
         small = w_o.double() @ cache["w_ue"] @ w_v.double()  # (Dh, Dh)
         eig = np.linalg.eigvals(small.numpy())
         total = float(np.abs(eig).sum())

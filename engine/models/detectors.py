@@ -28,9 +28,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..memory import format_bytes
 from .anatomy import bos_id, cache_of, special_ids, vocab_size
 from .capture import capturing
 from .errors import InspectError
+from .files import available_memory
 
 DETECTOR_NAMES = ("previous_token", "duplicate_token", "induction")
 DEFAULT_TOKENS = 32
@@ -106,24 +108,52 @@ def all_head_scores(loaded, *, n_tokens: int | None = None, batch: int = DEFAULT
     ids = repeated_random_tokens(loaded, n_tokens, batch, seed)
     patterns = {k: torch.stack([detection_pattern(k, row) for row in ids]) for k in DETECTOR_NAMES}
     rows = {k: p.sum(-1) > 0 for k, p in patterns.items()}  # (B, S): queries the pattern covers
+    L, H = loaded.n_layers, loaded.n_heads
+    weight = {k: torch.zeros(L, H, dtype=torch.float64) for k in DETECTOR_NAMES}  # Σ over queries
+    piece = sequences_that_fit(loaded, ids.shape[1], batch)
+    for start in range(0, batch, piece):
+        part = slice(start, start + piece)
+        for layer, a in enumerate(_attention(loaded, ids[part])):  # (b, H, S, S)
+            for k in DETECTOR_NAMES:
+                on_key = (a * patterns[k][part, None]).sum(-1)  # (b, H, S)
+                weight[k][layer] += (on_key * rows[k][part, None]).sum((0, 2)).double()
+    out = {}
+    for k in DETECTOR_NAMES:
+        n_rows = float(rows[k].sum().clamp_min(1))  # queries the pattern covers, in every sequence
+        out[k] = (weight[k] / n_rows).clamp(0.0, 1.0).numpy().astype(np.float32)
+    if len(cache) > 8:
+        cache.clear()
+    cache[key] = out
+    return {k: v.copy() for k, v in out.items()}
+
+
+def _attention(loaded, ids: torch.Tensor) -> list[torch.Tensor]:
+    """Every layer's attention weights (b, H, S, S) float32 on the CPU for ids (b, S)."""
     dev = loaded.input_device
-    out = {k: np.zeros((loaded.n_layers, loaded.n_heads), dtype=np.float32) for k in DETECTOR_NAMES}
     with torch.inference_mode(), capturing() as cap:
         loaded.model(input_ids=ids.to(dev), attention_mask=torch.ones_like(ids).to(dev),
                      **getattr(loaded, "_forward_kwargs", {}))
     if cap.calls != loaded.n_layers:
         raise InspectError(f"expected attention from {loaded.n_layers} layers, got {cap.calls}")
-    for layer in range(loaded.n_layers):
-        a = cap.records[layer][3].detach().to("cpu", torch.float32)  # (B, H, S, S)
-        for k in DETECTOR_NAMES:
-            on_key = (a * patterns[k][:, None]).sum(-1)  # (B, H, S)
-            m = rows[k][:, None].float()
-            score = (on_key * m).sum((0, 2)) / m.sum((0, 2)).clamp_min(1.0)
-            out[k][layer] = score.clamp(0.0, 1.0).numpy()
-    if len(cache) > 8:
-        cache.clear()
-    cache[key] = out
-    return {k: v.copy() for k, v in out.items()}
+    return [cap.records[layer][3].detach().to("cpu", torch.float32) for layer in range(loaded.n_layers)]
+
+
+def sequences_that_fit(loaded, s: int, batch: int, free: int | None = None) -> int:
+    """How many of the ``batch`` sequences of ``s`` tokens one forward pass may hold in 80 %
+    of the free memory: each keeps every layer's (H, S, S) weights (in the model's dtype and
+    as float32) plus one layer's scores and their softmax. InspectError (one line, with the
+    estimate) when not even one fits."""
+    free = available_memory(str(loaded.input_device)) if free is None else free
+    if free is None:
+        return batch
+    item = next(loaded.model.parameters()).element_size()
+    plane = loaded.n_heads * s * s
+    per_seq = loaded.n_layers * plane * (item + 4) + 3 * plane * 4
+    fit = int(0.8 * free // per_seq)
+    if fit < 1:
+        raise InspectError(f"The head detectors on {s} tokens need about {format_bytes(per_seq)} "
+                           f"for one sequence but only {format_bytes(free)} is free: use fewer tokens")
+    return min(batch, fit)
 
 
 def head_scores(loaded, kind: str, *, n_tokens: int | None = None, batch: int = DEFAULT_BATCH,

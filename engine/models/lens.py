@@ -19,6 +19,7 @@ rescales the stream after each sum, so no such split exists: refused.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,22 +89,31 @@ def residual_streams(loaded, ids: list[int]) -> tuple[torch.Tensor, torch.Tensor
     return torch.stack([r.float() for r in rows]), out.last_hidden_state[0].detach()
 
 
-def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None) -> LogitLens:
-    """The logit lens of ``text`` (see the module docstring); causal LMs only."""
+def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
+               progress: Callable[[int, int], object] | None = None) -> LogitLens:
+    """The logit lens of ``text`` (see the module docstring); causal LMs only.
+
+    ``progress(done, total)`` is called after the forward pass and after each block of rows
+    put through the unembedding (at most 128 MiB of logits each); raising from it cancels."""
     an = anatomy_of(loaded)
     an.require_unembedding("The logit lens")
     n_vocab = an.unembedding()[0].shape[1]
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= min(100, n_vocab):
         raise InspectError(f"k must be between 1 and {min(100, n_vocab)}, not {k!r}")
     ids, notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
-    resid, final = residual_streams(loaded, ids)
     L, s = loaded.n_layers, len(ids)
+    chunk = max(1, 2**25 // n_vocab)  # rows of logits held at once (128 MiB of float32)
+    total = 1 + -(-(L + 1) * s // chunk)
+    if progress is not None:
+        progress(0, total)
+    resid, final = residual_streams(loaded, ids)
+    if progress is not None:
+        progress(1, total)
     nxt = torch.tensor([*ids[1:], 0], dtype=torch.long)
     with torch.inference_mode():
         normed = torch.cat([an.apply_final_norm(resid[:L]).float(), final[None].float()])  # (L+1, S, d)
         flat = normed.reshape((L + 1) * s, -1)
         want = nxt.repeat(L + 1)
-        chunk = max(1, 2**25 // n_vocab)  # rows of logits held at once (128 MiB of float32)
         vals, idx, nextp = [], [], []
         for start in range(0, flat.shape[0], chunk):
             logits = an.logits(flat[start:start + chunk]).cpu()
@@ -113,6 +123,8 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None) 
             idx.append(i)
             w = want[start:start + chunk]
             nextp.append(torch.exp(logits.gather(-1, w[:, None]) - lse)[:, 0])
+            if progress is not None:
+                progress(2 + start // chunk, total)
         top_ids = torch.cat(idx).reshape(L + 1, s, k)
         top_probs = torch.cat(vals).reshape(L + 1, s, k)
         next_probs = torch.cat(nextp).reshape(L + 1, s)
@@ -234,16 +246,15 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
                                         norm_io["y"].detach().cpu(), tol)
     else:
         f, offset, scale = (lambda c: c.double()), zero, None
-    weights = [an.head_weights(layer) for layer in range(L)]
     heads = np.zeros((L, H))
     parts: dict[str, float] = {"embeddings": float(f(got["in"][0]) @ u)}
     bias_total = float(offset @ u) + (0.0 if b_u is None else float(b_u[t]))
     for layer in range(L):
         z = got["z"][layer].reshape(H, dh)
-        contrib = torch.einsum("hd,hde->he", z, weights[layer].w_o.double())  # (H, d)
+        w_o, b_o = an.output_weights(layer)  # (H, Dh, d), (d,)
+        contrib = torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
         for h in range(H):
             heads[layer, h] = float(f(contrib[h]) @ u)
-        b_o = weights[layer].b_o
         if b_o is not None:
             bias_total += float(f(b_o.double()) @ u)
         if an.mlps[layer] is not None:

@@ -794,11 +794,12 @@ class LoadedModel:
 
         return head_circuits(self, layer, head, top=top, vocab=vocab)
 
-    def logit_lens(self, text: str, *, k: int = 5, max_tokens: int | None = None):
-        """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`)."""
+    def logit_lens(self, text: str, *, k: int = 5, max_tokens: int | None = None, progress=None):
+        """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`);
+        ``progress(done, total)`` as the lens calls it (raising cancels)."""
         from .lens import logit_lens
 
-        return logit_lens(self, text, k=k, max_tokens=max_tokens)
+        return logit_lens(self, text, k=k, max_tokens=max_tokens, progress=progress)
 
     def top_prediction(self, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
         """The id of the model's top next token after ``position`` (:func:`engine.models.lens.top_prediction`)."""

@@ -27,7 +27,15 @@ import numpy as np
 import torch
 
 from ..memory import format_bytes
-from .anatomy import anatomy_of, hooked, input_of, replace_input, resolve_token, vocab_size
+from .anatomy import (
+    anatomy_of,
+    cache_of,
+    hooked,
+    input_of,
+    replace_input,
+    resolve_token,
+    vocab_size,
+)
 from .errors import InspectError
 from .files import available_memory
 
@@ -253,10 +261,7 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
     text without ordinary tokens or when no draw keeps the length."""
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     tok = loaded.tokenizer
-    symbols = isinstance(getattr(tok, "ids", None), dict)  # a training run's SymbolTokenizer
-    names = list(tok.vocab) if symbols else tok.convert_ids_to_tokens(list(range(vocab_size(loaded))))
-    special = ({i for i, s in enumerate(names) if s.startswith("<") and s.endswith(">")} if symbols
-               else set(getattr(tok, "all_special_ids", []) or []))
+    symbols, names, special, groups = _vocab_groups(loaded)
     lead = 0
     while lead < len(ids) and ids[lead] in special:
         lead += 1
@@ -267,10 +272,6 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
     if not body:
         raise InspectError("the text has no ordinary tokens to corrupt: type some text")
     swap = body[:(len(body) + 1) // 2]
-    groups: dict[tuple, list[int]] = {}
-    for i, s in enumerate(names):
-        if i not in special and (not symbols or len(s) == 1):
-            groups.setdefault(_kind(s), []).append(i)
     used = set(ids)
     rng = np.random.default_rng(seed)
     for _ in range(max(1, attempts)):
@@ -278,7 +279,7 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
         taken: set[int] = set()
         for p in swap:
             pool = _pool(groups, _kind(names[ids[p]]), used | taken, ids[p])
-            if not pool:
+            if not len(pool):
                 raise InspectError("this vocabulary has no other tokens to corrupt the text with")
             new[p] = int(pool[int(rng.integers(len(pool)))])
             taken.add(new[p])
@@ -290,6 +291,26 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
             return out
     raise InspectError(f"no corruption of this text kept its {len(ids)} tokens in {attempts} "
                        "draws: type a corrupted text of the same token length")
+
+
+def _vocab_groups(loaded) -> tuple[bool, list[str], set[int], dict[tuple, np.ndarray]]:
+    """(a training run's symbols?, every id's token string, the special ids, the ordinary ids
+    by :func:`_kind`, ascending): read once per model (GPT-2's 50,257 token strings take a
+    tenth of a second to sort into kinds)."""
+    cache = cache_of(loaded)
+    if "corrupt_vocab" not in cache:
+        tok = loaded.tokenizer
+        symbols = isinstance(getattr(tok, "ids", None), dict)  # a training run's SymbolTokenizer
+        names = list(tok.vocab) if symbols else tok.convert_ids_to_tokens(list(range(vocab_size(loaded))))
+        special = ({i for i, s in enumerate(names) if s.startswith("<") and s.endswith(">")} if symbols
+                   else set(getattr(tok, "all_special_ids", []) or []))
+        groups: dict[tuple, list[int]] = {}
+        for i, s in enumerate(names):
+            if i not in special and (not symbols or len(s) == 1):
+                groups.setdefault(_kind(s), []).append(i)
+        cache["corrupt_vocab"] = (symbols, names, special,
+                                  {k: np.asarray(v, dtype=np.int64) for k, v in groups.items()})
+    return cache["corrupt_vocab"]
 
 
 def _kind(token: str) -> tuple[bool, str]:
@@ -305,14 +326,18 @@ def _kind(token: str) -> tuple[bool, str]:
     return marker, "other"
 
 
-def _pool(groups: dict, kind: tuple, avoid: set[int], original: int) -> list[int]:
+def _pool(groups: dict, kind: tuple, avoid: set[int], original: int) -> np.ndarray:
     """Candidates of `kind` not in `avoid`; else of the same marker's letters; else any but
     `original`."""
+    out = np.fromiter(avoid, dtype=np.int64, count=len(avoid))
     for key in (kind, (kind[0], "alpha"), (not kind[0], "alpha")):
-        pool = [i for i in groups.get(key, []) if i not in avoid]
-        if pool:
-            return pool
-    return [i for g in groups.values() for i in g if i != original]
+        group = groups.get(key)
+        if group is not None:
+            pool = group[~np.isin(group, out)]
+            if pool.size:
+                return pool
+    every = np.concatenate(list(groups.values())) if groups else np.zeros(0, dtype=np.int64)
+    return every[every != original]
 
 
 def _symbol_text(tok, text: str, new: list[int], start: int) -> str:

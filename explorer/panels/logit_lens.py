@@ -74,7 +74,7 @@ class LogitLensPanel(AnalysisPanel):
                            "predicts no next token; open a causal language model (GPT-2, Llama, "
                            "Qwen2, a training-lab run).").format(name=model.name)
         text = self.model_text()
-        return [("lens", (text, TOP_K), lambda _job: model.logit_lens(text, k=TOP_K))]
+        return [("lens", (text, TOP_K), lambda job: model.logit_lens(text, k=TOP_K, progress=job.progress))]
 
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:
