@@ -9,6 +9,7 @@ its induction milestone (~400 steps, a few seconds on one thread).
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -465,7 +466,7 @@ def test_the_logit_lens_reports_progress_and_stops_when_told(gpt2):
     seen = []
     lens = gpt2.logit_lens(TEXT, k=2, progress=lambda d, t: seen.append((d, t)))
     assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] > 1  # from nothing to all of it
-    assert all(b[0] >= a[0] and b[1] == a[1] for a, b in zip(seen, seen[1:], strict=False))
+    assert all(b[0] >= a[0] and b[1] == a[1] for a, b in itertools.pairwise(seen))
     np.testing.assert_array_equal(lens.top_ids, gpt2.logit_lens(TEXT, k=2).top_ids)
 
     class Stop(Exception):
