@@ -64,6 +64,22 @@ def test_values_include_stop_and_factors():
     assert parse_sweep("d_model=32:64:32").label(64) == "d_model = 64"
 
 
+def test_a_head_count_sweep_keeps_the_counts_that_divide():
+    """`--sweep n_kv_heads=8:1:-1` failed at 7 (KV heads must divide the query heads): it
+    sweeps the divisors; a sweep left with one value says why."""
+    from engine import AttentionConfig
+    from explorer.export.sweep import fit_to
+
+    spec = fit_to(AttentionConfig(n_heads=8), parse_sweep("n_kv_heads=8:1:-1"))
+    assert spec.values == (8, 4, 2, 1)
+    configs = sweep_configs(AttentionConfig(n_heads=8), spec)
+    assert [c.kv_heads for c in configs] == [8, 4, 2, 1]
+    assert fit_to(AttentionConfig(n_kv_heads=2), parse_sweep("n_heads=1:8:1")).values == (2, 4, 6, 8)
+    with pytest.raises(SweepError, match="1 of its values divide n_heads = 4; a sweep needs two"):
+        fit_to(AttentionConfig(), parse_sweep("n_kv_heads=3:4:1"))
+    assert fit_to(AttentionConfig(), parse_sweep("seed=0:2:1")).values == (0, 1, 2)
+
+
 @pytest.mark.parametrize("text, words", [
     ("nope=1:2:1", "cannot sweep 'nope'"),
     ("d_model=8:64:0", "STEP of the d_model sweep must not be 0"),
@@ -190,6 +206,7 @@ def test_dialog_lists_the_values_or_the_reason(win, qapp, tmp_path):
     (["--format", "gif"], "add --sweep"),
     (["--sweep", "d_model=32:64:32", "--panel", "model_grid"], "loaded model"),
     (["--sweep", "d_model=32:64:32", "--fps", "0"], "--fps"),
+    (["--sweep", "n_kv_heads=5:7:1"], "0 of its values divide n_heads = 4"),
 ])
 def test_cli_bad_sweeps_exit_2_with_one_line(argv, words, tmp_path, capsys):
     rc = main.main(["export", "--out", str(tmp_path / "o"), *argv])

@@ -42,7 +42,7 @@ from .options import (
     ExportUsageError,
     unknown_panel,
 )
-from .sweep import SweepError, SweepSpec, sweep_configs
+from .sweep import SweepError, SweepSpec, fit_to, sweep_configs
 
 FORMATS = ("gif", "mp4")
 #: The frame buffers a film export may hold while writing (`film_bytes`).
@@ -361,7 +361,8 @@ class AnimationJob(EncodingJob):
             if n not in known:
                 raise ExportUsageError(unknown_panel(n, known))
         self.names = names
-        self.configs = sweep_configs(self.window.config, req.spec)  # SweepError names a bad value
+        self.spec = fit_to(self.window.config, req.spec)  # (a head sweep keeps the counts that divide)
+        self.configs = sweep_configs(self.window.config, self.spec)  # SweepError names a bad value
         self._check_memory(req.width * round(req.width * ASPECT_GUESS) * 3)
         self.total = len(self.configs) * len(names)
         out = Path(req.out_dir)
@@ -418,8 +419,8 @@ class AnimationJob(EncodingJob):
                                    min(c.key_len for c in self.configs))
         self._selection.set(sel.head, sel.query, sel.key)
         self._theme = figure_theme(req.theme, self.window.theme)
-        self._captions = [(req.spec.label(v), c.summary().replace("  ", " · "))
-                          for v, c in zip(req.spec.values, self.configs)]
+        self._captions = [(self.spec.label(v), c.summary().replace("  ", " · "))
+                          for v, c in zip(self.spec.values, self.configs, strict=True)]
         self._prefetch(0)
         self._prefetch(1)
         self._started = True

@@ -198,13 +198,13 @@ class AnimationDialog(QDialog):
         try:
             req = self.request()
             # every value through the config, the targets checked (existing ones are asked about)
-            AnimationJob(self.window_, replace(req, force=True))
+            job = AnimationJob(self.window_, replace(req, force=True))
         except (SweepError, ExportError) as exc:
             self.values_label.setText(f"⚠ {exc}")
             self.export_button.setEnabled(False)
             self.files_label.setText("")
             return
-        values = req.spec.values
+        values = job.spec.values  # (a head sweep: the counts that divide)
         shown = ", ".join(format_value(v) for v in values[:12]) + (" …" if len(values) > 12 else "")
         self.values_label.setText(QCoreApplication.translate("AnimationDialog", "{n} frames: {values}").format(n=len(values), values=shown))
         self.files_label.setText(", ".join(req.path(n).name for n in req.names))

@@ -126,7 +126,7 @@ def sweep_command(args) -> int:
         check_animation_format,
         export_animation,
     )
-    from .sweep import SweepError, parse_sweep, sweep_configs
+    from .sweep import SweepError, fit_to, parse_sweep, sweep_configs
 
     try:
         spec = parse_sweep(args.sweep)
@@ -163,6 +163,7 @@ def sweep_command(args) -> int:
             return fail(str(exc), 1)
         session = args.session
     try:
+        spec = fit_to(base, spec)  # (a head sweep keeps the counts that divide)
         sweep_configs(base, spec)  # every value, before any window or frame
     except SweepError as exc:
         return fail(str(exc), 2)

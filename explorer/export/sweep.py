@@ -1,6 +1,7 @@
 """A sweep of one config field: `FIELD=START:STOP:STEP` → one AttentionConfig per value.
 
     spec = parse_sweep("d_model=32:128:32")       # SweepSpec(field="d_model", values=(32, 64, 96, 128))
+    spec = fit_to(base_config, spec)              # n_kv_heads / n_heads: the counts that divide
     configs = sweep_configs(base_config, spec)    # [AttentionConfig, ...], every one validated
     caption = spec.label(spec.values[0])          # "d_model = 32"
 
@@ -150,6 +151,26 @@ def parse_sweep(text: str) -> SweepSpec:
     stop = _number(parts[1], "STOP", field)
     values = sweep_values(field, start, stop, parts[2])
     return SweepSpec(name, values)
+
+
+def fit_to(base: AttentionConfig, spec: SweepSpec) -> SweepSpec:
+    """``spec`` without the head counts ``base`` cannot take: KV heads must divide the query
+    heads, so a sweep of n_kv_heads keeps the divisors of base's n_heads (8:1:-1 with 8 heads:
+    8, 4, 2, 1) and a sweep of n_heads the multiples of its KV heads. SweepError when fewer
+    than two values are left; any other spec comes back as it is."""
+    if spec.field == "n_kv_heads":
+        keep = tuple(v for v in spec.values if base.n_heads % v == 0)
+        why = f"divide n_heads = {base.n_heads}"
+    elif spec.field == "n_heads" and base.n_kv_heads is not None:
+        keep = tuple(v for v in spec.values if v % base.n_kv_heads == 0)
+        why = f"are multiples of n_kv_heads = {base.n_kv_heads}"
+    else:
+        return spec
+    if len(keep) == len(spec.values):
+        return spec
+    if len(keep) < 2:
+        raise SweepError(f"{spec.text()}: {len(keep)} of its values {why}; a sweep needs two or more")
+    return SweepSpec(spec.field, keep)
 
 
 def sweep_configs(base: AttentionConfig, spec: SweepSpec) -> list[AttentionConfig]:
