@@ -20,6 +20,7 @@ import torch
 
 import engine
 from engine import AttentionConfig, AttentionTrace
+from engine.masks import visible_tiles
 from engine.pacing import in_stages
 
 
@@ -299,7 +300,7 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
     weights = np.stack(pooled)  # (H, R, C) block maxima
     tile = (-(-S // LOD_CELLS), -(-Skv // LOD_CELLS))
     mask = trace.mask.numpy()
-    visible = engine.rows.pool_tiles(trace.mask.float(), tile, "max").numpy() > 0  # (R, C) any key seen
+    visible = visible_tiles(config, tile).numpy()  # (R, C) any key seen
     weights_shown = weights.copy()
     np.copyto(weights_shown, np.float32(np.nan), where=(~visible)[None] & (weights == 0))
     entropy = _np(trace.entropy[0])

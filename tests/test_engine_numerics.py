@@ -45,6 +45,35 @@ def test_window_and_padding_act_on_keys():
     assert mc.int().tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(S=st.integers(1, 40), kv=st.one_of(st.none(), st.integers(1, 50)), causal=st.booleans(),
+       window=st.one_of(st.none(), st.integers(1, 12)), pad=st.integers(0, 6),
+       tr=st.integers(1, 9), tc=st.integers(1, 9))
+def test_masks_are_one_key_range_per_row(S, kv, causal, window, pad, tr, tc):
+    """build_mask equals the masks' element-wise definition; visible_tiles (from the rows' key
+    ranges, no grid) equals pooling that grid, for every tile shape."""
+    from engine.masks import key_ranges, visible_tiles
+
+    try:
+        cfg = AttentionConfig(seq_len=S, kv_len=kv, causal=causal, window=window, pad=pad)
+    except engine.ConfigError:
+        return
+    Skv = cfg.key_len
+    want = torch.zeros(S, Skv, dtype=torch.bool)
+    for i in range(S):
+        p = i + Skv - S  # bottom-right aligned
+        for j in range(Skv):
+            ok = (not causal or j <= p) and j < Skv - pad
+            if window is not None:
+                ok = ok and j > p - window and (causal or j < p + window)
+            want[i, j] = ok
+    assert torch.equal(build_mask(cfg), want)
+    lo, hi = key_ranges(cfg)
+    assert ((hi - lo) == want.sum(-1)).all()
+    pooled = engine.rows.pool_tiles(want.float(), (tr, tc), "max") > 0
+    assert torch.equal(visible_tiles(cfg, (tr, tc)), pooled)
+
+
 @pytest.mark.parametrize(
     ("mask_value", "dtype", "nan"),
     [("-inf", "float32", True), ("min", "float32", False), ("-1e9", "float32", False),
