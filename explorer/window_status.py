@@ -67,10 +67,23 @@ class StatusMixin:
             set_status_text(self.status_backend, QCoreApplication.translate("MainWindow", "backend –"))
 
     def _on_hover_text(self, text: str) -> None:
+        """The hover readout in the status bar, whole: when it is wider than the room the
+        config, timing and backend labels leave, they step aside until the hover ends."""
+        bar = self.statusBar()
+        labels = (self.status_config, self.status_compute, self.status_render, self.status_backend)
         if text:
-            self.statusBar().showMessage(text)
+            room = bar.width() - sum(label.sizeHint().width() + 12 for label in labels) - 24
+            aside = bar.fontMetrics().horizontalAdvance(text) > room
+            bar.showMessage(text)
         else:
-            self.statusBar().clearMessage()
+            aside = False
+            bar.clearMessage()
+        if self._labels_aside != aside:  # (toggled only when it changes: no relayout per move)
+            self._labels_aside = aside
+            for label in labels:
+                label.setVisible(not aside)
+
+    _labels_aside = False
 
     def _update_status(self, frame: Frame) -> None:
         set_status = set_status_text

@@ -151,10 +151,23 @@ def test_zooming_in_far_enough_draws_every_cell_exactly(qtbot, window, long_pair
     rgba, _ = colorize(np.where(LONG_MASK[r0:r1, c0:c1], want, np.nan), heads.big.lut, heads.big.levels)
     visible = LONG_MASK[r0:r1, c0:c1]
     np.testing.assert_array_equal(img[visible], rgba[visible])
+    # the colours span the region's own weights (~1/300 here, the frame's reach 1): not one flat colour
+    top = float(want[visible].max())
+    assert heads.big.levels == pytest.approx((0.0, top), rel=1e-5)
+    assert heads.zoom_scale.isVisible() and heads.zoom_scale.isChecked()
+    assert "colours: this region" in title, title
+    assert len({tuple(px) for px in img[visible].reshape(-1, 4).tolist()}) > 20
+    heads.zoom_scale.setChecked(False)  # the whole frame's scale, to compare regions
+    assert heads.big.levels[1] > 5 * top
+    assert "colours: this region" not in plot_title(heads.big.item)
+    rgba, _ = colorize(np.where(visible, want, np.nan), heads.big.lut, heads.big.levels)
+    np.testing.assert_array_equal(heads.detail.overlay.image[visible], rgba[visible])
+    heads.zoom_scale.setChecked(True)
     # zoomed out again: the level of detail, said so
     heads.big.reset_view()
     qtbot.waitUntil(lambda: not heads.detail.active, timeout=5000)
     assert "each cell: max of 2×2" in plot_title(heads.big.item).replace("\u00a0", " ")
+    assert heads.big.levels[1] > 5 * top  # the frame's scale again
 
 
 LONG_MASK = np.tril(np.ones((600, 600), bool))

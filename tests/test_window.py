@@ -334,6 +334,25 @@ def test_click_on_a_cell_selects_everywhere(qtbot, w):
     assert w.selection.key == 4
 
 
+def test_a_long_hover_readout_is_shown_whole_in_the_status_bar(qtbot, w):
+    """The readout of a cell was cut after ~300 px: the config, timing and backend labels on
+    the right took the rest. A readout wider than the room they leave has the bar to itself
+    until the hover ends; a short one keeps them."""
+    bar = w.statusBar()
+    labels = [w.status_config, w.status_compute, w.status_render, w.status_backend]
+    long_text = ("head 3 (kv 3) · query 4000 ‘4000’ → key 4095 ‘4095’ · weight 0 · score -3.403e+38 · "
+                 "masked: this query sees no key, min gives every key the same weight")
+    w.hover.described.emit(long_text)
+    assert bar.currentMessage() == long_text
+    shown = [lb for lb in labels if lb.isVisible()]
+    assert bar.fontMetrics().horizontalAdvance(long_text) + sum(lb.width() for lb in shown) < bar.width()
+    w.hover.described.emit("")
+    assert all(lb.isVisible() for lb in labels) and bar.currentMessage() == ""
+    w.hover.described.emit("query 2 · key 5")
+    assert all(lb.isVisible() for lb in labels)
+    w.hover.described.emit("")
+
+
 def test_hover_draws_crosshair_on_same_shape_heatmaps(qtbot, w):
     heads, qkv = w.panel("heads"), w.panel("qkv")
     heads.big._hover(2, 5)

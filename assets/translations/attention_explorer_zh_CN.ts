@@ -1737,6 +1737,18 @@ Replace them?</source>
         <translation>已放大：每格都是精确值</translation>
     </message>
     <message>
+        <source>colours: this region</source>
+        <translation>颜色：按放大的部分</translation>
+    </message>
+    <message>
+        <source>Colours follow the zoom</source>
+        <translation>颜色随缩放</translation>
+    </message>
+    <message>
+        <source>Zoomed to exact cells: colour them from 0 to the largest weight shown (unticked: the whole frame&apos;s scale)</source>
+        <translation>放大到精确格时：颜色从 0 到所显示的最大权重（不勾选：用整帧的色标）</translation>
+    </message>
+    <message>
         <location line="+2"/>
         <source>each cell: max of {r}×{c}</source>
         <translation>每格：{r}×{c} 中的最大值</translation>

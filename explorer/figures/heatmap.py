@@ -275,16 +275,16 @@ class Heatmap:
             self.cmap = pg.colormap.get(cmap)
             self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)
             self._drawn_levels = None
-            if self.data is not None:
-                self.set_data(self.data)
+            if self.data is not None:  # (a level of detail keeps the cells it stands for, and the view)
+                self.set_data(self.data, extent=self.shape)
 
     def set_levels(self, levels: tuple[float, float]) -> None:
         """Change the colour levels (recolours the current data if they changed)."""
         levels = (float(levels[0]), float(levels[1]))
         if levels != self.levels:
             self.levels = levels
-            if self.data is not None:
-                self.set_data(self.data)
+            if self.data is not None:  # (a level of detail keeps the cells it stands for, and the view)
+                self.set_data(self.data, extent=self.shape)
 
     def set_labels(self, rows: Sequence[str] | None, cols: Sequence[str] | None) -> None:
         if self.left_axis is not None:

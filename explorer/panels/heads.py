@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QLabel
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsPathItem, QLabel
 
 from ..compare import VIEWS, comparable, why_not
 from ..figures.heatmap import Heatmap, RgbaImage
@@ -86,6 +88,13 @@ class HeadsPanel(Panel):
         self.view.currentIndexChanged.connect(self._on_view_chosen)
         self.toolbar.addWidget(self.view_label)
         self.toolbar.addWidget(self.view)
+        # a long frame zoomed to exact cells: the colour scale follows the region shown, or
+        # stays the whole frame's (unticked), to compare regions
+        self.zoom_scale = QCheckBox()
+        self.zoom_scale.setChecked(True)
+        self.zoom_scale.toggled.connect(lambda _on: self.draw_selection() if self.frame is not None else None)
+        self.zoom_scale.hide()
+        self.toolbar.addWidget(self.zoom_scale)
         self.toolbar.addStretch(1)
         self.toolbar.addSpacing(24)  # the "?" in the corner
         for w in (self.view_label, self.view):
@@ -178,6 +187,9 @@ class HeadsPanel(Panel):
         super().retranslate_ui()
 
     def _retranslate_view(self) -> None:
+        self.zoom_scale.setText(self.tr("Colours follow the zoom"))
+        self.zoom_scale.setToolTip(self.tr("Zoomed to exact cells: colour them from 0 to the largest "
+                                           "weight shown (unticked: the whole frame's scale)"))
         self.view_label.setText(self.tr("Show"))
         for i, text in enumerate((self.tr("B: current"), self.tr("A: reference"), self.tr("B − A"),
                                   self.tr("A | B: side by side"))):
@@ -365,11 +377,17 @@ class HeadsPanel(Panel):
             self._detail_head = h if mode == "B" else None
             if mode == "B":
                 self._request_detail()
+        self.zoom_scale.setVisible(frame.lod is not None and mode == "B")
+        region_top = self.detail.region_max() if self.zoom_scale.isChecked() else math.nan
+        zoomed = mode == "B" and math.isfinite(region_top) and region_top > 0
         if mode == "B":
+            levels = (0.0, region_top if zoomed else self._vmax)
             self.big.set_cmap(WEIGHTS_CMAP)
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)
-            set_bar_levels(self.cbar, (0.0, self._vmax))
-            self.big.set_levels((0.0, self._vmax))
+            set_bar_levels(self.cbar, levels)
+            if self.big.levels != levels:
+                self.big.set_levels(levels)
+                self.detail.recolour()  # the exact cells in the new scale too
             self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len))
             lead = None
         else:
@@ -383,6 +401,8 @@ class HeadsPanel(Panel):
                  self.tr("{share} on future keys").format(share=fmt_percent(frame.future_share))]
         if frame.lod is not None and self.detail.active:
             facts.append(self.tr("zoomed: every cell exact"))
+            if zoomed:
+                facts.append(self.tr("colours: this region"))  # (the bar gives its scale)
         elif frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
             facts.append(self.tr("each cell: max of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         if frame.identical_pairs == 1:

@@ -61,6 +61,13 @@ class ZoomDetail(QObject):
         self.region = self._values = None
         self.overlay.hide()
 
+    def region_max(self) -> float:
+        """The largest finite weight of the exact region on screen (NaN when none is)."""
+        if not self.active or self._values is None:
+            return math.nan
+        finite = self._values[np.isfinite(self._values)]
+        return float(finite.max()) if finite.size else math.nan
+
     def set_background(self, rgb: tuple[int, int, int]) -> None:
         self._background = rgb
 
