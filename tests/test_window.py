@@ -763,8 +763,9 @@ def test_title_label_draws_its_text(qtbot, w):
 
 
 def test_tile_title_is_shortened_to_its_tile(qtbot):
-    """A tile's title longer than the tile ends in "…" and fits; one that fits is left whole;
-    with no room at all nothing is drawn."""
+    """A tile's title longer than the tile drops its details (after " · ") first, whole; still
+    too long, it ends in "…" and fits; one that fits is left whole; with no room at all
+    nothing is drawn."""
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QGraphicsRectItem
 
@@ -779,7 +780,13 @@ def test_tile_title_is_shortened_to_its_tile(qtbot):
     label.set_runs(runs, QFont(), QColor("white"))
     full = label.boundingRect().width() - 2 * label.MARGIN
     assert drawn(label) == "weights·V head 1 · 10×16"
-    for room in (full * 0.7, full * 0.4, 30.0):
+    name = TileLabel(parent)
+    name.set_runs(parse_runs("<b>weights·V</b> head 1"), QFont(), QColor("white"))
+    name_w = name.boundingRect().width() - 2 * name.MARGIN
+    assert name_w < full - 10
+    label.set_max_width(name_w + 3)  # ("W_Q[:, h0] · 64…" in a narrow tile: "W_Q[:, h0]")
+    assert drawn(label) == "weights·V head 1"
+    for room in (name_w * 0.8, full * 0.4, 30.0):
         label.set_max_width(room)
         text = drawn(label)
         assert text.endswith("…") and len(text) < len("weights·V head 1 · 10×16")

@@ -229,18 +229,28 @@ class RunsItem(QGraphicsRectItem):
             layout.draw(p, QPointF(0, 0))
 
 
-def truncated_runs(runs: Runs, n: int) -> Runs:
-    """The first n characters of a line of runs, then "…"."""
+def head_runs(runs: Runs, n: int) -> Runs:
+    """The first n characters of a line of runs."""
     out: Runs = []
     for text, bold, colour in runs:
         if n <= 0:
             break
         out.append((text[:n], bold, colour))
         n -= len(text)
+    return out
+
+
+def truncated_runs(runs: Runs, n: int) -> Runs:
+    """The first n characters of a line of runs, then "…"."""
+    out = head_runs(runs, n)
     if out:
         text, bold, colour = out[-1]
         out[-1] = (text.rstrip() + "…", bold, colour)
     return out
+
+
+#: what separates a title's name from its details ("W_Q[:, h0] · 64×16")
+DETAIL_SEPARATOR = " · "
 
 
 class TileLabel(RunsItem):
@@ -278,6 +288,15 @@ class TileLabel(RunsItem):
         room_px = None if self.max_width is None else self.max_width - 2
         if room_px is None or not lines or self._rect.width() - 2 * self.MARGIN <= room_px:
             return
+        # the details go first, whole ("W_Q[:, h0] · 64×16" → "W_Q[:, h0]"), the last first
+        text = "".join(t for t, _b, _c in lines[0])
+        cut = text.rfind(DETAIL_SEPARATOR)
+        while cut > 0:
+            self._lay_out([head_runs(lines[0], cut)], font, colour)
+            if self._rect.width() - 2 * self.MARGIN <= room_px:
+                return
+            cut = text.rfind(DETAIL_SEPARATOR, 0, cut)
+        self._lay_out(lines, font, colour)
         # the most characters of line 1 that fit with "…": read off the full line's layout, then
         # checked (a bold "…" or kerning may need one character less)
         room = room_px - QFontMetricsF(font).horizontalAdvance("…")
