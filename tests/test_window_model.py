@@ -324,6 +324,20 @@ def test_a_load_of_the_users_own_does_not_take_a_sessions_selection(w, qapp):
 
 
 @pytest.mark.slow
+def test_an_exported_grid_shows_a_dozen_table_rows_whole(w):
+    """The figure of model_grid showed three rows of its table, the third cut: now the first
+    FIGURE_ROWS rows (of MiniLM's 72), whole, below the grid."""
+    from explorer.export.fresh import fresh_panel
+    from explorer.panels.model_grid import FIGURE_ROWS
+
+    with fresh_panel(w, "model_grid") as fig:
+        t = fig.table
+        assert fig.proxy.rowCount() == 72 and t.verticalScrollBar().value() == 0
+        last = t.visualRect(fig.proxy.index(FIGURE_ROWS - 1, 0))
+        assert last.isValid() and last.bottom() < t.viewport().height(), (last, t.viewport().height())
+        assert fig.graphics.height() > 300  # the grid keeps its room
+
+
 def test_export_model_panels_from_a_session(tmp_path, capsys):
     session = tmp_path / "s.json"
     session.write_text(json.dumps({

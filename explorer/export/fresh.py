@@ -214,6 +214,12 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
                 break
             panel.resize(*grown)
             _settle()
+        more = panel.figure_room()  # (a table's rows: not a plot the loop above sees)
+        if more > 0:
+            panel.resize(panel.width(), panel.height() + more)
+            _settle()
+            panel.fit_figure()
+            _settle()
         panel.figure_theme = theme
         yield panel
     finally:

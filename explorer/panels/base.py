@@ -146,6 +146,14 @@ class Panel(QWidget):
         """An export's figure of `source`: take the choices `source` holds beyond its controls
         (whose values the exporter copies); default none."""
 
+    def figure_room(self) -> int:
+        """An export's figure: how many px taller it must be for what is not a plot (a table's
+        rows; plots are grown by the exporter until none is cut); default 0."""
+        return 0
+
+    def fit_figure(self) -> None:
+        """An export's figure, grown by `figure_room`: give that room to what asked for it."""
+
     # ---- for subclasses -------------------------------------------------------
     def draw_frame(self, frame: Frame) -> None:
         raise NotImplementedError

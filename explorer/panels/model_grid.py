@@ -80,6 +80,9 @@ GRID_METRICS = {
     "pattern": (QT_TRANSLATE_NOOP("ModelGridPanel", "pattern"),
                 QT_TRANSLATE_NOOP("ModelGridPanel", "the pattern label of engine.models.metrics")),
 }
+#: table rows an exported figure shows (in the table's order), the first ones of a larger model
+FIGURE_ROWS = 12
+
 #: table columns: (key, header, tooltip, format)
 TABLE_COLUMNS = (
     ("layer", QT_TRANSLATE_NOOP("ModelGridPanel", "layer"), "", "{}"),
@@ -290,6 +293,24 @@ class ModelGridPanel(Panel):
         self.retranslate_ui()
 
     # ---- language ------------------------------------------------------------------------
+    def _figure_table_height(self) -> int:
+        """px the table needs to show up to FIGURE_ROWS rows whole, with its header."""
+        t = self.table
+        rows = min(self.proxy.rowCount(), FIGURE_ROWS)
+        bar = t.horizontalScrollBar()
+        extra = bar.sizeHint().height() if bar.isVisible() else 0
+        return (t.horizontalHeader().height() + rows * t.verticalHeader().defaultSectionSize()
+                + 2 * t.frameWidth() + extra + 2)
+
+    def figure_room(self) -> int:
+        # (a figure at the default size showed three rows of the table, the third cut)
+        return max(0, self._figure_table_height() - self.splitter.sizes()[1])
+
+    def fit_figure(self) -> None:
+        want = self._figure_table_height()
+        total = sum(self.splitter.sizes())
+        self.splitter.setSizes([max(1, total - want), want])
+
     def retranslate_ui(self) -> None:
         self.metric_label.setText(self.tr("colour by"))
         for i, key in enumerate(GRID_METRICS):
