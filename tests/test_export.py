@@ -169,6 +169,43 @@ def test_cli_every_panel_every_format_subprocess(tmp_path):
         assert (out / f"{name}.pdf").read_bytes().count(b"/Subtype /Image") == 0, name
 
 
+def _longest_black_run(img: QImage) -> int:
+    """The longest horizontal run of near-black pixels (every channel < 25) in `img`."""
+    arr = image_array(img)  # (H, W, 3)
+    black = arr.max(-1) < 25
+    best = 0
+    for row in black:
+        edges = np.flatnonzero(np.diff(np.r_[0, row.astype(np.int8), 0]))
+        if edges.size:
+            best = max(best, int((edges[1::2] - edges[::2]).max()))
+    return best
+
+
+def test_svg_has_no_black_frames_in_qts_own_renderer(tmp_path, window):
+    """Qt's QSvgRenderer (no clip paths) drew every clip path's shape with the black stroke it
+    inherited: a black frame around each title and view. Light theme: nothing black runs
+    longer than a few glyphs; and librsvg, where there, draws the same picture."""
+    ex.export_panels(window, tmp_path, ["heads", "qkv"], ["svg"], ExportOptions(), size=(900, 600))
+    for name in ("heads", "qkv"):
+        r = QSvgRenderer(str(tmp_path / f"{name}.svg"))
+        assert r.isValid()
+        img = QImage(r.defaultSize(), QImage.Format.Format_RGB32)
+        img.fill(Qt.GlobalColor.white)
+        p = QPainter(img)
+        r.render(p)
+        p.end()
+        assert_not_blank(img, f"{name}.svg via QSvgRenderer")
+        assert _longest_black_run(img) < 60, name
+        if shutil.which("rsvg-convert"):
+            png = tmp_path / f"{name}_rsvg.png"
+            subprocess.run(["rsvg-convert", "-w", str(img.width()), "-b", "white", str(tmp_path / f"{name}.svg"),
+                            "-o", str(png)], check=True, timeout=60)
+            other = image_array(QImage(str(png)))
+            assert other.shape == image_array(img).shape
+            differ = np.abs(other - image_array(img)).max(-1) > 96
+            assert differ.mean() < 0.02, (name, differ.mean())
+
+
 @pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert (librsvg) not installed")
 def test_svg_renders_with_librsvg(tmp_path, window):
     path = tmp_path / "scores.svg"

@@ -177,6 +177,25 @@ def _sharpen_images(doc) -> None:
         img.setAttribute("image-rendering", "optimizeSpeed")
 
 
+def _inert_clip_paths(doc) -> None:
+    """Renderers without clip paths (Qt's own QSvgRenderer, SVG Tiny 1.2) draw a clip path's
+    shapes as ordinary ones, with the stroke they inherit: pyqtgraph's exporter leaves them
+    under `stroke="black"`, a black frame around every title and view. A clip path's shapes
+    clip by their geometry alone (SVG 1.1, 14.3.5: fill and stroke are ignored there), so
+    they are given no fill and no stroke: the same clipping, nothing drawn where clipping is
+    not understood. Paths with no data (`d=""`, which Qt reports as invalid) go."""
+    for cp in doc.getElementsByTagName("clipPath"):
+        for el in cp.getElementsByTagName("*"):
+            el.setAttribute("fill", "none")
+            el.setAttribute("stroke", "none")
+    for path in list(doc.getElementsByTagName("path")):
+        inside = path.parentNode
+        while inside is not None and getattr(inside, "tagName", None) != "clipPath":
+            inside = inside.parentNode
+        if inside is None and not path.getAttribute("d").strip():
+            path.parentNode.removeChild(path)
+
+
 def _widgets_svg(root: QWidget, parts: list[Part], size: QSize, title: str) -> str:
     """The non-plot parts drawn by QSvgGenerator (SVG Tiny 1.2: no clip paths)."""
     data = QByteArray()
@@ -316,4 +335,5 @@ def render_svg(root: QWidget, theme, caption: str | None = None,
                 svg.appendChild(text)
 
         _sharpen_images(doc)
+        _inert_clip_paths(doc)
         return doc.toxml(encoding="UTF-8")
