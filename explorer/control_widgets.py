@@ -6,14 +6,16 @@ and a combo box its list, on every set). `explorer.controls.ConfigControls` is m
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QStandardItemModel, QValidator
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QStandardItemModel, QTextDocument, QValidator
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
+    QLabel,
     QSlider,
     QSpinBox,
     QWidget,
@@ -35,6 +37,33 @@ def _parse_number(spin: QSpinBox | QDoubleSpinBox, text: str) -> float | None:
         return float(body.strip().replace(",", "."))
     except ValueError:
         return None
+
+
+class LinesLabel(QLabel):
+    """A word-wrapped rich-text label exactly `lines` lines of `sample` high in its current
+    font: the rows below it do not move when its text needs another line. The height follows
+    the font (a change of language brings a CJK font whose lines, and whose "●", are taller:
+    a height measured once in English cut the third line)."""
+
+    def __init__(self, lines: int, sample: str) -> None:
+        super().__init__()
+        self.lines, self.sample = lines, sample
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self._fit()
+
+    def _fit(self) -> None:
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.font())
+        doc.setHtml("<br>".join([self.sample] * self.lines))
+        self.setFixedHeight(math.ceil(doc.size().height()) + 2)
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
+            self._fit()
+        super().changeEvent(event)
 
 
 class _Ranged:

@@ -36,6 +36,7 @@ import explorer.constraints as C
 from engine import AttentionConfig, ConfigError
 
 from .control_widgets import (
+    LinesLabel,
     RangedDoubleSpinBox,
     RangedSpinBox,
     ValueSlider,
@@ -99,13 +100,9 @@ class ConfigControls(QWidget):
         row(f, "heads", self.heads)
         self.kv_heads = QComboBox()
         row(f, "kv_heads", self.kv_heads)
-        self.group_map = QLabel()
-        self.group_map.setObjectName("groupMap")
-        self.group_map.setWordWrap(True)
-        self.group_map.setTextFormat(Qt.TextFormat.RichText)
-        self.group_map.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         # a fixed height: the rows below must not move when the map needs another line
-        self.group_map.setFixedHeight(GROUP_MAP_LINES * self.group_map.fontMetrics().lineSpacing() + 2)
+        self.group_map = LinesLabel(GROUP_MAP_LINES, "<b>GQA</b>: <span>●</span>kv0←q0 · ●kv1←q1")
+        self.group_map.setObjectName("groupMap")
         row(f, None, self.group_map)
         self.head_dim = QLabel()
         self.head_dim.setObjectName("hint")

@@ -217,6 +217,23 @@ def test_switching_to_chinese_relabels_the_window_and_back(qtbot, window):
     assert QCoreApplication.translate("MainWindow", "&File") == "&File"
 
 
+def test_the_kv_head_map_keeps_its_lines_whole_in_chinese(qtbot, window):
+    """The KV-head map under the KV heads box is three lines high, measured once in English:
+    switched to Chinese live (a CJK font, taller lines) its third line was cut."""
+    from engine import AttentionConfig
+
+    w = window
+    gm = w.controls.group_map
+    for cfg in (AttentionConfig(), AttentionConfig(n_heads=8, n_kv_heads=4, d_model=64)):
+        w.set_config(cfg)
+        assert gm.heightForWidth(gm.width()) <= gm.height(), "English"
+        assert w.set_language("zh_CN")
+        try:
+            assert gm.heightForWidth(gm.width()) <= gm.height(), (cfg, gm.height(), gm.heightForWidth(gm.width()))
+        finally:
+            assert w.set_language("en")
+
+
 @pytest.mark.slow
 def test_missing_translation_falls_back_to_english(qtbot, window, monkeypatch, tmp_path):
     monkeypatch.setattr(i18n, "qm_path", lambda lang: tmp_path / "nothing.qm")
