@@ -334,6 +334,25 @@ def test_click_on_a_cell_selects_everywhere(qtbot, w):
     assert w.selection.key == 4
 
 
+def test_the_sweep_legend_covers_no_point_of_its_curves(qtbot, w):
+    """The √d_k sweep's legend (top right) hid the ÷√d_k curve in the default layout: the
+    plot's range now leaves it room above every point, in English and in Chinese."""
+    from PySide6.QtCore import QPointF
+
+    sg = w.panel("softmax_grad")
+    for lang in ("en", "zh_CN"):
+        assert w.set_language(lang)
+        qtbot.wait(50)
+        box = sg.sweep_legend.sceneBoundingRect()
+        vb = sg.sweep_plot.vb
+        for curve in (sg.sweep_scaled, sg.sweep_unscaled):
+            x, y = curve.getData()  # (x in log10 d_k: the plot's log mode)
+            assert len(x) > 3
+            inside = [(a, b) for a, b in zip(x, y, strict=True) if box.contains(vb.mapViewToScene(QPointF(a, b)))]
+            assert not inside, (lang, curve.name(), inside)
+    assert w.set_language("en")
+
+
 def test_a_long_hover_readout_is_shown_whole_in_the_status_bar(qtbot, w):
     """The readout of a cell was cut after ~300 px: the config, timing and backend labels on
     the right took the rest. A readout wider than the room they leave has the bar to itself

@@ -110,6 +110,7 @@ class SoftmaxGradPanel(Panel):
         self.here_mark.setZValue(10)
         self.sweep_plot.addItem(self.here_mark, ignoreBounds=True)
         self.sweep_plot.vb.sigTransformChanged.connect(lambda *_: upright(self.sweep_plot.vb, [self.here_mark]))
+        self.sweep_plot.vb.sigResized.connect(lambda *_: self._fit_sweep_top())
         self.sweep_legend.addItem(self.sweep_here, "this config")
         # fixed ranges: no autorange pass (and no second repaint) when the star moves
         self.sweep_plot.disableAutoRange()
@@ -211,6 +212,26 @@ class SoftmaxGradPanel(Panel):
         value = f"{here:.3f}" if math.isfinite(here) else self.tr("NaN (no row sees a key)")
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
             scaled=scaled, value=value) + keys_note, self.theme)
+        self._fit_sweep_top()
+
+    def _fit_sweep_top(self) -> None:
+        """The sweep's y range: 0 to above the curves and the star by the legend's height
+        (the legend holds the top right and covered the ÷√d_k curve of a small panel); in
+        steps of 0.05, at least 0.75 (1/√2, two equal keys, is the largest norm)."""
+        view_px = self.sweep_plot.vb.height()
+        if view_px <= 0:
+            return
+        tops = [0.0]
+        for curve in (self.sweep_scaled, self.sweep_unscaled):
+            y = curve.yData
+            if curve.isVisible() and y is not None and np.isfinite(y).any():
+                tops.append(float(np.nanmax(y)))
+        if self.here_mark.isVisible():
+            tops.append(float(self.here_mark.pos().y()))
+        share = min(0.7, (self.sweep_legend.boundingRect().height() + 10) / view_px)
+        top = max(0.75, math.ceil(max(tops) / (1.0 - share) * 20) / 20)
+        if self.sweep_plot.viewRange()[1] != [0.0, top]:
+            self.sweep_plot.setYRange(0.0, top, padding=0)
 
     def draw_selection(self) -> None:
         f, sel, th = self.frame, self.selection, self.theme
