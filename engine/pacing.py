@@ -2,7 +2,7 @@
 between them (issue 28, item 8: a float16 sdpa frame went 8–10 s without a report).
 
     pacer = Pacer(progress, seconds=0.1, dtype="float16")
-    q_plan = pacer.plan(S, flops_each=2 * B * d * d)   # pieces of the S rows, by the estimate
+    q_plan = pacer.plan(B * S, flops_each=2 * d * d)   # pieces of the B·S rows, by the estimate
     pacer.expect(q_plan, ...)                           # the total progress counts
     for rows in pacer.each(q_plan): ...                 # progress(done, total) after each piece
 
@@ -136,16 +136,19 @@ class Pacer:
                 self.progress(min(self.done, self.total), max(self.total, 1))
 
 def paced_matmul(x: torch.Tensor, w: torch.Tensor, pacer: Pacer, plan: Plan | None = None) -> torch.Tensor:
-    """x (B, N, d) @ w (d, e), a piece of the N rows at a time (``plan``: from
-    :meth:`Pacer.plan`, made here when not given); the whole product at once when the plan
-    is one piece."""
-    plan = plan or pacer.plan(x.shape[1], 2 * x.shape[0] * x.shape[2] * w.shape[-1])
+    """x (B, N, d) @ w (d, e) → (B, N, e), a piece of the B·N rows at a time (``plan``: of
+    B·N items, from :meth:`Pacer.plan`, made here when not given); the whole product at once
+    when the plan is one piece. (Rows of the batch and the sequence alike: pieces of N rows
+    across a batch of 128 were seconds long each, the cancel waited for them.)"""
+    B, N, d = x.shape
+    plan = plan or pacer.plan(B * N, 2 * d * w.shape[-1])
     if pacer.whole(plan):
         out = x @ w
         pacer.passed(plan)
         return out
-    parts = [x[:, rows] @ w for rows in pacer.each(plan)]
-    return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+    flat = x.reshape(B * N, d)
+    parts = [flat[rows] @ w for rows in pacer.each(plan)]
+    return (parts[0] if len(parts) == 1 else torch.cat(parts)).reshape(B, N, -1)
 
 
 
@@ -155,8 +158,8 @@ def run_plans(pacer: Pacer, config) -> tuple[Plan, Plan, Plan, Plan]:
     two passes, Q·Kᵀ and weights·V; a fused kernel does both at once)."""
     B, S, Skv, d, H = config.batch, config.seq_len, config.key_len, config.d_model, config.n_heads
     eager = config.backend == "eager"
-    q_plan, o_plan = pacer.plan(S, 2 * B * d * d), pacer.plan(S, 2 * B * d * d)
-    kv_plan = pacer.plan(Skv, 2 * B * d * config.kv_heads * config.head_dim)
+    q_plan, o_plan = pacer.plan(B * S, 2 * d * d), pacer.plan(B * S, 2 * d * d)
+    kv_plan = pacer.plan(B * Skv, 2 * d * config.kv_heads * config.head_dim)
     att_plan = pacer.plan(S, 2 * B * H * Skv * config.head_dim * (1 if eager else 2))
     pacer.expect(q_plan, o_plan)
     pacer.expect(kv_plan, times=2)

@@ -450,7 +450,7 @@ class AttentionTrace:
         cfg = self.config
         B, S, d = cfg.batch, cfg.seq_len, cfg.d_model
         pacer = Pacer(progress, CHUNK_SECONDS, cfg.dtype, cfg.device)
-        plan = pacer.plan(S, 2 * B * d * d)
+        plan = pacer.plan(B * S, 2 * d * d)
         if len(plan.pieces) == 1:  # quick: no report of its own
             pacer = Pacer(None, CHUNK_SECONDS)
         pacer.expect(plan)

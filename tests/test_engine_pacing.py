@@ -93,6 +93,18 @@ def test_the_run_alone_paces_its_projections_and_attention(pinned):
     torch.testing.assert_close(paced.output, plain.output, rtol=1e-5, atol=1e-6)
 
 
+def test_a_large_batch_of_short_sequences_is_paced_across_the_batch(pinned):
+    """The projections were cut by rows of S across the whole batch: with 256 sequences of 4
+    tokens one row was over half a second of work (a Cancel waited seconds in a float16
+    backend comparison); pieces now cut the B·S rows, with the unpaced numbers."""
+    cfg = AttentionConfig(batch=256, seq_len=4, d_model=512, n_heads=4, backend="sdpa")
+    assert 2 * cfg.batch * cfg.d_model**2 > BOUND  # one S-row across the batch: too long a piece
+    gaps, reports = _work_between_reports(pinned, lambda progress: T.run(cfg, progress=progress))
+    assert max(gaps) <= BOUND and reports[-1][0] == reports[-1][1]
+    torch.testing.assert_close(T.run(cfg, progress=lambda d, t: None).output, T.run(cfg).output,
+                               rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("backend", ["sdpa", "eager"])
 def test_a_long_frames_progress_only_goes_forward(pinned, backend):
     """The run counted to its total, then the heads' passes started again from 0: the bar
