@@ -521,6 +521,10 @@ def test_the_positions_panel_draws_the_encoding_in_use(win, qapp, positional, ti
         np.testing.assert_allclose(f.x, token_embeddings(f.config)[0].numpy() + table, atol=1e-5)
     if positional == "alibi":
         np.testing.assert_allclose(table, pe.alibi_bias(4, 8, 8)[1].numpy())
+        # the lines' legend: each head's slope, in its line's colour
+        note = next(t for t in texts if t.startswith("each head its own slope"))
+        for g, slope in enumerate(pe.alibi_slopes(4).tolist()):
+            assert f"━ h{g} {slope:.3g}" in note.replace("\u00a0", " "), note
     if positional == "rope":  # the score depends on the distance only: q·k(0) = 1 at Δ = 0
         view = positional_view(f.config)
         assert next(iter(view.curves.values()))[0] == pytest.approx(1.0)

@@ -3571,6 +3571,10 @@ Replace them?</source>
         <translation>每个头有自己的斜率：有的看得远，有的只看近处</translation>
     </message>
     <message>
+        <source> (first {n} of {h} heads)</source>
+        <translation>（{h} 个头中的前 {n} 个）</translation>
+    </message>
+    <message>
         <location line="-8"/>
         <source>&lt;b&gt;RoPE&lt;/b&gt;: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · {rows}×{cols}</source>
         <translation>&lt;b&gt;RoPE&lt;/b&gt;：cos(p·θ_i)，第 i 对旋转 p·10000^(−2i/d_k) · {rows}×{cols}</translation>

@@ -17,6 +17,8 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from engine import positional as pe
+
 from ..figures.heatmap import Heatmap
 from ..figures.plots import (
     add_plot,
@@ -131,7 +133,13 @@ class PositionsPanel(Panel):
             self.table.set_title(self.tr("<b>ALiBi</b> bias of head {h} · {rows}×{cols}").format(
                 h=min(self.selection.head, cfg.n_heads - 1), rows=rows, cols=cols))
             curve_title = self.tr("<b>bias</b> −slope·Δ per head")
-            note = self.tr("each head its own slope: some look far, some only near")
+            slopes = pe.alibi_slopes(cfg.n_heads).tolist()
+            key = " ".join(  # the lines' legend: each head's colour and slope
+                f"<span style='color:{CATEGORY_COLORS[g % len(CATEGORY_COLORS)]}'>━</span>&nbsp;"
+                f"h{g}&nbsp;{slopes[g]:.3g}" for g in range(min(cfg.n_heads, MAX_LINES)))
+            more = self.tr(" (first {n} of {h} heads)").format(n=MAX_LINES, h=cfg.n_heads) \
+                if cfg.n_heads > MAX_LINES else ""
+            note = self.tr("each head its own slope: some look far, some only near") + f" · {key}{more}"
         set_plot_title(self.curve_plot, curve_title, th)
         set_label_text(self.note, f"<span style='color:{muted}'>{note}</span>", color=th.foreground,
                        size=th.pt(9.0))
