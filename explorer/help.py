@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from assets import asset_path
+from engine.positional import alibi_slopes
 
 from .frame import Frame, finite_std
 
@@ -39,7 +40,32 @@ def _fmt(v: float) -> str:
 
 
 #: words a help text quotes, per language
-_WORDS = {"en": {"causal": "causal", "not causal": "not causal"}, "zh": {"causal": "因果", "not causal": "非因果"}}
+_WORDS = {"en": {"causal": "causal", "not causal": "not causal", "learned": "trained; random here",
+                 "none": "no position term: a set, not a sequence", "turned": "pair i turned by"},
+          "zh": {"causal": "因果", "not causal": "非因果", "learned": "训练得到；此处为随机",
+                 "none": "没有位置项：一个集合，而不是序列", "turned": "第 i 对分量转过"}}
+
+
+def position_formula(config, head: int = 0, lang: str = "en") -> str:
+    """The positional encoding of `config` as a formula with its numbers (the positions
+    help's "formula, now"): the sinusoid's frequencies, RoPE's θ_i, ALiBi's slope of `head`."""
+    words = _WORDS.get(lang, _WORDS["en"])
+    d, dk, kind = config.d_model, config.head_dim, config.positional
+    if kind == "sinusoidal":
+        return (f"X_p = E(token_p) + PE_p,   PE_p[2i] = sin(p·10000^(−2i/{d})),   "
+                f"PE_p[2i+1] = cos(p·10000^(−2i/{d}))")
+    if kind == "learned":
+        return f"X_p = E(token_p) + P_p      (P: {config.key_len}×{d}, {words['learned']})"
+    if kind == "rope":
+        theta = [10000.0 ** (-2 * i / dk) for i in range(max(dk // 2, 1))]
+        shown = ", ".join(_fmt(t) for t in theta[:3]) + (f", …, {_fmt(theta[-1])}" if len(theta) > 3 else "")
+        return f"q_p, k_p: {words['turned']} p·θ_i,   θ_i = 10000^(−2i/{dk}) = {shown}"
+    if kind == "alibi":
+        h = min(head, config.n_heads - 1)
+        m = float(alibi_slopes(config.n_heads)[h])
+        return (f"score_h(i, j) += −m_h·|i − j|,   m_h = 2^(−8(h+1)/{config.n_heads}):   "
+                f"m_{h} = {_fmt(m)}")
+    return f"X_p = E(token_p)      ({words['none']})"
 
 #: what the scaled scores' std means for softmax, per language: (upper bound of the std, sentence)
 _SATURATION = {
@@ -87,6 +113,7 @@ def help_values(frame: Frame | None, head: int = 0, query: int = 0, key: int = 0
         "entropy_row": _fmt(float(ent[min(query, cfg.seq_len - 1)])),
         "log_skv": _fmt(math.log(max(cfg.key_len, 1))),
         "causal": words["causal" if cfg.causal else "not causal"],
+        "position_formula": position_formula(cfg, h, lang),
     }
 
 

@@ -8,7 +8,8 @@ start (explorer.i18n.install_fonts) as a fallback family. The full Noto Sans
 CJK SC is ~16 MB per weight; the subset holds only:
 
 - every character of the Chinese translations (assets/translations/*_zh_CN.ts),
-- every character of the Chinese lesson texts (assets/lessons/zh/*.md),
+- every character of the Chinese lesson texts and help pages (assets/{lessons,help}/zh/*.md),
+- the Chinese words in the code (explorer/**/*.py: the help's verdicts),
 - the Chinese sample sentences (assets/samples/zh.txt),
 - printable ASCII, CJK and full-width punctuation, and common typographic marks,
 
@@ -53,7 +54,10 @@ def used_text() -> str:
     for ts in sorted((ROOT / "assets" / "translations").glob("*_zh_CN.ts")):
         root = ET.parse(ts).getroot()
         parts += [t.text or "" for t in root.iter("translation")]
-    parts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "assets" / "lessons" / "zh").glob("*.md"))]
+    for folder in ("lessons", "help"):
+        parts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "assets" / folder / "zh").glob("*.md"))]
+    # Chinese words the code fills in (the help's verdicts, explorer/help.py)
+    parts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "explorer").rglob("*.py"))]
     sample = ROOT / "assets" / "samples" / "zh.txt"
     if sample.is_file():
         parts.append(sample.read_text(encoding="utf-8"))

@@ -98,10 +98,15 @@ def test_qm_is_built_and_translates(qapp, translations_built):
 
 
 def test_bundled_font_covers_the_chinese_text(qapp):
-    """Every CJK character of the translations and the Chinese lessons has a glyph in the
-    bundled subset (else: python packaging/subset_font.py, see assets/fonts/README.md)."""
+    """Every CJK character of the translations, the Chinese lessons and help pages (and the
+    words the help fills in) has a glyph in the bundled subset (else: python
+    packaging/subset_font.py, see assets/fonts/README.md)."""
+    from explorer import help as help_text
+
     text = "".join(tr.text or "" for tr in MESSAGES.values())
-    text += "".join(p.read_text(encoding="utf-8") for p in (ROOT / "assets" / "lessons" / "zh").glob("*.md"))
+    for folder in ("lessons", "help"):
+        text += "".join(p.read_text(encoding="utf-8") for p in (ROOT / "assets" / folder / "zh").glob("*.md"))
+    text += "".join(help_text._WORDS["zh"].values()) + "".join(s for _b, s in help_text._SATURATION["zh"])
     cjk = sorted({c for c in text if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"})
     assert len(cjk) > 300
     for name in i18n.CJK_FONT_FILES:

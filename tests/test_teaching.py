@@ -412,6 +412,26 @@ def test_every_panel_has_help_in_both_languages(win, qapp, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_positions_help_gives_the_formula_with_its_numbers(lang):
+    """Every panel's help has "the formula, now" but the positions one: it now writes the
+    encoding in use with its numbers (RoPE's θ_i, ALiBi's slope of the selected head)."""
+    from engine import positional as pe
+    from explorer.frame import build_frame
+    from explorer.help import help_values, load_help
+
+    bodies = {}
+    for kind in ("none", "sinusoidal", "learned", "rope", "alibi"):
+        cfg = AttentionConfig(positional=kind, n_heads=8, d_model=64)
+        _title, bodies[kind] = load_help("positions", lang, help_values(build_frame(cfg), head=2, lang=lang))
+    assert "PE_p[2i] = sin(p·10000^(−2i/64))" in bodies["sinusoidal"]
+    assert "X_p = E(token_p) + P_p" in bodies["learned"]
+    assert "θ_i = 10000^(−2i/8) = 1, 0.1, 0.01, …, 0.001" in bodies["rope"]
+    slope = float(pe.alibi_slopes(8)[2])
+    assert f"m_2 = {slope:.3g}" in bodies["alibi"] and "m_h = 2^(−8(h+1)/8)" in bodies["alibi"]
+    assert "X_p = E(token_p)" in bodies["none"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_scores_help_says_saturated_when_the_numbers_are(lang):
     """Scaling "none" at d_k 64 gives a softmax input of std ~8 (one-hot rows): the help must
     not say "back near 1, not saturated" (issue 27, item 4); with ÷√d_k it says near 1."""
