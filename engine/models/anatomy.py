@@ -392,7 +392,10 @@ def resolve_token(loaded, token, what: str = "token") -> int:
             return int(ids_map[token])
         ids = tok.encode(token)[1:]
     else:
-        vocab = tok.get_vocab() if hasattr(tok, "get_vocab") else {}
+        cache = cache_of(loaded)
+        if "vocab" not in cache:  # (get_vocab builds GPT-2's 50,257 entries anew: 30 ms a call)
+            cache["vocab"] = tok.get_vocab() if hasattr(tok, "get_vocab") else {}
+        vocab = cache["vocab"]
         if token in vocab and int(vocab[token]) < n:
             return int(vocab[token])
         ids = list(tok(token, add_special_tokens=False)["input_ids"])

@@ -19,6 +19,7 @@ one clean forward, one corrupted forward and one backward pass give
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,6 +70,21 @@ class PatchResult:
         return f"logit({self.answer})" + ("" if self.wrong is None else f" − logit({self.wrong})")
 
 
+@contextlib.contextmanager
+def _frozen_weights(model: torch.nn.Module):
+    """The model's parameters out of the autograd graph while the attribution estimate runs:
+    its gradient is of the activations only, so the forward pass need not keep what the
+    weights' gradients would need (their requires_grad flags are put back after)."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    for p in params:
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p in params:
+            p.requires_grad_(True)
+
+
 class _Setup:
     """What both methods need: ids, the metric, the clean run's activations."""
 
@@ -117,7 +133,8 @@ class _Setup:
 
         pre = [(m, grab(i)) for i, m in enumerate(self.sites())]
         ctx = torch.enable_grad() if grad else torch.inference_mode()
-        with ctx, hooked(pre=pre, post=self._grad_hooks() if grad else []):
+        frozen = _frozen_weights(self.loaded.model) if grad else contextlib.nullcontext()
+        with ctx, frozen, hooked(pre=pre, post=self._grad_hooks() if grad else []):
             out = self.an.forward(torch.tensor([self.clean_ids, self.corr_ids]))
             metric = self.metric(out.last_hidden_state)
         return metric, acts
