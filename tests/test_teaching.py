@@ -532,7 +532,12 @@ def test_the_positions_panel_draws_the_encoding_in_use(win, qapp, positional, ti
     qapp.processEvents()
     texts = panel_texts(win, "positions")
     assert any(t.startswith(title) for t in texts), texts
-    table = win.panel("positions").table.data
+    panel = win.panel("positions")
+    table = panel.table.data
+    # its colour bar: the table's levels, and what the colours are
+    assert panel.cbar.isVisible() and tuple(panel.cbar.levels()) == pytest.approx(panel.table.levels)
+    assert panel.cbar.getAxis("left").labelText == {"sinusoidal": "value", "learned": "value", "rope": "cos(p·θ_i)",
+                                         "alibi": "bias"}[positional]
     if positional == "sinusoidal":
         np.testing.assert_allclose(table, pe.sinusoidal(torch.arange(8), 64).numpy())
         # X is the token embeddings plus this table

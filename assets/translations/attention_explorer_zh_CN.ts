@@ -3575,6 +3575,14 @@ Replace them?</source>
         <translation>（{h} 个头中的前 {n} 个）</translation>
     </message>
     <message>
+        <source>cos similarity</source>
+        <translation>余弦相似度</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
         <location line="-8"/>
         <source>&lt;b&gt;RoPE&lt;/b&gt;: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · {rows}×{cols}</source>
         <translation>&lt;b&gt;RoPE&lt;/b&gt;：cos(p·θ_i)，第 i 对旋转 p·10000^(−2i/d_k) · {rows}×{cols}</translation>

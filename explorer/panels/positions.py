@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QLabel, QPushButton
 
@@ -24,8 +25,10 @@ from ..figures.plots import (
     add_plot,
     lean_axes,
     set_axis_label,
+    set_bar_levels,
     set_label_text,
     set_plot_title,
+    style_colorbar,
     style_plot,
 )
 from ..figures.text import RunsLabel
@@ -54,6 +57,9 @@ class PositionsPanel(Panel):
         self.toolbar.addSpacing(24)  # the panel's "?" sits in the corner
         self.table = Heatmap(hover, SIGNED_CMAP)
         self.graphics.addItem(self.table.cell, row=0, col=0)
+        # the table's colour scale (a legend for the levels the heatmap colours itself with)
+        self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=SIGNED_CMAP, interactive=False, width=12)
+        self.cbar.setImageItem([], insert_in=self.table.item)  # (beside the table, right of its axes)
         self.curve_plot = add_plot(self.graphics.ci, 0, 1, axisItems=lean_axes())
         self.curve_plot.hideButtons()
         self.curve_plot.setMenuEnabled(False)
@@ -104,6 +110,10 @@ class PositionsPanel(Panel):
         view = positional_view(cfg, self.selection.head)
         muted = th.muted
         self.table.set_data(view.table, view.levels)
+        set_bar_levels(self.cbar, view.levels)
+        values = {"none": self.tr("cos similarity"), "sinusoidal": self.tr("value"),
+                  "learned": self.tr("value"), "rope": "cos(p·θ_i)", "alibi": self.tr("bias")}
+        set_axis_label(self.cbar, "left", values.get(view.kind, ""))
         tokens = {"query": f.query_labels, "key": f.key_labels}
         self.table.set_labels(tokens.get(view.rows), tokens.get(view.cols))
         names = {"position": self.tr("position"), "dim": self.tr("dim"), "pair": self.tr("pair i"),
@@ -161,5 +171,6 @@ class PositionsPanel(Panel):
 
     def apply_theme(self, theme: Theme) -> None:
         style_plot(self.curve_plot, theme)
+        style_colorbar(self.cbar, theme)
         super().apply_theme(theme)
 
