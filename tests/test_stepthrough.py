@@ -169,6 +169,9 @@ def test_masked_tiles_are_skipped_and_shown_grey(win, qapp, qtbot):
     assert tuple(fog[0, 1, :3]) == (grey.red(), grey.green(), grey.blue()) and fog[0, 1, 3] > 200
     assert fog[0, 0, 3] == 0, "a computed tile is left clear"
     assert fog[1, 0, 3] > 0 and tuple(fog[1, 0, :3]) != tuple(fog[0, 1, :3]), "a pending tile is fogged"
+    # the grid's colour bar: its scores' levels, labelled
+    assert panel.cbar.isVisible() and tuple(panel.cbar.levels()) == pytest.approx(panel.grid.levels)
+    assert panel.cbar.getAxis("left").labelText == "score"
 
 
 def test_block_size_change_retiles(win, qapp, qtbot):
@@ -195,6 +198,7 @@ def test_tiling_bad_inputs_say_why(win, qapp, qtbot):
     panel.block_k.setCurrentIndex(panel.block_k.findData(1))
     drawn(qtbot, panel)
     assert "tiles is too many to step through" in texts(panel) and panel.player.count == 0
+    assert not panel.cbar.isVisible()  # nothing drawn, no scale
 
 
 def test_decode_ends_at_full_causal_attention(win, qapp, qtbot):

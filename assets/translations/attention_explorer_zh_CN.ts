@@ -4535,6 +4535,10 @@ Replace them?</source>
         <source>score[{q}, {k}] = {s} · tile {tile}</source>
         <translation>分数[{q}, {k}] = {s} · 分块 {tile}</translation>
     </message>
+    <message>
+        <source>score</source>
+        <translation>分数</translation>
+    </message>
 </context>
 <context>
     <name>TrainingActions</name>

@@ -30,8 +30,10 @@ from ..figures.plots import (
     fmt_number,
     lean_axes,
     set_axis_label,
+    set_bar_levels,
     set_label_text,
     set_plot_title,
+    style_colorbar,
     style_plot,
     symmetric_levels,
 )
@@ -107,6 +109,9 @@ class TilingPanel(Panel):
         ci = self.graphics.ci
         self.grid = Heatmap(hover, SIGNED_CMAP, describe=self._describe)
         ci.addItem(self.grid.cell, row=0, col=0, rowspan=4)
+        # the scores' colour scale, beside the grid (a legend for the levels the grid uses)
+        self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=SIGNED_CMAP, interactive=False, width=12)
+        self.cbar.setImageItem([], insert_in=self.grid.item)
         vb = self.grid.vb
         self.fog = RgbaImage()  # one pixel per tile: pending / done / skipped / current
         self.fog.setZValue(5)
@@ -228,7 +233,7 @@ class TilingPanel(Panel):
         th, v = self.theme, self.view
         shown = v is not None
         for item in (self.fog, self.lines, self.current, self.m_curve, self.m_old_curve, self.l_curve,
-                     self.r_bars):
+                     self.r_bars, self.cbar):
             item.setVisible(shown)
         if not shown:
             self.player.set_count(0, keep=False)
@@ -239,6 +244,8 @@ class TilingPanel(Panel):
         f = self.frame
         finite = v.scores[np.isfinite(v.scores)]
         self.grid.set_data(v.scores, symmetric_levels(float(np.abs(finite).max()) if finite.size else 1.0))
+        set_bar_levels(self.cbar, self.grid.levels)
+        set_axis_label(self.cbar, "left", self.tr("score"))
         self.grid.set_labels(f.query_labels, f.key_labels)
         S, Skv = v.scores.shape
         self.fog.setRect(QRectF(-0.5, -0.5, v.n_k * v.block_k, v.n_q * v.block_q))
@@ -366,4 +373,5 @@ class TilingPanel(Panel):
     def apply_theme(self, theme: Theme) -> None:
         for p in (self.m_plot, self.l_plot, self.r_plot):
             style_plot(p, theme)
+        style_colorbar(self.cbar, theme)
         super().apply_theme(theme)
