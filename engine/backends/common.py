@@ -141,8 +141,9 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
         per_head += cfg.seq_len * cfg.key_len * (4 + q.element_size())
     pacer, plan = pace if pace is not None else (None, None)
     paced = pacer is not None and not pacer.whole(plan)
-    causal = call.plain_causal() and not paced
-    trim = paced and call.plain_causal()  # a piece of rows sees keys [0, its last row] only
+    plain = call.plain_causal()
+    causal = plain and not paced
+    trim = plain and paced  # a piece of rows sees keys [0, its last row] only
     shared = None if (causal or call.has_alibi or paced) else call.additive_mask()
     chunks = head_chunks(cfg.n_heads, g, per_head)
 

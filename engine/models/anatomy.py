@@ -185,16 +185,11 @@ class Anatomy:
             w = _linear_t(attn.qkv_proj)
             q, k, v = w.split((h * dh, hkv * dh, hkv * dh), dim=1)
         d = q.shape[0]
-        out = self.out_projs[layer]
-        wo = _linear_t(out)  # (H·Dh, d)
 
         def heads(m: torch.Tensor, n: int) -> torch.Tensor:  # (d, n·Dh) -> (n, d, Dh)
             return m.float().cpu().reshape(d, n, dh).permute(1, 0, 2).contiguous()
 
-        b = _bias(out)
-        hw = HeadWeights(heads(q, h), heads(k, hkv), heads(v, hkv),
-                         wo.float().cpu().reshape(h, dh, -1).contiguous(),
-                         None if b is None else b.float().cpu())
+        hw = HeadWeights(heads(q, h), heads(k, hkv), heads(v, hkv), *self._read_output(layer))
         cache[layer] = hw
         return hw
 
@@ -203,11 +198,13 @@ class Anatomy:
         logit attribution needs, without the layer's W_Q, W_K, W_V (not cached)."""
         self.require_heads("Reading the circuits")
         held = cache_of(self.loaded).get("head_weights", {}).get(layer)
-        if held is not None:
-            return held.w_o, held.b_o
+        return (held.w_o, held.b_o) if held is not None else self._read_output(layer)
+
+    def _read_output(self, layer: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """W_O (H, Dh, d) and b_O (d,) or None of ``layer``, read off its output projection."""
         out = self.out_projs[layer]
         b = _bias(out)
-        wo = _linear_t(out).float().cpu().reshape(self.n_heads, self.head_dim, -1)
+        wo = _linear_t(out).float().cpu().reshape(self.n_heads, self.head_dim, -1).contiguous()
         return wo, None if b is None else b.float().cpu()
 
     def embedding_matrix(self) -> torch.Tensor | None:

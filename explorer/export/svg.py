@@ -184,15 +184,14 @@ def _inert_clip_paths(doc) -> None:
     clip by their geometry alone (SVG 1.1, 14.3.5: fill and stroke are ignored there), so
     they are given no fill and no stroke: the same clipping, nothing drawn where clipping is
     not understood. Paths with no data (`d=""`, which Qt reports as invalid) go."""
+    clipping = set()
     for cp in doc.getElementsByTagName("clipPath"):
         for el in cp.getElementsByTagName("*"):
             el.setAttribute("fill", "none")
             el.setAttribute("stroke", "none")
+            clipping.add(id(el))
     for path in list(doc.getElementsByTagName("path")):
-        inside = path.parentNode
-        while inside is not None and getattr(inside, "tagName", None) != "clipPath":
-            inside = inside.parentNode
-        if inside is None and not path.getAttribute("d").strip():
+        if id(path) not in clipping and not path.getAttribute("d").strip():
             path.parentNode.removeChild(path)
 
 
