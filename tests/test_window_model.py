@@ -148,6 +148,33 @@ def test_table_row_selects_the_head(qtbot, w):
     assert (w.model_selection.layer, w.model_selection.head) == (4, 9)
 
 
+def test_a_head_that_looks_far_is_labelled_long_range_in_the_panels(w, qapp):
+    """Issue 27: layer 2 head 9 on this sentence looks far (distance 1.37× uniform): its table
+    row, the legend of the pattern frames and the head view's title say "long-range"."""
+    c = w.model_controller
+    c.set_text("老师把书给了学生，因为他想读。")
+    assert c.wait_ready(TIMEOUT_S) is None
+    qapp.processEvents()
+    grid = w.panel("model_grid")
+    table = grid.table_model
+    headers = [table.headerData(i, Qt.Orientation.Horizontal) for i in range(table.columnCount())]
+    layer, head, pattern = (headers.index(h) for h in ("layer", "head", "pattern"))
+    shown = {(table.index(r, layer).data(), table.index(r, head).data()): table.index(r, pattern).data()
+             for r in range(table.rowCount())}
+    assert shown["2", "9"] == "long-range"
+    assert list(shown.values()).count("long-range") == 1
+    metrics = [grid.metric_combo.itemData(i) for i in range(grid.metric_combo.count())]
+    grid.metric_combo.setCurrentIndex(metrics.index("pattern"))
+    try:
+        qapp.processEvents()
+        assert "long-range" in grid.legend.text
+    finally:
+        grid.metric_combo.setCurrentIndex(0)
+    w.model_selection.set(layer=2, head=9)
+    qapp.processEvents()
+    assert " · long-range · " in plot_title(w.panel("model_head").big.item)
+
+
 # ---- the head view --------------------------------------------------------------------------------------
 
 

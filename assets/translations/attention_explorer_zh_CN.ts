@@ -2696,8 +2696,8 @@ Replace them?</source>
     </message>
     <message>
         <location line="+2"/>
-        <source>the first rule that holds: vertical/sink, diagonal, previous-token, broad, block, else mixed</source>
-        <translation>第一条成立的规则：竖直/汇聚、对角线、前一词元、宽泛、块状，否则为混合</translation>
+        <source>the first rule that holds: vertical/sink, diagonal, previous-token, broad, block, long-range, else mixed</source>
+        <translation>第一条成立的规则：竖直/汇聚、对角线、前一词元、宽泛、块状、远距离，否则为混合</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -2779,6 +2779,11 @@ Replace them?</source>
         <location line="+1"/>
         <source>broad</source>
         <translation>广泛</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>long-range</source>
+        <translation>远距离</translation>
     </message>
     <message>
         <location line="+2"/>

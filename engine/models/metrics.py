@@ -46,7 +46,20 @@ module constants below):
                        near them: contiguous groups attend within themselves
                        (heads that look everywhere also have alike rows; the
                        distance condition keeps them out).
-6. ``mixed``           none of the above.
+6. ``long-range``      ``distance_ratio`` ≥ 1.25 — the head looks, on average, at
+                       least a quarter further away than attention spread evenly
+                       over the same visible keys would: most of its weight sits
+                       on distant keys. Uniform attention gives 1 (and is
+                       ``broad`` first), the local patterns stay well under 1
+                       (a ``block`` at most 0.6), and a sink (every row on key
+                       0, far from the last rows) is ``vertical/sink`` first;
+                       the ceiling is about 2.25 (each row on its farthest key;
+                       2 when causal). 1.25 sits
+                       between, where "mostly distant" starts to hold: on the
+                       bundled MiniLM and the sample sentences the heads it
+                       labels put 54–79 % of their weight on keys at least S/3
+                       tokens away (uniform attention: about 44 %).
+7. ``mixed``           none of the above.
 
 "Uniform" shares are 1/S per key, or 1/(i+1) for row i of a causal matrix
 (so the forced first rows of a causal matrix do not fake a pattern). A 1×1
@@ -71,12 +84,14 @@ PREVIOUS_MIN = 0.5
 BROAD_MIN = 0.75
 BLOCK_MIN = 0.6
 BLOCK_DISTANCE_MAX = 0.6
+LONG_RANGE_MIN = 1.25
 
 #: numeric metrics, in display order
 METRIC_NAMES = ("entropy", "entropy_norm", "sink", "distance", "distance_ratio", "prev_token",
                 "diagonal", "max_weight", "vertical", "vertical_lift", "block")
 #: every label :func:`head_metrics` can give, in rule order
-PATTERN_LABELS = ("vertical/sink", "diagonal", "previous-token", "broad", "block", "mixed")
+PATTERN_LABELS = ("vertical/sink", "diagonal", "previous-token", "broad", "block", "long-range",
+                  "mixed")
 
 _CHUNK_ELEMENTS = 1 << 24
 
@@ -174,6 +189,8 @@ def label_pattern(m: dict, size: int, causal: bool = False) -> str:
         return "broad"
     if m["block"] >= BLOCK_MIN and m["distance_ratio"] <= BLOCK_DISTANCE_MAX:
         return "block"
+    if m["distance_ratio"] >= LONG_RANGE_MIN:
+        return "long-range"
     return "mixed"
 
 

@@ -27,10 +27,11 @@ METRIC_CMAP = "plasma"
 THUMB_CELLS = 40
 THUMB_PX = 36
 
-#: one colour per pattern label (Okabe-Ito; none of them is a viridis blue or green)
+#: one colour per pattern label (Okabe-Ito, and a violet for long-range readable on both themes;
+#: none of them is a viridis blue or green)
 PATTERN_COLORS = {
     "vertical/sink": "#E69F00", "diagonal": "#D55E00", "previous-token": "#CC79A7",
-    "broad": "#56B4E9", "block": "#F0E442", "mixed": "#999999",
+    "broad": "#56B4E9", "block": "#F0E442", "long-range": "#9467BD", "mixed": "#999999",
 }
 
 #: metrics that are shares of a row's weight: their frames span 0–1

@@ -91,7 +91,7 @@ TABLE_COLUMNS = (
      QT_TRANSLATE_NOOP("ModelGridPanel", "the KV head this query head reads (GQA)"), "{}"),
     ("pattern", QT_TRANSLATE_NOOP("ModelGridPanel", "pattern"),
      QT_TRANSLATE_NOOP("ModelGridPanel", "the first rule that holds: vertical/sink, diagonal, "
-                       "previous-token, broad, block, else mixed"), "{}"),
+                       "previous-token, broad, block, long-range, else mixed"), "{}"),
     ("entropy", QT_TRANSLATE_NOOP("ModelGridPanel", "entropy"),
      QT_TRANSLATE_NOOP("ModelGridPanel", "mean row entropy in nats (0 = one key)"), "{:.3f}"),
     ("entropy_norm", QT_TRANSLATE_NOOP("ModelGridPanel", "ent/max"),
@@ -126,6 +126,7 @@ PATTERN_NAMES = {
     "previous-token": QT_TRANSLATE_NOOP("ModelGridPanel", "previous-token"),
     "broad": QT_TRANSLATE_NOOP("ModelGridPanel", "broad"),
     "block": QT_TRANSLATE_NOOP("ModelGridPanel", "block"),
+    "long-range": QT_TRANSLATE_NOOP("ModelGridPanel", "long-range"),
     "mixed": QT_TRANSLATE_NOOP("ModelGridPanel", "mixed"),
 }
 
