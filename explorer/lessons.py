@@ -104,6 +104,9 @@ def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
       mean_jacobian   mean ‖∂softmax/∂s‖ (the √d_k sweep's "here")
       nan_rows        weight rows (all heads) with NaN (Numerics)
       future_mass     mean share of a row's weight on keys after the query (the heads title)
+      first_query_keys  keys the first query may attend, the unmasked cells of row 0 (the heads
+                      map; its title's S×Skv): Skv without a mask, 1 when causal and Skv = S,
+                      Skv − S + 1 when causal with more keys than queries (bottom-right aligned)
       identical_rows  pairs of queries with identical weights in every head (the heads title)
       tiles_skipped   masked tiles the tiling step-through skips (its readout)
     """
@@ -115,6 +118,8 @@ def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
         item = torch.finfo(getattr(torch, config.dtype)).bits // 8
         return float(config.batch * config.n_heads * config.seq_len * config.key_len * item)
     tr = engine.run(config)
+    if name == "first_query_keys":
+        return float(tr.key_ranges.counts()[0])
     w = tr.weights[0].float()  # (H, S, Skv)
     if name == "mean_entropy":
         return float(tr.entropy[0].float().nanmean())

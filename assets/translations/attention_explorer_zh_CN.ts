@@ -1851,6 +1851,11 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>keys the first query sees</source>
+        <translation>第一个查询能看到的键数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>pairs of identical weight rows</source>
         <translation>完全相同的权重行对数</translation>
     </message>

@@ -50,7 +50,7 @@ except ImportError:  # pragma: no cover - older PySide6
 
 MODEL_PANELS = ("model_grid", "model_head")
 _BYTES = {"kv_cache_bytes", "score_grid_bytes"}
-_COUNTS = {"nan_rows", "inf_scores_raw", "identical_rows", "tiles_skipped"}
+_COUNTS = {"nan_rows", "inf_scores_raw", "identical_rows", "tiles_skipped", "first_query_keys"}
 _SHARES = {"future_mass"}
 _CACHE_MAX = 64
 
@@ -405,6 +405,7 @@ class LessonPanel(Panel):
             "nan_rows": self.tr("NaN weight rows"),
             "inf_scores_raw": self.tr("Q·Kᵀ entries overflowed to ±inf"),
             "future_mass": self.tr("weight on future keys"),  # a share of each row, in %
+            "first_query_keys": self.tr("keys the first query sees"),
             "identical_rows": self.tr("pairs of identical weight rows"),
             "head_entropy_spread": self.tr("spread of the entropy across heads"),
             "kv_cache_bytes": self.tr("KV cache (32 layers, 8192 tokens)"),
