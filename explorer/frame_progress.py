@@ -13,8 +13,9 @@ import time
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QToolButton, QWidget
 
-#: A frame that reports progress is shown as under way after this long (a quick one never is).
-SHOW_AFTER_S = 0.15
+#: A frame that reports progress is shown as under way after this long from its first report
+#: (which the worker posts after ComputeWorker.PROGRESS_EVERY_S of work; a quick one never reports).
+SHOW_AFTER_S = 0.10
 
 
 class FrameProgress(QWidget):

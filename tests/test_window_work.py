@@ -137,3 +137,41 @@ def test_a_new_request_stops_a_slow_backend_comparison(qtbot):
         assert 1 not in measured  # SLOW's comparison was dropped, not delivered
     finally:
         worker.stop()
+
+
+def test_a_quick_frame_is_computed_in_the_ui_thread_and_only_the_latest(qtbot):
+    """A frame estimated under INLINE_BELOW_S (the default config) skips the hand-off to the
+    thread: computed here at the event loop's next pass, requests made meanwhile coalesce into
+    the latest, and a supersede (render_sync) drops it. A slow config still goes to the thread."""
+    import threading
+    from types import SimpleNamespace
+
+    from engine.speed import matmul_flops_per_s
+    from explorer.work.compute import ComputeWorker
+
+    where = []
+
+    def compute(cfg, rid):
+        where.append((cfg.seed, threading.get_ident()))
+        return SimpleNamespace(config=cfg, request_id=rid)
+
+    worker = ComputeWorker(compute=compute, measure=lambda cfg: {}, extras_delay_s=60.0)
+    frames = []
+    worker.frame_ready.connect(frames.append)
+    matmul_flops_per_s("float32")  # (the rate a window measures with its first frame)
+    try:
+        worker.request(AttentionConfig(seed=1))
+        worker.request(AttentionConfig(seed=2))
+        qtbot.waitUntil(lambda: bool(frames), timeout=TIMEOUT)
+        qtbot.wait(20)
+        assert [f.config.seed for f in frames] == [2]
+        assert where == [(2, threading.get_ident())]
+        worker.request(AttentionConfig(seed=3))
+        worker.supersede()  # a frame computed elsewhere is what is shown
+        qtbot.wait(20)
+        assert [f.config.seed for f in frames] == [2] and len(where) == 1
+        worker.request(SLOW)
+        qtbot.waitUntil(lambda: len(frames) == 2, timeout=TIMEOUT)
+        assert where[-1][0] == SLOW.seed and where[-1][1] != threading.get_ident()
+    finally:
+        worker.stop()

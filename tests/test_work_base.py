@@ -188,4 +188,26 @@ def test_the_core_runs_without_qt():
             modules |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             modules.add(node.module.split(".")[0])
-    assert modules <= {"__future__", "threading", "collections", "typing"}, modules
+    assert modules <= {"__future__", "threading", "time", "collections", "typing"}, modules
+
+
+def test_a_reporter_posts_a_quick_jobs_progress_not_at_all_and_a_slow_ones_paced():
+    """Job.reporter(every_s): the progress of a job quicker than every_s never leaves its thread;
+    a slow one's arrives about every every_s; a cancel is seen at the next report regardless."""
+    posted = []
+    queue = JobQueue(lambda kind, job, payload: posted.append((kind, payload)))
+    job = Job(queue.submit(lambda _j: None), None, None, None, queue)
+    quick = job.reporter(0.05)
+    for i in range(10):
+        quick(i, 10)
+    assert posted == []
+    slow = job.reporter(0.02)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 0.21:
+        slow(time.monotonic() - t0, 0.21)
+        time.sleep(0.002)
+    assert 5 <= len(posted) <= 11, posted
+    assert [p[1][0] for p in posted] == sorted(p[1][0] for p in posted)
+    queue.supersede()
+    with pytest.raises(Cancelled):
+        quick(10, 10)

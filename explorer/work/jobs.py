@@ -18,6 +18,7 @@ report), and `wait(seconds)` (a sleep that a cancel cuts short). Raising `Cancel
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -52,6 +53,24 @@ class Job:
     def wait(self, seconds: float) -> bool:
         """Sleep up to `seconds`; True (at once) when the job is or gets cancelled."""
         return self._queue.wait_cancelled(self, seconds)
+
+    def reporter(self, every_s: float) -> Callable[[float, float], None]:
+        """`progress`, posted at most once every `every_s` seconds (the first after `every_s`
+        of running), and checking for a cancel at every call all the same. For a job whose
+        engine calls report often: a quick one (the default frame, ~1 ms, reported ten times)
+        posts nothing, so the UI thread is not woken ten times a frame for a bar it would not
+        show."""
+        last = [time.monotonic()]
+
+        def report(done: float, total: float, detail: Any = None) -> None:
+            if self.cancelled():
+                raise Cancelled
+            now = time.monotonic()
+            if now - last[0] >= every_s:
+                last[0] = now
+                self._queue.post("progress", self, (done, total, detail))
+
+        return report
 
 
 class JobQueue:
