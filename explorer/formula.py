@@ -49,7 +49,7 @@ def pipeline(config: AttentionConfig, head: int = 0) -> list[Step]:
     src = "M" if config.kv_len is not None else "X"  # cross-attention reads a memory
     pos = {"sinusoidal": " + PE", "learned": " + PE"}.get(config.positional, "")
     rope = " (RoPE)" if config.positional == "rope" else ""
-    masks = [m for m, on in (("causal", config.causal), (QCoreApplication.translate("Formula", "window {w}").format(w=config.window),
+    masks = [m for m, on in ((QCoreApplication.translate("Formula", "causal"), config.causal), (QCoreApplication.translate("Formula", "window {w}").format(w=config.window),
                                                           config.window is not None),
                              (QCoreApplication.translate("Formula", "pad {p}").format(p=config.pad), config.pad > 0)) if on]
     bias = "ALiBi" if config.positional == "alibi" else QCoreApplication.translate("Formula", "no bias")

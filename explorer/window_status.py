@@ -12,6 +12,8 @@ import math
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QLabel
 
+from engine import AttentionConfig
+
 from .frame import Frame
 from .sizing import hold_size, release_size
 
@@ -24,6 +26,33 @@ def set_status_text(label: QLabel, text: str) -> None:
     if text != label.text():
         label.setText(text)
         hold_size(label)
+
+
+def config_line(config: AttentionConfig) -> str:
+    """The status bar's config line: `config.summary()` in the current language (in English,
+    the same words), its fields joined by " · "."""
+    t = QCoreApplication.translate  # (each call's literal is what lupdate reads)
+    parts = [f"d_model={config.d_model}",
+             t("MainWindow", "heads={n}").format(n=config.n_heads),
+             t("MainWindow", "kv={n} ({kind})").format(n=config.kv_heads, kind=config.attention_kind),
+             f"S={config.seq_len}" + (f" Skv={config.key_len}" if config.kv_len is not None else "")]
+    masks = []
+    if config.causal:
+        masks.append(t("MainWindow", "causal"))
+    if config.window is not None:
+        masks.append(t("MainWindow", "window={w}").format(w=config.window))
+    if config.pad:
+        masks.append(t("MainWindow", "pad={p}").format(p=config.pad))
+    parts.append(t("MainWindow", "mask={masks}").format(masks="+".join(masks) if masks else t("MainWindow", "none")))
+    parts.append(t("MainWindow", "scale=1/√d_k") if config.scale is None
+                 else t("MainWindow", "scale={s}").format(s=f"{config.scale:g}"))
+    if config.prescale_q:
+        parts.append(t("MainWindow", "prescale Q"))
+    parts.append(config.dtype)
+    if config.positional != "none":
+        names = {"sinusoidal": t("MainWindow", "sinusoidal"), "learned": t("MainWindow", "learned")}
+        parts.append(t("MainWindow", "pos={p}").format(p=names.get(config.positional, config.positional)))
+    return " · ".join(parts)
 
 
 class StatusMixin:
@@ -87,7 +116,7 @@ class StatusMixin:
 
     def _update_status(self, frame: Frame) -> None:
         set_status = set_status_text
-        set_status(self.status_config, frame.config.summary().replace("  ", " · "))
+        set_status(self.status_config, config_line(frame.config))
         set_status(self.status_compute, QCoreApplication.translate("MainWindow", "compute {ms} ms").format(ms=f"{frame.compute_ms:.1f}"))
         if math.isnan(self.latency_ms):
             set_status(self.status_render, QCoreApplication.translate("MainWindow", "render {ms} ms").format(ms=f"{self.render_ms:.1f}"))

@@ -239,6 +239,33 @@ def test_the_kv_head_map_keeps_its_lines_whole_in_chinese(qtbot, window):
             assert w.set_language("en")
 
 
+def test_the_status_bar_and_the_formula_strip_follow_the_language(window):
+    """Live switch to Chinese: the status bar's config line and the formula strip's mask step
+    are Chinese too (they stayed English: "heads=4 · mask=causal+window=3"), and English again after."""
+    from engine import AttentionConfig
+
+    w = window
+    cfg = AttentionConfig(causal=True, window=3, positional="sinusoidal", prescale_q=True)
+    w.render_sync(cfg)
+    en_status, en_mask = w.status_config.text(), w.formula.buttons["mask"].text()
+    assert en_status == cfg.summary().replace("  ", " · ")
+    assert "causal" in en_mask
+    assert w.set_language("zh_CN")
+    try:
+        status, mask = w.status_config.text(), w.formula.buttons["mask"].text()
+        masks = zh("MainWindow", "causal") + "+" + zh("MainWindow", "window={w}").format(w=3)
+        for part in (zh("MainWindow", "heads={n}").format(n=4), zh("MainWindow", "mask={masks}").format(masks=masks),
+                     zh("MainWindow", "prescale Q"),
+                     zh("MainWindow", "pos={p}").format(p=zh("MainWindow", "sinusoidal"))):
+            assert part in status, (part, status)
+        for word in ("heads", "mask", "causal", "window", "scale", "prescale", "pos=", "sinusoidal"):
+            assert word not in status, (word, status)
+        assert zh("Formula", "causal") in mask and "causal" not in mask, mask
+    finally:
+        assert w.set_language("en")
+    assert w.status_config.text() == en_status and w.formula.buttons["mask"].text() == en_mask
+
+
 @pytest.mark.slow
 def test_missing_translation_falls_back_to_english(qtbot, window, monkeypatch, tmp_path):
     monkeypatch.setattr(i18n, "qm_path", lambda lang: tmp_path / "nothing.qm")

@@ -308,6 +308,27 @@ def test_bad_settings_are_refused_with_a_message_naming_the_field(win, panel, qt
     assert not message.isVisible() and panel.lab.settings.lr == 5e-3 and panel.lab.settings.n_heads == 4
 
 
+def test_the_lab_axis_titles_follow_the_language(win, panel, qtbot):
+    """Live switch to Chinese: the large head's axes ("query", "key") and its colour bar
+    ("weight") are Chinese too, like the plots' "step" (they were set once, in English)."""
+    from PySide6.QtCore import QCoreApplication
+
+    def titles() -> set[str]:
+        return {t.strip() for t in texts(panel)}  # (an axis title ends in a space)
+
+    sources = ("query", "key", "weight", "step", "loss (nats)")
+    assert set(sources) <= titles()
+    assert win.set_language("zh_CN")
+    try:
+        shown = titles()
+        for source in sources:
+            zh = QCoreApplication.translate("TrainingPanel", source)
+            assert zh != source and zh in shown and source not in shown, (source, zh)
+    finally:
+        assert win.set_language("en")
+    assert set(sources) <= titles()
+
+
 # ---- experiments ---------------------------------------------------------------------------------------
 
 @pytest.mark.slow

@@ -1546,6 +1546,10 @@ Replace them?</source>
 <context>
     <name>Formula</name>
     <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
         <location filename="../../explorer/formula.py" line="+43"/>
         <source>window {w}</source>
         <translation>窗口 {w}</translation>
@@ -2066,6 +2070,58 @@ Replace them?</source>
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>pos={p}</source>
+        <translation>位置={p}</translation>
+    </message>
+    <message>
+        <source>learned</source>
+        <translation>可学习</translation>
+    </message>
+    <message>
+        <source>sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <source>prescale Q</source>
+        <translation>预缩放 Q</translation>
+    </message>
+    <message>
+        <source>scale={s}</source>
+        <translation>缩放={s}</translation>
+    </message>
+    <message>
+        <source>scale=1/√d_k</source>
+        <translation>缩放=1/√d_k</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>mask={masks}</source>
+        <translation>掩码={masks}</translation>
+    </message>
+    <message>
+        <source>pad={p}</source>
+        <translation>填充={p}</translation>
+    </message>
+    <message>
+        <source>window={w}</source>
+        <translation>窗口={w}</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>kv={n} ({kind})</source>
+        <translation>KV={n}（{kind}）</translation>
+    </message>
+    <message>
+        <source>heads={n}</source>
+        <translation>头数={n}</translation>
+    </message>
     <message>
         <location filename="../../explorer/window_menus.py" line="+86"/>
         <source>&amp;Open session…</source>

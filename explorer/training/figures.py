@@ -136,12 +136,10 @@ class TrainingFigures:
         self.grid = HeadGrid(hover, WEIGHTS_CMAP, on_click=lambda layer, head: self.lab.select_head(layer, head),
                              describe=self._describe_tile)
         mid.addItem(titled(self.grid.plot), row=0, col=0)
-        self.big = Heatmap(hover, WEIGHTS_CMAP, title="", row_title=translate("TrainingPanel", "query"),
-                           col_title=translate("TrainingPanel", "key"), describe=self._describe_cell)
+        self.big = Heatmap(hover, WEIGHTS_CMAP, title="", describe=self._describe_cell)  # (axis titles: retranslate_ui)
         self.big.set_levels((0.0, 1.0))
         mid.addItem(self.big.cell, row=0, col=1)
-        self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=12,
-                                    label=translate("TrainingPanel", "weight"))
+        self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=12)
         self.cbar.setImageItem([], insert_in=self.big.item)
         set_bar_levels(self.cbar, (0.0, 1.0))
         mid.layout.setColumnStretchFactor(0, 1)
@@ -192,6 +190,9 @@ class TrainingFigures:
         for plot in self.score_plots.values():
             set_axis_label(plot, "bottom", translate("TrainingPanel", "step"))
         self.chance.label.setFormat(translate("TrainingPanel", "chance"))
+        set_axis_label(self.big.item, "left", translate("TrainingPanel", "query"))
+        set_axis_label(self.big.item, "bottom", translate("TrainingPanel", "key"))
+        set_axis_label(self.cbar, "left", translate("TrainingPanel", "weight"))
         self._legend_key = None
 
     # ---- look --------------------------------------------------------------------------------------------
