@@ -211,6 +211,11 @@ def test_decode_ends_at_full_causal_attention(win, qapp, qtbot):
     ulps = diff / (torch.finfo(torch.float32).eps * float(full.abs().max()))
     assert f"decode vs full causal attention: max |Δ| = {fmt_number(diff, 2)} = {fmt_number(ulps, 2)} ε ✓" \
         in texts(panel)
+    # the K/V strip and the weights beside their colour scales, 0 to 1, saying what the colours are
+    shown_texts = [t.strip() for t in texts(panel).split("\n")]  # (an axis title ends in a space)
+    assert "‖k‖, ‖v‖" in shown_texts and "weight" in shown_texts
+    for bar in (panel.cache_bar, panel.weights_bar):
+        assert bar.isVisible() and tuple(bar.levels()) == (0.0, 1.0)
 
 
 @pytest.mark.parametrize("t", [0, 4, 11])
@@ -244,6 +249,7 @@ def test_gqa_groups_are_labelled(win, qapp, qtbot):
 def test_decode_bad_inputs_say_why(win, qapp, qtbot):
     panel = shown(win, qapp, qtbot, "decode", AttentionConfig(seq_len=8, kv_len=12))
     assert "set the key length to the query length" in texts(panel) and panel.player.count == 0
+    assert "‖k‖, ‖v‖" not in texts(panel)  # nothing drawn, no scale
     panel = shown(win, qapp, qtbot, "decode", AttentionConfig(seq_len=1))
     assert "one token (S = 1)" in texts(panel)
     panel = shown(win, qapp, qtbot, "decode", AttentionConfig(seq_len=8, pad=8, causal=True))

@@ -917,6 +917,10 @@ Replace them?</source>
 <context>
     <name>DecodePanel</name>
     <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
         <location filename="../../explorer/panels/decode.py" line="+47"/>
         <source>timed {n} of {total} steps (the rest would take over {s} s)</source>
         <translation>计时了 {total} 步中的 {n} 步（其余的会超过 {s} 秒）</translation>

@@ -28,8 +28,10 @@ from ..figures.plots import (
     fmt_number,
     lean_axes,
     set_axis_label,
+    set_bar_levels,
     set_label_text,
     set_plot_title,
+    style_colorbar,
     style_plot,
 )
 from ..figures.themes import WEIGHTS_CMAP, Theme
@@ -78,6 +80,13 @@ class DecodePanel(Panel):
         self.weights = Heatmap(hover, WEIGHTS_CMAP)
         ci.addItem(self.cache.cell, row=0, col=0)
         ci.addItem(self.weights.cell, row=1, col=0, rowspan=2)
+        # their colour scales, beside them (both strips get one: their slots stay in line):
+        # ‖k‖ and ‖v‖ each over its largest, and the new query's weights
+        self.cache_bar, self.weights_bar = (
+            pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=12) for _ in range(2))
+        for bar, strip in ((self.cache_bar, self.cache), (self.weights_bar, self.weights)):
+            bar.setImageItem([], insert_in=strip.item)
+            set_bar_levels(bar, (0.0, 1.0))
         self.kv_line = pg.PlotDataItem([], [])
         self.kv_line.setZValue(6)
         self.cache.vb.addItem(self.kv_line, ignoreBounds=True)
@@ -123,6 +132,9 @@ class DecodePanel(Panel):
         # one axis title per column, at the bottom: the strips above keep their height for cells
         set_axis_label(self.weights.item, "bottom", self.tr("cache slot = token position"))
         set_axis_label(self.cum_plot, "bottom", self.tr("tokens in the cache n"))
+        # (short: the strip is a few rows high; each norm is over its largest, the help says so)
+        set_axis_label(self.cache_bar, "left", "‖k‖, ‖v‖")
+        set_axis_label(self.weights_bar, "left", self.tr("weight"))
 
     def retranslate_ui(self) -> None:
         self._retranslate_labels()
@@ -177,7 +189,7 @@ class DecodePanel(Panel):
     def _draw_all(self, keep: bool) -> None:
         th, v, f = self.theme, self.view, self.frame
         items = [self.group_lines, self.kv_line, *self.now_lines, self.flops_cached, self.flops_full,
-                 self.ms_cached, self.ms_full, self.cum_cached, self.cum_full]
+                 self.ms_cached, self.ms_full, self.cum_cached, self.cum_full, self.cache_bar, self.weights_bar]
         for it in items:
             it.setVisible(v is not None)
         if v is None:
@@ -280,4 +292,6 @@ class DecodePanel(Panel):
     def apply_theme(self, theme: Theme) -> None:
         for p in (self.flops_plot, self.ms_plot, self.cum_plot):
             style_plot(p, theme)
+        for bar in (self.cache_bar, self.weights_bar):
+            style_colorbar(bar, theme)
         super().apply_theme(theme)
