@@ -21,7 +21,15 @@ pytest.importorskip("pytestqt")
 from conftest import shown_window
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+)
 
 from engine.training import TrainConfig
 from explorer.figures.layout import text_boxes
@@ -308,6 +316,38 @@ def test_bad_settings_are_refused_with_a_message_naming_the_field(win, panel, qt
     assert not message.isVisible() and panel.lab.settings.lr == 5e-3 and panel.lab.settings.n_heads == 4
 
 
+def test_the_form_shows_the_settings_of_the_run_on_screen(win, panel, qtbot):
+    """Two runs of different settings: clicking one in the list shows its settings in the form
+    (it kept the next run's); a preset applied shows the preset's (a scale typed before stayed)."""
+    heads = child(panel, QSpinBox, "training_field_n_heads")
+    scale = child(panel, QComboBox, "training_field_scale")
+    lr = child(panel, QLineEdit, "training_field_lr")
+    use_settings(qtbot, panel, n_heads=2)
+    press(panel, "training_step")
+    wait_stopped(qtbot, panel)
+    first = panel.lab.current
+    heads.setValue(4)  # the settings of the next run; the trained one stays
+    assert heads.value() == 4 and panel.lab.settings.n_heads == 4  # (the form kept what was typed)
+    press(panel, "training_step")
+    wait_stopped(qtbot, panel)
+    second = panel.lab.current
+    assert (first.config.n_heads, second.config.n_heads) == (2, 4) and first in panel.lab.runs
+    items = {panel.runs_list.item(i).data(Qt.ItemDataRole.UserRole): panel.runs_list.item(i)
+             for i in range(panel.runs_list.count())}
+    panel.runs_list.setCurrentItem(items[first.id])  # what a click on it does
+    assert panel.lab.viewed_run() is first and heads.value() == 2
+    panel.runs_list.setCurrentItem(items[second.id])
+    assert panel.lab.viewed_run() is second and heads.value() == 4
+    scale.setEditText("0.5")
+    scale.lineEdit().editingFinished.emit()
+    assert panel.lab.settings.scale == 0.5 and scale.currentText() == "0.5"
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("induction"))
+    wait_probe(qtbot, panel)
+    want = panel.lab.current.config
+    assert want.scale == "sqrt" and scale.currentText() == "1/√d_k"
+    assert heads.value() == want.n_heads and float(lr.text()) == want.lr
+
+
 def test_the_lab_axis_titles_follow_the_language(win, panel, qtbot):
     """Live switch to Chinese: the large head's axes ("query", "key") and its colour bar
     ("weight") are Chinese too, like the plots' "step" (they were set once, in English)."""
@@ -375,6 +415,11 @@ def test_the_scale_contrast_overlays_two_runs_and_checks_its_expectation(win, pa
     assert len(legend) == 2 and legend[0].startswith("with 1/√d_k") and legend[1].startswith("no 1/√d_k")
     assert "scale sqrt" in legend[0] and "scale none" in legend[1]  # the setting that differs
     assert "✓ met" in child(panel, QLabel, "training_expectation").text()
+    # the form shows the run on screen: the contrast's second run, then the first one clicked
+    scale = child(panel, QComboBox, "training_field_scale")
+    assert scale.currentText() == "none"
+    panel.runs_list.setCurrentRow(panel.runs_list.count() - 2)
+    assert panel.lab.viewed_run().config.scale == "sqrt" and scale.currentText() == "1/√d_k"
 
 
 @pytest.mark.slow

@@ -209,10 +209,23 @@ class TrainingForm(QScrollArea):
         """Mirror the lab in the form: its preset, settings and runs (no feedback to the lab)."""
         self._syncing = True
         try:
-            c = self.lab.settings
-            f = self.fields
             idx = self.preset_combo.findData(self.lab.preset_key)
             self.preset_combo.setCurrentIndex(idx if idx >= 0 else self.preset_combo.count() - 1)
+            self.sync_fields()
+            self.step_size.setValue(self.lab.step_size)
+            self.every.setValue(self.lab.snapshot_every)
+            self.sync_preset_texts(theme)
+            self._sync_runs_list()
+        finally:
+            self._syncing = False
+
+    def sync_fields(self) -> None:
+        """The settings fields show the lab's `shown_settings`: the run on screen's (another
+        run clicked in the list, a preset's next run), or the settings changed for the next."""
+        was, self._syncing = self._syncing, True
+        try:
+            c = self.lab.shown_settings()
+            f = self.fields
             f["task"].setCurrentIndex(max(0, f["task"].findData(c.task)))
             for key in ("n_layers", "n_heads", "d_model", "warmup_steps", "steps", "batch", "seed"):
                 f[key].setValue(getattr(c, key))
@@ -220,18 +233,16 @@ class TrainingForm(QScrollArea):
             f["norm"].setCurrentIndex(max(0, f["norm"].findData(c.norm)))
             f["dropout"].setValue(c.dropout)
             if isinstance(c.scale, str):
-                f["scale"].setCurrentIndex(max(0, f["scale"].findData(c.scale)))
+                i = max(0, f["scale"].findData(c.scale))
+                f["scale"].setCurrentIndex(i)
+                f["scale"].setEditText(f["scale"].itemText(i))  # (a number typed before stays otherwise)
             else:
                 f["scale"].setEditText(f"{c.scale:g}")
             f["init_std"].setText(f"{c.init_std:g}")
             f["lr"].setText(f"{c.lr:g}")
             f["schedule"].setCurrentIndex(max(0, f["schedule"].findData(c.schedule)))
-            self.step_size.setValue(self.lab.step_size)
-            self.every.setValue(self.lab.snapshot_every)
-            self.sync_preset_texts(theme)
-            self._sync_runs_list()
         finally:
-            self._syncing = False
+            self._syncing = was
 
     def sync_preset_texts(self, theme: Theme) -> None:
         """The preset's explanation and expectation, with the verdict on the viewed run."""

@@ -161,6 +161,13 @@ class TrainingLab(QObject):
                 return run
         return self.current
 
+    def shown_settings(self) -> TrainConfig:
+        """The settings the form shows: those of the run on screen (a preset's run as it
+        begins, a run clicked in the list), or, once changed after the current run began,
+        the settings for the next run."""
+        run = self.viewed_run()
+        return self.settings if run is None or self._settings_dirty else run.config
+
     def verdict(self) -> Verdict | None:
         """The preset's expectation as trained so far (None without a preset)."""
         p = self.preset
@@ -197,22 +204,24 @@ class TrainingLab(QObject):
         if p is not None and config != p.runs[0].config:
             self.preset_key = None
         self._set_message("", "")
+        replace = self.current is not None and self.current.steps_done == 0 and not self.running
+        if not replace:
+            self._settings_dirty = True  # (before "settings": the form shows these, not the run's)
         self.changed.emit("settings")
-        if self.current is not None and self.current.steps_done == 0 and not self.running:
+        if replace:
             self._new_run(config, "")
             self._queue = []
             self._preset_runs = [self.current]
-        else:
-            self._settings_dirty = True
 
     def refuse(self, error: str) -> None:
         """A setting the engine refused (the panel's form): say why, naming the field."""
         self._set_message(QCoreApplication.translate("TrainingLab", "Not accepted: {reason}").format(reason=error), "error")
 
     def make_config(self, values: dict) -> TrainConfig:
-        """A TrainConfig of the settings with ``values`` changed; raises ConfigError naming the field."""
+        """A TrainConfig of the settings on screen (`shown_settings`) with ``values`` changed;
+        raises ConfigError naming the field."""
         try:
-            return TrainConfig.from_dict({**self.settings.to_dict(), **values})
+            return TrainConfig.from_dict({**self.shown_settings().to_dict(), **values})
         except TypeError as exc:  # a value of the wrong kind that validation did not name
             raise ConfigError(str(exc)) from None
 

@@ -187,6 +187,8 @@ class TrainingPanel(Panel):
     def _on_lab_changed(self, what: str) -> None:
         if what in ("settings", "runs"):
             self._sync_form()
+        elif what == "view":  # another run on screen: its settings in the form
+            self.form.sync_fields()
         if what != "progress":  # progress: the toolbar and the expectation follow the redraws
             self._sync_controls()
         if what in ("state", "message"):
