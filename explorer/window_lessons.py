@@ -71,6 +71,14 @@ class LessonsMixin:
         for n in names:
             self._docks[n].show()
             self._docks[n].raise_()
+        # a panel whose readouts are longer in a lesson asks for its lesson height: taken from
+        # the docks beside it down to their readable sizes, never by growing the window
+        tall = [(self._docks[n], size) for n in names if n in self._panels
+                for size in [type(self._panels[n]).lesson_size] if size is not None]
+        if tall:
+            self.resizeDocks([dock for dock, _ in tall],
+                             [self._scaled(*size).height() + max(0, dock.height() - dock.widget().height())
+                              for dock, size in tall], Qt.Orientation.Vertical)
 
     def highlighted_panels(self) -> tuple[str, ...]:
         return self._highlighted

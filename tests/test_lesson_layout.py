@@ -19,15 +19,20 @@ from explorer.lessons import load_chapters
 from explorer.panels.base import PANELS
 from explorer.training.lessons import training_task
 
-#: panels whose readouts may still be cut at some sizes (issue 27, item 15: the scores readout
-#: beside a pinned A in float16, lesson 8); their readable size is checked all the same
-CUT_TEXTS_LEFT = {"scores"}
-
 
 @pytest.fixture(scope="module")
 def win(qapp):
     with drawn_window(qapp) as w:
         yield w
+
+
+def crowded_by_model_panels(win, chapter) -> bool:
+    """Whether model panels an earlier chapter (11–14) left open, and this one does not name,
+    are in front: they keep their own readable size (400 px high), and the scores panel below
+    them in the same column is left 138 px, too little for its readout in Chinese. The one
+    place a lesson's panel may still be cut (issue 27, item 15); checked everywhere else."""
+    return any(PANELS[n].requires_model and n not in chapter.panels and win.dock(n).isVisible()
+               for n in win.panel_names())
 
 
 def global_rect(widget) -> QRect:
@@ -76,7 +81,7 @@ def check_panels(win, qapp, chapter, names, index, lang) -> None:
             f"{where} is {panel.width()}×{panel.height()} px, readable from {need.width()}×{need.height()}")
         if name == "training":  # the lab floats beside the lesson, never over it
             assert not global_rect(dock).intersects(global_rect(win.dock("lesson"))), where
-        elif name not in CUT_TEXTS_LEFT:
+        elif not (name == "scores" and crowded_by_model_panels(win, chapter)):
             assert cut_texts(panel) == [], f"{where}: cut {cut_texts(panel)}"
 
 

@@ -196,6 +196,81 @@ def test_a_new_model_being_prepared_shows_no_head_of_the_last(win, qapp, qtbot):
     assert image is not None and grid.tiles.image.image[..., 3].any()
 
 
+# ---- nothing cut (issue 27, item 15): the selected cell's label, the backends card -------------------
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_the_selected_cells_label_stays_inside_its_plot(win, qapp, lang):
+    """The cell with the largest score puts the scores' "selected cell" line at the plots'
+    right edge: its label ("q12·k15 = 17.1") goes left of the line there, inside the plot
+    (it ran off the edge); the smallest, at the left edge, keeps it right of the line."""
+    win.render_sync(AttentionConfig(seq_len=16))
+    scores = win.frame.scores_raw[0]
+    panel = win.panel("scores")
+    assert win.set_language(lang)
+    assert win.focus_panel("scores")  # (room for the plots: the default layout leaves them short in Chinese)
+    try:
+        for pick in (np.argmax, np.argmin):
+            i, j = (int(v) for v in np.unravel_index(int(pick(scores)), scores.shape))
+            win.selection.set(0, i, j)
+            qapp.processEvents()
+            labels = [(text, box, area) for _view, boxes in text_boxes(panel) for text, box, area in boxes
+                      if text.startswith(f"q{i}·k{j} = ")]
+            assert len(labels) == 2, labels  # before and after scaling
+            for text, box, area in labels:
+                assert area.adjusted(-1, -1, 1, 1).contains(box), f"{text!r} at {box} is cut by {area}"
+    finally:
+        assert not win.focus_panel()
+        assert win.set_language("en")
+
+
+def test_the_float16_limit_is_labelled(win, qapp):
+    """float16 after float32 (lesson 8's preset): the dotted ±65504 lines come with their label
+    "fp16 max" (set while the lines were hidden, it stayed empty; tests/test_lesson_layout.py
+    checks it is inside the plot in lesson 8)."""
+    win.render_sync(AttentionConfig())
+    win.render_sync(AttentionConfig(dtype="float16", d_model=256, n_heads=2, seq_len=16, init_std=3.0))
+    qapp.processEvents()
+    try:
+        assert "fp16 max" in texts(win.panel("scores")).split("\n")
+    finally:
+        win.render_sync(AttentionConfig())
+
+
+def whole(label) -> bool:
+    """Whether a card's label shows its whole text (a wrapped note: every line)."""
+    if label.wordWrap():
+        return label.heightForWidth(label.width()) <= label.height()
+    return label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sdpa", "flash"])
+def test_the_backends_card_of_a_long_frame_is_whole(win, qapp, backend):
+    """S = 4096: the backends the card does not compare say so in one line each (three-line
+    notes made the card taller than the cost card beside it, its end out of sight), and every
+    label shows its whole text, both languages."""
+    from PySide6.QtWidgets import QLabel
+
+    card = win.panel("diagnostics").backend_card
+    try:
+        win.render_sync(AttentionConfig(seq_len=4096, backend=backend))
+        for lang in ("en", "zh_CN"):
+            assert win.set_language(lang)
+            for _ in range(3):
+                qapp.processEvents()
+            lines = card.text().splitlines()
+            assert sum("512" in line for line in lines) == 2, lines  # the two not compared
+            labels = [label for label in card.findChildren(QLabel) if label.isVisible() and label.text()]
+            assert labels and all(whole(label) for label in labels), [
+                label.text() for label in labels if not whole(label)]
+            notes = [label for label in labels if "512" in label.text()]
+            assert len(notes) == 2 and all(label.height() < 2 * label.fontMetrics().lineSpacing() for label in notes), [
+                (label.text(), label.height()) for label in notes]
+    finally:
+        assert win.set_language("en")
+        win.render_sync(AttentionConfig())
+
+
 # ---- train --gif: the last frame's caption is what the command printed -----------------------------
 
 def test_the_gif_caption_says_the_scores_train_printed(qapp):

@@ -1024,6 +1024,10 @@ Replace them?</source>
 <context>
     <name>DiagnosticsPanel</name>
     <message>
+        <source>Beyond {n} tokens each comparison would be another exact pass over every row: only the chosen backend runs. Switch the backend to see another.</source>
+        <translation>超过 {n} 个词元时，每次比较都要再精确计算每一行一遍：只运行所选的后端。切换后端即可看到其他后端。</translation>
+    </message>
+    <message>
         <location filename="../../explorer/panels/diagnostics.py" line="+67"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
@@ -1304,8 +1308,8 @@ Replace them?</source>
     </message>
     <message>
         <location line="+21"/>
-        <source>not compared beyond {n} tokens (another exact pass over every row: switch the backend to see it)</source>
-        <translation>超过 {n} 个词元时不比较（需要再精确计算每一行一遍：切换后端即可看到）</translation>
+        <source>not compared beyond {n} tokens</source>
+        <translation>超过 {n} 个词元时不比较</translation>
     </message>
     <message>
         <location line="+4"/>

@@ -24,12 +24,17 @@ def _text_of(item: QGraphicsItem) -> str | None:
 
 
 def _clip_of(view: QGraphicsView, item: QGraphicsItem) -> QRectF:
-    """Where `item` can be seen, in the view's pixels: the view, or the ViewBox that clips it."""
+    """Where `item` can be seen, in the view's pixels: the view, within the ViewBox that clips
+    it and every item between that clips its children (a RunsLabel: a line wider than the
+    label is cut at its edge)."""
     area = QRectF(view.rect())
     parent = item.parentItem()
     while parent is not None:
+        clips = bool(parent.flags() & QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape)
+        if clips or isinstance(parent, pg.ViewBox):
+            area = area.intersected(view.mapFromScene(parent.sceneBoundingRect()).boundingRect().toRectF())
         if isinstance(parent, pg.ViewBox):
-            return area.intersected(view.mapFromScene(parent.sceneBoundingRect()).boundingRect().toRectF())
+            return area
         parent = parent.parentItem()
     return area
 

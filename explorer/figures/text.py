@@ -126,13 +126,14 @@ class RunsItem(QGraphicsRectItem):
 
     MARGIN = 4.0  # QTextDocument's default documentMargin: titles keep their place
     wrap_width: float | None = None  # text wider than this (px) breaks between words...
-    MAX_LINES = 2  # ...each of its own lines onto at most this many
+    MAX_LINES = 2  # ...each of its own lines onto at most this many (`max_lines`, per item)
     MIN_SCALE = 0.75  # a wrapped line still too wide is drawn down to this size (RunsLabel), then cut
     centre_lines: bool = False  # wrapped lines centred on each other (a centred title)
 
     def __init__(self, parent: QGraphicsItem | None) -> None:
         super().__init__(parent)
         self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.max_lines = self.MAX_LINES
         self._layouts: list[QTextLayout] = []
         self._rect = QRectF(0, 0, 2 * self.MARGIN, 2 * self.MARGIN)
         self._runs: tuple[list[Runs], QFont, QColor] = ([], QFont(), QColor())
@@ -178,11 +179,11 @@ class RunsItem(QGraphicsRectItem):
             # wrapped lines break at a space (a longer word overflows); the last line allowed
             # takes the rest of the text (its end is clipped by the label)
             wrap_at = self.wrap_width
-            for n in range(self.MAX_LINES if wrap_at is not None else 1):
+            for n in range(self.max_lines if wrap_at is not None else 1):
                 line = layout.createLine()
                 if not line.isValid():
                     break
-                if wrap_at is not None and n < self.MAX_LINES - 1:
+                if wrap_at is not None and n < self.max_lines - 1:
                     line.setLineWidth(wrap_at)
             layout.endLayout()  # lays out a line given no width: the whole text
             if layout.lineCount() == 0:
@@ -352,11 +353,12 @@ class RunsLabel(QGraphicsWidget):
     title_row = False  # a plot's title (`titled`): at least TITLE_ROW high once shown
     REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
 
-    def __init__(self, text: str = "", parent=None, **args) -> None:
+    def __init__(self, text: str = "", parent=None, *, max_lines: int = RunsItem.MAX_LINES, **args) -> None:
         super().__init__(parent)
         self.opts = {"color": None, "justify": "center", **args}
         self.text = ""
         self.item = RunsItem(self)
+        self.item.max_lines = max_lines  # what each of its own lines wraps onto, at most
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
         self._height = 0.0  # what sizeHint says
         self._held_height = 0.0  # the most height the text needed at this width

@@ -54,6 +54,9 @@ class Panel(QWidget):
     #: (width, height) px below which the panel's plots or texts are cut: its dock in the
     #: window never gets smaller while in front (explorer/window_focus.py); exports ignore it
     readable_size: ClassVar[tuple[int, int]] = (300, 130)
+    #: (width, height) px a lesson naming the panel asks for its dock, where the window has room
+    #: (its readouts are longer there: a pinned A, float16's limits); None: nothing more
+    lesson_size: ClassVar[tuple[int, int] | None] = None
 
     @classmethod
     def display_title(cls) -> str:

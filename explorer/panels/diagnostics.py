@@ -497,9 +497,8 @@ class DiagnosticsPanel(Panel):
             elif name == cfg.backend:
                 impl, diff = f.trace.backend_impl, f.trace.backend_max_abs_diff
                 ms = f.timings_ms.get("backend", f.timings_ms.get("eager", float("nan")))
-            elif f.lod is not None:
-                rows.append(([name, self.tr("not compared beyond {n} tokens (another exact pass over every "
-                                            "row: switch the backend to see it)").format(n=LOD_CELLS)], "note"))
+            elif f.lod is not None:  # one line each (a long frame's card was cut: three lines per backend)
+                rows.append(([name, self.tr("not compared beyond {n} tokens").format(n=LOD_CELLS)], "note"))
                 continue
             else:
                 rows.append(([name, self.tr("measuring…")], "note"))
@@ -507,6 +506,10 @@ class DiagnosticsPanel(Panel):
             rows.append(([f"{name}{mark}", impl, self._diff_text(diff), f"{ms:.2f} ms"], "body"))
         rows.append(([self._rounding_note()], "note"))
         self.backend_card.set_rows(rows)
+        # why, where the card has no room for it
+        self.backend_card.setToolTip(self.tr(
+            "Beyond {n} tokens each comparison would be another exact pass over every row: only the "
+            "chosen backend runs. Switch the backend to see another.").format(n=LOD_CELLS) if f.lod is not None else "")
 
     def _diff_text(self, diff: float | None) -> str:
         """max |Δ| and what it is in units of the dtype's rounding at the output's scale."""

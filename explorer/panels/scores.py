@@ -72,16 +72,20 @@ class _HistPlot:
         self.plot.addItem(self.hist)
         self.plot.addItem(self.ref_hist)
         self.plot.addItem(self.theory)
+        # its label right of the line, or left of it once the line is right of the middle (a
+        # cell near the plot's right edge: the label stays inside)
         self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
-                                        labelOpts={"position": 0.97, "anchors": [(0, 0), (0, 0)]})
+                                        labelOpts={"position": 0.97, "anchors": [(0, 0), (1, 0)]})
         self.plot.addItem(self.selected, ignoreBounds=True)
+        # (their label below the selected cell's, which sits at the top: a short plot keeps them apart)
         self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False,
-                                       label="", labelOpts={"position": 0.75}) for s in (1, -1)]
+                                       label="", labelOpts={"position": 0.45}) for s in (1, -1)]
         for line in self.limits:
             self.plot.addItem(line, ignoreBounds=True)
             line.hide()
-        # legend and readout share one line under the plot, so the bars keep the height
-        self.readout = RunsLabel("", justify="left", size="8.5pt")
+        # legend and readout share one line under the plot, so the bars keep the height; beside
+        # a pinned A (its legend entry and its std) that line wraps onto up to three
+        self.readout = RunsLabel("", justify="left", size="8.5pt", max_lines=3)
         layout.addItem(self.readout, row=row + 1, col=col)
         self.retranslate_ui()
 
@@ -178,6 +182,8 @@ class _HistPlot:
 class ScoresPanel(Panel):
     name = "scores"
     title = QT_TRANSLATE_NOOP("Panel", "Scores: QKᵀ before and after √d_k")
+    # in lesson 8 (float16, A pinned) the readouts are five lines: the histograms keep a height
+    lesson_size = (320, 300)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
@@ -249,6 +255,9 @@ class ScoresPanel(Panel):
             text = self.tr("{n} entries overflowed to ±inf (not drawn)").format(n=bad_raw)
             lines.append(f"<span style='color:{th.error}'>{text}</span>")
         for line in self.raw.limits:
+            if fp16 and not line.isVisible():
+                line.setVisible(True)
+                line.label.valueChanged()  # (its text, set while hidden, is laid out only when shown)
             line.setVisible(fp16)
         if fp16:
             if not math.isfinite(peak):
