@@ -2766,7 +2766,7 @@ Replace them?</source>
     <message>
         <location line="+2"/>
         <source>the first rule that holds: vertical/sink, diagonal, previous-token, broad, block, long-range, else mixed</source>
-        <translation>第一条成立的规则：竖直/汇聚、对角线、前一词元、宽泛、块状、远距离，否则为混合</translation>
+        <translation>第一条成立的规则：竖直/汇聚、对角线、前一词元、广泛、块状、远距离，否则为混合</translation>
     </message>
     <message>
         <location line="+3"/>
