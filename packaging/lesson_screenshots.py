@@ -2,13 +2,17 @@
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/lesson_screenshots.py [--chapter 3]
     QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/lesson_screenshots.py --window
+    QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/lesson_screenshots.py --lessons 9,10,11,12
 
 The first writes assets/screenshot_lesson_en.png and assets/screenshot_lesson_zh.png: the
 window at 1600×1000 with the lesson panel open, the chapter's preset applied and its "try
 this" done (the ✓ shown); it needs the built translations (`make translations`). --window
 writes assets/screenshot.png (the window, dark theme, a typed sentence, causal) and
 assets/figure_heads.png (the heads panel exported in the slides theme at 1920 px, as
-File ▸ Export and `main.py export` write it).
+File ▸ Export and `main.py export` write it). --lessons writes assets/screenshot_lesson_NN.png
+for each chapter: the window at its default 1600×1000 with the chapter's preset applied, as a
+student first sees it (a model chapter once its model is open; a training chapter once the lab
+has trained its preset's steps, the floating lab painted where it stands beside the lesson).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chapter", type=int, default=3, help="1-based chapter number (default 3: √d_k)")
     ap.add_argument("--out", type=Path, default=ROOT / "assets")
     ap.add_argument("--window", action="store_true", help="the window screenshot and the heads figure")
+    ap.add_argument("--lessons", help="1-based chapter numbers, e.g. 9,10,11,12: one window picture each")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # fresh settings: no saved geometry or language changes the picture
@@ -57,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.window:
         return window_pictures(w, settle, args.out)
+    if args.lessons:
+        return lesson_pictures(w, settle, args.out, [int(n) for n in args.lessons.split(",")])
     lesson = w.show_lessons(args.chapter - 1)
     lesson.apply_preset()
     ch = lesson.chapter()
@@ -75,6 +82,46 @@ def main(argv: list[str] | None = None) -> int:
         print(path)
     w.set_language("en")
     w.close()
+    w.shutdown()
+    return 0
+
+
+def lesson_pictures(w, settle, out: Path, chapters: list[int]) -> int:
+    from PySide6.QtGui import QPainter
+
+    from explorer.panels.base import PANELS
+
+    for number in chapters:
+        lesson = w.show_lessons(number - 1)
+        settle(lambda lesson=lesson: lesson.apply_button.isEnabled())
+        lesson.apply_button.click()
+        ch = lesson.chapter()
+        if any(PANELS[n].requires_model for n in ch.panels) and "training" not in ch.panels:
+            settle(lambda ch=ch: w.model_controller.loaded is not None
+                   and all(n in w.panel_names() for n in ch.panels), timeout=120)
+            w.model_controller.wait_ready(60)
+        picture = w.grab
+        if "training" in ch.panels:
+            lab = w.training_lab
+            settle(timeout=2)
+            lab.start()  # (the preset's steps, then "done")
+            settle(lambda: lab.viewed_run() is not None and lab.viewed_run().steps_done > 0 and not lab.running,
+                   timeout=300)
+            dock = w.dock("training")
+
+            def picture(dock=dock):  # the lab floats beside the lesson: painted where it stands
+                img = w.grab()
+                painter = QPainter(img)
+                painter.drawPixmap(dock.mapToGlobal(dock.rect().topLeft()) - w.mapToGlobal(w.rect().topLeft()),
+                                   dock.grab())
+                painter.end()
+                return img
+        settle(lambda: w.frame is not None and w.frame.backends is not None, timeout=10)
+        path = out / f"screenshot_lesson_{number:02d}.png"
+        if not picture().save(str(path)):
+            print(f"could not write {path}", file=sys.stderr)
+            return 1
+        print(path)
     w.shutdown()
     return 0
 
