@@ -10,6 +10,7 @@ import torch
 from .config import AttentionConfig
 from .inputs import torch_dtype
 from .kvcache import kv_cache_bytes
+from .masks import KeyRanges
 from .rows import HEAD_METRICS, head_metrics, softmax_jacobian_norm, stats_for, weight_row_stats
 from .seeding import generator
 from .trace import AttentionTrace
@@ -83,7 +84,7 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     if trace.blocked or trace.rows_kept:  # (kept rows: no scan of the whole grids)
         return _report(cfg, *_blocked_counts(trace))
     if (
-        trace.mask.any(-1).all()
+        trace.key_ranges.any(-1).all()
         and torch.isfinite(trace.scores_raw).all()
         and not torch.isnan(trace.weights).any()
         and not (torch.isinf(trace.scores) & trace.mask).any()
@@ -100,8 +101,9 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     return _report(cfg, inf_raw, inf_scores, nan_rows, max_abs, trace.mask)
 
 
-def _blocked_counts(trace: AttentionTrace) -> tuple[int, int, int, float, torch.Tensor]:
-    """(inf_raw, inf_scores, nan_rows, max finite |Q·Kᵀ|, mask) summed over every head's rows."""
+def _blocked_counts(trace: AttentionTrace) -> tuple[int, int, int, float, KeyRanges]:
+    """(inf_raw, inf_scores, nan_rows, max finite |Q·Kᵀ|, the mask's key ranges) summed over
+    every head's rows (the ranges: no (S, Skv) grid)."""
     cfg = trace.config
     inf_raw = inf_scores = nan_rows = 0
     top = float("-inf")
@@ -111,12 +113,13 @@ def _blocked_counts(trace: AttentionTrace) -> tuple[int, int, int, float, torch.
             inf_scores += int(r["inf_scores"].sum())
             nan_rows += int((~r["valid"]).sum())
             top = max(top, float(r["max_abs_score_raw"].max()))
-    return inf_raw, inf_scores, nan_rows, (top if top > float("-inf") else float("nan")), trace.mask
+    return inf_raw, inf_scores, nan_rows, (top if top > float("-inf") else float("nan")), trace.key_ranges
 
 
 def _report(cfg: AttentionConfig, inf_raw: int, inf_scores: int, nan_rows: int, max_abs: float,
-            mask: torch.Tensor) -> OverflowReport:
-    """The report and its one-line messages from the counts."""
+            mask: torch.Tensor | KeyRanges) -> OverflowReport:
+    """The report and its one-line messages from the counts; ``mask`` (S, Skv) bool or its
+    key ranges (only which rows see a key is read)."""
     fully = int((~mask.any(-1)).sum()) * cfg.batch * cfg.n_heads
     if not (inf_raw or inf_scores or nan_rows or fully):
         return OverflowReport(0, 0, 0, 0, max_abs, ())

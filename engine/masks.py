@@ -10,6 +10,10 @@ needs). With S=2 queries and Skv=5 keys, query i sits at position i + 3:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 import torch
 
 from .config import AttentionConfig
@@ -40,9 +44,91 @@ def key_ranges(config: AttentionConfig) -> tuple[torch.Tensor, torch.Tensor]:
 def build_mask(config: AttentionConfig) -> torch.Tensor:
     """(S, Skv) bool: causal, sliding window and key padding combined (the rows of
     :func:`key_ranges`)."""
-    lo, hi = key_ranges(config)
-    j = torch.arange(config.key_len)[None, :]  # (1, Skv)
-    return (j >= lo[:, None]) & (j < hi[:, None])
+    return KeyRanges.of(config).dense()
+
+
+@dataclass(frozen=True, eq=False)
+class KeyRanges:
+    """A mask held as its rows' key ranges: query i may attend keys lo[i] ≤ j < hi[i].
+
+    lo, hi: (S,) int64, torch tensors or (:meth:`numpy`) numpy arrays; key_len: Skv. O(S)
+    where the (S, Skv) bool grid is O(S·Skv) (256 MiB at S = 16384). Indexed like that grid
+    (``m[i]``, ``m[i, j]``, ``m[rows]``, ``m[r0:r1, c0:c1]``, ``m[index_array]``), it
+    computes only the cells asked for, as a bool tensor (numpy array for a numpy one)
+    equal to ``build_mask(config)[...]``; ``any(-1)``, ``all()``, ``counts()`` answer from
+    the ranges alone, ``dense()`` builds the whole grid."""
+
+    lo: Any
+    hi: Any
+    key_len: int
+
+    @classmethod
+    def of(cls, config: AttentionConfig) -> KeyRanges:
+        """The ranges of ``config``'s mask (:func:`key_ranges`), torch tensors."""
+        lo, hi = key_ranges(config)
+        return cls(lo, hi, config.key_len)
+
+    def numpy(self) -> KeyRanges:
+        """The same ranges as numpy int64 arrays (indexing then gives numpy bool arrays)."""
+        if isinstance(self.lo, np.ndarray):
+            return self
+        return KeyRanges(self.lo.numpy(), self.hi.numpy(), self.key_len)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(S, Skv): the grid's shape."""
+        return (len(self.lo), self.key_len)
+
+    @property
+    def ndim(self) -> int:
+        return 2
+
+    def __len__(self) -> int:
+        return len(self.lo)
+
+    def __getitem__(self, index):
+        """The cells ``index`` selects, as ``build_mask(config)[index]`` (rows, or rows and keys:
+        an int, a slice or an index array each), computed from those rows' ranges only."""
+        rows, keys = index if isinstance(index, tuple) else (index, slice(None))
+        if isinstance(index, tuple) and len(index) != 2:
+            raise IndexError(f"a mask has 2 axes, got an index of {len(index)}")
+        torch_side = isinstance(self.lo, torch.Tensor)
+        if torch_side and isinstance(keys, np.ndarray):
+            keys = torch.from_numpy(keys)
+        j = (torch.arange(self.key_len) if torch_side else np.arange(self.key_len))[keys]  # () or (c,)
+        lo, hi = self.lo[rows], self.hi[rows]  # () or (r,)
+        if j.ndim:  # a row's keys along the last axis
+            lo, hi = lo[..., None], hi[..., None]  # (…, 1)
+        out = j >= lo
+        out &= j < hi
+        return out
+
+    def dense(self) -> torch.Tensor | np.ndarray:
+        """(S, Skv) bool: the whole grid (two bool planes at its peak)."""
+        return self[:, :]
+
+    def counts(self) -> torch.Tensor | np.ndarray:
+        """(S,) int64: how many keys each query row may attend."""
+        return self.hi - self.lo
+
+    def any(self, axis: int = -1) -> torch.Tensor | np.ndarray:
+        """(S,) bool: whether each query row sees a key (only the key axis, -1 or 1)."""
+        if axis not in (-1, 1):
+            raise ValueError(f"KeyRanges.any reduces the key axis (-1 or 1), got {axis}")
+        return self.hi > self.lo
+
+    def all(self) -> bool:
+        """Whether every query row may attend every key (nothing is masked)."""
+        return bool((self.lo == 0).all()) and bool((self.hi == self.key_len).all())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KeyRanges):
+            return NotImplemented
+        return (self.key_len == other.key_len and len(self) == len(other)
+                and bool((np.asarray(self.lo) == np.asarray(other.lo)).all())
+                and bool((np.asarray(self.hi) == np.asarray(other.hi)).all()))
+
+    __hash__ = None
 
 
 def visible_tiles(config: AttentionConfig, tile: tuple[int, int]) -> torch.Tensor:

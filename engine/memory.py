@@ -126,28 +126,29 @@ def _slack(n: int) -> int:
 
 
 def _fused_parts(c: AttentionConfig) -> tuple[int, int]:
-    """(activations, temporaries) of a fused run: it holds no (B, H, S, Skv) grid, only the
-    trace's (S, Skv) bool mask, one shared mask plane for the kernel (none for plain causal
-    self-attention), ALiBi's bias one chunk of heads at a time, and the kernel's float32
-    accumulators."""
+    """(activations, temporaries) of a fused run: it holds no (B, H, S, Skv) grid and no
+    (S, Skv) bool mask (the mask's key ranges, O(S)), only one shared mask plane for the
+    kernel with the bool rows it is made from (none for plain causal self-attention), ALiBi's
+    bias one chunk of heads at a time, and the kernel's float32 accumulators."""
     from .backends.common import FUSED_WORKSPACE, head_chunks
 
     item = _ITEMSIZE[c.dtype]
     B, S, Skv, H = c.batch, c.seq_len, c.key_len, c.n_heads
     plane = S * Skv
-    act = _activation_bytes(c) + plane  # + the trace's bool mask
+    act = _activation_bytes(c)
     masked = c.causal or c.window is not None or c.pad > 0
     # what AttentionCall.plain_causal sends as is_causal (no mask tensor)
     plain_causal = (c.causal and S == Skv and c.window is None and not c.pad
                     and (c.prescale_q or c.effective_scale > 0))
-    tmp = _mask_build_bytes(c)
+    tmp = 0
     if c.positional == "alibi":
         per_head = plane * (_F32 + item)
         heads = max(ch.stop - ch.start for ch in head_chunks(H, c.group_size, per_head))
         # the chunk's bias and its dtype copy; |pos − j| (scaled in place for a one-head chunk)
         tmp += heads * per_head + (plane * _F32 if heads > 1 else 0)
+        tmp += 2 * plane if masked else 0  # the mask's bool rows and their negation
     elif masked and not plain_causal:
-        tmp += plane * (item + 1) + plane * _F32  # the additive plane, ~mask, the kernel's copy
+        tmp += plane * (item + 2) + plane * _F32  # the additive plane, the bool rows, ~, the kernel's copy
     tmp += 2 * B * H * S * c.head_dim * _F32  # the kernel's float32 accumulators
     if c.device == "cuda":  # a math kernel on the GPU: chunks bounded by the workspace
         tmp += min(FUSED_WORKSPACE, 2 * B * H * plane * _F32)
@@ -312,7 +313,7 @@ def memory_budget() -> int:
 #: (estimate key, label, what it grows with): the memory model a refusal states
 _PARTS = (("weights", "weights", "d_model²"), ("activations", "activations", "B·S·d_model"),
           ("grids", "attention grids", "B·H·S·Skv"), ("temporaries", "temporaries", "B·H·S·Skv"))
-_FUSED_PARTS = (("weights", "weights", "d_model²"), ("activations", "activations", "B·S·d_model, mask S·Skv"),
+_FUSED_PARTS = (("weights", "weights", "d_model²"), ("activations", "activations", "B·S·d_model"),
                 ("temporaries", "mask and kernel temporaries", "S·Skv, B·H·S·d_k"))
 _ADVICE = {
     "weights": "lower d_model",

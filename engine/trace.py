@@ -22,7 +22,7 @@ from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
 from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
-from .masks import build_mask
+from .masks import KeyRanges
 from .memory import (
     DEFAULT_MEMORY_BUDGET,
     check_lazy_memory,
@@ -61,8 +61,12 @@ class AttentionTrace:
     """Every tensor of one attention computation, on the CPU (see DESIGN.md).
 
     x (B,S,d) · memory (B,Skv,d) or None · q (B,H,S,Dh) · k, v (B,Hkv,Skv,Dh) · scores_raw,
-    scores, weights (B,H,S,Skv) · mask (S,Skv) · context (B,H,S,Dh) · output (B,S,d) ·
-    softmax_jacobian_norm, entropy (B,H,S).
+    scores, weights (B,H,S,Skv) · mask (S,Skv) · key_ranges (S,) each · context (B,H,S,Dh) ·
+    output (B,S,d) · softmax_jacobian_norm, entropy (B,H,S).
+
+    ``key_ranges`` (engine.masks.KeyRanges) is the mask as its rows' key ranges, O(S); what
+    the trace itself reads. ``mask``, the (S, Skv) bool grid, is held by an eager trace and
+    built on first access by a fused one (256 MiB at S = 16384: a long run never builds it).
 
     ``memory`` is cross-attention's key/value source after its additive positions (float32,
     what K and V were projected from); None for self-attention, whose source is ``x``.
@@ -78,21 +82,23 @@ class AttentionTrace:
     """
 
     def __init__(self, *, config: AttentionConfig, x: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
-                 v: torch.Tensor, mask: torch.Tensor, context: torch.Tensor, output: torch.Tensor,
+                 v: torch.Tensor, key_ranges: KeyRanges, context: torch.Tensor, output: torch.Tensor,
                  backend_impl: str, call: AttentionCall, w_o: torch.Tensor, weights_used: Weights | None = None,
                  grids: dict[str, torch.Tensor] | None = None,
                  timings_ms: dict[str, float] | None = None, budget: int | None = None,
-                 estimate: dict[str, int] | None = None, memory: torch.Tensor | None = None) -> None:
+                 estimate: dict[str, int] | None = None, memory: torch.Tensor | None = None,
+                 mask: torch.Tensor | None = None) -> None:
         self.config = config
         self.x, self.q, self.k, self.v = x, q, k, v
         self.memory = memory  # (B, Skv, d) float32 cross-attention source, or None
-        self.mask = mask
+        self.key_ranges = key_ranges  # (S,) lo, hi: the mask's rows, O(S)
+        self._mask = mask  # (S, Skv) bool when held (eager), else built on first access
         self.context = context  # (B, H, S, Dh): weights·V from the backend that ran
         self.output = output
         self.backend_impl = backend_impl
         self.weights_used = weights_used  # the projections, float32
         self.timings_ms = {} if timings_ms is None else timings_ms
-        self._call = call  # q, k, v, mask on the config's device, for what is computed later
+        self._call = call  # q, k, v on the config's device, the mask (ranges when fused): for later
         self._w_o = w_o  # (d, d) in the config dtype, on the device
         self._grids = grids
         self._lock = threading.RLock()
@@ -106,6 +112,16 @@ class AttentionTrace:
     def __repr__(self) -> str:
         held = "held" if self._grids is not None else "lazy"
         return f"AttentionTrace({self.config.summary()}, backend_impl={self.backend_impl!r}, grids {held})"
+
+    @property
+    def mask(self) -> torch.Tensor:
+        """(S, Skv) bool, True = may attend: held by an eager trace, built from
+        ``key_ranges`` on first access otherwise (then kept)."""
+        if self._mask is None:
+            with self._lock:
+                if self._mask is None:
+                    self._mask = self.key_ranges.dense()
+        return self._mask
 
     # ---- the grids --------------------------------------------------------------------------
     @property
@@ -323,7 +339,7 @@ class AttentionTrace:
         del raw
         finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())
         bound = top * abs(call.scale) + bias_bound if finite else None
-        stats["inf_scores"] = visible_inf_rows(scores.cpu(), self.mask[rows], bound)
+        stats["inf_scores"] = visible_inf_rows(scores.cpu(), self.key_ranges[rows], bound)
         if tap is not None:
             tap("scores", scores)
         w = torch.softmax(scores, dim=-1)
@@ -364,7 +380,7 @@ class AttentionTrace:
         pooled, picked, fut_parts = [], {"scores_raw": [], "scores": []}, []
         blocks = []
         # causal with a visible key in every row: masked (future) weights are exactly 0
-        no_future = cfg.causal and bool(self.mask.any(-1).all())
+        no_future = cfg.causal and bool(self.key_ranges.any(-1).all())
         pacer = Pacer(progress, CHUNK_SECONDS, cfg.dtype, cfg.device)
         plan = pacer.blocks(slices, _row_flops(cfg), multiple=tile[0])  # parts: whole tiles
         pacer.expect(plan)
@@ -392,7 +408,7 @@ class AttentionTrace:
                     tap("scores", scores)
                     tap("weights", w)
                     blocks.append({**weight_row_stats(w, pos[rows], distances=dist),
-                                   **score_row_stats(raw, scores, self.mask[rows])})
+                                   **score_row_stats(raw, scores, self.key_ranges[rows])})
             if (batch, head) not in self._rows:
                 self._rows[(batch, head)] = {n: torch.cat([blk[n] for blk in blocks]) for n in blocks[0]}
         out["weights"] = torch.cat(pooled)
@@ -567,9 +583,13 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         # fused kernels run about twice as fast on them, and the eager steps, a head's grid and
         # a block of rows then all multiply the same layout (the same numbers)
         q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
-        mask = build_mask(config)
+        ranges = KeyRanges.of(config)  # (S,) each: the mask's rows
+        # the eager steps read the whole grid's mask: built here, once (held by the trace); a
+        # fused backend reads rows of the ranges: no (S, Skv) grid at any length
+        mask = ranges.dense() if config.backend == "eager" else None
         # no bias tensor: the eager steps compute ALiBi whole, a fused backend per chunk of heads
-        call = AttentionCall(config, q, k, v, mask.to(dev), None, config.effective_scale)
+        call = AttentionCall(config, q, k, v, ranges if mask is None else mask.to(dev), None,
+                             config.effective_scale)
         w_o = w.w_o.to(dev, dtype)
 
         def merge(context: torch.Tensor) -> torch.Tensor:
@@ -592,7 +612,7 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         trace = AttentionTrace(
             config=config,
             x=x0 if x0.dtype == dtype else x0.to(dtype),
-            q=q.cpu(), k=k.cpu(), v=v.cpu(), mask=mask,
+            q=q.cpu(), k=k.cpu(), v=v.cpu(), key_ranges=ranges, mask=mask,
             context=context.cpu(), output=output.cpu(),
             backend_impl=impl, call=call, w_o=w_o, weights_used=w, grids=grids,
             timings_ms=timings, budget=budget, estimate=est, memory=kv_src,

@@ -20,7 +20,7 @@ import torch
 
 import engine
 from engine import AttentionConfig, AttentionTrace
-from engine.masks import visible_tiles
+from engine.masks import KeyRanges, visible_tiles
 from engine.pacing import in_stages
 
 
@@ -38,6 +38,11 @@ class Frame:
     x (S, d) · q, context (H, S, Dh) · k, v (Hkv, Skv, Dh) · w_q (d, H·Dh) · w_k, w_v (d, Hkv·Dh)
     scores_raw, scores, weights (H, S, Skv) · mask (S, Skv) bool
     jac_norm, entropy (H, S) · per-head metrics (H,)
+
+    ``mask`` of a long frame is an engine.masks.KeyRanges (numpy): each row's key range,
+    O(S), indexed like the (S, Skv) grid (``mask[i]``, ``mask[i, j]``, ``mask[r0:r1, c0:c1]``,
+    ``mask.any(-1)``, ``mask.all()``), so the frame's own arrays stay O(H·S) (plus its
+    LOD_CELLS² maps) and no S·Skv grid is built (256 MiB at S = 16384).
 
     A long sequence (S or Skv > LOD_CELLS) is drawn at a level of detail: ``lod`` is then the
     (rows, cols) tile each drawn cell stands for, ``weights`` / ``weights_shown`` are
@@ -62,7 +67,7 @@ class Frame:
     scores: np.ndarray
     weights: np.ndarray
     weights_shown: np.ndarray  # weights with masked zero cells as NaN (drawn hatched)
-    mask: np.ndarray
+    mask: np.ndarray | KeyRanges  # (S, Skv) bool; a long frame: its rows' key ranges, indexed alike
     jac_norm: np.ndarray
     entropy: np.ndarray
     valid_rows: np.ndarray  # (H, S) rows without NaN
@@ -299,7 +304,7 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         shares.append(ov["future_share"])
     weights = np.stack(pooled)  # (H, R, C) block maxima
     tile = (-(-S // LOD_CELLS), -(-Skv // LOD_CELLS))
-    mask = trace.mask.numpy()
+    mask = trace.key_ranges.numpy()  # (S,) lo, hi: no (S, Skv) grid
     visible = visible_tiles(config, tile).numpy()  # (R, C) any key seen
     weights_shown = weights.copy()
     np.copyto(weights_shown, np.float32(np.nan), where=(~visible)[None] & (weights == 0))
@@ -369,7 +374,7 @@ def measure_backends(config: AttentionConfig, progress=None) -> dict[str, dict]:
     return {} if is_long(config) else engine.run_backend_comparison(config, progress=progress)
 
 
-def sweep_key_counts(config: AttentionConfig, mask: np.ndarray) -> tuple[tuple[int, int], ...]:
+def sweep_key_counts(config: AttentionConfig, mask: np.ndarray | KeyRanges) -> tuple[tuple[int, int], ...]:
     """((keys seen, rows), ...): how many keys each query row's softmax spreads over.
 
     The √d_k sweep's curves are computed for these, so the star (this config's mean
@@ -377,7 +382,7 @@ def sweep_key_counts(config: AttentionConfig, mask: np.ndarray) -> tuple[tuple[i
     a larger gradient than one over 64 at the same score spread. A row that sees no key
     is left out under -inf (NaN) and counts all keys under min / -1e9 (a uniform row).
     """
-    seen = mask.sum(-1)  # (S,)
+    seen = np.asarray(mask.counts()) if isinstance(mask, KeyRanges) else mask.sum(-1)  # (S,)
     if config.mask_value != "-inf":
         seen = np.where(seen == 0, config.key_len, seen)
     values, rows = np.unique(seen[seen > 0], return_counts=True)

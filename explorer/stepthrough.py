@@ -28,6 +28,8 @@ import torch
 import engine
 from engine import AttentionConfig
 
+from .frame import LOD_CELLS
+
 #: block sizes offered; "auto" picks the one giving about AUTO_BLOCKS blocks per axis
 BLOCK_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 AUTO_BLOCKS = 4
@@ -164,6 +166,9 @@ def tiling_view(frame, head: int, block_q: int | None = None, block_k: int | Non
     h = min(max(head, 0), cfg.n_heads - 1)
     bq, bk, notes = resolve_blocks(cfg, block_q, block_k)
     S, Skv = cfg.seq_len, cfg.key_len
+    if frame.lod is not None:  # a long frame holds sample rows of its scores, its mask as key ranges
+        raise StepThroughError(f"S = {S}, Skv = {Skv}: the tiling step-through shows every score, "
+                               f"so at most {LOD_CELLS} positions")
     if S == 1:
         notes.append(("one query (S = 1): a single row of tiles", {}))
     q = torch.from_numpy(frame.q[h])[None, None]  # (1, 1, S, Dh), float32 of the config dtype's values

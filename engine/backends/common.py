@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from ..config import AttentionConfig
-from ..masks import mask_fill_value
+from ..masks import KeyRanges, mask_fill_value
 from ..positional import alibi_slopes, query_positions
 
 #: Bytes of per-head temporaries (ALiBi bias chunks, a math kernel's scores) one fused
@@ -30,7 +30,8 @@ class AttentionCall:
 
     q: (B, H, S, Dh) queries (after RoPE, before any scaling)
     k, v: (B, Hkv, Skv, Dh), not repeated per query head
-    mask: (S, Skv) bool, True = may attend
+    mask: (S, Skv) bool, True = may attend; or its engine.masks.KeyRanges, indexed the same way
+        (``mask[rows]``, ``mask.all()``): what engine.run passes, so no (S, Skv) grid is built
     bias: (H, S, Skv) float32 ALiBi bias when held (the eager path), or None; with
         ``positional == "alibi"`` and no held bias, :meth:`alibi` computes the part asked for
     scale: multiplier of QKᵀ
@@ -40,7 +41,7 @@ class AttentionCall:
     q: torch.Tensor
     k: torch.Tensor
     v: torch.Tensor
-    mask: torch.Tensor
+    mask: torch.Tensor | KeyRanges
     bias: torch.Tensor | None
     scale: float
 
