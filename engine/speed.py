@@ -52,16 +52,6 @@ def estimate_seconds(config: AttentionConfig) -> float:
     return flops / matmul_flops_per_s(config.dtype, config.device)
 
 
-def estimate_seconds_if_known(config: AttentionConfig) -> float | None:
-    """`estimate_seconds(config)`, or None while this process has not measured the rate of
-    `config`'s dtype yet (measuring takes 20–100 ms: a caller on a UI thread should not)."""
-    with _LOCK:
-        rate = _RATES.get((config.dtype, config.device))
-    if rate is None:
-        return None
-    return sum(s["flops"] for s in stage_costs(config)) / rate
-
-
 def projection_seconds(config: AttentionConfig) -> float:
     """The estimated seconds of the Q, K, V and output projections alone (the d_model² work)."""
     costs = {s["stage"]: s["flops"] for s in stage_costs(config)}

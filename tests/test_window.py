@@ -444,7 +444,6 @@ def test_status_says_computing_only_while_a_slow_frame_is_awaited(qtbot, w, monk
         return real(cfg, rid)
 
     monkeypatch.setattr(w.worker, "_compute", slow)
-    monkeypatch.setattr(w.worker, "inline_below_s", 0.0)  # (its estimate would call it quick)
     cfg = w.config.replace(seed=5)
     with qtbot.waitSignal(w.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == cfg):
         w.set_config(cfg)

@@ -6,13 +6,6 @@ superseded is dropped before it reaches the window (which checks the id again on
 A long frame reports progress per block; `cancel()`, a newer request or `stop()` stops it
 at its next report.
 
-A frame estimated to take under INLINE_BELOW_S (the default config: ~1 ms) is computed in the
-UI thread instead, at the event loop's next pass (so requests made meanwhile coalesce into the
-latest, as in the thread): handing it over costs more than computing it, two thread wake-ups
-and the GIL passed back and forth (build_frame holds the GIL nearly throughout), 1.5 ms at the
-default config and several on a loaded machine. Its outcome takes the same path as the
-thread's (the same id rules, the same signals).
-
 Once the thread has been idle for EXTRAS_DELAY_S after a frame, it measures every backend
 for that config (the diagnostics panel's comparison: three more engine runs), as a job of
 the same lane: a request arriving first supersedes it, so a drag never waits for it.
@@ -23,18 +16,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 
 from engine import AttentionConfig, BackendUnavailable, ConfigError
 from engine.memory import release_free_memory
-from engine.speed import estimate_seconds_if_known
 
-from ..frame import Frame, build_frame, is_long, measure_backends
+from ..frame import Frame, build_frame, measure_backends
 from .base import Cancelled, Job, WorkerThread, one_line
 
-#: A frame estimated (engine.speed, at the rate this process measured) under this many seconds
-#: is computed in the UI thread; one whose dtype's rate is not measured yet never is.
-INLINE_BELOW_S = 0.002
 #: Idle time after a frame before the backend comparison runs.
 EXTRAS_DELAY_S = 0.25
 #: A frame's progress reaches the UI thread at most this often (cancel is checked at every
@@ -52,20 +41,13 @@ class ComputeWorker(WorkerThread):
     backends_ready = Signal(int, object)  # request id, {backend: {...}}
     progress = Signal(int, int, int)  # request id, done, total: a slow (long) frame under way
     cancelled = Signal(int, object)  # request id, config: stopped by cancel() before it finished
-    _inline_wanted = Signal()  # (to itself, queued) a quick frame is to be computed in the UI thread
 
     STOP_WAIT_S = 60.0  # a compute without progress reports finishes its engine call first
 
     def __init__(self, compute: Callable[[AttentionConfig, int], Frame] = build_frame,
                  measure: Callable[[AttentionConfig], dict] = measure_backends,
-                 extras_delay_s: float = EXTRAS_DELAY_S, inline_below_s: float = INLINE_BELOW_S,
-                 parent=None) -> None:
+                 extras_delay_s: float = EXTRAS_DELAY_S, parent=None) -> None:
         super().__init__(parent)
-        self.inline_below_s = inline_below_s
-        self._inline: tuple[int, AttentionConfig] | None = None  # the quick frame wanted next
-        # a posted call, delivered as the thread's results are (among the posted events, so what
-        # the last frame's paint posted, e.g. an axis grown for longer labels, is laid out first)
-        self._inline_wanted.connect(self._compute_inline, Qt.ConnectionType.QueuedConnection)
         self.extras_delay_s = extras_delay_s
         self._compute = compute
         self._measure = measure
@@ -85,38 +67,8 @@ class ComputeWorker(WorkerThread):
     def request(self, config: AttentionConfig) -> int:
         """Queue `config` (replacing any pending request); returns its id."""
         self._extras = None
-        if self._quick(config):
-            self._latest = super().supersede()  # (what is pending or running in the thread is stale)
-            if self._inline is None:
-                self._inline_wanted.emit()
-            self._inline = (self._latest, config)
-            return self._latest
         self._latest = self.submit(self._run_frame, data=("frame", config))
         return self._latest
-
-    def _quick(self, config: AttentionConfig) -> bool:
-        """Whether `config`'s frame is computed in the UI thread (see the module docstring)."""
-        if self.jobs.closed or is_long(config):
-            return False
-        estimate = estimate_seconds_if_known(config)
-        return estimate is not None and estimate < self.inline_below_s
-
-    def _compute_inline(self) -> None:
-        """(UI thread) The quick frame requested last, if it is still the latest."""
-        pending, self._inline = self._inline, None
-        if pending is None or pending[0] != self._latest or self.jobs.closed:
-            return
-        rid, config = pending
-        job = Job(rid, None, self._run_frame, ("frame", config), self.jobs)
-        try:
-            frame = self._compute(config, rid)
-        except Exception as exc:  # the thread's rules: one line, the window keeps going
-            self.job_failed(job, exc)
-        else:
-            self.computed += 1
-            self._heap_used = True
-            self.job_done(job, frame)
-        self.jobs.forget(job)
 
     def supersede(self, lane=None) -> int:
         """A new request id with nothing to compute: whatever is pending or running is stale
