@@ -154,6 +154,14 @@ def kv_cache_comparison(config: AttentionConfig, n_layers: int = 32, tokens: int
     }
 
 
+#: Above this many key entries a d_k's keys are drawn one sample at a time, never all at once
+#: (8 samples × 16384 keys × 512 dims held 256 MiB, for each of a long frame's 24 key counts).
+#: torch draws normals by filling uniforms in order and transforming blocks of 16, so drawing
+#: (n_keys, d_k) n_samples times gives the very numbers of one (n_samples, n_keys, d_k) draw
+#: when n_keys·d_k is a multiple of 16 (tests/test_engine_diagnostics.py checks it).
+_SWEEP_WHOLE = 1 << 20
+
+
 def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 0,
                   check=None) -> dict[str, torch.Tensor]:
     """Why √d_k: for each d_k, q and k with N(0, 1) entries give q·k of variance d_k.
@@ -168,8 +176,12 @@ def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 
     for dk in d_ks:
         g = generator(seed, f"sweep:{dk}")
         q = torch.randn(n_samples, 1, dk, generator=g)
-        k = torch.randn(n_samples, n_keys, dk, generator=g)
-        s = (q @ k.transpose(-2, -1)).squeeze(1)  # (n_samples, n_keys)
+        if n_samples * n_keys * dk <= _SWEEP_WHOLE or (n_keys * dk) % 16:
+            k = torch.randn(n_samples, n_keys, dk, generator=g)
+            s = (q @ k.transpose(-2, -1)).squeeze(1)  # (n_samples, n_keys)
+        else:  # one sample's keys at a time (the same numbers: see _SWEEP_WHOLE)
+            s = torch.stack([(q[i] @ torch.randn(n_keys, dk, generator=g).T).squeeze(0)
+                             for i in range(n_samples)])  # (n_samples, n_keys)
         for tag, t in (("unscaled", s), ("scaled", s / math.sqrt(dk))):
             out[f"std_{tag}"].append(float(t.std()))
             out[f"grad_{tag}"].append(float(softmax_jacobian_norm(torch.softmax(t, -1)).mean()))

@@ -121,6 +121,42 @@ def test_scaling_sweep_shows_why_sqrt_dk():
     assert sw["grad_unscaled"][-1] < 0.5 * sw["grad_scaled"][-1]
 
 
+def test_the_sqrt_dk_sweep_draws_long_key_counts_in_pieces_with_the_same_numbers(monkeypatch):
+    """A long frame's √d_k sweep at thousands of keys draws one sample's keys at a time: the
+    same curves as one draw of every sample's keys, which held 256 MiB a d_k at 16384 keys."""
+    import engine.diagnostics as D
+
+    args = dict(d_ks=[2, 8, 64, 512], n_keys=2048, n_samples=8)
+    monkeypatch.setattr(D, "_SWEEP_WHOLE", 1 << 40)
+    whole = D.scaling_sweep(**args)
+    monkeypatch.setattr(D, "_SWEEP_WHOLE", 0)
+    pieces = D.scaling_sweep(**args)
+    for name in ("std_unscaled", "std_scaled", "grad_unscaled", "grad_scaled"):
+        assert torch.allclose(whole[name], pieces[name], rtol=1e-5), name
+
+
+def test_the_sqrt_dk_sweep_at_16384_keys_fits_under_a_memory_cap():
+    """In a child under RLIMIT_AS (a bug fails the test, not the machine): the sweep at 16384
+    keys adds well under the 256 MiB one d_k's keys held when drawn at once."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    child = (
+        "import json, resource, engine\n"
+        "engine.scaling_sweep([64], n_keys=1024, n_samples=8)\n"  # warm up torch's threads and heaps
+        "vm = lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmSize')).split()[1]) * 1024\n"
+        "base = vm(); cap = base + 160 * 2**20\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+        "sw = engine.scaling_sweep([64, 512], n_keys=16384, n_samples=8)\n"
+        "print(json.dumps([float(v) for v in sw['std_scaled']]))\n")
+    r = subprocess.run([sys.executable, "-c", child], cwd=Path(__file__).resolve().parents[1],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-1500:]
+    assert all(abs(v - 1.0) < 0.05 for v in json.loads(r.stdout))
+
+
 def test_jacobian_norm_matches_autograd():
     s = torch.randn(7, dtype=torch.float64)
     jac = torch.autograd.functional.jacobian(lambda t: torch.softmax(t, -1), s)
