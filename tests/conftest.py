@@ -83,3 +83,10 @@ def window(qapp):
     """One shown window per test module (modules that need more define their own)."""
     with shown_window(qapp) as w:
         yield w
+
+
+def plain(text: str) -> str:
+    """What a rich-text label reads as: its tags dropped, non-breaking spaces as spaces."""
+    import re
+
+    return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ").replace("&nbsp;", " ")

@@ -5,14 +5,12 @@ edits mark the session modified."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import shown_window
+from conftest import plain, shown_window
 from PySide6.QtCore import Qt
 
 import engine
@@ -49,10 +47,6 @@ def pinned(win, qapp, a: AttentionConfig, b: AttentionConfig):
     win.act_pin.trigger()
     fb = show(win, qapp, b)
     return fa, fb
-
-
-def plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ")
 
 
 def texts(panel) -> str:

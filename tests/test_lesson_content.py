@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import shown_window
+from conftest import plain, shown_window
 from PySide6.QtWidgets import QLabel
 
 from explorer.figures.layout import text_boxes
@@ -26,10 +26,6 @@ TIMEOUT = 30_000
 def win(qapp):
     with shown_window(qapp) as w:
         yield w
-
-
-def plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ")
 
 
 def shown(win, name: str) -> str:

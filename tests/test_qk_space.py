@@ -11,13 +11,13 @@ written to $AE_QK_SPACE_PNG (when set) to be looked at.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import plain
 
 from engine import AttentionConfig, run
 from engine.qk_space import head_qk_space, project_qk, qk_space
@@ -202,10 +202,6 @@ def win(qapp):
         w.dock("qk_space").raise_()
         qapp.processEvents()
         yield w
-
-
-def plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text).replace("&nbsp;", " ")
 
 
 def png_dir() -> Path | None:

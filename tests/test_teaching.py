@@ -15,7 +15,7 @@ import torch
 
 pytest.importorskip("pytestqt")
 
-from conftest import shown_window
+from conftest import plain, shown_window
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtTest import QTest
@@ -50,10 +50,6 @@ def show(win, qapp, cfg: AttentionConfig, backends: bool = False):
         win.measure_backends_sync()
         qapp.processEvents()
     return win.frame
-
-
-def plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ")
 
 
 def panel_texts(win, name: str) -> list[str]:

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import shown_window
+from conftest import plain, shown_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
@@ -33,10 +33,6 @@ TIMEOUT = 60_000  # ms; the training process starts in ~3 s on a busy machine
 def win(qapp):
     with shown_window(qapp) as w:
         yield w
-
-
-def plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ")
 
 
 def texts(panel) -> str:
