@@ -105,8 +105,8 @@ def lesson_pictures(w, settle, out: Path, chapters: list[int]) -> int:
             lab = w.training_lab
             settle(timeout=2)
             lab.start()  # (the preset's steps, then "done")
-            settle(lambda: lab.viewed_run() is not None and lab.viewed_run().steps_done > 0 and not lab.running,
-                   timeout=300)
+            settle(lambda lab=lab: lab.viewed_run() is not None and lab.viewed_run().steps_done > 0
+                   and not lab.running, timeout=300)
             dock = w.dock("training")
 
             def picture(dock=dock):  # the lab floats beside the lesson: painted where it stands
