@@ -97,6 +97,13 @@ class KeyRanges:
             keys = torch.from_numpy(keys)
         j = (torch.arange(self.key_len) if torch_side else np.arange(self.key_len))[keys]  # () or (c,)
         lo, hi = self.lo[rows], self.hi[rows]  # () or (r,)
+        shape = tuple(lo.shape) + tuple(j.shape)
+        if bool((lo == 0).all()) and bool((hi == self.key_len).all()):
+            # nothing masked in these rows: one True seen as the block (no plane allocated: a
+            # long unmasked run's passes asked for one (rows, Skv) plane a block, and the
+            # allocator kept up to 1.4 GiB of them at S = 8192); read-only, as a mask is
+            one = torch.ones((), dtype=torch.bool) if torch_side else np.ones((), dtype=bool)
+            return one.expand(shape) if torch_side else np.broadcast_to(one, shape)
         if j.ndim:  # a row's keys along the last axis
             lo, hi = lo[..., None], hi[..., None]  # (…, 1)
         out = j >= lo
@@ -104,8 +111,9 @@ class KeyRanges:
         return out
 
     def dense(self) -> torch.Tensor | np.ndarray:
-        """(S, Skv) bool: the whole grid (two bool planes at its peak)."""
-        return self[:, :]
+        """(S, Skv) bool: the whole grid, its own memory (two bool planes at its peak)."""
+        out = self[:, :]
+        return out.contiguous() if isinstance(out, torch.Tensor) else np.ascontiguousarray(out)
 
     def counts(self) -> torch.Tensor | np.ndarray:
         """(S,) int64: how many keys each query row may attend."""
