@@ -32,6 +32,9 @@ _MEASURED_S = 0.02
 #: Work estimated under this many seconds is never cut finer, and teaches no rate: its time
 #: is the calls' overhead, not their FLOPs.
 _SMALL_S = 0.005
+#: A fused attention piece's mask planes stay under this many bytes (see run_plans).
+PIECE_BYTES = 64 * 2**20
+_ITEM = {"float32": 4, "float16": 2, "bfloat16": 2}
 #: (dtype, device, plan kind) → the rate the last measured part ran at: a new pacer starts there
 _OBSERVED: dict[tuple[str, str, str], float] = {}
 
@@ -80,12 +83,16 @@ class Pacer:
         k = int(self.seconds * (rate or self.rate) / max(float(flops_each), 1.0))
         return max(multiple, k - k % multiple)
 
-    def plan(self, n: int, flops_each: float, multiple: int = 1) -> Plan:
-        """The pieces of ``n`` items (one when there is no progress to report)."""
+    def plan(self, n: int, flops_each: float, multiple: int = 1, max_items: int | None = None) -> Plan:
+        """The pieces of ``n`` items (one when there is no progress to report); ``max_items``
+        bounds a piece whatever the rate (what a piece holds grows with its items)."""
         n = int(n)
         if not self.active or n <= 1:
             return Plan((slice(0, n),), flops_each, multiple)
-        return Plan(tuple(_cut(0, n, self.items_per_piece(flops_each, multiple))), flops_each, multiple)
+        step = self.items_per_piece(flops_each, multiple)
+        if max_items is not None:
+            step = max(multiple, min(step, max_items - max_items % multiple))
+        return Plan(tuple(_cut(0, n, step)), flops_each, multiple)
 
     def blocks(self, blocks, flops_each: float, multiple: int = 1) -> Plan:
         """A plan of given pieces (the memory-sized row blocks of the blocked paths): each is
@@ -160,7 +167,11 @@ def run_plans(pacer: Pacer, config) -> tuple[Plan, Plan, Plan, Plan]:
     eager = config.backend == "eager"
     q_plan, o_plan = pacer.plan(B * S, 2 * d * d), pacer.plan(B * S, 2 * d * d)
     kv_plan = pacer.plan(B * Skv, 2 * d * config.kv_heads * config.head_dim)
-    att_plan = pacer.plan(S, 2 * B * H * Skv * config.head_dim * (1 if eager else 2))
+    # a fused kernel's piece builds its rows' mask planes (bool, its negation, the additive
+    # plane: (rows, Skv) each): bounded, whatever the rate (a 0.1 s piece at d_head 16 and
+    # 16384 keys was 9,692 rows, a 635 MB plane); the eager steps hold the whole grids anyway
+    rows_max = None if eager else max(1, PIECE_BYTES // (Skv * (2 + _ITEM.get(config.dtype, 4))))
+    att_plan = pacer.plan(S, 2 * B * H * Skv * config.head_dim * (1 if eager else 2), max_items=rows_max)
     pacer.expect(q_plan, o_plan)
     pacer.expect(kv_plan, times=2)
     pacer.expect(att_plan, times=2 if eager else 1)

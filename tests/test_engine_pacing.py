@@ -147,3 +147,20 @@ def test_a_slow_piece_cuts_the_next_ones_finer(monkeypatch):
     assert len(reports) > 4 and reports[-1] == (4, 4)  # the count moves once per piece
     assert [d for d, _t in reports] == sorted(d for d, _t in reports)
     torch.testing.assert_close(out, x @ w)
+
+
+def test_a_fused_piece_of_rows_holds_bounded_mask_planes_however_fast_the_machine():
+    """A paced fused run builds each piece's (rows, Skv) mask planes: however fast the rate
+    measured (a 0.1 s piece at d_head 16 and 16384 keys was 9,692 rows, a 635 MB plane that a
+    capped S = 16384 run could not get), a piece keeps them under PIECE_BYTES. The eager steps
+    hold every grid anyway: their pieces follow the rate alone."""
+    from engine.pacing import PIECE_BYTES, Pacer, run_plans
+
+    cfg = AttentionConfig(seq_len=16384, d_model=16, n_heads=1, backend="sdpa", causal=True)
+    for dtype, item in (("float32", 4), ("float16", 2)):
+        pacer = Pacer(lambda _d, _t: None, 0.1, dtype, rate=1e15)  # every row in one piece by time
+        att = run_plans(pacer, cfg.replace(dtype=dtype))[2]
+        assert att.pieces[0].start == 0 and att.pieces[-1].stop == 16384
+        assert max(p.stop - p.start for p in att.pieces) * cfg.key_len * (2 + item) <= PIECE_BYTES
+    eager = run_plans(Pacer(lambda _d, _t: None, 0.1, rate=1e15), cfg.replace(backend="eager", seq_len=512))[2]
+    assert len(eager.pieces) == 1
