@@ -32,8 +32,10 @@ run: $(STAMP) $(QM)
 	$(BIN)/python main.py
 
 # the whole suite across both cores; a test module runs whole in one worker (its module-scoped
-# window and models are shared by its tests; modules never share a resource)
-PYTEST_PARALLEL := -n 2 --dist loadfile
+# window and models are shared by its tests; modules never share a resource). A worker that
+# crashes natively ends the run at once, failed: a replaced worker re-runs the crashed module,
+# and pytest-xdist 3.8's per-file scheduler can then hang with both workers idle.
+PYTEST_PARALLEL := -n 2 --dist loadfile --max-worker-restart=0
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .

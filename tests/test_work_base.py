@@ -211,3 +211,53 @@ def test_a_reporter_posts_a_quick_jobs_progress_not_at_all_and_a_slow_ones_paced
     queue.supersede()
     with pytest.raises(Cancelled):
         quick(10, 10)
+
+
+def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, worker):
+    """A worker thread that allocates reference cycles never runs the cyclic collector itself
+    (a collection there would run Qt destructors of dropped panels outside the UI thread: a
+    native crash); the UI thread collects on a timer meanwhile, and automatic collection is
+    back once the worker has stopped."""
+    import gc
+
+    threads: list[int] = []
+
+    def note(phase, _info):
+        if phase == "start":
+            threads.append(threading.get_ident())
+
+    def churn(_job):  # ~200k cycles: CPython alone would collect in this thread ~300 times
+        for _ in range(200_000):
+            a: list = []
+            a.append(a)
+        return "churned"
+
+    gc.callbacks.append(note)
+    try:
+        with qtbot.waitSignal(worker.done, timeout=TIMEOUT):
+            worker.submit(churn)
+        assert not gc.isenabled()  # the worker thread still runs (waiting for jobs)
+        qtbot.waitUntil(lambda: threading.main_thread().ident in threads, timeout=TIMEOUT)
+    finally:
+        gc.callbacks.remove(note)
+    assert set(threads) == {threading.main_thread().ident}
+    worker.stop()
+    assert gc.isenabled()
+
+
+def test_outcomes_arrive_in_the_ui_thread_in_the_order_posted(qtbot, worker):
+    """Progress posted from the worker thread reaches the UI thread's hooks in order, and
+    the result after the last progress."""
+    seen: list[tuple] = []
+    worker.progress.connect(lambda _rid, done, _total: seen.append((done, threading.get_ident())))
+
+    def chatty(job):
+        for i in range(500):
+            job.progress(i, 500)
+        return "end"
+
+    with qtbot.waitSignal(worker.done, timeout=TIMEOUT):
+        worker.submit(chatty)
+    dones = [d for d, _t in seen]
+    assert dones == sorted(dones) and {t for _d, t in seen} == {threading.main_thread().ident}
+    assert worker.outcomes[-1][0] == "done"

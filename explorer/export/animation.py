@@ -33,6 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..work import collector
 from .files import panel_names, publish, reason
 from .options import (
     MAX_WIDTH,
@@ -376,6 +377,7 @@ class AnimationJob(EncodingJob):
                 raise ExportError(f"{p} already exists (use --force to overwrite)")
         self._at = _Progress()
         self._started = False
+        self._holding = False  # the collector is held for the pools (work/collector.py)
         self._finished = False
         self._closing: Future | None = None
         self._frames: dict[int, Future] = {}
@@ -403,6 +405,8 @@ class AnimationJob(EncodingJob):
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ExportError(f"cannot create the folder {out}: {reason(exc)}") from None
+        collector.hold()  # (its threads allocate: no collection in them)
+        self._holding = True
         self._compute = ThreadPoolExecutor(1, thread_name_prefix="sweep-compute")
         self._encode = ThreadPoolExecutor(1, thread_name_prefix="sweep-encode")
         for n in self.names:
@@ -532,6 +536,9 @@ class AnimationJob(EncodingJob):
         if self._started:  # a frame still computing finishes in the background, unused
             self._compute.shutdown(wait=False, cancel_futures=True)
             self._encode.shutdown(wait=True)
+        if self._holding:
+            self._holding = False
+            collector.release()
 
     def _remove_temporaries(self) -> None:
         for enc in self._encoders.values():

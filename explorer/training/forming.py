@@ -38,6 +38,7 @@ from ..export.animation import FORMATS, FPS_RANGE, EncodingJob
 from ..export.files import check_target, publish, reason
 from ..export.options import MAX_WIDTH, MIN_WIDTH, ExportError, ExportUsageError
 from ..qt_app import headless_app
+from ..work import collector
 
 #: frames of an animation: enough to see the plateau, the drop and the heads sharpening
 DEFAULT_FRAMES = 48
@@ -279,6 +280,7 @@ class FormingJob(EncodingJob):
         self.total = len(self.snapshots)
         self.heads_box: tuple[int, int, int, int] | None = None  # (x0, y0, x1, y1) in frame px
         self._started = False
+        self._holding = False  # the collector is held for the pools (work/collector.py)
         self._finished = False
         self._closing: Future | None = None
         self._pending: list[Future] = []
@@ -299,6 +301,8 @@ class FormingJob(EncodingJob):
             raise ExportError(f"cannot write in {p.parent}: {reason(exc)}") from None
         os.close(fd)
         self._encoder = Encoder(self._tmp, req.fmt, req.fps)
+        collector.hold()  # (its threads allocate: no collection in them)
+        self._holding = True
         self._encode = ThreadPoolExecutor(1, thread_name_prefix="forming-encode")
         self._started = True
         theme = figure_theme(req.theme, self.window_theme or DARK)
@@ -383,6 +387,9 @@ class FormingJob(EncodingJob):
             fig.deleteLater()
         if self._started:
             self._encode.shutdown(wait=True)
+        if self._holding:
+            self._holding = False
+            collector.release()
 
     def _remove_temporary(self) -> None:
         if self._tmp is not None:

@@ -1,8 +1,8 @@
 """The window's side of the training loop: a child process trains, a QThread relays.
 
 `TrainingWorker` starts `serve.serve` in a child process (multiprocessing "spawn": a fresh
-interpreter, no Qt in it) and a QThread that reads the child's messages and emits them as
-signals, which arrive queued in the UI thread. The UI thread only ever sends commands, so
+interpreter, no Qt in it) and a QThread that reads the child's messages and posts them to a
+`Mailbox` (explorer/work/mailbox.py), whose delivery in the UI thread emits them as signals. The UI thread only ever sends commands, so
 neither the training nor the drawing waits for the other: a 10 Hz display costs the
 training nothing on a 2-core machine (see serve.py for the measurement that chose a
 process over a thread).
@@ -36,7 +36,9 @@ from PySide6.QtCore import QThread, Signal
 
 from engine.training import TrainConfig
 
+from ..work import collector
 from ..work.base import stop_at_exit
+from ..work.mailbox import Mailbox
 from .serve import Progress, serve, serve_process
 
 __all__ = ["Progress", "TrainingWorker", "default_mode"]
@@ -54,7 +56,7 @@ def default_mode() -> str:
 
 
 class TrainingWorker(QThread):
-    """See the module docstring. Signals arrive queued in the UI thread."""
+    """See the module docstring. Signals are emitted in the UI thread."""
 
     progressed = Signal(object)  # serve.Progress
     failed = Signal(int, str)  # run id, message
@@ -74,6 +76,9 @@ class TrainingWorker(QThread):
         self._thread = None
         self._commands = None
         self._replay: list[tuple] | None = []  # commands sent before the child's first answer
+        self._inbox = Mailbox(self._deliver)  # the child's messages, relayed to the UI thread
+        self._held = False  # the collector is held for the relay (explorer/work/collector.py)
+        self._relays = 0  # relays started (one per child: a dead child's relay ends)
         stop_at_exit(self)
 
     # ---- starting ---------------------------------------------------------------------------
@@ -98,6 +103,10 @@ class TrainingWorker(QThread):
         if self.mode == "thread":
             cmd_w, res_r = self._start_thread()
         self._commands, self._results = cmd_w, res_r
+        if not self._held:
+            self._held = True
+            collector.hold()
+        self._relays += 1
         self.start()
 
     def _start_thread(self):
@@ -125,6 +134,13 @@ class TrainingWorker(QThread):
         return True
 
     def run(self) -> None:  # the relay thread
+        relay = self._relays
+        try:
+            self._relay()
+        finally:
+            self._inbox.post(("ended", relay))
+
+    def _relay(self) -> None:
         while True:
             try:
                 message = self._results.recv()
@@ -133,17 +149,29 @@ class TrainingWorker(QThread):
                     continue
                 reason = self._forget_dead_child()
                 if reason:
-                    self.died.emit(reason)
+                    self._inbox.post(("died", reason))
                 return
             with self._lock:
                 self._replay = None  # it answers: no fallback from here on
-            kind = message[0]
-            if kind == "progress":
-                self.progressed.emit(message[1])
-            elif kind == "failed":
-                self.failed.emit(message[1], message[2])
-            elif kind == "saved":
-                self.saved.emit(message[1], message[2], message[3])
+            self._inbox.post(message)
+
+    def _deliver(self, message: tuple) -> None:  # the UI thread
+        kind = message[0]
+        if kind == "progress":
+            self.progressed.emit(message[1])
+        elif kind == "failed":
+            self.failed.emit(message[1], message[2])
+        elif kind == "saved":
+            self.saved.emit(message[1], message[2], message[3])
+        elif kind == "died":
+            self.died.emit(message[1])
+        elif kind == "ended" and message[1] == self._relays and (not self.isRunning() or self.wait(2000)):
+            self._release_collector()  # (not when another relay has started since)
+
+    def _release_collector(self) -> None:
+        if self._held:
+            self._held = False
+            collector.release()
 
     def _forget_dead_child(self) -> str:
         """After the pipe closed: "" when stopping; else why the child ended, and the worker
@@ -228,5 +256,5 @@ class TrainingWorker(QThread):
                 self._proc.join(5)
         if self._thread is not None:
             self._thread.join(10)
-        if self.isRunning():
-            self.wait(10_000)
+        if not self.isRunning() or self.wait(10_000):
+            self._release_collector()

@@ -5,7 +5,8 @@ models, the length profile, lessons, the zoomed detail).
 lanes, cancel, what a job sees). `submit(fn, lane)` queues `fn(job)` and starts the thread
 if needed; a newer submission in the same lane replaces the pending job and makes the
 running one stale. Outcomes travel back to the thread that made the worker (the UI thread)
-through one queued signal, in the order they happened, and reach the hooks there only if
+through a `Mailbox` (explorer/work/mailbox.py: no Python callable is called from the worker
+thread), in the order they happened, and reach the hooks there only if
 the job is still the latest of its lane and the worker not stopped: checked in the thread
 where requests are made, so a superseded request's result is never handed on.
 
@@ -27,9 +28,11 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtCore import QObject, QThread, Signal
 
+from . import collector
 from .jobs import Cancelled, Job, JobQueue, one_line
+from .mailbox import Mailbox
 
 __all__ = ["Cancelled", "Job", "Worker", "WorkerThread", "one_line", "run_events_until", "stop_at_exit"]
 
@@ -97,15 +100,13 @@ class WorkerThread(QThread):
     #: how long stop() waits for a running job to return
     STOP_WAIT_S = 10.0
 
-    _posted = Signal(object)  # (kind, job, payload) from the worker thread
-
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        # (kind, job, payload) from the worker thread; ("ended", None, None) as run() returns
+        self._outbox = Mailbox(self._dispatch)
         self.jobs = JobQueue(self._post, self.ORDER)
-        self._posted.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
         self.dropped = 0  # results computed but stale on arrival
-        me = weakref.ref(self)  # (the connection must not keep the worker alive itself)
-        self.finished.connect(lambda: _RUNNING.discard(me()), Qt.ConnectionType.DirectConnection)
+        self._held = False  # the collector is held for the running thread (collector.py)
         stop_at_exit(self)
 
     # ---- requests (from the UI thread) ---------------------------------------------------------
@@ -115,6 +116,9 @@ class WorkerThread(QThread):
         rid = self.jobs.submit(fn, lane, exclusive=exclusive, data=data)
         if not self.jobs.closed and not self.isRunning():
             _RUNNING.add(self)
+            if not self._held:
+                self._held = True
+                collector.hold()
             self.start()
         return rid
 
@@ -135,25 +139,36 @@ class WorkerThread(QThread):
     def stop(self) -> None:
         """Stop the thread and wait for it (idempotent)."""
         self.jobs.close()
-        if self.isRunning():
-            self.wait(int(self.STOP_WAIT_S * 1000))
+        if not self.isRunning() or self.wait(int(self.STOP_WAIT_S * 1000)):
+            self._ended()
+
+    def _ended(self) -> None:
+        """The thread has finished (UI thread): let go of it and of the collector."""
+        _RUNNING.discard(self)
+        if self._held:
+            self._held = False
+            collector.release()
 
     # ---- the thread ------------------------------------------------------------------------------
     def run(self) -> None:
-        self.jobs.serve(self.idle)
+        try:
+            self.jobs.serve(self.idle)
+        finally:
+            self._outbox.post(("ended", None, None))
 
     def idle(self) -> None:
         """Called in the worker thread when the queue empties after a job."""
 
     def _post(self, kind: str, job: Job, payload: Any) -> None:  # any thread
-        try:
-            self._posted.emit((kind, job, payload))
-        except RuntimeError:  # the worker's C++ side is gone (interpreter exit): nobody listens
-            pass
+        self._outbox.post((kind, job, payload))
 
     # ---- outcomes (in the UI thread) --------------------------------------------------------------
-    def _dispatch(self, item: tuple[str, Job, Any]) -> None:
+    def _dispatch(self, item: tuple[str, Job | None, Any]) -> None:
         kind, job, payload = item
+        if kind == "ended":  # the thread is ending: wait out its last instructions
+            if not self.isRunning() or self.wait(int(self.STOP_WAIT_S * 1000)):
+                self._ended()
+            return
         if self.jobs.is_stale(job):
             if kind == "done":
                 self.dropped += 1
