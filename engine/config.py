@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -274,26 +275,32 @@ class AttentionConfig:
                 changes["tokens"] = None
         return dataclasses.replace(self, **changes)
 
-    def summary(self) -> str:
-        """One line for captions and status bars."""
+    def summary_parts(self, words: Callable[[str], str] = str) -> list[str]:
+        """The summary's fields in order. `words(template)` may translate each worded
+        template before its values are filled in (the status bar passes Qt's translator;
+        the default keeps the English, the words of captions, files and the CLI)."""
         parts = [
             f"d_model={self.d_model}",
-            f"heads={self.n_heads}",
-            f"kv={self.kv_heads} ({self.attention_kind})",
+            words("heads={n}").format(n=self.n_heads),
+            words("kv={n} ({kind})").format(n=self.kv_heads, kind=self.attention_kind),
             f"S={self.seq_len}" + (f" Skv={self.key_len}" if self.kv_len is not None else ""),
         ]
         masks = []
         if self.causal:
-            masks.append("causal")
+            masks.append(words("causal"))
         if self.window is not None:
-            masks.append(f"window={self.window}")
+            masks.append(words("window={w}").format(w=self.window))
         if self.pad:
-            masks.append(f"pad={self.pad}")
-        parts.append("mask=" + ("+".join(masks) if masks else "none"))
-        parts.append("scale=1/√d_k" if self.scale is None else f"scale={self.scale:g}")
+            masks.append(words("pad={p}").format(p=self.pad))
+        parts.append(words("mask={masks}").format(masks="+".join(masks) if masks else words("none")))
+        parts.append(words("scale=1/√d_k") if self.scale is None else words("scale={s}").format(s=f"{self.scale:g}"))
         if self.prescale_q:
-            parts.append("prescale Q")
+            parts.append(words("prescale Q"))
         parts.append(self.dtype)
         if self.positional != "none":
-            parts.append(f"pos={self.positional}")
-        return "  ".join(parts)
+            parts.append(words("pos={p}").format(p=words(self.positional)))
+        return parts
+
+    def summary(self) -> str:
+        """One line for captions and status bars (fields two spaces apart)."""
+        return "  ".join(self.summary_parts())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
 from PySide6.QtWidgets import QLabel
 
 from engine import AttentionConfig
@@ -28,31 +28,23 @@ def set_status_text(label: QLabel, text: str) -> None:
         hold_size(label)
 
 
+#: The worded templates of `AttentionConfig.summary_parts`, marked for lupdate (the
+#: "MainWindow" context); `config_line` translates them when the line is made.
+SUMMARY_WORDS = (
+    QT_TRANSLATE_NOOP("MainWindow", "heads={n}"), QT_TRANSLATE_NOOP("MainWindow", "kv={n} ({kind})"),
+    QT_TRANSLATE_NOOP("MainWindow", "causal"), QT_TRANSLATE_NOOP("MainWindow", "window={w}"),
+    QT_TRANSLATE_NOOP("MainWindow", "pad={p}"), QT_TRANSLATE_NOOP("MainWindow", "mask={masks}"),
+    QT_TRANSLATE_NOOP("MainWindow", "none"), QT_TRANSLATE_NOOP("MainWindow", "scale=1/√d_k"),
+    QT_TRANSLATE_NOOP("MainWindow", "scale={s}"), QT_TRANSLATE_NOOP("MainWindow", "prescale Q"),
+    QT_TRANSLATE_NOOP("MainWindow", "pos={p}"), QT_TRANSLATE_NOOP("MainWindow", "sinusoidal"),
+    QT_TRANSLATE_NOOP("MainWindow", "learned"),
+)
+
+
 def config_line(config: AttentionConfig) -> str:
-    """The status bar's config line: `config.summary()` in the current language (in English,
-    the same words), its fields joined by " · "."""
-    t = QCoreApplication.translate  # (each call's literal is what lupdate reads)
-    parts = [f"d_model={config.d_model}",
-             t("MainWindow", "heads={n}").format(n=config.n_heads),
-             t("MainWindow", "kv={n} ({kind})").format(n=config.kv_heads, kind=config.attention_kind),
-             f"S={config.seq_len}" + (f" Skv={config.key_len}" if config.kv_len is not None else "")]
-    masks = []
-    if config.causal:
-        masks.append(t("MainWindow", "causal"))
-    if config.window is not None:
-        masks.append(t("MainWindow", "window={w}").format(w=config.window))
-    if config.pad:
-        masks.append(t("MainWindow", "pad={p}").format(p=config.pad))
-    parts.append(t("MainWindow", "mask={masks}").format(masks="+".join(masks) if masks else t("MainWindow", "none")))
-    parts.append(t("MainWindow", "scale=1/√d_k") if config.scale is None
-                 else t("MainWindow", "scale={s}").format(s=f"{config.scale:g}"))
-    if config.prescale_q:
-        parts.append(t("MainWindow", "prescale Q"))
-    parts.append(config.dtype)
-    if config.positional != "none":
-        names = {"sinusoidal": t("MainWindow", "sinusoidal"), "learned": t("MainWindow", "learned")}
-        parts.append(t("MainWindow", "pos={p}").format(p=names.get(config.positional, config.positional)))
-    return " · ".join(parts)
+    """The status bar's config line: `config.summary_parts()` in the current language (in
+    English, the summary's words), its fields joined by " · "."""
+    return " · ".join(config.summary_parts(lambda w: QCoreApplication.translate("MainWindow", w)))
 
 
 class StatusMixin:
