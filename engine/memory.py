@@ -384,14 +384,17 @@ def check_lazy_memory(config: AttentionConfig, part: str, estimate: dict[str, in
                 f"{format_bytes(budget)} memory budget: use head_grid(name, head) for one head "
                 f"({format_bytes(est['head'])}) or lower seq_len, kv_len, heads or batch")
         return
-    extra, grows = {"head": ("one head's grids", "S·Skv"),
-                    "rows": ("the blocked per-row diagnostics", "blocks of rows × Skv, B·H·S row statistics")}[part]
+    extra, grows, advice = {
+        "head": ("one head's grids", "S·Skv", "lower seq_len or kv_len"),
+        "rows": ("the blocked per-row diagnostics", "blocks of rows × Skv, B·H·S row statistics",
+                 "lower seq_len, kv_len, batch or heads"),
+    }[part]
     need = est["fused"] + est[part]
     if need > budget:
         raise ConfigError(
             f"{extra} of this trace ({grows}) need about {format_bytes(est[part])} on top of the run's "
             f"{format_bytes(est['fused'])} ({format_bytes(need)} in all), over the "
-            f"{format_bytes(budget)} memory budget: lower seq_len or kv_len")
+            f"{format_bytes(budget)} memory budget: {advice}")
 
 
 _LIBC = None

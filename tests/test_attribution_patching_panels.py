@@ -25,7 +25,7 @@ from PySide6.QtGui import QImage
 from engine.models import InspectError, load_model
 from engine.models.patching import corrupt_text
 from explorer.export.fresh import fresh_panel
-from explorer.figures.plots import plot_title as html_title
+from explorer.figures.text import plot_title as html_title
 from explorer.panels.attribution import logit_text
 
 try:

@@ -22,7 +22,7 @@ from PySide6.QtGui import QImage
 
 import main
 from explorer.export.cli import export_command
-from explorer.figures.plots import plot_title as html_title
+from explorer.figures.text import plot_title as html_title
 
 try:
     from conftest import shown_window

@@ -101,6 +101,13 @@ def test_a_refusal_states_what_grows_with_batch_and_length():
     msg = str(fused.value)
     assert "no attention grid" in msg and "activations" in msg and "(B·S·d_model)" in msg, msg
     assert "mask and kernel temporaries" in msg and "(S·Skv, B·H·S·d_k)" in msg and len(msg) < 360, msg
+    # the window's overview of a batch-8 long frame (the S=8192 flash case of the issue) is
+    # refused naming batch among what to lower: its row statistics grow with B·H·S
+    from engine.memory import check_lazy_memory
+
+    cfg = AttentionConfig(backend="flash", seq_len=8192, n_heads=16, d_model=1024, batch=8)
+    with pytest.raises(ConfigError, match=r"B·H·S row statistics.*lower seq_len, kv_len, batch or heads"):
+        check_lazy_memory(cfg, "rows", budget=2**30)
 
 
 def test_estimate_counts_weights_activations_grids_and_temporaries():

@@ -23,7 +23,7 @@ import explorer
 import main
 from engine import AttentionConfig
 from explorer.export.cli import export_command
-from explorer.figures.plots import plot_title
+from explorer.figures.text import plot_title
 from explorer.models.source import DEMO_SOURCE
 from explorer.selection import ModelSelection
 

@@ -20,10 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem
 
 # (their home is text.py; re-exported for the modules that import them from here still)
-from .text import RunsLabel as RunsLabel
-from .text import plot_title as plot_title
-from .text import title_label, use_runs_title
-from .text import titled as titled
+from .text import title_label, titled, use_runs_title
 from .themes import Theme
 
 _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)

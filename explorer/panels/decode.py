@@ -23,7 +23,6 @@ from PySide6.QtGui import QColor
 
 from ..figures.heatmap import Heatmap
 from ..figures.plots import (
-    RunsLabel,
     add_plot,
     fmt_number,
     lean_axes,
@@ -34,6 +33,7 @@ from ..figures.plots import (
     style_colorbar,
     style_plot,
 )
+from ..figures.text import RunsLabel
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..frame import Frame
 from ..stepthrough import ROUNDING_ULPS, DecodeView, decode_view

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QLabel
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
     BarsItem,
-    RunsLabel,
     add_plot,
     fmt_number,
     lean_axes,
@@ -37,6 +36,7 @@ from ..figures.plots import (
     style_plot,
     symmetric_levels,
 )
+from ..figures.text import RunsLabel
 from ..figures.themes import SIGNED_CMAP, Theme
 from ..frame import Frame
 from ..stepthrough import (

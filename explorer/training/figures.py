@@ -38,8 +38,8 @@ from ..figures.plots import (
     set_plot_title,
     style_colorbar,
     style_plot,
-    titled,
 )
+from ..figures.text import titled
 from ..figures.themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
 from .forming import tile_labels
 from .grid import HeadGrid
