@@ -358,15 +358,19 @@ def test_the_lab_axis_titles_follow_the_language(win, panel, qtbot):
 
     sources = ("query", "key", "weight", "step", "loss (nats)")
     assert set(sources) <= titles()
+    task = panel.form.fields["task"]
+    assert task.currentText() == "induction"
     assert win.set_language("zh_CN")
     try:
         shown = titles()
         for source in sources:
             zh = QCoreApplication.translate("TrainingPanel", source)
             assert zh != source and zh in shown and source not in shown, (source, zh)
+        # the form's task reads in the language too; the run's config keeps the engine's name
+        assert task.currentText() == "归纳" and task.currentData() == "induction"
     finally:
         assert win.set_language("en")
-    assert set(sources) <= titles()
+    assert set(sources) <= titles() and task.currentText() == "induction"
 
 
 # ---- experiments ---------------------------------------------------------------------------------------

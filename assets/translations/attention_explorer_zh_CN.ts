@@ -4716,6 +4716,22 @@ Replace them?</source>
 <context>
     <name>TrainingPanel</name>
     <message>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>reverse</source>
+        <translation>反转</translation>
+    </message>
+    <message>
+        <source>sort</source>
+        <translation>排序</translation>
+    </message>
+    <message>
         <location filename="../../explorer/training/form.py" line="+43"/>
         <source>Task</source>
         <translation>任务</translation>

@@ -57,6 +57,11 @@ FIELDS = (
     ("seed", QT_TRANSLATE_NOOP("TrainingPanel", "Seed")),
 )
 FIELD_LABELS = dict(FIELDS)
+#: the task combo's words (its item data stays the engine's name, the run's config value)
+TASK_NAMES = {"induction": QT_TRANSLATE_NOOP("TrainingPanel", "induction"),
+              "copy": QT_TRANSLATE_NOOP("TrainingPanel", "copy"),
+              "reverse": QT_TRANSLATE_NOOP("TrainingPanel", "reverse"),
+              "sort": QT_TRANSLATE_NOOP("TrainingPanel", "sort")}
 
 
 class TrainingForm(QScrollArea):
@@ -144,7 +149,7 @@ class TrainingForm(QScrollArea):
             return w
 
         f = self.fields
-        f["task"] = combo([(t, t) for t in TASKS])
+        f["task"] = combo([(translated(TASK_NAMES.get(t, t)), t) for t in TASKS])
         f["n_layers"] = spin(1, 6)
         f["n_heads"] = spin(1, 16)
         f["d_model"] = spin(4, 512, 16)
@@ -199,6 +204,9 @@ class TrainingForm(QScrollArea):
                 i, PRESETS[key].display_title() if key else translate("TrainingPanel", "Custom settings"))
         for key, label in self.field_labels.items():
             label.setText(translated(FIELD_LABELS[key]))
+        task = self.fields["task"]
+        for i in range(task.count()):
+            task.setItemText(i, translated(TASK_NAMES.get(task.itemData(i), task.itemData(i))))
         self.step_size_label.setText(translate("TrainingPanel", "Step by"))
         self.every_label.setText(translate("TrainingPanel", "Snapshot every"))
         self.runs_label.setText(translate("TrainingPanel", "Runs (tick to overlay, click to view)"))
