@@ -63,9 +63,14 @@ def shown_window(qapp, **kwargs):
     try:
         yield w
     finally:
+        from PySide6.QtCore import QEvent
+
         w.close()
         w.shutdown()
         w.deleteLater()
+        # now, not at the next event loop: processEvents leaves deferred deletes alone, and a
+        # module of render_sync tests then piled up windows (each test slower than the last)
+        qapp.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         qapp.processEvents()
 
 
