@@ -281,15 +281,15 @@ def test_the_ui_thread_collects_everything_only_when_the_heap_grew():
             gc.collect(1)
         for _ in range(11):  # ... and so is generation 1
             gc.collect(0)
-        kept = [[] for _ in range(1000)]  # and generation 0
+        _kept = [[] for _ in range(1000)]  # and generation 0
         before = full_collections()
         collector.collect_due()
         assert full_collections() == before, "a full collection without the heap growing"
         assert gc.get_count()[1] == 0  # the younger generations were collected
 
-        grown = [bytes(8) for _ in range(int(0.3 * sys.getallocatedblocks()) + 1000)]
+        _grown = [bytes(8) for _ in range(int(0.3 * sys.getallocatedblocks()) + 1000)]
         collector.collect_due()
         assert full_collections() == before + 1
     finally:
         collector.release()
-    assert gc.isenabled() and len(kept) + len(grown) > 0
+    assert gc.isenabled()

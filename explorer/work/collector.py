@@ -49,18 +49,21 @@ def collect_due() -> None:
     global _blocks_after_full
     counts = gc.get_count()
     for gen in (2, 1, 0):
-        if counts[gen] <= _thresholds[gen]:
-            continue
-        if gen == 2:
-            blocks = sys.getallocatedblocks()
-            if _blocks_after_full is None:
-                _blocks_after_full = blocks
-            if blocks - _blocks_after_full <= FULL_GROWTH * _blocks_after_full:
-                continue
-        gc.collect(gen)
-        if gen == 2:
-            _blocks_after_full = sys.getallocatedblocks()
-        return
+        if counts[gen] > _thresholds[gen] and (gen < 2 or _heap_grew()):
+            gc.collect(gen)
+            if gen == 2:
+                _blocks_after_full = sys.getallocatedblocks()
+            return
+
+
+def _heap_grew() -> bool:
+    """Whether the heap grew by FULL_GROWTH since the last full collection (the first call of
+    a hold only takes its measure)."""
+    global _blocks_after_full
+    blocks = sys.getallocatedblocks()
+    if _blocks_after_full is None:
+        _blocks_after_full = blocks
+    return blocks - _blocks_after_full > FULL_GROWTH * _blocks_after_full
 
 
 def hold() -> None:
