@@ -152,13 +152,20 @@ def future_share(weights: np.ndarray, q_offset: int) -> float:
     return float(share[ok].mean()) if ok.any() else math.nan
 
 
+@lru_cache(maxsize=8)
+def _projection(H: int, Skv: int, dtype: str) -> np.ndarray:
+    """(H, Skv) fixed random directions (identical_row_pairs' buckets); read-only, shared."""
+    v = np.random.default_rng(0).standard_normal((H, Skv)).astype(dtype)
+    v.flags.writeable = False
+    return v
+
+
 def identical_row_pairs(weights: np.ndarray, tol: float = 1e-6) -> int:
     """Pairs of queries whose weight rows are identical (within `tol`) in every head: what
     attention without positions gives two copies of a token. weights (H, S, Skv); NaN rows
     match nothing. Rows are bucketed by a random projection, then compared cell by cell."""
     H, _S, Skv = weights.shape
-    v = np.random.default_rng(0).standard_normal((H, Skv)).astype(weights.dtype)
-    p = np.einsum("hsk,hk->s", weights, v).astype(np.float64)  # (S,): equal rows, equal p
+    p = np.einsum("hsk,hk->s", weights, _projection(H, Skv, weights.dtype.str)).astype(np.float64)  # (S,): equal rows, equal p
     order = [int(i) for i in np.argsort(p) if np.isfinite(p[i])]
     pairs, run = 0, order[:1]
     for i in [*order[1:], None]:

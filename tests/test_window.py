@@ -857,3 +857,55 @@ def test_token_axes_put_ticks_where_pyqtgraph_would(qtbot, w):
     check("zoomed")
     show(qtbot, w, AttentionConfig(tokens=tuple("je suis un étudiant depuis longtemps".split())))
     check("tokens")
+
+
+def test_density_axes_hold_still_while_stepping_seeds(qtbot, w):
+    """Stepping through seeds, the histograms' density axes keep their ticks on most seeds
+    (a bound that had to grow leaves room, and a narrower tick label does not shift the
+    plot): each change would redraw the axis and move the bars. Yet every histogram still
+    fits under its axis."""
+    scores = w.panel("scores")
+    plots = (scores.raw, scores.scaled)
+    ranges, changes = [tuple(p.plot.viewRange()[1]) for p in plots], 0
+    for seed in range(1, 41):
+        show(qtbot, w, AttentionConfig(seed=seed))
+        for i, p in enumerate(plots):
+            y = tuple(p.plot.viewRange()[1])
+            changes += y != ranges[i]
+            ranges[i] = y
+            heights = p.hist.getData()[1]
+            assert float(np.nanmax(heights)) <= y[1]  # nothing cut off at the top
+    assert changes <= 16, f"the density axes changed {changes} times in 80 plot updates"
+
+
+def test_a_relaid_title_reads_its_new_text(qtbot):
+    """A title whose second line changes keeps its first line and shows the new second one;
+    the same text in a larger font or another wrap is laid out afresh (wider, taller)."""
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QGraphicsRectItem
+
+    from explorer.figures.text import RunsItem, parse_runs
+
+    def lines(item):
+        return [item.layouts[i].text() for i in range(len(item.layouts))]
+
+    parent = QGraphicsRectItem()
+    item = RunsItem(parent)
+    font, white = QFont(), QColor("white")
+    item.set_runs(parse_runs("<b>head 0</b> · kv 0<br>41.6 % on future keys"), font, white)
+    first = item.layouts[0]
+    item.set_runs(parse_runs("<b>head 0</b> · kv 0<br>7.5 % on future keys"), font, white)
+    assert lines(item) == ["head 0 · kv 0", "7.5 % on future keys"]
+    assert item.layouts[0] is first  # (the unchanged line was not shaped again)
+    small = item.boundingRect()
+    bigger = QFont(font)
+    bigger.setPointSizeF(font.pointSizeF() * 2)
+    item.set_runs(parse_runs("<b>head 0</b> · kv 0<br>7.5 % on future keys"), bigger, white)
+    big = item.boundingRect()
+    assert big.width() > 1.5 * small.width() and big.height() > 1.5 * small.height()
+    item.set_runs(parse_runs("same line<br>same line"), font, white)
+    assert lines(item) == ["same line", "same line"]
+    assert item.layouts[0] is not item.layouts[1]  # (each line placed on its own)
+    assert item.layouts[1].lineAt(0).y() > item.layouts[0].lineAt(0).y()
+    item.set_wrap(40)
+    assert item.layouts[0].lineCount() == 2  # broken between its words at the new width

@@ -38,11 +38,15 @@ def nice_ceil(x: float) -> float:
     return 10.0 ** (e + 1)
 
 
-def sticky_max(current: float | None, needed: float, shrink: float = 0.4) -> float:
-    """An upper bound that only moves when `needed` exceeds it or falls below shrink × it."""
-    if current is not None and needed <= current and needed >= shrink * current:
-        return current
-    return nice_ceil(needed)
+def sticky_max(current: float | None, needed: float, shrink: float = 0.4, room: float = 1.0) -> float:
+    """An upper bound that only moves when `needed` exceeds it or falls below shrink × it.
+
+    The first bound (and one after a shrink) is the nice value ≥ needed; one that had to grow
+    is the nice value ≥ room × needed (room > 1: a need that jitters from frame to frame, e.g.
+    a histogram's peak across seeds, then moves the bound and its ticks less often)."""
+    if current is None or needed < shrink * current:
+        return nice_ceil(needed)
+    return current if needed <= current else nice_ceil(room * needed)
 
 
 def sticky_range(current: tuple[float, float] | None, lo: float, hi: float,

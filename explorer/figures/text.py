@@ -137,6 +137,8 @@ class RunsItem(QGraphicsRectItem):
         self._layouts: list[QTextLayout] = []
         self._rect = QRectF(0, 0, 2 * self.MARGIN, 2 * self.MARGIN)
         self._runs: tuple[list[Runs], QFont, QColor] = ([], QFont(), QColor())
+        self._kept_lines: dict[tuple, QTextLayout] = {}  # the last layout's lines, by their runs
+        self._kept_context: tuple | None = None  # (font, colour, wrap, max lines) they were made for
         self.setRect(self._bounds())
 
     def _bounds(self) -> QRectF:
@@ -164,28 +166,17 @@ class RunsItem(QGraphicsRectItem):
 
     def _lay_out(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
         layouts, y, width = [], self.MARGIN, 0.0
+        # a line whose runs, font, colour and wrap are those of a line laid out last time keeps
+        # its layout (a title's first line stays while its second, with the numbers, changes)
+        context = (QFont(font), colour.rgba(), self.wrap_width, self.max_lines)
+        kept = self._kept_lines if self._kept_context == context else {}
+        made: dict[tuple, QTextLayout] = {}
         for runs in lines:
-            text = "".join(t for t, _b, _c in runs)
-            layout = QTextLayout(text, font)
-            formats, start = [], 0
-            for t, bold, c in runs:
-                fr = QTextLayout.FormatRange()
-                fr.start, fr.length = start, len(t)
-                fr.format = _char_format(c, bold, colour.rgba())
-                formats.append(fr)
-                start += len(t)
-            layout.setFormats(formats)
-            layout.beginLayout()
-            # wrapped lines break at a space (a longer word overflows); the last line allowed
-            # takes the rest of the text (its end is clipped by the label)
-            wrap_at = self.wrap_width
-            for n in range(self.max_lines if wrap_at is not None else 1):
-                line = layout.createLine()
-                if not line.isValid():
-                    break
-                if wrap_at is not None and n < self.max_lines - 1:
-                    line.setLineWidth(wrap_at)
-            layout.endLayout()  # lays out a line given no width: the whole text
+            key = tuple(runs)
+            layout = kept.pop(key, None)
+            if layout is None:
+                layout = self._line_layout(runs, font, colour)
+            made.setdefault(key, layout)
             if layout.lineCount() == 0:
                 y += QFontMetricsF(font).height()
             for i in range(layout.lineCount()):
@@ -203,12 +194,38 @@ class RunsItem(QGraphicsRectItem):
                     if line.naturalTextWidth() < width:
                         line.setPosition(QPointF(self.MARGIN + (width - line.naturalTextWidth()) / 2, line.y()))
         self._layouts = layouts
+        self._kept_lines, self._kept_context = made, context
         self._rect = QRectF(0, 0, width + 2 * self.MARGIN, y + self.MARGIN)
         bounds = self._bounds()
         if bounds == self.rect():
             self.update()  # same size, new text
         else:
             self.setRect(bounds)
+
+    def _line_layout(self, runs: Runs, font: QFont, colour: QColor) -> QTextLayout:
+        """One line of runs laid out: broken between words at wrap_width onto at most
+        max_lines lines (a longer word overflows; the last line takes the rest of the text,
+        its end clipped by the label)."""
+        text = "".join(t for t, _b, _c in runs)
+        layout = QTextLayout(text, font)
+        formats, start = [], 0
+        for t, bold, c in runs:
+            fr = QTextLayout.FormatRange()
+            fr.start, fr.length = start, len(t)
+            fr.format = _char_format(c, bold, colour.rgba())
+            formats.append(fr)
+            start += len(t)
+        layout.setFormats(formats)
+        layout.beginLayout()
+        wrap_at = self.wrap_width
+        for n in range(self.max_lines if wrap_at is not None else 1):
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            if wrap_at is not None and n < self.max_lines - 1:
+                line.setLineWidth(wrap_at)
+        layout.endLayout()  # lays out a line given no width: the whole text
+        return layout
 
     def set_wrap(self, width: float | None, centre: bool = False) -> None:
         """Break lines wider than `width` pixels between words (None: never)."""

@@ -141,6 +141,7 @@ class HeadsPanel(Panel):
         # rows that see no key but got weights (mask value min / -1e9: a uniform row) stay
         # coloured, and hatched over: masked cells always read as masked
         self.blind_overlay = QGraphicsPathItem()
+        self._blind_key: tuple | None = None  # (rows, key_len) the overlay's path was made for
         self.blind_overlay.setPen(QPen(Qt.PenStyle.NoPen))
         self.blind_overlay.setZValue(6)
         self.big.vb.addItem(self.blind_overlay, ignoreBounds=True)
@@ -298,13 +299,15 @@ class HeadsPanel(Panel):
         else:
             self._nan_rows = None
             self.nan_overlay.hide()
-        blind = np.flatnonzero(~frame.mask.any(-1))  # query rows that see no key
-        path = QPainterPath()
-        for r in blind.tolist():
-            path.addRect(QRectF(-0.5, r - 0.5, cfg.key_len, 1))
+        blind_rows = ~frame.mask.any(-1)  # (S,) query rows that see no key
+        blind = np.flatnonzero(blind_rows)
+        if (blind.tolist(), cfg.key_len) != self._blind_key:  # (setPath repaints even an equal path)
+            self._blind_key = (blind.tolist(), cfg.key_len)
+            path = QPainterPath()
+            for r in blind.tolist():
+                path.addRect(QRectF(-0.5, r - 0.5, cfg.key_len, 1))
+            self.blind_overlay.setPath(path)
         self._blind_rows = blind
-        self.blind_overlay.setPath(path)
-        blind_rows = ~frame.mask.any(-1)
         self.thumbs.set_blind_rows(blind_rows if frame.lod is None else _tile_rows(blind_rows, thumb_cell(frame)[0]))
 
     def _draw_side_by_side(self, h: int) -> str:

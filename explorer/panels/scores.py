@@ -87,6 +87,9 @@ class _HistPlot:
         # a pinned A (its legend entry and its std) that line wraps onto up to three
         self.readout = RunsLabel("", justify="left", size="8.5pt", max_lines=3)
         layout.addItem(self.readout, row=row + 1, col=col)
+        # the density ticks ("0.25" after "0.3") only widen the axis: a narrower label would
+        # shift the plot and redraw both axes on the next seed
+        self.plot.getAxis("left").setStyle(autoReduceTextSpace=False)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -143,7 +146,7 @@ class _HistPlot:
             self.theory.setData(xs, self._pdf)
         pdf = self._pdf
         peak = max(float(density.max()) if density.size else 0.0, float(pdf.max()))
-        self.ymax = sticky_max(self.ymax, 1.08 * peak, shrink=0.5)
+        self.ymax = sticky_max(self.ymax, 1.08 * peak, shrink=0.35, room=1.3)
         if not unchanged(self.plot, "range", self.xrange, self.ymax):
             self.plot.setRange(xRange=self.xrange, yRange=(0, self.ymax), padding=0)
         self._last_result = (finite_std(values), n_bad)
