@@ -1,15 +1,18 @@
-"""Widgets whose text changes every frame, kept from re-laying out the window.
+"""Widgets whose text changes every frame, kept from re-laying out and repainting the window.
 
 Qt asks every layout from a widget up to the main window to lay itself out
 again whenever the widget's size hint may have changed (QLabel.setText,
 QSpinBox.setRange): for the status bar, the diagnostics cards and the sliders'
 spin boxes that was a third of a frame while a slider was dragged. A widget
 with a fixed size does not ask, so these get one, grown (never shrunk) when a
-new text needs more room.
+new text needs more room. And a label that paints its own background (`OpaqueLabel`)
+repaints only itself on a new text; a transparent one makes Qt repaint every widget
+beneath it, up to the window (a fifth of a frame for the cards and the status bar).
 """
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 QWIDGETSIZE_MAX = (1 << 24) - 1
@@ -40,3 +43,18 @@ def release_size(widget: QWidget) -> None:
     """Undo hold_size: the widget sizes itself again (a new language, a larger export font)."""
     widget.setMinimumSize(0, 0)
     widget.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+
+
+class OpaqueLabel(QLabel):
+    """A QLabel that fills its background (its palette's colour for its background role, which
+    a style sheet's `background` sets), so Qt need not repaint what lies beneath it.
+
+    A style sheet turns autoFillBackground off when it polishes a widget (it draws the
+    background itself, but Qt then counts the label as transparent); it is turned back on
+    after every polish and style change."""
+
+    def event(self, ev) -> bool:
+        handled = super().event(ev)
+        if ev.type() in (QEvent.Type.Polish, QEvent.Type.StyleChange) and not self.autoFillBackground():
+            self.setAutoFillBackground(True)
+        return handled

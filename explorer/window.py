@@ -366,6 +366,11 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         if not isinstance(config, AttentionConfig):
             raise TypeError(f"set_config needs an AttentionConfig, got {type(config).__name__}")
         changed = config != self._config
+        # the frame first: the worker computes it while this thread mirrors the config (its
+        # outcome is queued to this thread, so it is shown only after all of this)
+        rid = self.worker.request(config)
+        self._requested_at = {rid: time.perf_counter()}
+        self._busy.start()
         self._show_formula(config, self.selection.head)
         if changed and not self._replaying:
             step = ConfigChange(self._config, config, self._replay, mergeable=not self._whole_step)
@@ -374,9 +379,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self._config = config
         self.state.set_config(config)
         self.controls.set_config(config)
-        rid = self.worker.request(config)
-        self._requested_at = {rid: time.perf_counter()}
-        self._busy.start()
         if changed:
             self.config_changed.emit(config)
 

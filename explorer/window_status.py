@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel
 from engine import AttentionConfig
 
 from .frame import Frame
-from .sizing import hold_size, release_size
+from .sizing import OpaqueLabel, hold_size, release_size
 
 #: A compute taking longer than this shows "computing…" in the status bar.
 BUSY_AFTER_MS = 120
@@ -52,10 +52,12 @@ class StatusMixin:
 
     def _create_status_bar(self) -> None:
         sb = self.statusBar()
-        self.status_config = QLabel()
-        self.status_compute = QLabel()
-        self.status_render = QLabel()
-        self.status_backend = QLabel()
+        # opaque, in the status bar's own colour: a new text every frame repaints the label,
+        # not the status bar and the window beneath it
+        self.status_config = OpaqueLabel()
+        self.status_compute = OpaqueLabel()
+        self.status_render = OpaqueLabel()
+        self.status_backend = OpaqueLabel()
         for w in (self.status_config, self.status_compute, self.status_render, self.status_backend):
             sb.addPermanentWidget(w)
         from .frame_progress import FrameProgress

@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QApplication, QFrame, QGridLayout, QLabel, QMenu, QScrollArea
 
-from ..sizing import hold_size, release_size
+from ..sizing import OpaqueLabel, hold_size, release_size
 from .themes import Theme
 
 _MAX_ROWS = 64  # more rows than any card shows
@@ -151,9 +151,8 @@ class Card(QFrame):
         while len(self._cells) <= r:
             row = []
             for c in range(self.columns):
-                label = QLabel()
+                label = OpaqueLabel()  # a new number repaints the cell, not the card and dock below
                 label.setTextFormat(Qt.TextFormat.PlainText)
-                label.setAutoFillBackground(True)  # opaque: Qt need not repaint the card and dock below
                 if self._background is not None:
                     self._paint_label(label, None)
                 right = c in self.align_right
