@@ -911,12 +911,14 @@ def test_a_relaid_title_reads_its_new_text(qtbot):
     assert item.layouts[0].lineCount() == 2  # broken between its words at the new width
 
 
-def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, w):
+def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, qapp):
     """Stepping through seeds changes numbers in the diagnostics cards and the status bar
     every frame; each such label paints its own background, so the dock, the status bar and
     the window under them are not repainted for it (a repaint of the whole widget stack
-    under a label cost a fifth of a frame)."""
+    under a label cost a fifth of a frame). In the window as it first opens."""
     from PySide6.QtCore import QEvent, QObject
+
+    from conftest import drawn_window
 
     class Paints(QObject):
         def __init__(self):
@@ -928,19 +930,20 @@ def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, w):
                 self.seen.add(obj.objectName() or type(obj).__name__)
             return False
 
-    watched = [w, w.statusBar(), w.dock("diagnostics")]
-    spy = Paints()
-    for widget in watched:
-        widget.installEventFilter(spy)
-    repainted = {}
-    try:
-        for seed in range(1, 11):
-            spy.seen.clear()
-            show(qtbot, w, AttentionConfig(seed=seed))
-            for name in spy.seen:
-                repainted[name] = repainted.get(name, 0) + 1
-    finally:
+    with drawn_window(qapp) as w:
+        watched = [w, w.statusBar(), w.dock("diagnostics")]
+        spy = Paints()
         for widget in watched:
-            widget.removeEventFilter(spy)
-    assert w.panel("diagnostics").isVisible()
-    assert all(n <= 3 for n in repainted.values()), repainted
+            widget.installEventFilter(spy)
+        repainted = {}
+        try:
+            for seed in range(1, 11):
+                spy.seen.clear()
+                show(qtbot, w, AttentionConfig(seed=seed))
+                for name in spy.seen:
+                    repainted[name] = repainted.get(name, 0) + 1
+        finally:
+            for widget in watched:
+                widget.removeEventFilter(spy)
+        assert w.panel("diagnostics").isVisible()
+        assert all(n <= 3 for n in repainted.values()), repainted

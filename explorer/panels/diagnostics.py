@@ -500,8 +500,8 @@ class DiagnosticsPanel(Panel):
             elif f.lod is not None:  # one line each (a long frame's card was cut: three lines per backend)
                 rows.append(([name, self.tr("not compared beyond {n} tokens").format(n=LOD_CELLS)], "note"))
                 continue
-            else:
-                rows.append(([name, self.tr("measuring…")], "note"))
+            else:  # (the table's four cells, as the measured row will have: no relayout when it comes)
+                rows.append(([name, self.tr("measuring…"), "", ""], "note"))
                 continue
             rows.append(([f"{name}{mark}", impl, self._diff_text(diff), f"{ms:.2f} ms"], "body"))
         rows.append(([self._rounding_note()], "note"))
