@@ -916,9 +916,8 @@ def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, qapp):
     every frame; each such label paints its own background, so the dock, the status bar and
     the window under them are not repainted for it (a repaint of the whole widget stack
     under a label cost a fifth of a frame). In the window as it first opens."""
-    from PySide6.QtCore import QEvent, QObject
-
     from conftest import drawn_window
+    from PySide6.QtCore import QEvent, QObject
 
     class Paints(QObject):
         def __init__(self):
