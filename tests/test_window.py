@@ -911,6 +911,34 @@ def test_a_relaid_title_reads_its_new_text(qtbot):
     assert item.layouts[0].lineCount() == 2  # broken between its words at the new width
 
 
+def test_a_title_repainted_from_its_picture_reads_as_drawn(qtbot):
+    """A view repaints an unchanged title from a pixmap (a step-through repaints every title
+    each frame): the pixels are those of the text drawn afresh, and a new text or size shows
+    at once."""
+    from explorer.figures.text import RunsLabel
+
+    view = pg.GraphicsView()
+    view.resize(420, 90)
+    label = RunsLabel("<b>head 0</b> · 1.23 <span style='color: #ff5050'>√d_k</span>")
+    view.setCentralItem(label)
+    view.show()
+    qtbot.waitExposed(view)
+
+    def grab():
+        return view.grab().toImage()
+
+    first = grab()  # (drawn directly: its first paint)
+    assert grab() == first and grab() == first  # then from its picture: the same pixels
+    label.setText("<b>head 1</b> · 45.6 on future keys")
+    changed = grab()
+    assert changed != first and grab() == changed and grab() == changed
+    label.setText("<b>head 0</b> · 1.23 <span style='color: #ff5050'>√d_k</span>")
+    assert grab() == first and grab() == first
+    label.setScale(1.5)  # another device scale: drawn afresh at it
+    bigger = grab()
+    assert bigger != first and grab() == bigger
+
+
 def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, qapp):
     """Stepping through seeds changes numbers in the diagnostics cards and the status bar
     every frame; each such label paints its own background, so the dock, the status bar and

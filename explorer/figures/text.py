@@ -26,7 +26,9 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
+    QPainter,
     QPen,
+    QPixmap,
     QTextCharFormat,
     QTextLayout,
     QTextLine,
@@ -135,6 +137,7 @@ class RunsItem(QGraphicsRectItem):
         self.setPen(QPen(Qt.PenStyle.NoPen))
         self.max_lines = self.MAX_LINES
         self._layouts: list[QTextLayout] = []
+        self._picture = _Picture()  # an unchanged text repainted from a pixmap
         self._rect = QRectF(0, 0, 2 * self.MARGIN, 2 * self.MARGIN)
         self._runs: tuple[list[Runs], QFont, QColor] = ([], QFont(), QColor())
         self._kept_lines: dict[tuple, QTextLayout] = {}  # the last layout's lines, by their runs
@@ -165,6 +168,7 @@ class RunsItem(QGraphicsRectItem):
         return bool(self._layouts) and old_lines == lines and old_font == font and old_colour == colour
 
     def _lay_out(self, lines: list[Runs], font: QFont, colour: QColor) -> None:
+        self._picture.forget()
         layouts, y, width = [], self.MARGIN, 0.0
         # a line whose runs, font, colour and wrap are those of a line laid out last time keeps
         # its layout (a title's first line stays while its second, with the numbers, changes)
@@ -243,8 +247,68 @@ class RunsItem(QGraphicsRectItem):
         return lambda: self.set_runs(lines, font, colour)
 
     def paint(self, p, opt, widget=None) -> None:
+        if widget is None or not self._layouts:  # an export (PNG, SVG, PDF): the text itself
+            self._draw(p)
+            return
+        self._picture.paint(p, widget, self._rect, self._draw)
+
+    def _draw(self, p) -> None:
         for layout in self._layouts:
             layout.draw(p, QPointF(0, 0))
+
+
+class _Picture:
+    """A text item's drawing kept as a pixmap in a view's device pixels.
+
+    A view repaints every item its dirty region touches: a step-through's frame repaints all
+    its titles, a new seed the titles next to a changed one. An unchanged text is then copied
+    from the pixmap instead of laid out glyph by glyph. The pixmap is made on the second paint
+    at the same text, device scale and sub-pixel offset (a text new every frame is drawn
+    directly: a pixmap would cost more than it saves). It always holds the whole text, so a
+    label first painted while its view clipped part of it away shows all of it later (what
+    Qt's own item cache got wrong for clipped items). Rotated or sheared: drawn directly.
+    """
+
+    PAD = 2  # device pixels around the text's rectangle: antialiased ink may reach past it
+
+    def __init__(self) -> None:
+        self.version = 0  # bumped by every new layout: what the kept pixmap was drawn from
+        self._seen: tuple | None = None  # the last paint's key
+        self._pixmap: QPixmap | None = None
+        self._key: tuple | None = None
+
+    def forget(self) -> None:
+        self.version += 1
+        self._pixmap = self._key = None
+
+    def paint(self, p, widget, rect: QRectF, draw: Callable) -> None:
+        t = p.worldTransform()
+        if t.type().value > QTransform.TransformationType.TxScale.value:
+            draw(p)
+            return
+        dev = t.mapRect(rect).adjusted(-self.PAD, -self.PAD, self.PAD, self.PAD)  # (device pixels)
+        x0, y0 = math.floor(dev.left()), math.floor(dev.top())
+        dpr = widget.devicePixelRatioF()
+        key = (self.version, t.m11(), t.m22(), round(dev.left() - x0, 3), round(dev.top() - y0, 3), dpr)
+        if key != self._key:
+            if key != self._seen:  # first paint of this text here: as it is
+                self._seen = key
+                draw(p)
+                return
+            w, h = math.ceil(dev.right()) - x0, math.ceil(dev.bottom()) - y0
+            pixmap = QPixmap(max(1, math.ceil(w * dpr)), max(1, math.ceil(h * dpr)))
+            pixmap.setDevicePixelRatio(dpr)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            q = QPainter(pixmap)
+            q.setRenderHints(p.renderHints())
+            q.setWorldTransform(t * QTransform.fromTranslate(-x0, -y0))
+            draw(q)
+            q.end()
+            self._pixmap, self._key = pixmap, key
+        p.save()
+        p.setWorldTransform(QTransform())
+        p.drawPixmap(x0, y0, self._pixmap)
+        p.restore()
 
 
 def head_runs(runs: Runs, n: int) -> Runs:
