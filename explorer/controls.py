@@ -379,7 +379,11 @@ class ConfigControls(QWidget):
 
     def set_config(self, cfg: AttentionConfig) -> None:
         """Show `cfg` in every widget (no signals), offering only values valid with it."""
-        self._config = cfg
+        last, self._config = self._config, cfg
+        if cfg.seed != last.seed and cfg == last.replace(seed=cfg.seed):  # stepping seeds: one spin box
+            with QSignalBlocker(self.seed):
+                set_spin(self.seed, cfg.seed)
+            return
         blockers = [QSignalBlocker(w) for w in (
             self.heads, self.kv_heads, self.batch, self.tokens, self.cross, self.causal, self.window_on,
             self.mask_value, self.scale_mode, self.prescale_q, self.dtype, self.positional, self.backend,

@@ -142,12 +142,21 @@ def token_labels(config: AttentionConfig) -> tuple[list[str], list[str]]:
     return q, k
 
 
+@lru_cache(maxsize=8)
+def _future_keys(S: int, Skv: int, q_offset: int, dtype: str) -> np.ndarray:
+    """(S, Skv) 1 where key j lies after query i's position i + q_offset, else 0; read-only, shared."""
+    future = (np.arange(Skv)[None, :] > (np.arange(S) + q_offset)[:, None]).astype(dtype)
+    future.flags.writeable = False
+    return future
+
+
 def future_share(weights: np.ndarray, q_offset: int) -> float:
     """Mean share of a row's weight on keys after the query's position (query i at i + q_offset):
     0 under a causal mask. weights (H, S, Skv); NaN rows left out (NaN when all are)."""
     _H, S, Skv = weights.shape
-    future = (np.arange(Skv)[None, :] > (np.arange(S) + q_offset)[:, None]).astype(weights.dtype)  # (S, Skv)
-    share = np.einsum("hsk,sk->hs", weights, future)  # (H, S); a NaN row stays NaN
+    share = np.einsum("hsk,sk->hs", weights, _future_keys(S, Skv, q_offset, weights.dtype.str))  # (H, S); a NaN row stays NaN
+    if share.size and not np.isnan(share).any():
+        return float(share.mean())
     ok = ~np.isnan(share)
     return float(share[ok].mean()) if ok.any() else math.nan
 
@@ -166,7 +175,8 @@ def identical_row_pairs(weights: np.ndarray, tol: float = 1e-6) -> int:
     match nothing. Rows are bucketed by a random projection, then compared cell by cell."""
     H, _S, Skv = weights.shape
     p = np.einsum("hsk,hk->s", weights, _projection(H, Skv, weights.dtype.str)).astype(np.float64)  # (S,): equal rows, equal p
-    order = [int(i) for i in np.argsort(p) if np.isfinite(p[i])]
+    by_p = np.argsort(p)
+    order = by_p[np.isfinite(p[by_p])].tolist()
     pairs, run = 0, order[:1]
     for i in [*order[1:], None]:
         if i is not None and abs(p[i] - p[run[-1]]) <= 1e-4 * (1.0 + abs(p[i])):
@@ -194,6 +204,18 @@ ROW_BLOCK = 64
 def is_long(config: AttentionConfig) -> bool:
     """Whether `config`'s frame is drawn at a level of detail (see Frame.lod)."""
     return max(config.seq_len, config.key_len) > LOD_CELLS
+
+
+def _finite_abs_max(t: torch.Tensor) -> float:
+    """The largest finite |value| of t (NaN when none is finite): one reduction when all are."""
+    if not t.numel():
+        return float("nan")
+    top = float(t.abs().amax().float())  # (NaN propagates: finite means every value is)
+    if math.isfinite(top):
+        return top
+    t = t.float()
+    finite = t[torch.isfinite(t)]
+    return float(finite.abs().max()) if finite.numel() else float("nan")
 
 
 def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> Frame:
@@ -225,14 +247,16 @@ def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> 
     m = engine.trace_head_summary(trace, only=("mean_entropy", "sink_mass", "mean_distance"))  # (H,) tensors
     valid_rows = ~np.isnan(weights).any(-1)  # (H, S); fully masked "-inf" rows are NaN
     head_rows = valid_rows.sum(-1)  # (H,)
-    # a head with no row left has no mean: NaN (the engine's mean over no rows reads 0)
-    metric = {k: np.where(head_rows > 0, _np(v), np.float32(np.nan)).astype(np.float32) for k, v in m.items()}
-    finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
+    if valid_rows.all() and weights.size:  # the common case: every row has weights
+        metric = {k: _np(v).astype(np.float32) for k, v in m.items()}
+        finite_max = weights.max()
+    else:
+        # a head with no row left has no mean: NaN (the engine's mean over no rows reads 0)
+        metric = {k: np.where(head_rows > 0, _np(v), np.float32(np.nan)).astype(np.float32) for k, v in m.items()}
+        finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
     q_labels, k_labels = token_labels(config)
     memory = trace.memory  # (B, Skv, d) cross-attention source, or None
-    out = trace.output.float()
-    finite_out = out[torch.isfinite(out)]
-    output_scale = float(finite_out.abs().max()) if finite_out.numel() else float("nan")
+    output_scale = _finite_abs_max(trace.output)
     frame = Frame(
         request_id=request_id,
         config=config,
@@ -326,8 +350,6 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
     q_labels, k_labels = token_labels(config)
     memory = trace.memory  # (B, Skv, d) cross-attention source, or None
     wts = trace.weights_used
-    out = trace.output.float()
-    finite_out = out[torch.isfinite(out)]
     frame = Frame(
         request_id=request_id, config=config, trace=trace,
         x=_np(trace.x[0]), q=_np(trace.q[0]), k=_np(trace.k[0]), v=_np(trace.v[0]),
@@ -337,7 +359,7 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         mask=mask, jac_norm=_np(trace.softmax_jacobian_norm[0]), entropy=entropy,
         valid_rows=valid_rows, head_rows=head_rows,
         head_entropy=metric["mean_entropy"], sink_mass=metric["sink_mass"], mean_distance=metric["mean_distance"],
-        output_scale=float(finite_out.abs().max()) if finite_out.numel() else float("nan"),
+        output_scale=_finite_abs_max(trace.output),
         future_share=float(np.average(share[ok], weights=head_rows[ok])) if ok.any() else math.nan,
         identical_pairs=0,  # (not looked for at this length: it compares every pair of rows)
         weight_max=float(finite_max) if math.isfinite(finite_max) and finite_max > 0 else 1.0,
@@ -392,8 +414,9 @@ def sweep_key_counts(config: AttentionConfig, mask: np.ndarray | KeyRanges) -> t
     seen = np.asarray(mask.counts()) if isinstance(mask, KeyRanges) else mask.sum(-1)  # (S,)
     if config.mask_value != "-inf":
         seen = np.where(seen == 0, config.key_len, seen)
-    values, rows = np.unique(seen[seen > 0], return_counts=True)
-    return tuple((int(v), int(n)) for v, n in zip(values, rows))
+    rows = np.bincount(seen[seen > 0], minlength=1)  # (max seen + 1,): rows by keys seen
+    values = np.flatnonzero(rows)
+    return tuple(zip(values.tolist(), rows[values].tolist()))
 
 
 #: key counts the sweep is measured at; others are interpolated in log(count) between them
