@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import torch
 
@@ -11,7 +12,14 @@ from .config import AttentionConfig
 from .inputs import torch_dtype
 from .kvcache import kv_cache_bytes
 from .masks import KeyRanges
-from .rows import HEAD_METRICS, head_metrics, softmax_jacobian_norm, stats_for, weight_row_stats
+from .rows import (
+    HEAD_METRICS,
+    head_metrics,
+    key_distances,
+    softmax_jacobian_norm,
+    stats_for,
+    weight_row_stats,
+)
 from .seeding import generator
 from .trace import AttentionTrace
 
@@ -36,9 +44,19 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0,
     The same reductions of per-row statistics (engine.rows) serve a long trace head by head.
     """
     stats = stats_for(only)
-    pos = torch.arange(weights.shape[-2]) + q_offset
-    rows = weight_row_stats(weights, pos, stats, entropy=entropy if "mean_entropy" in only else None)
+    S, Skv = weights.shape[-2], weights.shape[-1]
+    rows = weight_row_stats(weights, torch.arange(S) + q_offset, stats,
+                            entropy=entropy if "mean_entropy" in only else None,
+                            distances=_distances(S, q_offset, Skv) if "distance" in stats else None)
     return head_metrics(rows, only)
+
+
+@lru_cache(maxsize=16)
+def _distances(S: int, q_offset: int, Skv: int) -> torch.Tensor:
+    """key_distances of queries at q_offset … q_offset + S − 1, (S, Skv); shared, never written
+    (a plain tensor even when first made under inference mode: a caller with gradients reads it)."""
+    with torch.inference_mode(False):
+        return key_distances(torch.arange(S) + q_offset, Skv)
 
 
 def trace_head_summary(trace: AttentionTrace, batch: int = 0,
@@ -83,13 +101,14 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     cfg = trace.config
     if trace.blocked or trace.rows_kept:  # (kept rows: no scan of the whole grids)
         return _report(cfg, *_blocked_counts(trace))
+    # max |Q·Kᵀ| is finite exactly when every entry is (amax propagates NaN)
+    top = float(trace.scores_raw.abs().amax().float()) if trace.scores_raw.numel() else float("nan")
     if (
         trace.key_ranges.any(-1).all()
-        and torch.isfinite(trace.scores_raw).all()
+        and (math.isfinite(top) or not trace.scores_raw.numel())
         and not torch.isnan(trace.weights).any()
         and not (torch.isinf(trace.scores) & trace.mask).any()
     ):
-        top = float(trace.scores_raw.abs().max().float()) if trace.scores_raw.numel() else float("nan")
         return OverflowReport(0, 0, 0, 0, top, ())
     raw = trace.scores_raw.float()
     inf_raw = int(torch.isinf(raw).sum())

@@ -145,10 +145,15 @@ def head_metrics(rows: dict[str, torch.Tensor], only=HEAD_METRICS) -> dict[str, 
     means over the valid rows, max_weight the largest weight. Each value is float32."""
     _check_metrics(only)
     valid = rows["valid"]
-    n = valid.sum(-1).clamp(min=1).float()
+    if valid.shape[-1] and bool(valid.all()):  # every row counts (the common case): plain means
 
-    def mean_rows(t: torch.Tensor) -> torch.Tensor:
-        return (torch.nan_to_num(t) * valid).sum(-1) / n
+        def mean_rows(t: torch.Tensor) -> torch.Tensor:
+            return torch.nan_to_num(t).sum(-1) / valid.shape[-1]  # (what the masked mean computes)
+    else:
+        n = valid.sum(-1).clamp(min=1).float()
+
+        def mean_rows(t: torch.Tensor) -> torch.Tensor:
+            return (torch.nan_to_num(t) * valid).sum(-1) / n
 
     out = {}
     for name in only:
