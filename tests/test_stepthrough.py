@@ -10,6 +10,7 @@ import math
 import re
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 import torch
 
@@ -295,3 +296,21 @@ def test_an_animation_frame_is_cheap(win, qapp, qtbot):
         panel.player.set_position(i)
     assert len(panel.scene().items()) == before
     assert not math.isnan(panel.view.max_abs_diff)
+
+
+def test_stepping_moves_no_plot(win, qapp, qtbot):
+    """Stepping the tiles from rows 0–3 to rows 12–15 changes the partial output's row labels
+    from one digit to two: the plots keep their place (an axis that narrowed and widened again
+    re-laid out, and repainted, the whole panel at every step). Once every step has been seen."""
+    panel = shown(win, qapp, qtbot, "tiling", AttentionConfig(seq_len=16, causal=True))
+    plots = [item for item in panel.scene().items() if isinstance(item, pg.ViewBox)]
+
+    def places(step: int) -> tuple:
+        panel.player.set_position(step)
+        qapp.processEvents()
+        return tuple(vb.sceneBoundingRect().getRect() for vb in plots)
+
+    for step in range(panel.player.count):  # the first pass: the widest labels are seen
+        places(step)
+    seen = {places(step) for step in range(panel.player.count)}
+    assert len(seen) == 1, f"the plots moved while stepping: {len(seen)} layouts"

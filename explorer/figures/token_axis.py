@@ -68,6 +68,7 @@ class TokenAxis(LeanAxis):
         self.rotated = False  # the labels of a horizontal axis are drawn upright (read upwards)
         self.step = 1  # every step-th token is labelled
         self._reserved: int | None = None
+        self._reserved_for: int | None = None  # how many labels the axis had when it reserved that
         self.setStyle(tickTextOffset=3, hideOverlappingLabels=False)
         self.enableAutoSIPrefix(False)  # positions, not quantities: never "query (x0.001)"
 
@@ -133,8 +134,14 @@ class TokenAxis(LeanAxis):
         title = self.label.boundingRect().height() if self.label.isVisible() else 0.0
         gap = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][int(self.horizontal)]
         need = math.ceil(across + gap + title + 4)
+        # held while the axis shows as many tokens: a step-through moving its block from rows
+        # 0–3 to rows 12–15 must not re-lay out every plot at each step as the labels' width
+        # changes; a sequence of another length is measured afresh
+        count = None if self._labels is None else len(self._labels)
+        if need < (self._reserved or 0) and count == self._reserved_for:
+            return
         if need != self._reserved:
-            self._reserved = need
+            self._reserved, self._reserved_for = need, count
             if self.horizontal:
                 self.setHeight(need)
             else:
