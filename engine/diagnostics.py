@@ -47,8 +47,12 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0,
     S, Skv = weights.shape[-2], weights.shape[-1]
     rows = weight_row_stats(weights, torch.arange(S) + q_offset, stats,
                             entropy=entropy if "mean_entropy" in only else None,
-                            distances=_distances(S, q_offset, Skv) if "distance" in stats else None)
+                            distances=_distances(S, q_offset, Skv) if "distance" in stats and S * Skv <= _KEPT_CELLS
+                            else None)
     return head_metrics(rows, only)
+
+
+_KEPT_CELLS = 512 * 512  # the largest distance grid kept (1 MiB; 16 kept at most)
 
 
 @lru_cache(maxsize=16)
