@@ -304,3 +304,54 @@ def test_the_window_shows_every_text_a_fresh_paint_shows(win, qapp):
                     continue
                 diff = np.abs(shown[y0:y1, x0:x1] - fresh[y0:y1, x0:x1]).mean()
                 assert diff < 4, f"{name}: {text!r} differs from a fresh paint (mean |Δ| {diff:.1f})"
+
+
+def test_a_card_note_keeps_its_place_until_it_needs_another_height(qtbot):
+    """A wrapped note whose number changes every frame ("largest |Q·Kᵀ| = …") shows the new
+    text without laying the card out again; a text that needs another line grows the card,
+    and a narrower card wraps the note again."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QLabel
+
+    from explorer.figures.cards import Card
+    from explorer.figures.themes import DARK
+
+    class Layouts(QObject):
+        count = 0
+
+        def eventFilter(self, obj, ev):
+            if ev.type() == QEvent.Type.LayoutRequest:
+                self.count += 1
+            return False
+
+    card = Card("Numerics")
+    card.set_theme(DARK)
+    qtbot.addWidget(card)
+    card.resize(320, 120)
+    card.set_rows([(["✓ no overflow"], "ok"), (["largest |Q·Kᵀ| = 11.41 (float32 max 3.4e+38)"], "note")])
+    card.show()
+    qtbot.waitExposed(card)
+
+    def note() -> QLabel:
+        return next(lb for lb in card.findChildren(QLabel) if lb.text().startswith("largest"))
+
+    def show(text: str) -> None:
+        card.set_rows([(["✓ no overflow"], "ok"), ([text], "note")])
+        qtbot.wait(1)  # (the event loop: a posted relayout runs)
+
+    show("largest |Q·Kᵀ| = 12.5 (float32 max 3.4e+38)")
+    spy = Layouts()
+    card.installEventFilter(spy)
+    one_line = note().height()
+    for k in range(5):
+        show(f"largest |Q·Kᵀ| = {13.25 + k:.4g} (float32 max 3.4e+38)")
+        assert note().text().startswith(f"largest |Q·Kᵀ| = {13.25 + k:.4g}")
+    assert spy.count == 0 and note().height() == one_line
+    long = "largest |Q·Kᵀ| = 14.1 (float32 max 3.4e+38): " + "a much longer explanation " * 4
+    show(long)
+    assert note().height() > one_line  # measured again: every line shows
+    assert note().heightForWidth(note().width()) == note().height()
+    grown = note().height()
+    card.resize(200, card.height())
+    qtbot.waitUntil(lambda: note().width() < 200)
+    assert note().height() > grown and note().heightForWidth(note().width()) == note().height()

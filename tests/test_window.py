@@ -918,6 +918,7 @@ def test_a_title_repainted_from_its_picture_reads_as_drawn(qtbot):
     from explorer.figures.text import RunsLabel
 
     view = pg.GraphicsView()
+    qtbot.addWidget(view)  # (closed after the test: a window left open lies over later tests' widgets)
     view.resize(420, 90)
     label = RunsLabel("<b>head 0</b> · 1.23 <span style='color: #ff5050'>√d_k</span>")
     view.setCentralItem(label)

@@ -193,14 +193,38 @@ class Card(QFrame):
                     continue
                 if restyle:
                     self._style_label(label, style)
+                if label.wordWrap():
+                    self._set_note(label, text, held=placed and not restyle)
+                    continue
                 label.setText(text)
-                if self.columns > 1 and not label.wordWrap():  # a one-line cell of a table
+                if self.columns > 1:  # a one-line cell of a table
                     hold_size(label)  # the backend time changes every frame: no relayout for it
         for r in range(len(rows), len(self._shown)):
             for label in self._cells[r]:
                 self.grid.removeWidget(label)
                 label.hide()
         self._shown = rows
+
+    @staticmethod
+    def _set_note(label: QLabel, text: str, held: bool) -> None:
+        """A wrapped note's new text. A note laid out already keeps its size while the new text
+        takes as many lines at its width (a number in it changes every frame: it repaints the
+        note, not a relayout of the card and the scroll area under it); it is measured again
+        when the text needs another height, or the card another width (`resizeEvent`)."""
+        size = label.size()
+        if held and label.isVisible() and size.width() > 0 and label.minimumSize() != size:
+            label.setFixedSize(size)  # (laid out: held from now on)
+        label.setText(text)
+        if label.minimumSize() == label.maximumSize() and label.heightForWidth(size.width()) != size.height():
+            release_size(label)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():  # the notes wrap at the new width
+            for row in self._cells:
+                for label in row:
+                    if label.wordWrap() and label.minimumSize() == label.maximumSize():
+                        release_size(label)
 
     def text(self) -> str:
         """Everything the card shows, as plain text (a line per row, cells tab-separated)."""

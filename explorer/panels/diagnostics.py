@@ -507,9 +507,11 @@ class DiagnosticsPanel(Panel):
         rows.append(([self._rounding_note()], "note"))
         self.backend_card.set_rows(rows)
         # why, where the card has no room for it
-        self.backend_card.setToolTip(self.tr(
+        tip = self.tr(
             "Beyond {n} tokens each comparison would be another exact pass over every row: only the "
-            "chosen backend runs. Switch the backend to see another.").format(n=LOD_CELLS) if f.lod is not None else "")
+            "chosen backend runs. Switch the backend to see another.").format(n=LOD_CELLS) if f.lod is not None else ""
+        if self.backend_card.toolTip() != tip:
+            self.backend_card.setToolTip(tip)
 
     def _diff_text(self, diff: float | None) -> str:
         """max |Δ| and what it is in units of the dtype's rounding at the output's scale."""
