@@ -14,6 +14,7 @@ from .kvcache import kv_cache_bytes
 from .masks import KeyRanges
 from .rows import (
     HEAD_METRICS,
+    finite_abs_max,
     head_metrics,
     key_distances,
     softmax_jacobian_norm,
@@ -47,18 +48,23 @@ def head_summary(weights: torch.Tensor, q_offset: int = 0,
     S, Skv = weights.shape[-2], weights.shape[-1]
     rows = weight_row_stats(weights, torch.arange(S) + q_offset, stats,
                             entropy=entropy if "mean_entropy" in only else None,
-                            distances=_distances(S, q_offset, Skv) if "distance" in stats and S * Skv <= _KEPT_CELLS
-                            else None)
+                            distances=_kept_distances(S, q_offset, Skv) if "distance" in stats else None)
     return head_metrics(rows, only)
 
 
 _KEPT_CELLS = 512 * 512  # the largest distance grid kept (1 MiB; 16 kept at most)
 
 
+def _kept_distances(S: int, q_offset: int, Skv: int) -> torch.Tensor | None:
+    """key_distances of queries at q_offset … q_offset + S − 1, (S, Skv), kept for the next
+    call of the same shape; None past _KEPT_CELLS (weight_row_stats then makes its own)."""
+    return _distances(S, q_offset, Skv) if S * Skv <= _KEPT_CELLS else None
+
+
 @lru_cache(maxsize=16)
 def _distances(S: int, q_offset: int, Skv: int) -> torch.Tensor:
-    """key_distances of queries at q_offset … q_offset + S − 1, (S, Skv); shared, never written
-    (a plain tensor even when first made under inference mode: a caller with gradients reads it)."""
+    """Shared, never written (a plain tensor even when first made under inference mode: a
+    caller with gradients reads it)."""
     with torch.inference_mode(False):
         return key_distances(torch.arange(S) + q_offset, Skv)
 
@@ -119,8 +125,7 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     visible = trace.mask.expand_as(trace.scores)
     inf_scores = int((torch.isinf(trace.scores.float()) & visible).sum())
     nan_rows = int(torch.isnan(trace.weights.float()).any(-1).sum())
-    finite = raw[torch.isfinite(raw)]
-    max_abs = float(finite.abs().max()) if finite.numel() else float("nan")
+    max_abs = finite_abs_max(raw)
     return _report(cfg, inf_raw, inf_scores, nan_rows, max_abs, trace.mask)
 
 

@@ -9,6 +9,8 @@ one head give the same numbers, so a long sequence never needs all its grids.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 #: Per-head metrics :func:`head_metrics` knows (see engine.diagnostics.head_summary).
@@ -105,6 +107,19 @@ def weight_row_stats(weights: torch.Tensor, positions: torch.Tensor, stats=WEIGH
     if "previous_token" in stats:
         out["previous_token"] = at(1)
     return out
+
+
+def finite_abs_max(t: torch.Tensor) -> float:
+    """The largest finite |value| of t, as a float (NaN when none is finite): one reduction
+    when every value is finite (amax propagates NaN and inf, so a finite result means all are)."""
+    if not t.numel():
+        return float("nan")
+    top = float(t.abs().amax().float())
+    if math.isfinite(top):
+        return top
+    t = t.float()
+    finite = t[torch.isfinite(t)]
+    return float(finite.abs().max()) if finite.numel() else float("nan")
 
 
 def raw_row_stats(scores_raw: torch.Tensor) -> dict[str, torch.Tensor]:

@@ -22,6 +22,7 @@ import engine
 from engine import AttentionConfig, AttentionTrace
 from engine.masks import KeyRanges, visible_tiles
 from engine.pacing import in_stages
+from engine.rows import finite_abs_max
 
 
 def _np(t: torch.Tensor) -> np.ndarray:
@@ -206,18 +207,6 @@ def is_long(config: AttentionConfig) -> bool:
     return max(config.seq_len, config.key_len) > LOD_CELLS
 
 
-def _finite_abs_max(t: torch.Tensor) -> float:
-    """The largest finite |value| of t (NaN when none is finite): one reduction when all are."""
-    if not t.numel():
-        return float("nan")
-    top = float(t.abs().amax().float())  # (NaN propagates: finite means every value is)
-    if math.isfinite(top):
-        return top
-    t = t.float()
-    finite = t[torch.isfinite(t)]
-    return float(finite.abs().max()) if finite.numel() else float("nan")
-
-
 def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> Frame:
     """Run the engine for `config` and derive everything the panels show.
 
@@ -256,7 +245,7 @@ def build_frame(config: AttentionConfig, request_id: int = 0, progress=None) -> 
         finite_max = np.nanmax(weights) if weights.size and not np.isnan(weights).all() else 1.0
     q_labels, k_labels = token_labels(config)
     memory = trace.memory  # (B, Skv, d) cross-attention source, or None
-    output_scale = _finite_abs_max(trace.output)
+    output_scale = finite_abs_max(trace.output)
     frame = Frame(
         request_id=request_id,
         config=config,
@@ -359,7 +348,7 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         mask=mask, jac_norm=_np(trace.softmax_jacobian_norm[0]), entropy=entropy,
         valid_rows=valid_rows, head_rows=head_rows,
         head_entropy=metric["mean_entropy"], sink_mass=metric["sink_mass"], mean_distance=metric["mean_distance"],
-        output_scale=_finite_abs_max(trace.output),
+        output_scale=finite_abs_max(trace.output),
         future_share=float(np.average(share[ok], weights=head_rows[ok])) if ok.any() else math.nan,
         identical_pairs=0,  # (not looked for at this length: it compares every pair of rows)
         weight_max=float(finite_max) if math.isfinite(finite_max) and finite_max > 0 else 1.0,

@@ -272,14 +272,13 @@ class _Picture:
     PAD = 2  # device pixels around the text's rectangle: antialiased ink may reach past it
 
     def __init__(self) -> None:
-        self.version = 0  # bumped by every new layout: what the kept pixmap was drawn from
-        self._seen: tuple | None = None  # the last paint's key
+        self._seen: tuple | None = None  # the last paint's key (device scale and offset)
         self._pixmap: QPixmap | None = None
-        self._key: tuple | None = None
+        self._key: tuple | None = None  # the key the pixmap was drawn at
 
     def forget(self) -> None:
-        self.version += 1
-        self._pixmap = self._key = None
+        """A new layout: the next paint draws it directly, the one after makes the pixmap."""
+        self._seen = self._pixmap = self._key = None
 
     def paint(self, p, widget, rect: QRectF, draw: Callable) -> None:
         t = p.worldTransform()
@@ -289,7 +288,7 @@ class _Picture:
         dev = t.mapRect(rect).adjusted(-self.PAD, -self.PAD, self.PAD, self.PAD)  # (device pixels)
         x0, y0 = math.floor(dev.left()), math.floor(dev.top())
         dpr = widget.devicePixelRatioF()
-        key = (self.version, t.m11(), t.m22(), round(dev.left() - x0, 3), round(dev.top() - y0, 3), dpr)
+        key = (t.m11(), t.m22(), round(dev.left() - x0, 3), round(dev.top() - y0, 3), dpr)
         if key != self._key:
             if key != self._seen:  # first paint of this text here: as it is
                 self._seen = key
