@@ -3,6 +3,7 @@
 Kept minimal and Qt-free at import, so the engine's tests run without Qt.
 """
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -15,10 +16,11 @@ import pytest
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 # the explorer reads QSettings from this INI file when set (geometry, recent files)
-os.environ.setdefault(
-    "ATTN_EXPLORER_SETTINGS",
-    os.path.join(tempfile.mkdtemp(prefix="attn-explorer-tests-"), "settings.ini"),
-)
+# (one folder per test process, removed when the process ends)
+if "ATTN_EXPLORER_SETTINGS" not in os.environ:
+    _SETTINGS_DIR = tempfile.mkdtemp(prefix="attn-explorer-tests-")
+    atexit.register(shutil.rmtree, _SETTINGS_DIR, ignore_errors=True)
+    os.environ["ATTN_EXPLORER_SETTINGS"] = os.path.join(_SETTINGS_DIR, "settings.ini")
 # English whatever the machine's locale: the tests that need Chinese switch to it themselves
 os.environ.setdefault("ATTN_EXPLORER_LANGUAGE", "en")
 
