@@ -175,11 +175,9 @@ def _report(cfg: AttentionConfig, inf_raw: int, inf_scores: int, nan_rows: int, 
 
 def kv_cache_comparison(config: AttentionConfig, n_layers: int = 32, tokens: int = 8192) -> dict[str, int]:
     """KV-cache bytes of this config vs MHA vs MQA at the same width and context."""
-    return {
-        "this": kv_cache_bytes(config, n_layers, tokens),
-        "MHA": kv_cache_bytes(config.replace(n_kv_heads=None), n_layers, tokens),
-        "MQA": kv_cache_bytes(config.replace(n_kv_heads=1), n_layers, tokens),
-    }
+    this = kv_cache_bytes(config, n_layers, tokens)
+    per_kv_head = this // config.kv_heads  # (the head width is the same: d_model / n_heads)
+    return {"this": this, "MHA": per_kv_head * config.n_heads, "MQA": per_kv_head}
 
 
 #: Above this many key entries a d_k's keys are drawn one sample at a time, never all at once

@@ -132,6 +132,12 @@ def numerics_messages(frame: Frame) -> list[str]:
     return msgs if len(msgs) == len(rep.messages) else list(rep.messages)
 
 
+def _zeroed(values: np.ndarray) -> np.ndarray:
+    """(H,) per-head values with NaN drawn as 0 (np.nan_to_num; the array itself when all
+    finite, the common case: no copy)."""
+    return values if np.isfinite(values).all() else np.nan_to_num(values)
+
+
 def llama3_8b_cache(tokens: int) -> tuple[int, int]:
     """(GQA bytes, MHA bytes) of a Llama-3-8B-sized KV cache at `tokens` of context."""
     ref = engine.AttentionConfig(d_model=LLAMA3_8B["d_model"], n_heads=LLAMA3_8B["n_heads"],
@@ -277,9 +283,9 @@ class DiagnosticsPanel(Panel):
             if new_h:
                 plot.getAxis("bottom").setTicks(ticks)
                 plot.setXRange(-0.6, H - 0.4, padding=0)
-            vals = np.nan_to_num(getattr(frame, key))
+            vals = _zeroed(getattr(frame, key))
             if self.reference is not None:  # A's bars fit too
-                vals = np.concatenate([vals, np.nan_to_num(getattr(self.reference, key))])
+                vals = np.concatenate([vals, _zeroed(getattr(self.reference, key))])
             top = float(vals.max()) if vals.size else 1.0
             if key == "head_entropy":  # the uniform line and, above it, its label (in pixels)
                 label_px = QFontMetricsF(self.theme.font(8.0)).height() + 4
@@ -303,7 +309,7 @@ class DiagnosticsPanel(Panel):
         ref = self.reference
         for (key, label, plot, bars), ref_bars in zip(self.metric_plots, self.ref_bars):
             raw = getattr(f, key)
-            vals = np.nan_to_num(raw)
+            vals = _zeroed(raw)
             none = np.isnan(raw)  # heads with no row left: hatched, "NaN" in the title
             bars.width, bars.offset = (0.36, 0.19) if ref is not None else (0.7, 0.0)  # paired A | B
             bars.set(vals, selected=h, other=none if none.any() else None)
@@ -311,7 +317,7 @@ class DiagnosticsPanel(Panel):
             value = "NaN" if none[h] else fmt_number(vals[h])
             if ref is not None:
                 a_raw = getattr(ref, key)[: f.config.n_heads]  # (≤H,) the heads both have
-                ref_bars.set(np.nan_to_num(a_raw), other=np.isnan(a_raw) if np.isnan(a_raw).any() else None)
+                ref_bars.set(_zeroed(a_raw), other=np.isnan(a_raw) if np.isnan(a_raw).any() else None)
                 a_value = ("NaN" if np.isnan(a_raw[h]) else fmt_number(float(a_raw[h]))) if h < len(a_raw) else "–"
                 value = self.tr("A {a} | B {b}").format(a=a_value, b=value)
             else:
@@ -320,7 +326,7 @@ class DiagnosticsPanel(Panel):
             if key == "head_entropy":  # every head at once (lessons 2, 3 and 5 quote these)
                 ent = f.entropy[f.valid_rows]
                 mean = fmt_number(float(ent.mean())) if ent.size else "NaN"
-                spread = fmt_number(float(np.nanstd(raw))) if (~none).any() else "NaN"
+                spread = fmt_number(float(raw[~none].std())) if (~none).any() else "NaN"
                 extra = " · " + unbroken(self.tr("all heads: mean {mean}, spread {spread}").format(
                     mean=mean, spread=spread))
             set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {value}{extra}", th, size=9.0)

@@ -244,9 +244,12 @@ class SoftmaxGradPanel(Panel):
         self.jac_bars.set(jac, selected=i)
         if cfg.n_heads > 1:
             if not unchanged(self.jac_others, "rows", h, f.jac_norm):
-                others = [np.append(np.nan_to_num(f.jac_norm[g]), np.nan) for g in range(cfg.n_heads) if g != h]
-                xs_all = np.tile(np.append(xs, np.nan), len(others))
-                self.jac_others.setData(xs_all, np.concatenate(others), connect="finite")
+                # every other head's row, each ended by a NaN (a break in the one curve): (H−1)·(S+1)
+                rows = np.full((cfg.n_heads, S + 1), np.nan)
+                rows[:, :S] = np.nan_to_num(f.jac_norm)
+                others = np.delete(rows, h, axis=0).ravel()
+                xs_all = np.tile(np.append(xs, np.nan), cfg.n_heads - 1)
+                self.jac_others.setData(xs_all, others, connect="finite")
             self.jac_others.show()
         else:
             self.jac_others.hide()
