@@ -191,6 +191,60 @@ def test_the_core_runs_without_qt():
     assert modules <= {"__future__", "threading", "time", "collections", "typing"}, modules
 
 
+def test_a_superseded_jobs_cancel_or_failure_wakes_no_one_but_its_stale_result_is_counted():
+    """Each slider change supersedes the backend comparison: its end must not wake the UI thread."""
+    posted, ended = [], threading.Event()
+
+    def post(kind, job, payload):
+        posted.append((kind, job.data))
+        if job.data == "last":
+            ended.set()
+
+    def held(outcome, started, release):
+        def job(_j):
+            started.set()
+            assert release.wait(TIMEOUT / 1000)
+            if outcome == "cancelled":
+                raise Cancelled
+            if outcome == "failed":
+                raise RuntimeError("boom")
+            return outcome
+        return job
+
+    queue = JobQueue(post)
+    thread = threading.Thread(target=queue.serve, daemon=True)
+    thread.start()
+    try:
+        for outcome in ("cancelled", "failed", "done"):
+            started, release = threading.Event(), threading.Event()
+            queue.submit(held(outcome, started, release), data=outcome)
+            assert started.wait(TIMEOUT / 1000)
+            queue.supersede()  # a newer change: the running job is stale before it ends
+            release.set()
+        queue.submit(lambda _j: "fresh", data="last")
+        assert ended.wait(TIMEOUT / 1000)
+    finally:
+        queue.close()
+        thread.join(TIMEOUT / 1000)
+    assert posted == [("done", "done"), ("done", "last")]
+    # a job cancelled or failing while still the latest is reported as before
+    posted.clear()
+    ended.clear()
+    queue = JobQueue(post)
+    release = threading.Event()
+    release.set()
+    queue.submit(held("failed", threading.Event(), release), data="x")
+    thread = threading.Thread(target=queue.serve, daemon=True)
+    thread.start()
+    try:
+        queue.submit(lambda _j: 1, lane="other", data="last")
+        assert ended.wait(TIMEOUT / 1000)
+    finally:
+        queue.close()
+        thread.join(TIMEOUT / 1000)
+    assert posted[0] == ("failed", "x")
+
+
 def test_a_reporter_posts_a_quick_jobs_progress_not_at_all_and_a_slow_ones_paced():
     """Job.reporter(every_s): the progress of a job quicker than every_s never leaves its thread;
     a slow one's arrives about every every_s; a cancel is seen at the next report regardless."""

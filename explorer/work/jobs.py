@@ -6,7 +6,8 @@ there stale, and a stale job's results are dropped (`is_stale`). Lanes run in `o
 when one is given, else in the order they were submitted. `serve()` is the thread's body;
 every outcome goes to `post(kind, job, payload)` in that thread, in order:
 ("progress", job, (done, total, detail)), then one of ("done", job, result),
-("failed", job, exception) or ("cancelled", job, None).
+("failed", job, exception) or ("cancelled", job, None) — except that a job stale when it
+ends posts its "failed" or "cancelled" not at all (no one waits for it).
 
 What a job sees (`Job`): its `id`, `cancelled()` (cancel(id), a newer request in its
 lane, or the worker stopping), `progress(done, total)` (reported; `Cancelled` raised
@@ -194,7 +195,11 @@ class JobQueue:
                     self._running = None
                     self._cancelled.discard(job.id)
             ran = True
-            self.post(kind, job, payload)
+            # a superseded job's cancel or failure is news to no one: not posting it spares the
+            # UI thread a wake-up per change (the superseded backend comparison ends so each time).
+            # A stale result still goes (the worker counts what it computed in vain).
+            if kind == "done" or not self.is_stale(job):
+                self.post(kind, job, payload)
             # not held while this thread waits for the next job: the job's closure (a frame of
             # the zoomed detail, ~800 MiB at S=4096) and its result go with their handling
             job = payload = None
