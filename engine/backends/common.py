@@ -80,6 +80,14 @@ class AttentionCall:
         return (cfg.causal and cfg.seq_len == cfg.key_len and cfg.window is None and not cfg.pad
                 and not self.has_alibi and scale > 0)
 
+    def _unmasked(self, rows: slice) -> bool:
+        """Whether query rows ``rows`` may attend every key; from a KeyRanges' ranges alone (its
+        unmasked rows index as a broadcast True, and reducing that is a slow (r, Skv) pass)."""
+        m = self.mask
+        if isinstance(m, KeyRanges):
+            return bool((m.lo[rows] == 0).all()) and bool((m.hi[rows] == m.key_len).all())
+        return bool(m[rows].all())
+
     def additive_mask(self, heads: slice = slice(None), rows: slice = slice(None)) -> torch.Tensor | None:
         """Float mask in q's dtype for torch's fused kernels: the masked value where the mask
         is False, plus the ALiBi bias of ``heads``, for query rows ``rows``.
@@ -88,16 +96,17 @@ class AttentionCall:
         None when nothing is masked or biased.
         """
         fill = mask_fill_value(self.config.mask_value, self.q.dtype)
-        mask = self.mask[rows]
+        unmasked = self._unmasked(rows)
         if not self.has_alibi:
-            if bool(mask.all()):
+            if unmasked:
                 return None
+            mask = self.mask[rows]
             add = torch.zeros(mask.shape, dtype=self.q.dtype, device=self.q.device)
             add.masked_fill_(~mask.to(add.device), fill)
             return add[None, None]
         add = self.alibi(heads, rows)  # (h, r, Skv) float32
-        if not bool(mask.all()):  # in place only on a freshly computed bias, never a held one
-            hidden = ~mask.to(add.device)
+        if not unmasked:  # in place only on a freshly computed bias, never a held one
+            hidden = ~self.mask[rows].to(add.device)
             add = add.masked_fill(hidden, fill) if self.bias is not None else add.masked_fill_(hidden, fill)
         return add.to(self.q.dtype).unsqueeze(0).to(self.q.device)
 
