@@ -34,6 +34,10 @@ _MEASURED_S = 0.02
 _SMALL_S = 0.005
 #: A fused attention piece's mask planes stay under this many bytes (see run_plans).
 PIECE_BYTES = 64 * 2**20
+#: A paced fused call holds at least this many query rows where it can (fewer heads per call
+#: instead): torch's CPU flash kernel takes query rows in blocks of 256 from 768 rows up, of
+#: 64 or 32 below, and ran 25–60 % slower per row on parts of 128–512 rows (S = 8192).
+FUSED_MIN_ROWS = 768
 _ITEM = {"float32": 4, "float16": 2, "bfloat16": 2}
 #: (dtype, device, plan kind) → the rate the last measured part ran at: a new pacer starts there
 _OBSERVED: dict[tuple[str, str, str], float] = {}
@@ -48,6 +52,9 @@ class Plan:
     flops_each: float
     multiple: int = 1
     kind: str = "matmul"  # what the rate seen is remembered by (products, the row passes)
+    #: a fused attention plan's query heads per call (its items are rows of that many heads,
+    #: the plan runs once per chunk of heads); 0: every head in each call
+    heads: int = 0
 
 
 def _cut(start: int, stop: int, step: int) -> list[slice]:
@@ -83,16 +90,17 @@ class Pacer:
         k = int(self.seconds * (rate or self.rate) / max(float(flops_each), 1.0))
         return max(multiple, k - k % multiple)
 
-    def plan(self, n: int, flops_each: float, multiple: int = 1, max_items: int | None = None) -> Plan:
+    def plan(self, n: int, flops_each: float, multiple: int = 1, max_items: int | None = None,
+             heads: int = 0) -> Plan:
         """The pieces of ``n`` items (one when there is no progress to report); ``max_items``
         bounds a piece whatever the rate (what a piece holds grows with its items)."""
         n = int(n)
         if not self.active or n <= 1:
-            return Plan((slice(0, n),), flops_each, multiple)
+            return Plan((slice(0, n),), flops_each, multiple, heads=heads)
         step = self.items_per_piece(flops_each, multiple)
         if max_items is not None:
             step = max(multiple, min(step, max_items - max_items % multiple))
-        return Plan(tuple(_cut(0, n, step)), flops_each, multiple)
+        return Plan(tuple(_cut(0, n, step)), flops_each, multiple, heads=heads)
 
     def blocks(self, blocks, flops_each: float, multiple: int = 1) -> Plan:
         """A plan of given pieces (the memory-sized row blocks of the blocked paths): each is
@@ -171,11 +179,42 @@ def run_plans(pacer: Pacer, config) -> tuple[Plan, Plan, Plan, Plan]:
     # plane: (rows, Skv) each): bounded, whatever the rate (a 0.1 s piece at d_head 16 and
     # 16384 keys was 9,692 rows, a 635 MB plane); the eager steps hold the whole grids anyway
     rows_max = None if eager else max(1, PIECE_BYTES // (Skv * (2 + _ITEM.get(config.dtype, 4))))
-    att_plan = pacer.plan(S, 2 * B * H * Skv * config.head_dim * (1 if eager else 2), max_items=rows_max)
+    per_row = 2 * B * Skv * config.head_dim * (1 if eager else 2)  # one query row of one head
+    heads = 0 if eager else fused_heads(pacer, config, per_row)
+    att_plan = pacer.plan(S, per_row * (heads or H), max_items=rows_max, heads=heads)
     pacer.expect(q_plan, o_plan)
     pacer.expect(kv_plan, times=2)
-    pacer.expect(att_plan, times=2 if eager else 1)
+    pacer.expect(att_plan, times=2 if eager else len(fused_head_chunks(H, config.group_size, heads)))
     return q_plan, kv_plan, att_plan, o_plan
+
+
+def fused_heads(pacer: Pacer, config, per_row: float) -> int:
+    """Query heads per fused call of a paced run: 0 (every head, cut by rows alone) when a
+    part of all of them still holds FUSED_MIN_ROWS rows (or the run is not paced, or it has
+    ALiBi, whose per-head bias planes are chunked by memory in the backend); else as many
+    heads, whole KV groups or inside one, as take FUSED_MIN_ROWS rows in one part (at least
+    one: fewer rows then). ``per_row``: FLOPs of one query row of one head."""
+    H, S = config.n_heads, config.seq_len
+    if not pacer.active or config.positional == "alibi":
+        return 0
+    rows = min(S, FUSED_MIN_ROWS)
+    fit = int(pacer.seconds * pacer.rate // max(per_row * rows, 1.0))
+    if fit >= H:
+        return 0
+    return fused_head_chunks(H, config.group_size, max(1, fit))[0].stop
+
+
+def fused_head_chunks(n_heads: int, group: int, heads: int) -> list[slice]:
+    """Ranges of ``heads`` query heads (0: one range of all), made whole KV groups or lying
+    inside one, so each sees a contiguous range of KV heads that divides it (what
+    ``enable_gqa`` needs); the last may be shorter."""
+    c = n_heads if heads <= 0 else min(heads, n_heads)
+    if c >= group:
+        c -= c % group
+    else:
+        while group % c:
+            c -= 1
+    return [slice(h, min(h + c, n_heads)) for h in range(0, n_heads, c)]
 
 
 def holding(progress: Progress | None) -> tuple[Progress | None, Progress | None]:

@@ -13,6 +13,7 @@ import torch
 
 from ..config import AttentionConfig
 from ..masks import KeyRanges, mask_fill_value
+from ..pacing import fused_head_chunks
 from ..positional import alibi_slopes, query_positions
 
 #: Bytes of per-head temporaries (ALiBi bias chunks, a math kernel's scores) one fused
@@ -118,12 +119,7 @@ def head_chunks(n_heads: int, group: int, bytes_per_head: int, workspace: int | 
     that divides it (what ``enable_gqa`` needs)."""
     workspace = FUSED_WORKSPACE if workspace is None else workspace
     c = n_heads if bytes_per_head <= 0 else max(1, min(n_heads, workspace // bytes_per_head))
-    if c >= group:
-        c -= c % group
-    else:
-        while group % c:
-            c -= 1
-    return [slice(h, min(h + c, n_heads)) for h in range(0, n_heads, c)]
+    return fused_head_chunks(n_heads, group, c)
 
 
 Kernel = Callable[..., torch.Tensor]
@@ -140,7 +136,9 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
     ``pace`` = (engine.pacing.Pacer, a plan of the S query rows): a piece of query rows at a
     time (each with its slice of the mask, the causal one too), every chunk of heads for each,
     progress between pieces; for plain causal self-attention a piece reads only the keys up
-    to its last row (the rest are masked for all of its rows: half the work of the whole)."""
+    to its last row (the rest are masked for all of its rows: half the work of the whole).
+    A plan of ``heads`` per call (engine.pacing.fused_heads: a part of every head would hold
+    too few rows for the kernel's fast blocks) runs its pieces once per chunk of those heads."""
     cfg = call.config
     q, scale = call.q, call.scale
     if cfg.prescale_q:
@@ -150,12 +148,19 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
     if call.has_alibi:
         per_head += cfg.seq_len * cfg.key_len * (4 + q.element_size())
     pacer, plan = pace if pace is not None else (None, None)
-    paced = pacer is not None and not pacer.whole(plan)
+    # a plan of fewer heads per call (engine.pacing.fused_heads) runs once per chunk of them,
+    # paced even when one part holds every row: all heads at once would be several parts' work
+    by_heads = pacer is not None and pacer.active and 0 < plan.heads < cfg.n_heads
+    paced = pacer is not None and (by_heads or not pacer.whole(plan))
     plain = call.plain_causal()
     causal = plain and not paced
     trim = plain and paced  # a piece of rows sees keys [0, its last row] only
     shared = None if (causal or call.has_alibi or paced) else call.additive_mask()
     chunks = head_chunks(cfg.n_heads, g, per_head)
+    if by_heads:  # fewer heads still where memory asks it (the count it was planned with grows)
+        planned = len(fused_head_chunks(cfg.n_heads, g, plan.heads))
+        chunks = fused_head_chunks(cfg.n_heads, g, min(plan.heads, chunks[0].stop))
+        pacer.expect(plan, times=len(chunks) - planned)
 
     def one(heads: slice, rows: slice = slice(None)) -> torch.Tensor:
         kv = slice(heads.start // g, (heads.stop - 1) // g + 1)
@@ -175,9 +180,14 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
         out = one(chunks[0])
     else:
         out = torch.empty(q.shape, dtype=q.dtype, device=q.device)  # (B, H, S, Dh)
-        for rows in pacer.each(plan) if paced else [slice(None)]:
+        if by_heads:  # each chunk of heads over its parts of rows: calls of many rows
             for heads in chunks:
-                out[:, heads, rows] = one(heads, rows)
+                for rows in pacer.each(plan):
+                    out[:, heads, rows] = one(heads, rows)
+        else:
+            for rows in pacer.each(plan) if paced else [slice(None)]:
+                for heads in chunks:
+                    out[:, heads, rows] = one(heads, rows)
     if pacer is not None and not paced:
         pacer.passed(plan)
     return out
