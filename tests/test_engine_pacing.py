@@ -105,13 +105,13 @@ def test_a_large_batch_of_short_sequences_is_paced_across_the_batch(pinned):
                                rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("backend", ["sdpa", "flash"])
-def test_a_paced_fused_call_takes_fewer_heads_rather_than_few_query_rows(pinned, monkeypatch, backend):
+@pytest.mark.parametrize(("backend", "kv_heads"), [("sdpa", 4), ("flash", 4), ("flash", 2)])
+def test_a_paced_fused_call_takes_fewer_heads_rather_than_few_query_rows(pinned, monkeypatch, backend, kv_heads):
     """torch's CPU flash kernel ran 25–60 % slower per row on calls of 128–512 query rows than
     on 768 or more (its row blocks shrink below 768): where one head's 768 rows fit a part, a
     paced fused run calls fewer heads with many rows, still reports within the bound and
     reaches its total, and gives the unpaced numbers."""
-    cfg = AttentionConfig(seq_len=1024, d_model=16, n_heads=4, backend=backend)
+    cfg = AttentionConfig(seq_len=1024, d_model=16, n_heads=4, n_kv_heads=kv_heads, backend=backend)  # (GQA too)
     per_row_head = 4 * cfg.key_len * cfg.head_dim
     assert per_row_head * 768 <= 0.1 * RATE < per_row_head * cfg.n_heads * 768  # all heads: fewer rows
     rows = []
