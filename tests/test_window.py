@@ -944,7 +944,9 @@ def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, qapp):
     """Stepping through seeds changes numbers in the diagnostics cards and the status bar
     every frame; each such label paints its own background, so the dock, the status bar and
     the window under them are not repainted for it (a repaint of the whole widget stack
-    under a label cost a fifth of a frame). In the window as it first opens."""
+    under a label cost a fifth of a frame). In the window as it first opens, once its first
+    two new seeds have settled the cards' held sizes (a wrapped note is measured then, and the
+    dock is laid out again: in a loaded clean-clone run that settling spread over four seeds)."""
     from conftest import drawn_window
     from PySide6.QtCore import QEvent, QObject
 
@@ -959,13 +961,16 @@ def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, qapp):
             return False
 
     with drawn_window(qapp) as w:
+        for seed in (1, 2):
+            show(qtbot, w, AttentionConfig(seed=seed))
+        qapp.processEvents()
         watched = [w, w.statusBar(), w.dock("diagnostics")]
         spy = Paints()
         for widget in watched:
             widget.installEventFilter(spy)
         repainted = {}
         try:
-            for seed in range(1, 11):
+            for seed in range(3, 13):
                 spy.seen.clear()
                 show(qtbot, w, AttentionConfig(seed=seed))
                 for name in spy.seen:
@@ -974,4 +979,4 @@ def test_a_new_number_repaints_its_label_not_the_dock_beneath(qtbot, qapp):
             for widget in watched:
                 widget.removeEventFilter(spy)
         assert w.panel("diagnostics").isVisible()
-        assert all(n <= 3 for n in repainted.values()), repainted
+        assert all(n <= 2 for n in repainted.values()), repainted  # of 10 seeds
