@@ -98,7 +98,7 @@ class KeyRanges:
         j = (torch.arange(self.key_len) if torch_side else np.arange(self.key_len))[keys]  # () or (c,)
         lo, hi = self.lo[rows], self.hi[rows]  # () or (r,)
         shape = tuple(lo.shape) + tuple(j.shape)
-        if bool((lo == 0).all()) and bool((hi == self.key_len).all()):
+        if self.all(rows):
             # nothing masked in these rows: one True seen as the block (no plane allocated: a
             # long unmasked run's passes asked for one (rows, Skv) plane a block, and the
             # allocator kept up to 1.4 GiB of them at S = 8192); read-only, as a mask is
@@ -125,9 +125,10 @@ class KeyRanges:
             raise ValueError(f"KeyRanges.any reduces the key axis (-1 or 1), got {axis}")
         return self.hi > self.lo
 
-    def all(self) -> bool:
-        """Whether every query row may attend every key (nothing is masked)."""
-        return bool((self.lo == 0).all()) and bool((self.hi == self.key_len).all())
+    def all(self, rows=slice(None)) -> bool:
+        """Whether every query row (of ``rows``: an int, a slice or an index array) may attend
+        every key (nothing is masked there); from the ranges alone."""
+        return bool((self.lo[rows] == 0).all()) and bool((self.hi[rows] == self.key_len).all())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, KeyRanges):

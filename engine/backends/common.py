@@ -82,12 +82,10 @@ class AttentionCall:
                 and not self.has_alibi and scale > 0)
 
     def _unmasked(self, rows: slice) -> bool:
-        """Whether query rows ``rows`` may attend every key; from a KeyRanges' ranges alone (its
-        unmasked rows index as a broadcast True, and reducing that is a slow (r, Skv) pass)."""
+        """Whether query rows ``rows`` may attend every key; a KeyRanges answers from its ranges
+        (its unmasked rows index as a broadcast True, and reducing that is a slow (r, Skv) pass)."""
         m = self.mask
-        if isinstance(m, KeyRanges):
-            return bool((m.lo[rows] == 0).all()) and bool((m.hi[rows] == m.key_len).all())
-        return bool(m[rows].all())
+        return m.all(rows) if isinstance(m, KeyRanges) else bool(m[rows].all())
 
     def additive_mask(self, heads: slice = slice(None), rows: slice = slice(None)) -> torch.Tensor | None:
         """Float mask in q's dtype for torch's fused kernels: the masked value where the mask
@@ -150,7 +148,7 @@ def fused_attention(call: AttentionCall, kernel: Kernel, bytes_per_head: int = 0
     pacer, plan = pace if pace is not None else (None, None)
     # a plan of fewer heads per call (engine.pacing.fused_heads) runs once per chunk of them,
     # paced even when one part holds every row: all heads at once would be several parts' work
-    by_heads = pacer is not None and pacer.active and 0 < plan.heads < cfg.n_heads
+    by_heads = pacer is not None and 0 < plan.heads < cfg.n_heads  # (heads > 0: planned paced)
     paced = pacer is not None and (by_heads or not pacer.whole(plan))
     plain = call.plain_causal()
     causal = plain and not paced
