@@ -189,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command in (None, "gui"):
+            from explorer.platform_check import missing_xcb_message
+
+            problem = missing_xcb_message()  # before Qt aborts with "Could not load ... xcb"
+            if problem:
+                print(f"{prog}: {problem}", file=sys.stderr)
+                return 1
             from explorer.app import main_gui
 
             return main_gui(session=getattr(args, "session", None), model=getattr(args, "model", None))
