@@ -139,6 +139,24 @@ def test_one_collapsed_head_is_one_head(win, qapp):
     assert "heads 0 have" not in diag
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_sliding_window_1_is_not_a_collapse(win, qapp, causal):
+    """Every row sees one key by construction: entropy 0 is all it can have (issue 47, item 8).
+    The warning compares a head with the most its rows could spread, log(keys each row sees)."""
+    f = show(win, qapp, AttentionConfig(seq_len=8, window=1, causal=causal))
+    assert np.all(f.head_entropy < 1e-6)  # one-hot rows, as the window makes them
+    assert "collapsed" not in joined(win, "diagnostics")
+
+
+def test_a_collapse_inside_a_window_or_under_causal_is_still_one(win, qapp):
+    """Unscaled d_k = 1024: near one-hot rows where rows could spread over 1..4 keys (window 4)
+    or 1..8 keys (causal): a collapse, and the panel still says so."""
+    for cfg in (AttentionConfig(d_model=1024, n_heads=1, scale=1.0, seq_len=8, window=4, causal=True),
+                AttentionConfig(d_model=1024, n_heads=1, scale=1.0, seq_len=8, causal=True)):
+        show(win, qapp, cfg)
+        assert "head 0 has collapsed" in joined(win, "diagnostics"), cfg
+
+
 def test_no_minus_zero():
     assert fmt_number(-0.0) == "0"
     assert fmt_number(-1e-12, 3) == "-1e-12"
