@@ -3534,6 +3534,10 @@ Replace them?</source>
         <translation>效果最大的头：{best}。方法：{how}。</translation>
     </message>
     <message>
+        <source>⚠ &lt;b&gt;Not ranked&lt;/b&gt;: clean and corrupted differ by {gap}, under {share}% of the metric&apos;s scale ({scale}, the spread of the logits at the last position), so every effect divides noise by noise. Corrupt the text differently or choose another answer. Method: {how}.</source>
+        <translation>⚠ &lt;b&gt;不排序&lt;/b&gt;：原始与破损的指标只相差 {gap}，不到指标尺度（{scale}，最后位置上各 logit 的标准差）的 {share}%，所以每个效果都是噪声除以噪声。请换一种方式替换文本，或换一个答案。方法：{how}。</translation>
+    </message>
+    <message>
         <source>layer {layer} · head {head} · effect {value}</source>
         <translation>第 {layer} 层 · 头 {head} · 效果 {value}</translation>
     </message>
