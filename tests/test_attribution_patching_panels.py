@@ -305,6 +305,30 @@ def test_patching_within_noise_says_so_instead_of_ranking_heads(qtbot, window, g
     assert float(said.group(2)) == pytest.approx(scale, rel=0.01)
 
 
+def test_a_model_panels_caption_names_the_model_it_draws_not_the_sliders(qtbot, window, gpt2):
+    """An exported model panel's caption (and its PNG description) gives the model, the
+    selected layer and head and the text, never the sliders' "d_model=… heads=…" (issue 47,
+    item 9); a panel of the sliders' layer keeps the config."""
+    from PySide6.QtGui import QImage
+
+    from explorer.export import ExportOptions
+    from explorer.export.fresh import render_panel
+
+    front(qtbot, window, "patching")
+    window.model_selection.set(layer=1, head=2)
+    c = window.model_controller
+    want = f"{c.loaded.name} · layer 1 · head 2 · “{GPT2_TEXT}”"
+    config_line = window.config.summary().split("  ")[0]  # "d_model=… heads=…"
+    for name in ("model_head", "patching"):
+        svg = render_panel(window, name, "svg", ExportOptions(caption=True)).decode()
+        assert f"Attention Explorer · {want}" in svg.replace("&#8220;", "“").replace("&#8221;", "”"), name
+        assert config_line not in svg, name
+        png = QImage.fromData(render_panel(window, name, "png", ExportOptions(width=800, caption=True)))
+        assert png.text("Description") == want
+    svg = render_panel(window, "heads", "svg", ExportOptions(caption=True)).decode()
+    assert config_line in svg and want not in svg
+
+
 # ---- export (the GPT-2), both themes, and Chinese once ---------------------------------------
 
 

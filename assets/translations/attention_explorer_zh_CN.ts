@@ -1354,6 +1354,10 @@ Replace them?</source>
         <source>Attention Explorer · {summary}</source>
         <translation>注意力探索器 · {summary}</translation>
     </message>
+    <message>
+        <source>{model} · layer {layer} · head {head} · “{text}”</source>
+        <translation>{model} · 第 {layer} 层 · 头 {head} · “{text}”</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1445,8 +1449,8 @@ Replace them?</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>Add a caption with the configuration (d_model, heads, masks, scale, dtype)</source>
-        <translation>添加配置说明（d_model、注意力头、掩码、缩放、数据类型）</translation>
+        <source>Add a caption (the configuration; for a model panel: model, layer, head, text)</source>
+        <translation>添加说明（配置；模型面板：模型、层、头、文本）</translation>
     </message>
     <message>
         <location line="+3"/>
