@@ -157,6 +157,17 @@ def test_a_collapse_inside_a_window_or_under_causal_is_still_one(win, qapp):
         assert "head 0 has collapsed" in joined(win, "diagnostics"), cfg
 
 
+def test_a_nan_rows_entropy_is_undefined_not_nan_nats(win, qapp):
+    """Every key padded under −∞: the selected row is NaN; its title says the entropy is
+    undefined instead of "H = nan nats" (issue 47, item 11)."""
+    show(win, qapp, AttentionConfig(pad=8))
+    text = joined(win, "softmax_grad")
+    assert "H undefined" in text and "NaN row" in text
+    assert "nan nats" not in text.lower()
+    show(win, qapp, AttentionConfig())  # a row with weights: its entropy in nats
+    assert re.search(r"H = [0-9.]+ nats", joined(win, "softmax_grad"))
+
+
 def test_no_minus_zero():
     assert fmt_number(-0.0) == "0"
     assert fmt_number(-1e-12, 3) == "-1e-12"

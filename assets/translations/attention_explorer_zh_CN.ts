@@ -4364,6 +4364,10 @@ Replace them?</source>
         <translation>&lt;b&gt;第 {i} 行&lt;/b&gt;「{label}」· H = {entropy} 奈特</translation>
     </message>
     <message>
+        <source>&lt;b&gt;row {i}&lt;/b&gt; ‘{label}’ · H undefined</source>
+        <translation>&lt;b&gt;第 {i} 行&lt;/b&gt;「{label}」· H 无定义</translation>
+    </message>
+    <message>
         <location line="+2"/>
         <source>(uniform {value})</source>
         <translation>（均匀分布 {value}）</translation>
@@ -4387,6 +4391,10 @@ Replace them?</source>
         <location line="+8"/>
         <source>A: H = {entropy} nats</source>
         <translation>A：H = {entropy} 奈特</translation>
+    </message>
+    <message>
+        <source>A: H undefined (NaN row)</source>
+        <translation>A：H 无定义（NaN 行）</translation>
     </message>
 </context>
 <context>
