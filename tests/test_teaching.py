@@ -168,6 +168,20 @@ def test_a_nan_rows_entropy_is_undefined_not_nan_nats(win, qapp):
     assert re.search(r"H = [0-9.]+ nats", joined(win, "softmax_grad"))
 
 
+def test_a_zero_score_reads_0_not_minus_0(win, qapp):
+    """A multiplier of 0 (lesson 2's task): every scaled score is ±0; the selected cell's
+    label reads "= 0", never "= -0" (issue 47, item 11)."""
+    f = show(win, qapp, AttentionConfig(scale=0.0))
+    i, j = (int(v) for v in np.unravel_index(int(np.argmin(f.scores_raw[0])), f.scores_raw[0].shape))
+    win.selection.set(0, i, j)  # the most negative raw score: times 0 it is −0.0
+    qapp.processEvents()
+    assert f.cell("scores", 0, i, j) == 0 and f"{f.cell('scores', 0, i, j):.3g}" == "-0"
+    labels = [t for t in panel_texts(win, "scores") if t.startswith(f"q{i}·k{j} = ")]
+    assert f"q{i}·k{j} = 0" in labels, labels
+    assert f"q{i}·k{j} = -0" not in labels
+    assert not any("nan" in t for t in panel_texts(win, "scores"))
+
+
 def test_no_minus_zero():
     assert fmt_number(-0.0) == "0"
     assert fmt_number(-1e-12, 3) == "-1e-12"
