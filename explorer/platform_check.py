@@ -10,7 +10,7 @@ names no package. This module checks first and says which packages to install:
 
 Qt-free (no PySide6 import; the plugin is never loaded here): a library counts as present
 when the dynamic loader can open it by its soname (ctypes.CDLL, the same search Qt's loader
-makes) or a copy of it ships in PySide6's own Qt/lib folder (a bundle).
+makes) or a copy of it ships in PySide6's own Qt/lib folder or a PyInstaller bundle's.
 """
 
 from __future__ import annotations
@@ -57,15 +57,24 @@ def _bundled_qt_lib() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / "Qt" / "lib"
 
 
+def _bundled_dirs() -> list[Path]:
+    """Folders a copy of a library may ship in: PySide6's Qt/lib and, in a PyInstaller bundle,
+    its top folder (where it puts the libraries the Qt plugins link against)."""
+    dirs = [d for d in (_bundled_qt_lib(),) if d is not None]
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        dirs.append(Path(frozen))
+    return dirs
+
+
 def loadable(soname: str) -> bool:
-    """Whether the dynamic loader opens `soname` (or PySide6 carries a copy of it)."""
+    """Whether the dynamic loader opens `soname` (or the app carries a copy of it)."""
     try:
         ctypes.CDLL(soname)
         return True
     except OSError:
         pass
-    qt_lib = _bundled_qt_lib()
-    return qt_lib is not None and (qt_lib / soname).is_file()
+    return any((d / soname).is_file() for d in _bundled_dirs())
 
 
 def platform_would_be_xcb(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:

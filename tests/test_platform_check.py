@@ -99,3 +99,13 @@ def test_the_table_names_every_x11_library_the_installed_plugin_links():
     out = subprocess.run(["ldd", str(plugin)], capture_output=True, text=True, timeout=60).stdout
     linked = set(re.findall(r"^\s*(lib(?:xcb|X11|xkbcommon)[\w.-]*\.so\.\d+)", out, re.M))
     assert linked and linked <= set(XCB_LIBRARIES), linked - set(XCB_LIBRARIES)
+
+
+def test_a_bundles_own_copy_counts_as_present(monkeypatch, tmp_path):
+    """A PyInstaller bundle ships most xcb libraries beside itself: a copy there is no
+    missing library, though the system's loader does not know it."""
+    name = "libattention-explorer-absent.so.9"
+    assert not platform_check.loadable(name)
+    (tmp_path / name).write_bytes(b"")
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    assert platform_check.loadable(name)
