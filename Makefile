@@ -28,7 +28,9 @@ assets/translations/%.qm: assets/translations/%.ts | $(STAMP)
 translations-update: $(STAMP)
 	LUPDATE=$(BIN)/pyside6-lupdate sh packaging/update_translations.sh
 
+# first: are the system libraries Qt's xcb plugin needs there? (else the apt-get/dnf line, exit 1)
 run: $(STAMP) $(QM)
+	$(BIN)/python -m explorer.platform_check
 	$(BIN)/python main.py
 
 # the whole suite across both cores; a test module runs whole in one worker (its module-scoped

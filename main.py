@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--dpi", type=int, help="size by DPI instead of --width")
     exp.add_argument("--theme", choices=["slides", "screen"], default="slides",
                      help="slides: light, large fonts, thick lines (default); screen: as on screen")
-    exp.add_argument("--caption", action="store_true", help="add the config summary as a caption")
+    exp.add_argument("--caption", action="store_true", help="add a caption: the config summary, or a model panel's model, layer, head and text")
     exp.add_argument("--force", action="store_true", help="overwrite existing files")
 
     ins = sub.add_parser("inspect", help="per-layer/per-head metrics of a Hugging Face model")
@@ -189,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command in (None, "gui"):
+            from explorer.platform_check import missing_xcb_message
+
+            problem = missing_xcb_message()  # before Qt aborts with "Could not load ... xcb"
+            if problem:
+                print(f"{prog}: {problem}", file=sys.stderr)
+                return 1
             from explorer.app import main_gui
 
             return main_gui(session=getattr(args, "session", None), model=getattr(args, "model", None))

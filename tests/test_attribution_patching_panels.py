@@ -274,6 +274,61 @@ def test_patching_refuses_a_corrupted_text_of_another_length_in_one_line(qtbot, 
     assert panel.cbar.isVisible()
 
 
+def test_patching_within_noise_says_so_instead_of_ranking_heads(qtbot, window, gpt2_path):
+    """The fixture's GPT-2 is untrained: clean and corrupted logit(answer) differ by a few
+    hundredths of the spread of its logits, and every effect divides noise by noise. The legend
+    says so with both numbers (checked on transformers' own forward pass) and ranks no head
+    (issue 47, item 6)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    panel = front(qtbot, window, "patching")
+    model = window.model_controller.loaded
+    bad = corrupt_text(model, GPT2_TEXT, seed=0)
+    panel.corrupted.setText(bad)
+    panel.corrupted.editingFinished.emit()
+    qtbot.waitUntil(lambda: idle(window) and panel.pair is not None
+                    and panel.pair.heads.corrupted_tokens == model.tokens_of(model.tokenize(bad)[0]),
+                    timeout=TIMEOUT_MS)
+    lm = AutoModelForCausalLM.from_pretrained(gpt2_path, attn_implementation="eager").eval()
+    with torch.no_grad():
+        clean_l, bad_l = (lm(torch.tensor([model.tokenize(t)[0]])).logits[0, -1].double()
+                          for t in (GPT2_TEXT, bad))
+    answer = int(clean_l.argmax())
+    gap, scale = abs(float(clean_l[answer] - bad_l[answer])), float(clean_l.std())
+    assert 0 < gap < 0.1 * scale  # the premise: within noise
+    legend = label(panel.legend)
+    assert "Not ranked" in legend and "Largest head effects" not in legend
+    said = re.search(r"differ by ([-0-9.e]+), under 10% of the metric's scale \(([-0-9.e]+),", legend)
+    assert said, legend
+    assert float(said.group(1)) == pytest.approx(gap, rel=0.01, abs=1e-4)
+    assert float(said.group(2)) == pytest.approx(scale, rel=0.01)
+
+
+def test_a_model_panels_caption_names_the_model_it_draws_not_the_sliders(qtbot, window, gpt2):
+    """An exported model panel's caption (and its PNG description) gives the model, the
+    selected layer and head and the text, never the sliders' "d_model=… heads=…" (issue 47,
+    item 9); a panel of the sliders' layer keeps the config."""
+    from PySide6.QtGui import QImage
+
+    from explorer.export import ExportOptions
+    from explorer.export.fresh import render_panel
+
+    front(qtbot, window, "patching")
+    window.model_selection.set(layer=1, head=2)
+    c = window.model_controller
+    want = f"{c.loaded.name} · layer 1 · head 2 · “{GPT2_TEXT}”"
+    config_line = window.config.summary().split("  ")[0]  # "d_model=… heads=…"
+    for name in ("model_head", "patching"):
+        svg = render_panel(window, name, "svg", ExportOptions(caption=True)).decode()
+        assert f"Attention Explorer · {want}" in svg.replace("&#8220;", "“").replace("&#8221;", "”"), name
+        assert config_line not in svg, name
+        png = QImage.fromData(render_panel(window, name, "png", ExportOptions(width=800, caption=True)))
+        assert png.text("Description") == want
+    svg = render_panel(window, "heads", "svg", ExportOptions(caption=True)).decode()
+    assert config_line in svg and want not in svg
+
+
 # ---- export (the GPT-2), both themes, and Chinese once ---------------------------------------
 
 
@@ -351,6 +406,9 @@ def test_exact_patching_of_the_run_restores_the_answer_at_the_induction_heads(qt
     assert top[0] == 1 and top == np.unravel_index(int(np.argmax(ind)), ind.shape)
     assert panel.head_texts.texts()[1][top[1]] == f"{want.effect[top]:.2f}"
     assert "logit(J) (the model's prediction)" in label(panel.legend)
+    # a trained circuit is far outside noise: the heads are ranked, the induction head first
+    assert f"Largest head effects: layer 1 · head {top[1]} " in label(panel.legend)
+    assert "Not ranked" not in label(panel.legend)
     pos = model.activation_patching(RUN_TEXT, bad, "J", over="positions")
     assert np.allclose(panel.positions.data, pos.effect, atol=1e-5)
     assert not panel.run_button.isVisible() and not panel.progress_bar.isVisible()

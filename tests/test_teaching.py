@@ -139,6 +139,49 @@ def test_one_collapsed_head_is_one_head(win, qapp):
     assert "heads 0 have" not in diag
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_sliding_window_1_is_not_a_collapse(win, qapp, causal):
+    """Every row sees one key by construction: entropy 0 is all it can have (issue 47, item 8).
+    The warning compares a head with the most its rows could spread, log(keys each row sees)."""
+    f = show(win, qapp, AttentionConfig(seq_len=8, window=1, causal=causal))
+    assert np.all(f.head_entropy < 1e-6)  # one-hot rows, as the window makes them
+    assert "collapsed" not in joined(win, "diagnostics")
+
+
+def test_a_collapse_inside_a_window_or_under_causal_is_still_one(win, qapp):
+    """Unscaled d_k = 1024: near one-hot rows where rows could spread over 1..4 keys (window 4)
+    or 1..8 keys (causal): a collapse, and the panel still says so."""
+    for cfg in (AttentionConfig(d_model=1024, n_heads=1, scale=1.0, seq_len=8, window=4, causal=True),
+                AttentionConfig(d_model=1024, n_heads=1, scale=1.0, seq_len=8, causal=True)):
+        show(win, qapp, cfg)
+        assert "head 0 has collapsed" in joined(win, "diagnostics"), cfg
+
+
+def test_a_nan_rows_entropy_is_undefined_not_nan_nats(win, qapp):
+    """Every key padded under −∞: the selected row is NaN; its title says the entropy is
+    undefined instead of "H = nan nats" (issue 47, item 11)."""
+    show(win, qapp, AttentionConfig(pad=8))
+    text = joined(win, "softmax_grad")
+    assert "H undefined" in text and "NaN row" in text
+    assert "nan nats" not in text.lower()
+    show(win, qapp, AttentionConfig())  # a row with weights: its entropy in nats
+    assert re.search(r"H = [0-9.]+ nats", joined(win, "softmax_grad"))
+
+
+def test_a_zero_score_reads_0_not_minus_0(win, qapp):
+    """A multiplier of 0 (lesson 2's task): every scaled score is ±0; the selected cell's
+    label reads "= 0", never "= -0" (issue 47, item 11)."""
+    f = show(win, qapp, AttentionConfig(scale=0.0))
+    i, j = (int(v) for v in np.unravel_index(int(np.argmin(f.scores_raw[0])), f.scores_raw[0].shape))
+    win.selection.set(0, i, j)  # the most negative raw score: times 0 it is −0.0
+    qapp.processEvents()
+    assert f.cell("scores", 0, i, j) == 0 and f"{f.cell('scores', 0, i, j):.3g}" == "-0"
+    labels = [t for t in panel_texts(win, "scores") if t.startswith(f"q{i}·k{j} = ")]
+    assert f"q{i}·k{j} = 0" in labels, labels
+    assert f"q{i}·k{j} = -0" not in labels
+    assert not any("nan" in t for t in panel_texts(win, "scores"))
+
+
 def test_no_minus_zero():
     assert fmt_number(-0.0) == "0"
     assert fmt_number(-1e-12, 3) == "-1e-12"

@@ -51,15 +51,20 @@ def _train(qtbot, window, steps: int = 10, fresh: bool = True):
     return panel
 
 
-def _choose(monkeypatch, folder) -> list:
-    """The folder dialog answers ``folder`` (None: Cancel); the calls made."""
+def _choose(monkeypatch, folder, offered: list | None = None) -> list:
+    """The save dialog answers ``folder`` (None: Cancel); the calls made (titles), and the
+    name it offered appended to ``offered``."""
     calls = []
 
-    def dialog(parent, title, start, *args):
+    def dialog(parent, title, start, *args, **kwargs):
         calls.append(title)
-        return "" if folder is None else str(folder)
+        if offered is not None:
+            offered.append(start)
+        return ("" if folder is None else str(folder)), ""
 
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(dialog))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(dialog))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(
+        lambda *a, **k: pytest.fail("a folder chooser answers a new folder name with 'Directory not found'")))
     return calls
 
 
@@ -102,6 +107,23 @@ def test_save_run_writes_a_run_folder_and_says_where(win, qtbot, monkeypatch, tm
     assert head["steps_done"] == lab.current.steps_done == 12
     assert (target / "model.safetensors").stat().st_size > 0
     assert lab.unsaved_run() is None  # nothing to ask about at quit
+
+
+def test_a_new_folder_name_is_offered_and_created(win, qtbot, monkeypatch, tmp_path):
+    """The dialog is a save dialog (a folder chooser answers a new name with "Directory not
+    found", issue 47 item 12): it offers a new folder named after the run in the last folder
+    used, and a name that does not exist yet is created with the run in it."""
+    panel = _train(qtbot, win, 6)
+    lab = panel.lab
+    lab.last_save_dir = str(tmp_path)
+    offered = []
+    _choose(monkeypatch, tmp_path / "new" / "my run", offered)
+    _button(panel, "training_save").click()
+    qtbot.waitUntil(lambda: _message(panel).startswith("Saved to"), timeout=TIMEOUT)
+    assert offered == [str(tmp_path / f"run{lab.current.id}-step6")]
+    assert _message(panel) == f"Saved to {tmp_path / 'new' / 'my run'}"
+    assert (tmp_path / "new" / "my run" / "training_run.json").is_file()
+    assert lab.last_save_dir == str(tmp_path / "new")
 
 
 def test_a_folder_of_other_files_gets_the_run_in_a_new_folder_inside(win, qtbot, monkeypatch, tmp_path):

@@ -1354,6 +1354,10 @@ Replace them?</source>
         <source>Attention Explorer · {summary}</source>
         <translation>注意力探索器 · {summary}</translation>
     </message>
+    <message>
+        <source>{model} · layer {layer} · head {head} · “{text}”</source>
+        <translation>{model} · 第 {layer} 层 · 头 {head} · “{text}”</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1445,8 +1449,8 @@ Replace them?</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>Add a caption with the configuration (d_model, heads, masks, scale, dtype)</source>
-        <translation>添加配置说明（d_model、注意力头、掩码、缩放、数据类型）</translation>
+        <source>Add a caption (the configuration; for a model panel: model, layer, head, text)</source>
+        <translation>添加说明（配置；模型面板：模型、层、头、文本）</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -3534,6 +3538,10 @@ Replace them?</source>
         <translation>效果最大的头：{best}。方法：{how}。</translation>
     </message>
     <message>
+        <source>⚠ &lt;b&gt;Not ranked&lt;/b&gt;: clean and corrupted differ by {gap}, under {share}% of the metric&apos;s scale ({scale}, the spread of the logits at the last position), so every effect divides noise by noise. Corrupt the text differently or choose another answer. Method: {how}.</source>
+        <translation>⚠ &lt;b&gt;不排序&lt;/b&gt;：原始与破损的指标只相差 {gap}，不到指标尺度（{scale}，最后位置上各 logit 的标准差）的 {share}%，所以每个效果都是噪声除以噪声。请换一种方式替换文本，或换一个答案。方法：{how}。</translation>
+    </message>
+    <message>
         <source>layer {layer} · head {head} · effect {value}</source>
         <translation>第 {layer} 层 · 头 {head} · 效果 {value}</translation>
     </message>
@@ -4356,6 +4364,10 @@ Replace them?</source>
         <translation>&lt;b&gt;第 {i} 行&lt;/b&gt;「{label}」· H = {entropy} 奈特</translation>
     </message>
     <message>
+        <source>&lt;b&gt;row {i}&lt;/b&gt; ‘{label}’ · H undefined</source>
+        <translation>&lt;b&gt;第 {i} 行&lt;/b&gt;「{label}」· H 无定义</translation>
+    </message>
+    <message>
         <location line="+2"/>
         <source>(uniform {value})</source>
         <translation>（均匀分布 {value}）</translation>
@@ -4379,6 +4391,10 @@ Replace them?</source>
         <location line="+8"/>
         <source>A: H = {entropy} nats</source>
         <translation>A：H = {entropy} 奈特</translation>
+    </message>
+    <message>
+        <source>A: H undefined (NaN row)</source>
+        <translation>A：H 无定义（NaN 行）</translation>
     </message>
 </context>
 <context>

@@ -221,7 +221,7 @@ class ExportDialog(QDialog):
         self.theme_combo = QComboBox()
         for t, label in _THEME_LABELS.items():
             self.theme_combo.addItem(_tr(label), t)
-        self.caption_box = QCheckBox(self.tr("Add a caption with the configuration (d_model, heads, masks, scale, dtype)"))
+        self.caption_box = QCheckBox(self.tr("Add a caption (the configuration; for a model panel: model, layer, head, text)"))
 
         self.path_edit = QLineEdit()
         browse = QPushButton(self.tr("Browse…"))

@@ -24,13 +24,39 @@ from .options import (
 )
 
 
-def caption_text(config) -> str | None:
-    """The one-line config summary for a caption (None without a config)."""
-    if config is None:
-        return None
+def caption_text(config, summary: str | None = None) -> str | None:
+    """The one-line caption: `summary` (a model panel's: `model_summary`) or else the config's
+    summary (None without either)."""
+    if summary is None:
+        if config is None:
+            return None
+        summary = config.summary()
     from PySide6.QtCore import QCoreApplication  # the caption follows the interface language
 
-    return QCoreApplication.translate("Export", "Attention Explorer · {summary}").format(summary=config.summary())
+    return QCoreApplication.translate("Export", "Attention Explorer · {summary}").format(summary=summary)
+
+
+#: characters of the model's text a caption quotes (longer: cut with "…")
+CAPTION_TEXT_CHARS = 60
+
+
+def model_summary(window, panel) -> str | None:
+    """What a model panel draws, for its caption and file metadata: the model's name, the
+    selected layer and head, and the text it runs (the patching panel's clean text); None when
+    no model is loaded. The sliders' config has nothing to do with such a figure."""
+    from PySide6.QtCore import QCoreApplication
+
+    controller = getattr(window, "model_controller", None)
+    loaded = getattr(controller, "loaded", None)
+    if loaded is None:
+        return None
+    text = panel.clean_text() if hasattr(panel, "clean_text") else controller.text
+    text = " ".join(str(text).split())
+    if len(text) > CAPTION_TEXT_CHARS:
+        text = text[:CAPTION_TEXT_CHARS - 1].rstrip() + "…"
+    sel = window.model_selection
+    return QCoreApplication.translate("Export", "{model} · layer {layer} · head {head} · “{text}”").format(
+        model=loaded.name, layer=int(sel.layer), head=int(sel.head), text=text)
 
 
 def _settle(rounds: int = 2) -> None:
@@ -39,29 +65,32 @@ def _settle(rounds: int = 2) -> None:
     settle(rounds)
 
 
-def _encode(img, fmt_title: str, config, dpi: float | None, logical_width: int) -> bytes:
+def _encode(img, fmt_title: str, summary: str, dpi: float | None, logical_width: int) -> bytes:
     """A rendered QImage as PNG bytes with its resolution and text chunks."""
     dpi = dpi or 96 * img.width() / max(1, logical_width)
     img.setDotsPerMeterX(round(dpi / 0.0254))
     img.setDotsPerMeterY(round(dpi / 0.0254))
     if fmt_title:
         img.setText("Title", fmt_title)
-    if config is not None:
-        img.setText("Description", config.summary())
+    if summary:
+        img.setText("Description", summary)
     img.setText("Software", "Attention Explorer")
     return _encode_png(img)
 
 
-def _render(root, fmt: str, options: ExportOptions, theme, *, config, title: str, fresh: bool) -> bytes:
-    """`root` (a fresh figure panel, or the window as it is) encoded as `fmt`."""
+def _render(root, fmt: str, options: ExportOptions, theme, *, config, title: str, fresh: bool,
+            summary: str | None = None) -> bytes:
+    """`root` (a fresh figure panel, or the window as it is) encoded as `fmt`; `summary` (a
+    model panel's) replaces the config's in the caption and the file's metadata."""
     from .render import render_image, render_pdf
 
-    caption = caption_text(config) if options.caption else None
-    summary = config.summary() if config is not None else ""
+    caption = caption_text(config, summary) if options.caption else None
+    if summary is None:
+        summary = config.summary() if config is not None else ""
     if fmt == "png":
         img = render_image(root, options.png_width(root.width()), theme, caption,
                            options.include_controls, fresh)
-        return _encode(img, title, config, options.dpi, root.width())
+        return _encode(img, title, summary, options.dpi, root.width())
     if fmt == "pdf":
         doc_title = f"{title} ({summary})" if title and summary else (title or summary)
         return render_pdf(root, theme, caption, options.include_controls, doc_title, fresh)
@@ -266,6 +295,7 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
         source = window.panel(name)
         title = str(source.display_title() if hasattr(source, "display_title") else name)
         with fresh_panel(window, name, options.theme, size) as panel:
+            summary = model_summary(window, panel) if type(panel).requires_model else None
             for fmt in formats:
                 scale = 1.0
                 if fmt == "png":
@@ -273,7 +303,7 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
                     scale = options.png_width(panel.width()) / shown
                 restyle_lines(panel, options.theme, window, scale)
                 out[(name, fmt)] = _render(panel, fmt, options, panel.figure_theme,
-                                           config=window.config, title=title, fresh=True)
+                                           config=window.config, title=title, fresh=True, summary=summary)
     return out
 
 

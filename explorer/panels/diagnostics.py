@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 import engine
+from engine.masks import KeyRanges
 
 from ..compare import a_color
 from ..constraints import LLAMA3_8B
@@ -45,6 +46,43 @@ from ..figures.text import unbroken
 from ..figures.themes import Theme
 from ..frame import LOD_CELLS, Frame
 from .base import Panel, register_panel
+
+#: a head has collapsed when its mean entropy is under this share of the most its rows could have
+COLLAPSE_SHARE = 0.1
+
+
+def keys_seen(frame: Frame) -> np.ndarray:
+    """(S,) int: how many keys each query row's softmax spreads over (its visible keys; a
+    fully masked row: none under -inf, every key under min / -1e9, where it is uniform)."""
+    mask = frame.mask
+    seen = np.asarray(mask.counts() if isinstance(mask, KeyRanges) else mask.sum(-1), dtype=np.int64)
+    if frame.config.mask_value != "-inf":
+        seen = np.where(seen == 0, frame.config.key_len, seen)
+    return seen
+
+
+def collapsed_heads(frame: Frame) -> list[int]:
+    """The heads whose rows are almost one-hot: mean entropy under COLLAPSE_SHARE of the most
+    those rows could spread (the mean over the head's non-NaN rows of log(keys seen), i.e.
+    uniform over each row's visible keys, not over all Skv keys).
+
+    A head whose rows each see one key (sliding window 1, S = 1) cannot spread at all, so it
+    is never called collapsed; neither is a head with no row left (every row NaN).
+    """
+    ent = frame.head_entropy  # (H,) nats
+    if not ent.size:
+        return []
+    most = np.log(np.maximum(keys_seen(frame), 1)).astype(np.float64)  # (S,) nats, uniform per row
+    valid = np.asarray(frame.valid_rows, dtype=bool)  # (H, S)
+    low = []
+    for g in range(ent.shape[0]):
+        rows = valid[g]
+        if not rows.any():
+            continue
+        ceiling = float(most[rows].mean())  # the head's mean entropy if every row were uniform
+        if ceiling > 0 and math.isfinite(float(ent[g])) and ent[g] < COLLAPSE_SHARE * ceiling:
+            low.append(g)
+    return low
 
 
 def human_bytes(n: float) -> str:
@@ -395,7 +433,7 @@ class DiagnosticsPanel(Panel):
         is not a collapse.
         """
         f = self.frame
-        S, H = f.config.seq_len, f.config.n_heads
+        S = f.config.seq_len
         rows = []
         covered = f.head_rows
         if int(covered.min(initial=S)) < S:
@@ -407,18 +445,15 @@ class DiagnosticsPanel(Panel):
             else:
                 rows.append(([self.tr("per-head bars: means over {lo}–{hi} of {S} rows (NaN rows left out)").format(
                     lo=int(covered.min()), hi=int(covered.max()), S=S)], "note"))
-        ent = f.head_entropy
-        if f.config.key_len > 1 and ent.size:
-            limit = 0.1 * math.log(f.config.key_len)
-            low = [g for g in range(H) if covered[g] > 0 and ent[g] < limit]
+        low = collapsed_heads(f)
+        if low:
             if len(low) == 1:
                 text = self.tr("head {heads} has collapsed (entropy &lt; 10% of uniform): "
                                "almost one-hot rows, tiny gradients")
             else:
                 text = self.tr("heads {heads} have collapsed (entropy &lt; 10% of uniform): "
                                "almost one-hot rows, tiny gradients")  # (the source string was HTML)
-            if low:
-                rows.append(([text.replace("&lt;", "<").format(heads=", ".join(map(str, low)))], "warning"))
+            rows.append(([text.replace("&lt;", "<").format(heads=", ".join(map(str, low)))], "warning"))
         return rows
 
     _kv_reference = ""  # the real model's KV cache at the chosen size (a note in the cost card)

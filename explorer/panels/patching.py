@@ -78,6 +78,16 @@ class PatchPair:
     heads: object
     positions: object
     predicted: bool
+    #: the metric's scale (engine.models.metric_scale.logit_spread: the logits' spread at the
+    #: last position of the clean text, logit units); 0 = not known
+    scale: float = 0.0
+
+    def within_noise(self) -> bool:
+        """The clean–corrupted gap is under NOISE_SHARE of the metric's scale: the effects
+        divide noise by noise and are not ranked."""
+        from engine.models.metric_scale import within_noise
+
+        return within_noise(self.heads.clean_metric, self.heads.corrupted_metric, self.scale)
 
 
 def patch_job(model, clean: str, corrupted: str, answer: str, wrong: str, method: str):
@@ -93,7 +103,10 @@ def patch_job(model, clean: str, corrupted: str, answer: str, wrong: str, method
         done = n_heads if method == "exact" else 1
         positions = model.activation_patching(clean, corrupted, ans, over="positions",
                                               progress=lambda d, _t: j.progress(done + d, total), **kw)
-        return PatchPair(heads, positions, not answer)
+        from engine.models.metric_scale import logit_spread
+
+        scale = logit_spread(model, clean, difference=bool(wrong))  # one more forward pass
+        return PatchPair(heads, positions, not answer, scale)
     return job
 
 
@@ -459,13 +472,24 @@ class PatchingPanel(AnalysisPanel):
         how = (self.tr("the estimate: ∂metric/∂activation · (clean − corrupted), one backward pass "
                        "(Nanda 2023)") if h.method == "attribution"
                else self.tr("exact: one forward pass per batch of {n} patches").format(n=BATCH))
+        if self.pair.within_noise():
+            from engine.models.metric_scale import NOISE_SHARE
+
+            ranked = self.tr("⚠ <b>Not ranked</b>: clean and corrupted differ by {gap}, under {share}% of "
+                             "the metric's scale ({scale}, the spread of the logits at the last "
+                             "position), so every effect divides noise by noise. Corrupt the text "
+                             "differently or choose another answer. Method: {how}.").format(
+                gap=f"{abs(h.clean_metric - h.corrupted_metric):.3g}", share=f"{100 * NOISE_SHARE:g}",
+                scale=f"{self.pair.scale:.3g}", how=how)
+        else:
+            ranked = self.tr("Largest head effects: {best}. Method: {how}.").format(best=best, how=how)
         return "<br>".join([
             self.tr("Metric at the last position: <b>{metric}</b>{where}; clean {clean}, corrupted "
                     "{corrupted}.").format(metric=metric, where=where, clean=f"{h.clean_metric:.3f}",
                                            corrupted=f"{h.corrupted_metric:.3f}"),
             self.tr("Effect = (patched − corrupted) / (clean − corrupted): 1 = the patch alone "
                     "restores the clean metric, 0 = no change. Click a cell to select it."),
-            self.tr("Largest head effects: {best}. Method: {how}.").format(best=best, how=how)])
+            ranked])
 
     def draw_selection(self) -> None:
         if self.pair is None or self.loaded is None:

@@ -21,6 +21,7 @@ from ..compare import a_color, a_legend
 from ..figures.plots import (
     BarsItem,
     add_plot,
+    fmt_number,
     lean_axes,
     set_axis_label,
     set_label_text,
@@ -252,7 +253,7 @@ class ScoresPanel(Panel):
         std = self.tr("std")
         set_plot_title(self.raw.plot, self.tr("<b>Q·Kᵀ</b> before scaling · {who}").format(who=who), th)
         theory = unbroken(self.tr("(theory √d_k = {value})").format(value=f"{math.sqrt(dk):.3g}"))
-        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  {std}\u00a0<b>{std_raw:.3g}</b> "
+        lines = [self.raw.legend_html(th, f"N(0, {dk})") + f"  ·  {std}\u00a0<b>{fmt_number(std_raw)}</b> "
                  f"<span style='color:{muted}'>{theory}</span>" + self._a_std(ref_raw)]
         if bad_raw:
             text = self.tr("{n} entries overflowed to ±inf (not drawn)").format(n=bad_raw)
@@ -275,7 +276,7 @@ class ScoresPanel(Panel):
         set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
         v_raw = f.cell("scores_raw", h, i, j)
         self.raw.selected.setValue(v_raw if math.isfinite(v_raw) else 0.0)
-        set_line_label(self.raw.selected, f"q{i}·k{j} = {v_raw:.3g}")
+        set_line_label(self.raw.selected, f"q{i}·k{j} = {fmt_number(v_raw)}")
         # ---- after scaling ------------------------------------------------------
         theory = scale * math.sqrt(dk)
         name = "N(0, 1)" if cfg.scale is None else f"N(0, ({scale:.3g}·√d_k)²)"
@@ -285,7 +286,7 @@ class ScoresPanel(Panel):
         set_plot_title(self.scaled.plot, self.tr("<b>softmax input</b> ({how}) · {who}").format(
             how=how + extra, who=who), th)
         theory_text = unbroken(self.tr("(theory {value})").format(value=f"{theory:.3g}"))
-        lines = [self.scaled.legend_html(th, name) + f"  ·  {std}\u00a0<b>{std_after:.3g}</b> "
+        lines = [self.scaled.legend_html(th, name) + f"  ·  {std}\u00a0<b>{fmt_number(std_after)}</b> "
                  f"<span style='color:{muted}'>{theory_text}</span>" + self._a_std(ref_after)]
         if bad_after:
             text = self.tr("{n} visible entries are ±inf").format(n=bad_after)
@@ -296,7 +297,7 @@ class ScoresPanel(Panel):
         self.scaled.selected.setVisible(visible and math.isfinite(v))
         if visible and math.isfinite(v):
             self.scaled.selected.setValue(v)
-            set_line_label(self.scaled.selected, f"q{i}·k{j} = {v:.3g}")
+            set_line_label(self.scaled.selected, f"q{i}·k{j} = {fmt_number(v)}")
 
     def _reference_values(self, h: int) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The pinned A's values for the two histograms, in the same scope as B's (the selected
@@ -314,7 +315,7 @@ class ScoresPanel(Panel):
     def _a_std(self, values: np.ndarray | None) -> str:
         if values is None:
             return ""
-        text = self.tr("A: std {value}").format(value=f"{finite_std(values):.3g}")
+        text = self.tr("A: std {value}").format(value=fmt_number(finite_std(values)))
         return f"  ·  <span style='color:{self.theme.muted}'>{unbroken(text)}</span>"
 
     def apply_theme(self, theme: Theme) -> None:

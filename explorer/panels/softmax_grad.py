@@ -23,6 +23,7 @@ from ..figures.plots import (
     MAX_BARS,
     HighlightBars,
     add_plot,
+    fmt_number,
     lean_axes,
     set_axis_label,
     set_plot_title,
@@ -283,8 +284,11 @@ class SoftmaxGradPanel(Panel):
         uniform = f"log {n_vis} = {math.log(n_vis):.2f}" if n_vis else self.tr("no visible key")
         nan_text = self.tr("NaN row")
         nan = f" · <span style='color:{th.error}'>{nan_text}</span>" if np.isnan(row).any() else ""
-        head = self.tr("<b>row {i}</b> ‘{label}’ · H = {entropy} nats").format(
-            i=i, label=f.query_labels[i], entropy=f"{ent + 0.0:.3g}")
+        if math.isnan(ent):  # a NaN row has no entropy: not "nan nats"
+            head = self.tr("<b>row {i}</b> ‘{label}’ · H undefined").format(i=i, label=f.query_labels[i])
+        else:
+            head = self.tr("<b>row {i}</b> ‘{label}’ · H = {entropy} nats").format(
+                i=i, label=f.query_labels[i], entropy=fmt_number(ent))
         uniform_text = unbroken(self.tr("(uniform {value})").format(value=uniform))
         ref_note = self._draw_reference_row(h, i)
         set_plot_title(self.row_plot, f"{head} <span style='color:{th.muted}'>{uniform_text}</span>{nan}{ref_note}", th)
@@ -328,7 +332,9 @@ class SoftmaxGradPanel(Panel):
             self.row_ref.setData(np.arange(len(ys)), ys)
         self.row_ref.show()
         ent = float(ref.entropy[ha, i])
-        return "<br>" + a_legend(self.theme, self.tr("A: H = {entropy} nats").format(entropy=f"{ent + 0.0:.3g}"))
+        if math.isnan(ent):
+            return "<br>" + a_legend(self.theme, self.tr("A: H undefined (NaN row)"))
+        return "<br>" + a_legend(self.theme, self.tr("A: H = {entropy} nats").format(entropy=fmt_number(ent)))
 
     def apply_theme(self, theme: Theme) -> None:
         for plot in (self.jac_plot, self.row_plot, self.sweep_plot):

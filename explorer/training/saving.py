@@ -1,7 +1,7 @@
 """Keeping a trained run: the lab's *Save run…* (a folder dialog) and the question when the
 window closes with a run trained here and not saved.
 
-    save_run_dialog(parent, lab) -> bool          # choose a folder, then TrainingLab.save_run
+    save_run_dialog(parent, lab) -> bool          # name a folder, then TrainingLab.save_run
     run_folder(chosen, run, preset) -> Path       # where a run goes when a folder is chosen
     ask_unsaved(parent, run) -> "save" | "discard" | "cancel"
 
@@ -24,22 +24,27 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("TrainingSave", text)
 
 
+def free_name(folder: Path, run, preset: str | None = None) -> Path:
+    """A folder inside `folder` named after the preset (or the run) and its steps that does
+    not exist yet ("induction-step400", "run3-step40"; "-2", "-3", … when taken)."""
+    base = f"{preset or f'run{run.id}'}-step{run.steps_done}"
+    target, n = folder / base, 1
+    while target.exists():
+        n += 1
+        target = folder / f"{base}-{n}"
+    return target
+
+
 def run_folder(chosen: str | Path, run, preset: str | None = None) -> Path:
     """The run folder for a folder chosen in the dialog: the folder itself when it is empty,
-    new or a saved run (replaced); else a new folder inside it named after the preset (or
-    the run) and its steps ("induction-step400", "run3-step40"; "-2", "-3", … when taken)."""
+    new or a saved run (replaced); else a new folder inside it (`free_name`)."""
     chosen = Path(chosen).expanduser()
     try:
         if not chosen.is_dir() or is_training_run(chosen) or not any(chosen.iterdir()):
             return chosen
-        base = f"{preset or f'run{run.id}'}-step{run.steps_done}"
-        target, n = chosen / base, 1
-        while target.exists():
-            n += 1
-            target = chosen / f"{base}-{n}"
+        return free_name(chosen, run, preset)
     except OSError:  # a folder that cannot be read: the save says why, in one line
         return chosen
-    return target
 
 
 def save_run_dialog(parent, lab) -> bool:
@@ -51,8 +56,15 @@ def save_run_dialog(parent, lab) -> bool:
     if not lab.can_save():  # before the dialog, not after a folder was chosen
         lab.say_cannot_save()
         return False
-    start = lab.last_save_dir or str(Path.home())
-    chosen = QFileDialog.getExistingDirectory(parent, _tr("Save run"), start)
+    start = Path(lab.last_save_dir or Path.home()).expanduser()
+    try:
+        offered = free_name(start, run, lab.preset_key)
+    except OSError:
+        offered = start / "run"
+    # a save dialog, not a folder chooser: the folder's name is typed, new or not (Qt's folder
+    # chooser answers a new name with "Directory not found"); an existing run is asked about below
+    chosen, _filter = QFileDialog.getSaveFileName(
+        parent, _tr("Save run"), str(offered), "", "", QFileDialog.Option.DontConfirmOverwrite)
     if not chosen:
         return False
     target = run_folder(chosen, run, lab.preset_key)
