@@ -71,9 +71,15 @@ class LogitAttribution:
     notes: list[str] = field(default_factory=list)
 
 
-def residual_streams(loaded, ids: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(L+1, S, d) residual streams (row 0 the input of layer 0), and the final hidden state
-    (S, d) after the final norm, for one text's ids; float32 on the model's device."""
+#: positions at the end of a text whose lens row L is checked against the model's own logits
+CHECKED_POSITIONS = 64
+
+
+def residual_streams(loaded, ids: list[int], *, own_positions: int = 0
+                     ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(L+1, S, d) residual streams (row 0 the input of layer 0), float32 on the model's device,
+    and the model's own logits (n, V) at the last ``own_positions`` positions (None for 0 or
+    without an LM head), from one forward pass of the model's own causal LM."""
     an = anatomy_of(loaded)
     rows: list[torch.Tensor] = []
 
@@ -83,20 +89,36 @@ def residual_streams(loaded, ids: list[int]) -> tuple[torch.Tensor, torch.Tensor
     def post(_m, _args, output):
         rows.append(first_output(output)[0].detach())
 
+    x = torch.tensor([ids])
+    own = None
     with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)],
                                         post=[(b, post) for b in an.blocks]):
-        out = an.forward(torch.tensor([ids]))
-    return torch.stack([r.float() for r in rows]), out.last_hidden_state[0].detach()
+        if own_positions:
+            got = an.own_logits(x, keep=min(own_positions, len(ids)))
+            own = None if got is None else got[0][0]
+        if own is None:
+            rows.clear()
+            an.forward(x)
+    return torch.stack([r.float() for r in rows]), own
 
 
 def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
                progress: Callable[[int, int], object] | None = None) -> LogitLens:
     """The logit lens of ``text`` (see the module docstring); causal LMs only.
 
+    Every row, the last included, is the residual stream through the final norm and the
+    unembedding found by :mod:`.anatomy`; the last row is checked against the model's own
+    logits at the text's last :data:`CHECKED_POSITIONS` positions, and the lens is refused
+    (InspectError naming max |Δp|) where it differs, or where the model's opening check
+    (:mod:`.fidelity`) failed.
+
     ``progress(done, total)`` is called after the forward pass and after each block of rows
     put through the unembedding (at most 128 MiB of logits each); raising from it cancels."""
+    from .fidelity import compare_logits, lens_failure, logits_close
+
     an = anatomy_of(loaded)
     an.require_unembedding("The logit lens")
+    loaded.require_fidelity("lens")
     n_vocab = an.unembedding()[0].shape[1]
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= min(100, n_vocab):
         raise InspectError(f"k must be between 1 and {min(100, n_vocab)}, not {k!r}")
@@ -106,12 +128,16 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
     total = 1 + -(-(L + 1) * s // chunk)
     if progress is not None:
         progress(0, total)
-    resid, final = residual_streams(loaded, ids)
+    resid, own = residual_streams(loaded, ids, own_positions=CHECKED_POSITIONS)
     if progress is not None:
         progress(1, total)
     nxt = torch.tensor([*ids[1:], 0], dtype=torch.long)
     with torch.inference_mode():
-        normed = torch.cat([an.apply_final_norm(resid[:L]).float(), final[None].float()])  # (L+1, S, d)
+        normed = an.apply_final_norm(resid).float()  # (L+1, S, d)
+        if own is not None:  # the lens's last row must be the model's own output
+            dl, dp = compare_logits(an.logits(normed[L, s - own.shape[0]:]), own)
+            if not logits_close(loaded, dl, dp, own):
+                raise InspectError(lens_failure(an, dp, None))
         flat = normed.reshape((L + 1) * s, -1)
         want = nxt.repeat(L + 1)
         vals, idx, nextp = [], [], []
@@ -155,8 +181,17 @@ def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | N
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     p = token_position(position, len(ids))
     with torch.inference_mode():
-        final = an.forward(torch.tensor([ids])).last_hidden_state[0, p].float()  # (d,)
-        return int(an.logits(final[None])[0].argmax())
+        return int(own_logit_at(loaded, ids, p).argmax())
+
+
+def own_logit_at(loaded, ids: list[int], p: int) -> torch.Tensor:
+    """The model's own logits (V,) after position ``p`` (its own forward pass, LM head and all)."""
+    an = anatomy_of(loaded)
+    got = an.own_logits(torch.tensor([ids]), keep=torch.tensor([p]))
+    if got is not None:
+        return got[0][0, 0]
+    final = an.forward(torch.tensor([ids])).last_hidden_state[0, p].float()  # (d,)
+    return an.logits(final[None])[0]
 
 
 # ---- direct logit attribution -------------------------------------------------------------
@@ -190,7 +225,24 @@ def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
 def logit_attribution(loaded, text: str, target, *, position: int = -1,
                       max_tokens: int | None = None) -> LogitAttribution:
     """Direct logit attribution of ``target`` (token string or id) at ``position`` of ``text``
-    (see the module docstring). Pre-norm (or norm-free) causal LMs only."""
+    (see the module docstring). Pre-norm (or norm-free) causal LMs only. Refused (InspectError
+    naming |Δ|) where the parts do not add up to the model's own logit, or where the model's
+    opening check (:mod:`.fidelity`) failed."""
+    from .fidelity import number, tolerance
+
+    anatomy_of(loaded).require_unembedding("Logit attribution")
+    loaded.require_fidelity("attribution")
+    att = attribute(loaded, text, target, position=position, max_tokens=max_tokens)
+    gap = abs(anatomy_of(loaded).cap(att.total) - att.logit)
+    if gap > 10 * tolerance(loaded) * max(1.0, abs(att.logit)):
+        raise InspectError(f"the logit attribution's parts do not add up to the model's own logit: "
+                           f"|Δ| {number(gap)} (of {att.logit:.4g}), so they are not shown")
+    return att
+
+
+def attribute(loaded, text: str, target, *, position: int = -1,
+              max_tokens: int | None = None) -> LogitAttribution:
+    """:func:`logit_attribution` without its checks (what :mod:`.fidelity` measures)."""
     an = anatomy_of(loaded)
     w_u, b_u = an.require_unembedding("Logit attribution")
     if an.norm == "post":
@@ -206,6 +258,8 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
     got: dict = {"z": {}, "a": {}, "m": {}, "in": {}, "out": {}}
 
     def keep(kind, layer, tensor):
+        if tensor.dim() == 2:  # OPT runs its MLP on the flattened (B·S, d) stream
+            tensor = tensor.reshape(1, -1, tensor.shape[-1])
         got[kind][layer] = tensor[0, p].detach().double().cpu()
 
     pre, post = [], []
@@ -221,10 +275,10 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
         pre.append((an.final_norm, lambda _m, a, kw: norm_io.__setitem__("x", input_of(a, kw)[0, p])))
         post.append((an.final_norm, lambda _m, _a, o: norm_io.__setitem__("y", first_output(o)[0, p])))
     with torch.inference_mode(), hooked(pre=pre, post=post):
-        out = an.forward(torch.tensor([ids]))
-    final = out.last_hidden_state[0, p].detach()
-    logit = float(an.logits(final)[t])
+        logit = float(own_logit_at(loaded, ids, p)[t])  # the model's own, after any softcap
     u = w_u[:, t].detach().double().cpu()
+    if an.final_proj is not None:  # OPT's project_out after the final norm: u in the stream's space
+        u = an.final_proj.weight.detach().double().cpu().t() @ u
     zero = torch.zeros_like(u)
 
     # the residual stream must be a plain sum of what the heads and MLPs write (up to the
@@ -267,6 +321,9 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
                      "the logit only to that precision")
     if not close(got["in"][0] + sum(got["a"].values()) + sum(got["m"].values(), zero), resid, resid):
         notes.append("the parts do not add up to the final residual stream exactly")
+    if an.softcap is not None:
+        notes.append(f"this model caps its logits ({an.softcap:g} · tanh(z / {an.softcap:g})): the "
+                     f"parts add up to z = {total:.4g}, which the cap turns into its logit {logit:.4g}")
     return LogitAttribution(tokens=loaded.tokens_of(ids), position=p, target_id=t,
                             target=loaded.tokens_of([t])[0], heads=heads, parts=parts,
                             logit=logit, total=total, norm_scale=scale, notes=notes)

@@ -95,9 +95,15 @@ class _Setup:
             raise InspectError(f"over must be one of {', '.join(PATCH_OVER)}, not {over!r}")
         if over == "heads":
             an.require_heads("Patching heads")
+        loaded.require_fidelity("patching")
         self.loaded, self.over = loaded, over
-        self.clean_ids, _n1, _a = loaded.tokenize(clean, max_tokens=max_tokens)
-        self.corr_ids, _n2, _b = loaded.tokenize(corrupted, max_tokens=max_tokens)
+        self.clean_ids, _n1, n_clean = loaded.tokenize(clean, max_tokens=max_tokens)
+        self.corr_ids, _n2, n_corr = loaded.tokenize(corrupted, max_tokens=max_tokens)
+        limit = loaded.max_length if max_tokens is None else min(loaded.max_length, int(max_tokens))
+        if max(n_clean, n_corr) > limit:  # cut texts would be compared at a token neither ends on
+            raise InspectError(f"the clean text has {n_clean} tokens and the corrupted one {n_corr}, "
+                               f"but this model reads at most {limit}: patching compares the last "
+                               "tokens of whole texts, so shorten both to at most that")
         if len(self.clean_ids) != len(self.corr_ids):
             raise InspectError(f"the clean text has {len(self.clean_ids)} tokens and the corrupted "
                                f"one {len(self.corr_ids)}: patching needs texts of the same token length")
@@ -107,9 +113,14 @@ class _Setup:
             raise InspectError("answer and wrong are the same token: their difference is always 0")
         self.s = len(self.clean_ids)
 
-    def metric(self, last_hidden: torch.Tensor) -> torch.Tensor:
-        """(B, S, d) final hidden → (B,) metric at the last position."""
-        logits = self.an.logits(last_hidden[:, -1])
+    def run(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B,) metric at the last position of (B, S) ids, from the model's own logits (its own
+        forward pass: LM head, softcapping and all)."""
+        got = self.an.own_logits(ids, keep=1)
+        if got is not None:
+            logits = got[0][:, -1]
+        else:
+            logits = self.an.logits(self.an.forward(ids).last_hidden_state[:, -1])
         m = logits[:, self.answer]
         return m if self.wrong is None else m - logits[:, self.wrong]
 
@@ -133,10 +144,10 @@ class _Setup:
 
         pre = [(m, grab(i)) for i, m in enumerate(self.sites())]
         ctx = torch.enable_grad() if grad else torch.inference_mode()
-        frozen = _frozen_weights(self.loaded.model) if grad else contextlib.nullcontext()
+        whole = self.loaded.lm if self.loaded.lm is not None else self.loaded.model
+        frozen = _frozen_weights(whole) if grad else contextlib.nullcontext()
         with ctx, frozen, hooked(pre=pre, post=self._grad_hooks() if grad else []):
-            out = self.an.forward(torch.tensor([self.clean_ids, self.corr_ids]))
-            metric = self.metric(out.last_hidden_state)
+            metric = self.run(torch.tensor([self.clean_ids, self.corr_ids]))
         return metric, acts
 
     def _grad_hooks(self):
@@ -246,8 +257,7 @@ def _exact(st: _Setup, clean_acts, corr_metric: float, denom: float, batch: int,
 
         ids = torch.tensor([st.corr_ids] * len(which))
         with torch.inference_mode(), hooked(pre=[(st.sites()[layer], patch)]):
-            out = st.an.forward(ids)
-            m = st.metric(out.last_hidden_state).double().cpu().numpy()
+            m = st.run(ids).double().cpu().numpy()
         effect[layer, which] = (m - corr_metric) / denom
         done += 1
         if progress is not None:
