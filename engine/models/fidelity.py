@@ -10,7 +10,8 @@ transformers' own forward pass (its causal-LM class, ``output_hidden_states=True
   the model's ``hidden_states[l]``; row L, through the final norm found here, equals its last
   hidden state;
 * **lens**: the lens's last row (row L through the unembedding and softcapping found here)
-  equals the model's own logits, and its softmax the model's output distribution;
+  equals the model's own logits, and its softmax the model's output distribution (at the
+  text's last :data:`CHECKED_POSITIONS` positions);
 * **attribution**: the direct logit attribution's parts add up to the model's own logit of its
   top token at the last position (through the softcap where the model caps its logits).
 
@@ -30,6 +31,8 @@ from .errors import InspectError, one_line_reason
 
 #: relative tolerance per weights dtype: float32 rounding, or the half precisions'
 _RTOL = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 2e-2, torch.bfloat16: 4e-2}
+#: positions at the end of the text whose logits are compared (bounds the (n, V) logits held)
+CHECKED_POSITIONS = 64
 #: which failed checks make each analysis refuse
 GATES = {"lens": ("hidden", "lens"), "attribution": ("hidden", "lens", "attribution"),
          "patching": ("hidden", "lens")}
@@ -146,8 +149,9 @@ def measure(loaded, text: str, *, max_tokens: int | None = None) -> Fidelity:
     notes: list[str] = []
     with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)], post=[(b, post) for b in an.blocks]):
         if has_head:
-            own_logits, hidden_states = an.own_logits(x, hidden_states=True)
-            own_logits = own_logits[0]
+            own_logits, hidden_states = an.own_logits(x, keep=min(CHECKED_POSITIONS, len(ids)),
+                                                      hidden_states=True)
+            own_logits = own_logits[0]  # (n, V): the text's last n positions
         else:
             own_logits, hidden_states = None, _base_hidden_states(loaded, x)
     L = loaded.n_layers
@@ -175,7 +179,7 @@ def measure(loaded, text: str, *, max_tokens: int | None = None) -> Fidelity:
     logits = probs = attribution = None
     if has_head:
         with torch.inference_mode():
-            ours = an.logits(final)
+            ours = an.logits(final[len(ids) - own_logits.shape[0]:])
         logits, probs = compare_logits(ours, own_logits)
         if not logits_close(loaded, logits, probs, own_logits):
             failures["lens"] = lens_failure(an, probs, final_ok)

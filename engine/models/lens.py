@@ -27,6 +27,7 @@ import torch
 
 from .anatomy import anatomy_of, first_output, hooked, input_of, resolve_token
 from .errors import InspectError
+from .fidelity import CHECKED_POSITIONS
 
 
 @dataclass(eq=False)
@@ -69,10 +70,6 @@ class LogitAttribution:
     total: float
     norm_scale: float | None
     notes: list[str] = field(default_factory=list)
-
-
-#: positions at the end of a text whose lens row L is checked against the model's own logits
-CHECKED_POSITIONS = 64
 
 
 def residual_streams(loaded, ids: list[int], *, own_positions: int = 0
