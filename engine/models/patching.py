@@ -38,7 +38,7 @@ from .anatomy import (
     vocab_size,
 )
 from .errors import InspectError
-from .files import available_memory
+from .files import available_memory, job_room
 
 PATCH_OVER = ("heads", "positions")
 PATCH_METHODS = ("exact", "attribution")
@@ -206,25 +206,26 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
 
 
 def _batch_that_fits(loaded, s: int, method: str, batch: int, free: int | None = None) -> int:
-    """`batch`, made smaller until one forward pass fits in 80 % of the free memory; refused
+    """`batch`, made smaller until one forward pass fits in the room :func:`.files.job_room`
+    gives (80 % of the free memory, at most the engine's memory budget); refused
     (InspectError) when none does. A sequence of s tokens holds ~3 · H · s² float32 (one
     layer's scores, weights and their copy, the eager attention the hooks read); the
     attribution estimate keeps that for both texts in every layer for its backward pass."""
     free = available_memory(str(loaded.input_device)) if free is None else free
-    if free is None:
+    room, said = job_room(free, str(loaded.input_device))
+    if room is None:
         return batch
     per_seq = 3 * loaded.n_heads * s * s * 4
-    room = 0.8 * free
     if method == "attribution":
         need = 2 * loaded.n_layers * per_seq
         if need > room:
             raise InspectError(f"Attribution patching of {s} tokens needs about {format_bytes(need)} for "
-                               f"its backward pass but only {format_bytes(free)} is free: use a shorter text")
+                               f"its backward pass but {said}: use a shorter text")
         return batch
     fit = int(room // (per_seq * 2))  # (the patched batch, and the two texts' record before it)
     if fit < 1:
         raise InspectError(f"Patching {s} tokens needs about {format_bytes(2 * per_seq)} per forward pass "
-                           f"but only {format_bytes(free)} is free: use a shorter text")
+                           f"but {said}: use a shorter text")
     return min(batch, fit)
 
 
