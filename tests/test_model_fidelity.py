@@ -360,3 +360,29 @@ def test_cli_inspect_shows_the_fidelity_line_and_json_field(families):
     assert doc["ok"] is True and doc["n_tokens"] == len(families("opt_pre").ids)
     assert doc["summary"] == lines[1][len("fidelity "):]
     assert doc["logits_max_abs_diff"] < 1e-4 and doc["hidden_max_abs_diff"] < 1e-4
+
+
+# ---- item 14: the engine API's arguments, one rule, one line ---------------------------------------
+def test_item14_api_arguments_follow_one_rule(families):
+    from engine.models.patching import corrupt_text
+
+    loaded = families("gpt2").loaded
+    n = VOCAB
+    for vocab, why in ((["x"], "'x' is not an id"), ([True], "True is not an id"), ([], "it is empty"),
+                       ([n], f"{n} is not one"), (range(10**7), "goes outside them"),
+                       (iter(int, 1), "more than"), ("abc", "got str")):
+        with pytest.raises(InspectError, match=f"vocab must hold token ids .*{why}") as info:
+            loaded.circuits(0, 0, vocab=vocab)
+        assert len(str(info.value).splitlines()) == 1
+    with pytest.raises(InspectError, match="seed must be a whole number >= 0, not -1"):
+        corrupt_text(loaded, TEXT, seed=-1)
+    # NumPy integers are whole numbers wherever Python ints are (k was refused, target accepted)
+    lens = loaded.logit_lens(TEXT, k=np.int64(2))
+    assert lens.top_ids.shape[-1] == 2
+    att = loaded.logit_attribution(TEXT, np.int64(5), position=np.int64(2))
+    assert (att.target_id, att.position) == (5, 2)
+    assert loaded.circuits(np.int64(1), np.int64(0), top=np.int64(1), vocab=np.arange(6)).pair_vocab == 6
+    assert loaded.inspect(TEXT, layers=np.int64(1)).layers == [1]
+    for bad in (True, 2.0, "2"):
+        with pytest.raises(InspectError, match="k must be between"):
+            loaded.logit_lens(TEXT, k=bad)

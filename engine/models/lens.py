@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from .anatomy import anatomy_of, first_output, hooked, input_of, resolve_token
-from .errors import InspectError
+from .errors import InspectError, is_whole
 from .fidelity import CHECKED_POSITIONS
 
 
@@ -117,8 +117,9 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
     an.require_unembedding("The logit lens")
     loaded.require_fidelity("lens")
     n_vocab = an.unembedding()[0].shape[1]
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= min(100, n_vocab):
+    if not is_whole(k) or not 1 <= k <= min(100, n_vocab):
         raise InspectError(f"k must be between 1 and {min(100, n_vocab)}, not {k!r}")
+    k = int(k)
     ids, notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     L, s = loaded.n_layers, len(ids)
     chunk = max(1, 2**25 // n_vocab)  # rows of logits held at once (128 MiB of float32)
@@ -164,9 +165,9 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
 def token_position(position, s: int) -> int:
     """``position`` (an int, negative from the end) of a text of ``s`` tokens as 0..s−1;
     InspectError (one line) for anything else."""
-    if isinstance(position, bool) or not isinstance(position, int) or not -s <= position < s:
+    if not is_whole(position) or not -s <= position < s:
         raise InspectError(f"position {position!r} does not exist: the text has tokens 0..{s - 1}")
-    return position % s
+    return int(position) % s
 
 
 def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:

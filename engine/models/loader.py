@@ -21,7 +21,7 @@ import torch
 
 from ..memory import format_bytes
 from .capture import IMPLEMENTATION, StopForward, capturing, register
-from .errors import InspectError, ModelLoadError, one_line_reason
+from .errors import InspectError, ModelLoadError, is_whole, one_line_reason
 from .files import (
     FolderInfo,
     available_memory,
@@ -741,12 +741,13 @@ class LoadedModel:
         """Layer indices (negative ones count from the end), sorted, without repeats."""
         if layers is None:
             return list(range(self.n_layers))
-        if isinstance(layers, int):
+        if is_whole(layers):
             layers = [layers]
         out = set()
         for layer in layers:
-            if isinstance(layer, bool) or not isinstance(layer, int):
+            if not is_whole(layer):
                 raise InspectError(f"layer {layer!r} is not an integer")
+            layer = int(layer)
             if not -self.n_layers <= layer < self.n_layers:
                 raise InspectError(f"layer {layer} does not exist: this model has layers "
                                    f"0..{self.n_layers - 1}")
@@ -845,10 +846,10 @@ class LoadedModel:
         s = len(ids)
         if s < 2:
             raise InspectError("The deletion test needs at least two tokens.")
-        if isinstance(token_index, bool) or not isinstance(token_index, int) \
+        if not is_whole(token_index) \
                 or not -s <= token_index < s:
             raise InspectError(f"token {token_index} does not exist: the text has tokens 0..{s - 1}")
-        t = token_index % s
+        t = int(token_index) % s
         before = self._trace(text, ids, layer_list, notice, n_all, need_hidden=True)
         if mode == "remove":
             after = self._trace(text, ids[:t] + ids[t + 1:], layer_list, notice, n_all,

@@ -37,7 +37,7 @@ from .anatomy import (
     resolve_token,
     vocab_size,
 )
-from .errors import InspectError
+from .errors import InspectError, is_whole
 from .files import available_memory, job_room
 
 PATCH_OVER = ("heads", "positions")
@@ -170,8 +170,9 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
     token lengths, texts whose metrics are equal (nothing to restore)."""
     if method not in PATCH_METHODS:
         raise InspectError(f"method must be one of {', '.join(PATCH_METHODS)}, not {method!r}")
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    if not is_whole(batch) or batch < 1:
         raise InspectError(f"batch must be a positive integer, not {batch!r}")
+    batch = int(batch)
     t0 = time.perf_counter()
     st = _Setup(loaded, clean, corrupted, answer, wrong, over, max_tokens)
     batch = _batch_that_fits(loaded, st.s, method, batch)
@@ -287,6 +288,10 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
     and tokenized again; a draw whose text does not give the same number of tokens is drawn
     again, ``attempts`` times. Returns the corrupted text (str); InspectError (one line) for a
     text without ordinary tokens or when no draw keeps the length."""
+    if not is_whole(seed) or seed < 0:
+        raise InspectError(f"seed must be a whole number >= 0, not {seed!r}")
+    if not is_whole(attempts) or attempts < 1:
+        raise InspectError(f"attempts must be a whole number >= 1, not {attempts!r}")
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     tok = loaded.tokenizer
     symbols, names, special, groups = _vocab_groups(loaded)
