@@ -123,6 +123,7 @@ class Anatomy:
             self.pos_embed = core.pos_emb
             self.final_proj = None
             self.softcap = None
+            self.attn_post_norms = self.mlp_post_norms = [None] * len(self.blocks)
             return
         self.blocks = self._find_blocks(model)
         self.embed = model.get_input_embeddings()
@@ -142,6 +143,12 @@ class Anatomy:
         self.out_projs = [self._out_proj(a) for a in self._attns]
         # the MLP's output is what it adds to the stream; OPT's layers hold fc1/fc2 themselves
         self.mlps = [_first_attr(b, _MLP_NAMES) or _first_attr(b, ("fc2",)) for b in self.blocks]
+        # Gemma-2's "sandwich" norms: what attention and MLP add is normalised first
+        # (post_attention_layernorm is Llama's pre-MLP norm: only with pre/post_feedforward_layernorm)
+        sandwich = [all(hasattr(b, n) for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm",
+                                                 "post_attention_layernorm")) for b in self.blocks]
+        self.attn_post_norms = [b.post_attention_layernorm if s else None for b, s in zip(self.blocks, sandwich, strict=True)]
+        self.mlp_post_norms = [b.post_feedforward_layernorm if s else None for b, s in zip(self.blocks, sandwich, strict=True)]
         self.final_proj = None
         softcap = getattr(model.config, "final_logit_softcapping", None)
         self.softcap = float(softcap) if isinstance(softcap, int | float) and softcap > 0 else None

@@ -193,7 +193,7 @@ def own_logit_at(loaded, ids: list[int], p: int) -> torch.Tensor:
 
 
 # ---- direct logit attribution -------------------------------------------------------------
-def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
+def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3, what: str = "the final norm"):
     """(f, offset, scale): the final norm with its statistics frozen at input ``x`` (d,), as a
     linear map f plus an offset (d,), checked against the real output ``y``."""
     x = x.double()
@@ -216,7 +216,7 @@ def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
     for f, off, s in candidates:
         if torch.allclose(f(x) + off, ref, rtol=tol, atol=tol * 0.1 * float(ref.abs().max() + 1)):
             return f, off, s
-    raise InspectError(f"the final norm ({type(norm).__name__}) could not be reproduced, so its "
+    raise InspectError(f"{what} ({type(norm).__name__}) could not be reproduced, so its "
                        "scale cannot be frozen for the attribution")
 
 
@@ -253,7 +253,7 @@ def attribute(loaded, text: str, target, *, position: int = -1,
     p = token_position(position, s)
     t = resolve_token(loaded, target, "target")
     L, H, dh = loaded.n_layers, loaded.n_heads, loaded.summary.head_dim
-    got: dict = {"z": {}, "a": {}, "m": {}, "in": {}, "out": {}}
+    got: dict = {"z": {}, "a": {}, "ain": {}, "m": {}, "in": {}, "out": {}}
 
     def keep(kind, layer, tensor):
         if tensor.dim() == 2:  # OPT runs its MLP on the flattened (B·S, d) stream
@@ -265,9 +265,13 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         pre.append((an.blocks[layer], lambda _m, a, kw, i=layer: keep("in", i, input_of(a, kw))))
         post.append((an.blocks[layer], lambda _m, _a, o, i=layer: keep("out", i, first_output(o))))
         pre.append((an.out_projs[layer], lambda _m, a, kw, i=layer: keep("z", i, input_of(a, kw, "input"))))
-        post.append((an.out_projs[layer], lambda _m, _a, o, i=layer: keep("a", i, first_output(o))))
-        if an.mlps[layer] is not None:
-            post.append((an.mlps[layer], lambda _m, _a, o, i=layer: keep("m", i, first_output(o))))
+        # what the layer adds to the stream: the attention's output (through Gemma-2's norm after
+        # it, whose input is kept to freeze its scale) and the MLP's (through its norm after it)
+        attn_post, mlp_post = an.attn_post_norms[layer], an.mlp_post_norms[layer]
+        post.append((an.out_projs[layer], lambda _m, _a, o, i=layer: keep("ain", i, first_output(o))))
+        post.append((attn_post or an.out_projs[layer], lambda _m, _a, o, i=layer: keep("a", i, first_output(o))))
+        if mlp_post is not None or an.mlps[layer] is not None:
+            post.append((mlp_post or an.mlps[layer], lambda _m, _a, o, i=layer: keep("m", i, first_output(o))))
     norm_io: dict = {}
     if an.final_norm is not None:
         pre.append((an.final_norm, lambda _m, a, kw: norm_io.__setitem__("x", input_of(a, kw)[0, p])))
@@ -291,7 +295,8 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         delta = got["out"][layer] - got["in"][layer]
         if not close(got["a"][layer] + got["m"].get(layer, zero), delta, got["out"][layer]):
             raise InspectError(f"layer {layer} adds more to the residual stream than its attention "
-                               "and MLP outputs (extra norms?), so the logit does not split into them")
+                               "and MLP outputs (a post-norm model, or extra norms), so the logit "
+                               "does not split into them")
     resid = got["out"][L - 1]
     if an.final_norm is not None:
         f, offset, scale = _frozen_norm(an.final_norm, norm_io["x"].detach().cpu(),
@@ -305,11 +310,20 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         z = got["z"][layer].reshape(H, dh)
         w_o, b_o = an.output_weights(layer)  # (H, Dh, d), (d,)
         contrib = torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
+        f_a = None
+        if an.attn_post_norms[layer] is not None:  # its scale frozen at this run's attention output
+            f_a, off_a, _s = _frozen_norm(an.attn_post_norms[layer], got["ain"][layer], got["a"][layer],
+                                          tol, f"the norm after layer {layer}'s attention")
+            bias_total += float(f(off_a) @ u)
+
+        def g(c, f_a=f_a):
+            return f(c if f_a is None else f_a(c))
+
         for h in range(H):
-            heads[layer, h] = float(f(contrib[h]) @ u)
+            heads[layer, h] = float(g(contrib[h]) @ u)
         if b_o is not None:
-            bias_total += float(f(b_o.double()) @ u)
-        if an.mlps[layer] is not None:
+            bias_total += float(g(b_o.double()) @ u)
+        if layer in got["m"]:
             parts[f"mlp {layer}"] = float(f(got["m"][layer]) @ u)
     parts["biases"] = bias_total
     total = float(heads.sum() + sum(parts.values()))
