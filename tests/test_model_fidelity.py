@@ -392,3 +392,29 @@ def test_item14_api_arguments_follow_one_rule(families):
     for bad in (True, 2.0, "2"):
         with pytest.raises(InspectError, match="k must be between"):
             loaded.logit_lens(TEXT, k=bad)
+
+
+def test_item14_logit_lens_of_a_one_token_model_names_no_k(tmp_path):
+    """``inspect --logit-lens`` on a model of a one-token vocabulary refused with "k must be
+    between 1 and 1, not 5", a k the CLI does not have: the default k is what the vocabulary
+    holds, and the lens is the model's own (certain) output."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    from engine.models.report import inspect_command
+
+    torch.manual_seed(8)
+    cfg = LlamaConfig(vocab_size=1, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=MAX_LEN,
+                      bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    LlamaForCausalLM(cfg).save_pretrained(tmp_path)
+    tk = Tokenizer(models.WordLevel({"a": 0}, unk_token="a"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="a", model_max_length=MAX_LEN).save_pretrained(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    assert inspect_command(str(tmp_path), "a a a", None, True, out, err, logit_lens=True) == 0, err.getvalue()
+    doc = json.loads(out.getvalue())
+    assert doc["fidelity"]["ok"] and not any("knows only" in n for n in doc["notices"])
+    loaded = load_model(tmp_path)
+    lens = loaded.logit_lens("a a a")
+    assert lens.top_probs.shape == (3, 3, 1) and np.all(lens.top_probs == 1.0)

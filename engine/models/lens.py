@@ -99,7 +99,7 @@ def residual_streams(loaded, ids: list[int], *, own_positions: int = 0
     return torch.stack([r.float() for r in rows]), own
 
 
-def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
+def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | None = None,
                progress: Callable[[int, int], object] | None = None) -> LogitLens:
     """The logit lens of ``text`` (see the module docstring); causal LMs only.
 
@@ -109,6 +109,7 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
     (InspectError naming max |Δp|) where it differs, or where the model's opening check
     (:mod:`.fidelity`) failed.
 
+    ``k``: the top tokens per cell (default 5, or the whole vocabulary when it is smaller).
     ``progress(done, total)`` is called after the forward pass and after each block of rows
     put through the unembedding (at most 128 MiB of logits each); raising from it cancels."""
     from .fidelity import compare_logits, lens_failure, logits_close
@@ -117,6 +118,8 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
     an.require_unembedding("The logit lens")
     loaded.require_fidelity("lens")
     n_vocab = an.unembedding()[0].shape[1]
+    if k is None:  # (a CLI --logit-lens names no k: a vocabulary of 1 is not a bad k)
+        k = min(5, n_vocab)
     if not is_whole(k) or not 1 <= k <= min(100, n_vocab):
         raise InspectError(f"k must be between 1 and {min(100, n_vocab)}, not {k!r}")
     k = int(k)

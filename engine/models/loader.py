@@ -907,7 +907,7 @@ class LoadedModel:
 
         return head_circuits(self, layer, head, top=top, vocab=vocab)
 
-    def logit_lens(self, text: str, *, k: int = 5, max_tokens: int | None = None, progress=None):
+    def logit_lens(self, text: str, *, k: int | None = None, max_tokens: int | None = None, progress=None):
         """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`);
         ``progress(done, total)`` as the lens calls it (raising cancels)."""
         from .lens import logit_lens
