@@ -418,3 +418,22 @@ def test_item14_logit_lens_of_a_one_token_model_names_no_k(tmp_path):
     loaded = load_model(tmp_path)
     lens = loaded.logit_lens("a a a")
     assert lens.top_probs.shape == (3, 3, 1) and np.all(lens.top_probs == 1.0)
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a device"])
+def test_item14_a_config_json_that_is_not_a_file_is_named(families, tmp_path, kind):
+    """A FIFO or /dev/zero config.json was reported as "has no config.json"."""
+    import os
+
+    folder = tmp_path / "model"
+    shutil.copytree(families("gpt2").folder, folder)
+    (folder / "config.json").unlink()
+    if kind == "a FIFO":
+        os.mkfifo(folder / "config.json")
+    else:
+        (folder / "config.json").symlink_to("/dev/zero")
+    with pytest.raises(ModelLoadError) as info:
+        load_model(folder)
+    msg = str(info.value)
+    assert msg == f"config.json in '{folder}' is not a regular file ({kind}), so it cannot be read: put the real file there."
+    assert info.value.reason == "no_config"

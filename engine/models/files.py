@@ -309,6 +309,7 @@ def resolve_source(source: str | os.PathLike, *, allow_download: bool = False,
 
 def read_config(folder: Path) -> dict:
     cfg_path = folder / "config.json"
+    check_regular_files(folder, ("config.json",))  # a FIFO or /dev/zero is there, not missing
     if not cfg_path.is_file():
         entries = [p.name for p in folder.iterdir()] if folder.is_dir() else []
         what = "is empty" if not entries else "has no config.json"
