@@ -569,6 +569,9 @@ def _split_head(lm, head, loading) -> tuple[torch.nn.Module, torch.nn.Module | N
     if head is None:
         return lm, None, False
     base = lm.base_model
+    if base is lm or not isinstance(base, torch.nn.Module):  # no base model to run the panels on
+        raise ModelLoadError(f"transformers' {type(lm).__name__} holds no separate base model, so its "
+                             "layers cannot be inspected.", reason="unsupported")
     out = lm.get_output_embeddings()
     tied = out is not None and out.weight is lm.get_input_embeddings().weight
     missing = {str(k) for k in loading.get("missing_keys", ())}
