@@ -437,3 +437,16 @@ def test_item14_a_config_json_that_is_not_a_file_is_named(families, tmp_path, ki
     msg = str(info.value)
     assert msg == f"config.json in '{folder}' is not a regular file ({kind}), so it cannot be read: put the real file there."
     assert info.value.reason == "no_config"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_models_pass_their_check_within_its_rounding(families, dtype):
+    """The check allows the rounding of the model's dtype (not float32's): a half-precision
+    model is reproduced, and its lens's last row is its own distribution to that precision."""
+    fam = families("opt_pre")
+    loaded = load_model(fam.folder, dtype=dtype)
+    assert loaded.fidelity.ok, loaded.fidelity.failures
+    assert loaded.fidelity.summary.startswith("reproduces the model's own logits: max |Δ| ")
+    lens = loaded.logit_lens(TEXT, k=1)
+    own = torch.softmax(fam.out.logits[0].double(), -1).max(-1).values.numpy()
+    np.testing.assert_allclose(lens.top_probs[-1, :, 0], own, atol=2e-2)
