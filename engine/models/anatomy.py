@@ -328,7 +328,7 @@ class Anatomy:
         if lm is None:
             return None
         if keep is not None and _accepts(lm, "logits_to_keep"):
-            kwargs["logits_to_keep"] = keep
+            kwargs["logits_to_keep"] = keep.to(ids.device) if isinstance(keep, torch.Tensor) else keep
             keep = None
         out = lm(input_ids=ids, attention_mask=mask, output_hidden_states=hidden_states, **kwargs)
         logits = out.logits
