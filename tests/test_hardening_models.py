@@ -143,9 +143,14 @@ def test_wider_config_than_the_weights(tiny_llama_path, tmp_path):
     assert "does not match the weights" in msg and "(35, 64)" in msg
 
 
-def test_fewer_layers_in_config_still_load(bert_path, tmp_path):
+def test_fewer_layers_in_config_than_weights_are_refused(bert_path, tmp_path):
+    """Issue 46 item 4: a config with fewer layers than its weights silently loaded the smaller
+    model; refused like more layers are, while asking for fewer (n_layers) still works."""
     folder = _edited(bert_path, tmp_path / "fewer", num_hidden_layers=1)
-    assert load_model(folder).n_layers == 1
+    msg = _refused(folder, "bad_config")
+    assert "it says the model has 1 layers, but the weights (model.safetensors) hold 2" in msg
+    assert len(msg.splitlines()) == 1
+    assert load_model(bert_path, n_layers=1).n_layers == 1
 
 
 # ---------------------------------------------------------------------------------------------

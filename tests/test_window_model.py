@@ -414,6 +414,8 @@ def test_gqa_model_names_the_kv_head(tmp_path, qapp):
         grid = w2.panel("model_grid")
         assert [r["kv_head"] for r in grid.table_model.rows[:8]] == [0, 0, 0, 0, 1, 1, 1, 1]
         assert "2 KV heads" in grid.info.text()
+        # the model header says how well the circuits lens reproduces the model's own logits
+        assert "reproduces the model's own logits: max |Δ|" in grid.info.text()
         trace = w2.model_controller.trace
         shown, weights = view.big.data, trace.attentions[1, 5].numpy()
         lower = np.tril_indices(shown.shape[0])

@@ -5,12 +5,14 @@ safely and offline; ``LoadedModel.inspect`` captures every head's attention
 and the per-layer Q/K/V; :mod:`engine.models.metrics` labels head patterns;
 ``LoadedModel.deletion_test`` runs the token-deletion test; the circuits lens (what a head
 does: detectors, QK/OV circuits, logit lens, attribution, patching, Q/K space) is in
-:mod:`.detectors`, :mod:`.circuits`, :mod:`.lens` and :mod:`.patching`, as LoadedModel methods.
+:mod:`.detectors`, :mod:`.circuits`, :mod:`.lens` and :mod:`.patching`, as LoadedModel methods;
+:mod:`.fidelity` checks them against the model's own forward pass (``LoadedModel.fidelity``).
 """
 
 from .circuits import HeadCircuits, QKEmbedding, TokenPair
 from .detectors import DETECTOR_NAMES
 from .errors import InspectError, ModelLoadError
+from .fidelity import Fidelity
 from .lens import LogitAttribution, LogitLens
 from .loader import LoadedModel, ModelSummary, default_device, load_model, model_code_files
 from .metrics import METRIC_NAMES, PATTERN_LABELS, head_metrics, matrix_metrics
@@ -22,6 +24,7 @@ __all__ = [
     "METRIC_NAMES",
     "PATTERN_LABELS",
     "DeletionResult",
+    "Fidelity",
     "HeadCircuits",
     "InspectError",
     "LoadedModel",

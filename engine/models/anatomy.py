@@ -12,9 +12,13 @@ every architecture through one :class:`Anatomy`:
   the row-vector convention (``x @ W``), from GPT-2's fused ``Conv1D`` ``c_attn``, the
   ``q_proj``/``k_proj``/``v_proj``/``o_proj`` of Llama, Qwen2, Mistral (and similar), BERT's
   ``query``/``key``/``value``/``output.dense`` and the training lab's fused ``qkv_proj``;
-* the final norm and the unembedding W_U (d, V): transformers' ``AutoModel`` (what
-  :func:`engine.models.load_model` builds) has no LM head, so ``lm_head.weight`` is read from
-  the checkpoint (or W_Eᵀ where the embeddings are tied).
+* the final norm (found by the model's own structure: ``ln_f``, ``norm``, OPT's
+  ``decoder.final_layer_norm``, GPT-NeoX's ``final_layer_norm``; OPT's ``project_out`` after
+  it), the unembedding W_U (d, V) from the causal LM's ``get_output_embeddings()`` (GPT-NeoX's
+  ``embed_out`` is transformers' ``lm_head``), and the step after it (Gemma-2's
+  ``final_logit_softcapping``: cap · tanh(logits / cap));
+* :meth:`Anatomy.own_logits`: the model's *own* output (transformers' causal-LM forward), which
+  :mod:`.fidelity` compares with what is computed here from the parts.
 
 Nothing here changes the model; hooks are removed when their ``with`` block ends.
 """
@@ -34,7 +38,9 @@ from .errors import InspectError
 
 _ATTN_NAMES = ("self_attn", "attn", "attention", "self_attention")
 _OUT_NAMES = ("o_proj", "out_proj", "dense", "c_proj")
-_FINAL_NORM_NAMES = ("ln_f", "norm", "final_layernorm", "norm_f", "final_layer_norm")
+_FINAL_NORM_NAMES = ("ln_f", "norm", "final_layernorm", "norm_f", "final_layer_norm",
+                     "decoder.final_layer_norm", "decoder.norm", "transformer.ln_f")
+_MLP_NAMES = ("mlp", "feed_forward", "ffn")
 
 
 def cache_of(loaded) -> dict:
@@ -70,8 +76,11 @@ class HeadWeights:
 
 
 def _first_attr(module: nn.Module, names) -> nn.Module | None:
+    """The first of ``names`` (dotted paths allowed) that is a submodule of ``module``."""
     for name in names:
-        sub = getattr(module, name, None)
+        sub = module
+        for part in name.split("."):
+            sub = getattr(sub, part, None)
         if isinstance(sub, nn.Module):
             return sub
     return None
@@ -112,6 +121,9 @@ class Anatomy:
             self.mlps = [b.mlp for b in self.blocks]
             self.embed = core.tok_emb
             self.pos_embed = core.pos_emb
+            self.final_proj = None
+            self.softcap = None
+            self.attn_post_norms = self.mlp_post_norms = [None] * len(self.blocks)
             return
         self.blocks = self._find_blocks(model)
         self.embed = model.get_input_embeddings()
@@ -124,15 +136,29 @@ class Anatomy:
             self.kind = "separate"
         elif first is not None and hasattr(getattr(first, "self", None), "query"):
             self.kind = "bert"
+        elif first is not None and hasattr(first, "query_key_value"):
+            self.kind = "neox"  # GPT-NeoX / Pythia: per head, q | k | v of Dh each
         else:
             self.kind = "unknown"
         self.out_projs = [self._out_proj(a) for a in self._attns]
-        self.mlps = [_first_attr(b, ("mlp", "feed_forward", "ffn")) for b in self.blocks]
+        # the MLP's output is what it adds to the stream; OPT's layers hold fc1/fc2 themselves
+        self.mlps = [_first_attr(b, _MLP_NAMES) or _first_attr(b, ("fc2",)) for b in self.blocks]
+        # Gemma-2's "sandwich" norms: what attention and MLP add is normalised first
+        # (post_attention_layernorm is Llama's pre-MLP norm: only with pre/post_feedforward_layernorm)
+        sandwich = [all(hasattr(b, n) for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm",
+                                                 "post_attention_layernorm")) for b in self.blocks]
+        self.attn_post_norms = [b.post_attention_layernorm if s else None for b, s in zip(self.blocks, sandwich, strict=True)]
+        self.mlp_post_norms = [b.post_feedforward_layernorm if s else None for b, s in zip(self.blocks, sandwich, strict=True)]
+        self.final_proj = None
+        softcap = getattr(model.config, "final_logit_softcapping", None)
+        self.softcap = float(softcap) if isinstance(softcap, int | float) and softcap > 0 else None
         if self.kind == "bert" or not self.causal:
             self.final_norm, self.norm = None, "post"
         else:
             self.final_norm = _first_attr(model, _FINAL_NORM_NAMES)
             self.norm = "pre" if self.final_norm is not None else "none"
+            proj = _first_attr(model, ("decoder.project_out", "project_out"))
+            self.final_proj = proj if isinstance(proj, nn.Linear) else None
 
     # ---- structure ---------------------------------------------------------------------
     def _find_blocks(self, model: nn.Module) -> list[nn.Module]:
@@ -181,6 +207,9 @@ class Anatomy:
             q, k, v = (_linear_t(getattr(attn, n)) for n in ("q_proj", "k_proj", "v_proj"))
         elif self.kind == "bert":
             q, k, v = (_linear_t(getattr(attn.self, n)) for n in ("query", "key", "value"))
+        elif self.kind == "neox":  # (d, H·3·Dh): head h's q | k | v at columns h·3·Dh …
+            w = _linear_t(attn.query_key_value).reshape(-1, h, 3, dh)
+            q, k, v = (w[:, :, i].reshape(-1, h * dh) for i in range(3))
         else:  # tiny: qkv_proj rows are H query heads, then Hkv key heads, then Hkv value heads
             w = _linear_t(attn.qkv_proj)
             q, k, v = w.split((h * dh, hkv * dh, hkv * dh), dim=1)
@@ -221,19 +250,17 @@ class Anatomy:
         return cache["unembedding"]
 
     def _read_unembedding(self):
-        dev = self.loaded.input_device
         if self.kind == "tiny":
             return self.loaded.model.core.unembed.weight.detach().float().t(), None
-        if not self.causal:
+        lm = getattr(self.loaded, "lm", None)
+        if not self.causal or lm is None:
             return None
-        stored = _read_checkpoint_tensors(self.loaded.path, ("lm_head.weight", "lm_head.bias"))
-        if "lm_head.weight" in stored:
-            w = stored["lm_head.weight"].to(dev, torch.float32).t().contiguous()
-            b = stored.get("lm_head.bias")
-            return w, None if b is None else b.to(dev, torch.float32)
-        if getattr(self.loaded.model.config, "tie_word_embeddings", False):
-            return self.embed.weight.detach().float().t(), None
-        return None
+        out = lm.get_output_embeddings()  # nn.Linear (V, d): lm_head, GPT-NeoX's embed_out
+        w = getattr(out, "weight", None)
+        if not isinstance(w, torch.Tensor):
+            return None
+        b = _bias(out)
+        return w.detach().float().t(), None if b is None else b.float()
 
     def require_unembedding(self, what: str) -> tuple[torch.Tensor, torch.Tensor | None]:
         if not self.causal:
@@ -246,17 +273,30 @@ class Anatomy:
         return unemb
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        """The model's final hidden state (after its final norm) → logits, float32."""
+        """The model's final hidden state (after its final norm) → logits, float32: the
+        unembedding, its bias, and the model's logit softcapping where it has one."""
         w, b = self.unembedding()  # type: ignore[misc]
         out = hidden.to(w.device, torch.float32) @ w
-        return out if b is None else out + b
+        out = out if b is None else out + b
+        return out if self.softcap is None else self.cap(out)
+
+    def cap(self, logits):
+        """Gemma-2's final_logit_softcapping: cap · tanh(logits / cap) (identity without)."""
+        if self.softcap is None:
+            return logits
+        if isinstance(logits, torch.Tensor):
+            return torch.tanh(logits / self.softcap) * self.softcap
+        return float(np.tanh(logits / self.softcap) * self.softcap)
 
     def apply_final_norm(self, resid: torch.Tensor) -> torch.Tensor:
-        if self.final_norm is None:
-            return resid
-        p = next(self.final_norm.parameters(), None)
-        x = resid if p is None else resid.to(p.dtype)
-        return self.final_norm(x)
+        """The residual stream (…, d) → the model's final hidden state: its final norm, then
+        (OPT with a narrower embedding) its ``project_out``."""
+        x = resid
+        for module in (self.final_norm, self.final_proj):
+            if module is not None:
+                p = next(module.parameters(), None)
+                x = module(x if p is None else x.to(p.dtype))
+        return x
 
     # ---- running -----------------------------------------------------------------------
     def forward(self, ids: torch.Tensor):
@@ -265,6 +305,47 @@ class Anatomy:
         ids = ids.to(loaded.input_device)
         mask = torch.ones_like(ids)
         return loaded.model(input_ids=ids, attention_mask=mask, **getattr(loaded, "_forward_kwargs", {}))
+
+    def own_logits(self, ids: torch.Tensor, *, keep: int | torch.Tensor = 0,
+                   hidden_states: bool = False):
+        """The model's own output for (B, S) ids: transformers' causal-LM forward (its
+        ``lm_head``, softcapping, everything it does after the last layer), or a training run's
+        own logits. Returns (logits (B, S', V) float32 — the last ``keep`` positions, or the
+        positions a 1-D tensor ``keep`` names; 0 = all —, hidden_states tuple or None).
+        None when the model has no LM head."""
+        loaded = self.loaded
+        ids = ids.to(loaded.input_device)
+        mask = torch.ones_like(ids)
+        kwargs = dict(getattr(loaded, "_forward_kwargs", {}))
+        if self.kind == "tiny":
+            logits = loaded.model(input_ids=ids, attention_mask=mask).logits
+            if isinstance(keep, torch.Tensor):
+                logits = logits[:, keep.to(logits.device)]
+            elif keep:
+                logits = logits[:, -keep:]
+            return logits.float(), None
+        lm = getattr(loaded, "lm", None)
+        if lm is None:
+            return None
+        if keep is not None and _accepts(lm, "logits_to_keep"):
+            kwargs["logits_to_keep"] = keep.to(ids.device) if isinstance(keep, torch.Tensor) else keep
+            keep = None
+        out = lm(input_ids=ids, attention_mask=mask, output_hidden_states=hidden_states, **kwargs)
+        logits = out.logits
+        if isinstance(keep, torch.Tensor):
+            logits = logits[:, keep.to(logits.device)]
+        elif keep:
+            logits = logits[:, -keep:]
+        return logits.float(), (out.hidden_states if hidden_states else None)
+
+
+def _accepts(module: nn.Module, name: str) -> bool:
+    import inspect as _inspect
+
+    try:
+        return name in _inspect.signature(module.forward).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def first_output(output):
@@ -307,34 +388,6 @@ def hooked(pre: list[tuple[nn.Module, Callable]] = (), post: list[tuple[nn.Modul
     finally:
         for h in handles:
             h.remove()
-
-
-def _read_checkpoint_tensors(folder, names) -> dict[str, torch.Tensor]:
-    """The named tensors of a checkpoint folder (safetensors, or a .bin read weights-only)."""
-    from .files import find_weights
-
-    wanted = set(names)
-    out: dict[str, torch.Tensor] = {}
-    try:
-        files = find_weights(folder)
-    except Exception:
-        return out
-    for wf in files:
-        if wf.kind == "safetensors":
-            have = [n for n in wanted if n in wf.shapes]
-            if not have:
-                continue
-            from safetensors import safe_open
-
-            with safe_open(str(wf.path), framework="pt", device="cpu") as f:
-                for n in have:
-                    out[n] = f.get_tensor(n)
-        else:
-            state = torch.load(wf.path, map_location="cpu", weights_only=True, mmap=True)
-            for n in wanted:
-                if n in state:
-                    out[n] = state[n]
-    return out
 
 
 def special_ids(tokenizer) -> set[int]:

@@ -27,7 +27,7 @@ import torch
 
 from ..qk_space import project_qk as _project_qk
 from .anatomy import anatomy_of, cache_of, special_ids, vocab_size
-from .errors import InspectError
+from .errors import InspectError, is_whole
 
 #: vocabularies up to this size are searched whole for the top token pairs; larger ones
 #: over their first PAIR_VOCAB ordinary ids (for byte-level BPE, the earliest merges)
@@ -116,17 +116,43 @@ def check_head(loaded, layer, head) -> tuple[int, int]:
 
 def _pair_ids(loaded, vocab) -> np.ndarray:
     if vocab is not None:
-        ids = np.unique(np.asarray(list(vocab), dtype=np.int64))
-        n = vocab_size(loaded)
-        if ids.size == 0 or ids.min() < 0 or ids.max() >= n:
-            raise InspectError(f"vocab must hold token ids in 0..{n - 1}")
-        return ids
+        return _vocab_ids(vocab, vocab_size(loaded))
     cache = cache_of(loaded)
     if "pair_ids" not in cache:
         specials = special_ids(loaded.tokenizer)
         ids = [i for i in range(vocab_size(loaded)) if i not in specials]
         cache["pair_ids"] = np.asarray(ids[:PAIR_VOCAB], dtype=np.int64)
     return cache["pair_ids"]
+
+
+def _vocab_ids(vocab, n: int) -> np.ndarray:
+    """The distinct token ids (ascending) of ``vocab``, an iterable of ids in 0..n−1;
+    InspectError (one line) for anything else, before a long iterable is read."""
+    def refuse(why: str):
+        return InspectError(f"vocab must hold token ids (whole numbers in 0..{n - 1}): {why}")
+
+    if isinstance(vocab, str | bytes) or not hasattr(vocab, "__iter__"):
+        raise refuse(f"got {type(vocab).__name__}")
+    if isinstance(vocab, range):  # checked by its ends, not read id by id
+        if len(vocab) and (min(vocab[0], vocab[-1]) < 0 or max(vocab[0], vocab[-1]) >= n):
+            raise refuse(f"{vocab!r} goes outside them")
+    size = len(vocab) if hasattr(vocab, "__len__") else None
+    if size is not None and size > 4 * n:
+        raise refuse(f"it has {size} entries for {n} ids")
+    items = []
+    for item in vocab:  # (an endless iterator stops at 4·n entries)
+        items.append(item)
+        if len(items) > 4 * n:
+            raise refuse(f"more than {4 * n} entries for {n} ids")
+    bad = next((x for x in items if not is_whole(x)), None)
+    if bad is not None:
+        raise refuse(f"{bad!r} is not an id")
+    ids = np.unique(np.asarray(items, dtype=np.int64))
+    if ids.size == 0:
+        raise refuse("it is empty")
+    if ids.min() < 0 or ids.max() >= n:
+        raise refuse(f"{int(ids.min() if ids.min() < 0 else ids.max())} is not one")
+    return ids
 
 
 def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray, k: int
@@ -156,8 +182,9 @@ def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None) -
     docstring. ``top``: how many token pairs; ``vocab``: token ids to search the full
     circuits over (default: the whole vocabulary up to :data:`PAIR_VOCAB` ordinary tokens)."""
     layer, head = check_head(loaded, layer, head)
-    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+    if not is_whole(top) or top < 0:
         raise InspectError(f"top must be an integer >= 0, not {top!r}")
+    top = int(top)
     an = anatomy_of(loaded)
     hw = an.head_weights(layer)
     kv = loaded.kv_head_of[head]

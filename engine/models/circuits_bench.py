@@ -39,7 +39,7 @@ def random_gpt2(n_layers: int, *, n_heads: int = 12, d_model: int = 768, vocab: 
     """A random GPT-2-shaped :class:`engine.models.LoadedModel` with a word-level tokenizer
     (words ``w0`` … over the whole vocabulary)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import GPT2Config, GPT2Model, PreTrainedTokenizerFast
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     from . import capture
     from .loader import LoadedModel
@@ -49,14 +49,15 @@ def random_gpt2(n_layers: int, *, n_heads: int = 12, d_model: int = 768, vocab: 
     cfg = GPT2Config(vocab_size=vocab, n_embd=d_model, n_layer=n_layers, n_head=n_heads,
                      n_positions=1024)
     cfg._attn_implementation = capture.IMPLEMENTATION
-    model = GPT2Model(cfg).eval()
+    lm = GPT2LMHeadModel(cfg).eval()  # its LM head (tied to the embeddings) for the lens
     words = {"<unk>": 0, **{f"w{i}": i for i in range(1, vocab)}}
     tk = Tokenizer(models.WordLevel(words, unk_token="<unk>"))
     tk.pre_tokenizer = pre_tokenizers.Whitespace()
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", model_max_length=1024)
     loaded = LoadedModel(name=f"random GPT-2 {n_layers}x{n_heads}",
                          path=Path(tempfile.gettempdir()) / "attention-explorer-no-such-model",
-                         model=model, tokenizer=tok, summary=None)  # type: ignore[arg-type]
+                         model=lm.transformer, tokenizer=tok, summary=None,  # type: ignore[arg-type]
+                         lm=lm)
     loaded._probe()
     return loaded
 

@@ -32,7 +32,7 @@ from ..memory import format_bytes
 from .anatomy import bos_id, cache_of, special_ids, vocab_size
 from .capture import capturing
 from .errors import InspectError
-from .files import available_memory
+from .files import available_memory, job_room
 
 DETECTOR_NAMES = ("previous_token", "duplicate_token", "induction")
 DEFAULT_TOKENS = 32
@@ -139,20 +139,21 @@ def _attention(loaded, ids: torch.Tensor) -> list[torch.Tensor]:
 
 
 def sequences_that_fit(loaded, s: int, batch: int, free: int | None = None) -> int:
-    """How many of the ``batch`` sequences of ``s`` tokens one forward pass may hold in 80 %
-    of the free memory: each keeps every layer's (H, S, S) weights (in the model's dtype and
+    """How many of the ``batch`` sequences of ``s`` tokens one forward pass may hold in the room
+    :func:`.files.job_room` gives (80 % of the free memory, at most the engine's memory budget): each keeps every layer's (H, S, S) weights (in the model's dtype and
     as float32) plus one layer's scores and their softmax. InspectError (one line, with the
     estimate) when not even one fits."""
     free = available_memory(str(loaded.input_device)) if free is None else free
-    if free is None:
+    room, said = job_room(free, str(loaded.input_device))
+    if room is None:
         return batch
     item = next(loaded.model.parameters()).element_size()
     plane = loaded.n_heads * s * s
     per_seq = loaded.n_layers * plane * (item + 4) + 3 * plane * 4
-    fit = int(0.8 * free // per_seq)
+    fit = int(room // per_seq)
     if fit < 1:
         raise InspectError(f"The head detectors on {s} tokens need about {format_bytes(per_seq)} "
-                           f"for one sequence but only {format_bytes(free)} is free: use fewer tokens")
+                           f"for one sequence but {said}: use fewer tokens")
     return min(batch, fit)
 
 

@@ -29,6 +29,14 @@ class InspectError(ValueError):
     (layer out of range, empty text, token index out of range, too much memory)."""
 
 
+def is_whole(value) -> bool:
+    """The one rule for every whole-number argument of the engine.models API: a Python
+    ``int`` or a NumPy integer (``np.int64`` from an array), never a bool."""
+    import numpy as np
+
+    return not isinstance(value, bool | np.bool_) and isinstance(value, int | np.integer)
+
+
 def one_line_reason(exc: BaseException, limit: int = 400) -> str:
     """The whole of an exception's message on one line (transformers' validation errors put
     the reason on their second line: "Validation error for field 'hidden_size':" then "…

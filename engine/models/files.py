@@ -309,6 +309,7 @@ def resolve_source(source: str | os.PathLike, *, allow_download: bool = False,
 
 def read_config(folder: Path) -> dict:
     cfg_path = folder / "config.json"
+    check_regular_files(folder, ("config.json",))  # a FIFO or /dev/zero is there, not missing
     if not cfg_path.is_file():
         entries = [p.name for p in folder.iterdir()] if folder.is_dir() else []
         what = "is empty" if not entries else "has no config.json"
@@ -501,3 +502,36 @@ def available_memory(device: str = "cpu") -> int | None:
         return None
 
 
+def job_room(free: int | None, device: str = "cpu") -> tuple[int | None, str]:
+    """(bytes one circuits job may take, how to say that limit): 80 % of ``free`` (what
+    :func:`available_memory` found), and on the CPU at most the engine's memory budget
+    (:func:`engine.memory.memory_budget`: ``ATTN_EXPLORER_MEMORY_BUDGET``, or a share of the
+    machine, its cgroup and ``ulimit -v``), like every other run. (None, "") when unknown."""
+    from ..memory import format_bytes, memory_budget
+
+    room = None if free is None else int(0.8 * free)
+    said = "" if free is None else f"only {format_bytes(free)} is free"
+    if str(device).startswith("cuda"):
+        return room, said
+    from ..config import ConfigError
+    from .errors import InspectError
+
+    try:
+        budget = memory_budget()
+    except ConfigError as exc:  # a malformed ATTN_EXPLORER_MEMORY_BUDGET: one line, as everywhere
+        raise InspectError(str(exc)) from None
+    if room is None or budget < room:
+        return budget, f"the memory budget is {format_bytes(budget)} ({_budget_source(budget)})"
+    return room, said
+
+
+def _budget_source(budget: int) -> str:
+    """Which limit :func:`engine.memory.memory_budget` took its value from, in words."""
+    from ..memory import ADDRESS_SPACE_FRACTION, BUDGET_ENV, address_space_left
+
+    if os.environ.get(BUDGET_ENV, "").strip():
+        return BUDGET_ENV
+    left = address_space_left()
+    if left is not None and int(ADDRESS_SPACE_FRACTION * left) == budget:
+        return "3/4 of what the address-space limit, ulimit -v, leaves"
+    return f"a share of this machine's memory; {BUDGET_ENV} sets it"

@@ -26,7 +26,8 @@ import numpy as np
 import torch
 
 from .anatomy import anatomy_of, first_output, hooked, input_of, resolve_token
-from .errors import InspectError
+from .errors import InspectError, is_whole
+from .fidelity import CHECKED_POSITIONS
 
 
 @dataclass(eq=False)
@@ -71,9 +72,11 @@ class LogitAttribution:
     notes: list[str] = field(default_factory=list)
 
 
-def residual_streams(loaded, ids: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(L+1, S, d) residual streams (row 0 the input of layer 0), and the final hidden state
-    (S, d) after the final norm, for one text's ids; float32 on the model's device."""
+def residual_streams(loaded, ids: list[int], *, own_positions: int = 0
+                     ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(L+1, S, d) residual streams (row 0 the input of layer 0), float32 on the model's device,
+    and the model's own logits (n, V) at the last ``own_positions`` positions (None for 0 or
+    without an LM head), from one forward pass of the model's own causal LM."""
     an = anatomy_of(loaded)
     rows: list[torch.Tensor] = []
 
@@ -83,35 +86,59 @@ def residual_streams(loaded, ids: list[int]) -> tuple[torch.Tensor, torch.Tensor
     def post(_m, _args, output):
         rows.append(first_output(output)[0].detach())
 
+    x = torch.tensor([ids])
+    own = None
     with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)],
                                         post=[(b, post) for b in an.blocks]):
-        out = an.forward(torch.tensor([ids]))
-    return torch.stack([r.float() for r in rows]), out.last_hidden_state[0].detach()
+        if own_positions:
+            got = an.own_logits(x, keep=min(own_positions, len(ids)))
+            own = None if got is None else got[0][0]
+        if own is None:
+            rows.clear()
+            an.forward(x)
+    return torch.stack([r.float() for r in rows]), own
 
 
-def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
+def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | None = None,
                progress: Callable[[int, int], object] | None = None) -> LogitLens:
     """The logit lens of ``text`` (see the module docstring); causal LMs only.
 
+    Every row, the last included, is the residual stream through the final norm and the
+    unembedding found by :mod:`.anatomy`; the last row is checked against the model's own
+    logits at the text's last :data:`CHECKED_POSITIONS` positions, and the lens is refused
+    (InspectError naming max |Δp|) where it differs, or where the model's opening check
+    (:mod:`.fidelity`) failed.
+
+    ``k``: the top tokens per cell (default 5, or the whole vocabulary when it is smaller).
     ``progress(done, total)`` is called after the forward pass and after each block of rows
     put through the unembedding (at most 128 MiB of logits each); raising from it cancels."""
+    from .fidelity import compare_logits, lens_failure, logits_close
+
     an = anatomy_of(loaded)
     an.require_unembedding("The logit lens")
+    loaded.require_fidelity("lens")
     n_vocab = an.unembedding()[0].shape[1]
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= min(100, n_vocab):
+    if k is None:  # (a CLI --logit-lens names no k: a vocabulary of 1 is not a bad k)
+        k = min(5, n_vocab)
+    if not is_whole(k) or not 1 <= k <= min(100, n_vocab):
         raise InspectError(f"k must be between 1 and {min(100, n_vocab)}, not {k!r}")
+    k = int(k)
     ids, notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     L, s = loaded.n_layers, len(ids)
     chunk = max(1, 2**25 // n_vocab)  # rows of logits held at once (128 MiB of float32)
     total = 1 + -(-(L + 1) * s // chunk)
     if progress is not None:
         progress(0, total)
-    resid, final = residual_streams(loaded, ids)
+    resid, own = residual_streams(loaded, ids, own_positions=CHECKED_POSITIONS)
     if progress is not None:
         progress(1, total)
     nxt = torch.tensor([*ids[1:], 0], dtype=torch.long)
     with torch.inference_mode():
-        normed = torch.cat([an.apply_final_norm(resid[:L]).float(), final[None].float()])  # (L+1, S, d)
+        normed = an.apply_final_norm(resid).float()  # (L+1, S, d)
+        if own is not None:  # the lens's last row must be the model's own output
+            dl, dp = compare_logits(an.logits(normed[L, s - own.shape[0]:]), own)
+            if not logits_close(loaded, dl, dp, own):
+                raise InspectError(lens_failure(an, dp, None))
         flat = normed.reshape((L + 1) * s, -1)
         want = nxt.repeat(L + 1)
         vals, idx, nextp = [], [], []
@@ -141,9 +168,9 @@ def logit_lens(loaded, text: str, *, k: int = 5, max_tokens: int | None = None,
 def token_position(position, s: int) -> int:
     """``position`` (an int, negative from the end) of a text of ``s`` tokens as 0..s−1;
     InspectError (one line) for anything else."""
-    if isinstance(position, bool) or not isinstance(position, int) or not -s <= position < s:
+    if not is_whole(position) or not -s <= position < s:
         raise InspectError(f"position {position!r} does not exist: the text has tokens 0..{s - 1}")
-    return position % s
+    return int(position) % s
 
 
 def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
@@ -155,12 +182,21 @@ def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | N
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     p = token_position(position, len(ids))
     with torch.inference_mode():
-        final = an.forward(torch.tensor([ids])).last_hidden_state[0, p].float()  # (d,)
-        return int(an.logits(final[None])[0].argmax())
+        return int(own_logit_at(loaded, ids, p).argmax())
+
+
+def own_logit_at(loaded, ids: list[int], p: int) -> torch.Tensor:
+    """The model's own logits (V,) after position ``p`` (its own forward pass, LM head and all)."""
+    an = anatomy_of(loaded)
+    got = an.own_logits(torch.tensor([ids]), keep=torch.tensor([p]))
+    if got is not None:
+        return got[0][0, 0]
+    final = an.forward(torch.tensor([ids])).last_hidden_state[0, p].float()  # (d,)
+    return an.logits(final[None])[0]
 
 
 # ---- direct logit attribution -------------------------------------------------------------
-def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
+def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3, what: str = "the final norm"):
     """(f, offset, scale): the final norm with its statistics frozen at input ``x`` (d,), as a
     linear map f plus an offset (d,), checked against the real output ``y``."""
     x = x.double()
@@ -183,14 +219,31 @@ def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3):
     for f, off, s in candidates:
         if torch.allclose(f(x) + off, ref, rtol=tol, atol=tol * 0.1 * float(ref.abs().max() + 1)):
             return f, off, s
-    raise InspectError(f"the final norm ({type(norm).__name__}) could not be reproduced, so its "
+    raise InspectError(f"{what} ({type(norm).__name__}) could not be reproduced, so its "
                        "scale cannot be frozen for the attribution")
 
 
 def logit_attribution(loaded, text: str, target, *, position: int = -1,
                       max_tokens: int | None = None) -> LogitAttribution:
     """Direct logit attribution of ``target`` (token string or id) at ``position`` of ``text``
-    (see the module docstring). Pre-norm (or norm-free) causal LMs only."""
+    (see the module docstring). Pre-norm (or norm-free) causal LMs only. Refused (InspectError
+    naming |Δ|) where the parts do not add up to the model's own logit, or where the model's
+    opening check (:mod:`.fidelity`) failed."""
+    from .fidelity import number, tolerance
+
+    anatomy_of(loaded).require_unembedding("Logit attribution")
+    loaded.require_fidelity("attribution")
+    att = attribute(loaded, text, target, position=position, max_tokens=max_tokens)
+    gap = abs(anatomy_of(loaded).cap(att.total) - att.logit)
+    if gap > 10 * tolerance(loaded) * max(1.0, abs(att.logit)):
+        raise InspectError(f"the logit attribution's parts do not add up to the model's own logit: "
+                           f"|Δ| {number(gap)} (of {att.logit:.4g}), so they are not shown")
+    return att
+
+
+def attribute(loaded, text: str, target, *, position: int = -1,
+              max_tokens: int | None = None) -> LogitAttribution:
+    """:func:`logit_attribution` without its checks (what :mod:`.fidelity` measures)."""
     an = anatomy_of(loaded)
     w_u, b_u = an.require_unembedding("Logit attribution")
     if an.norm == "post":
@@ -203,9 +256,11 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
     p = token_position(position, s)
     t = resolve_token(loaded, target, "target")
     L, H, dh = loaded.n_layers, loaded.n_heads, loaded.summary.head_dim
-    got: dict = {"z": {}, "a": {}, "m": {}, "in": {}, "out": {}}
+    got: dict = {"z": {}, "a": {}, "ain": {}, "m": {}, "in": {}, "out": {}}
 
     def keep(kind, layer, tensor):
+        if tensor.dim() == 2:  # OPT runs its MLP on the flattened (B·S, d) stream
+            tensor = tensor.reshape(1, -1, tensor.shape[-1])
         got[kind][layer] = tensor[0, p].detach().double().cpu()
 
     pre, post = [], []
@@ -213,18 +268,22 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
         pre.append((an.blocks[layer], lambda _m, a, kw, i=layer: keep("in", i, input_of(a, kw))))
         post.append((an.blocks[layer], lambda _m, _a, o, i=layer: keep("out", i, first_output(o))))
         pre.append((an.out_projs[layer], lambda _m, a, kw, i=layer: keep("z", i, input_of(a, kw, "input"))))
-        post.append((an.out_projs[layer], lambda _m, _a, o, i=layer: keep("a", i, first_output(o))))
-        if an.mlps[layer] is not None:
-            post.append((an.mlps[layer], lambda _m, _a, o, i=layer: keep("m", i, first_output(o))))
+        # what the layer adds to the stream: the attention's output (through Gemma-2's norm after
+        # it, whose input is kept to freeze its scale) and the MLP's (through its norm after it)
+        attn_post, mlp_post = an.attn_post_norms[layer], an.mlp_post_norms[layer]
+        post.append((an.out_projs[layer], lambda _m, _a, o, i=layer: keep("ain", i, first_output(o))))
+        post.append((attn_post or an.out_projs[layer], lambda _m, _a, o, i=layer: keep("a", i, first_output(o))))
+        if mlp_post is not None or an.mlps[layer] is not None:
+            post.append((mlp_post or an.mlps[layer], lambda _m, _a, o, i=layer: keep("m", i, first_output(o))))
     norm_io: dict = {}
     if an.final_norm is not None:
         pre.append((an.final_norm, lambda _m, a, kw: norm_io.__setitem__("x", input_of(a, kw)[0, p])))
         post.append((an.final_norm, lambda _m, _a, o: norm_io.__setitem__("y", first_output(o)[0, p])))
     with torch.inference_mode(), hooked(pre=pre, post=post):
-        out = an.forward(torch.tensor([ids]))
-    final = out.last_hidden_state[0, p].detach()
-    logit = float(an.logits(final)[t])
+        logit = float(own_logit_at(loaded, ids, p)[t])  # the model's own, after any softcap
     u = w_u[:, t].detach().double().cpu()
+    if an.final_proj is not None:  # OPT's project_out after the final norm: u in the stream's space
+        u = an.final_proj.weight.detach().double().cpu().t() @ u
     zero = torch.zeros_like(u)
 
     # the residual stream must be a plain sum of what the heads and MLPs write (up to the
@@ -239,7 +298,8 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
         delta = got["out"][layer] - got["in"][layer]
         if not close(got["a"][layer] + got["m"].get(layer, zero), delta, got["out"][layer]):
             raise InspectError(f"layer {layer} adds more to the residual stream than its attention "
-                               "and MLP outputs (extra norms?), so the logit does not split into them")
+                               "and MLP outputs (a post-norm model, or extra norms), so the logit "
+                               "does not split into them")
     resid = got["out"][L - 1]
     if an.final_norm is not None:
         f, offset, scale = _frozen_norm(an.final_norm, norm_io["x"].detach().cpu(),
@@ -253,11 +313,20 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
         z = got["z"][layer].reshape(H, dh)
         w_o, b_o = an.output_weights(layer)  # (H, Dh, d), (d,)
         contrib = torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
+        f_a = None
+        if an.attn_post_norms[layer] is not None:  # its scale frozen at this run's attention output
+            f_a, off_a, _s = _frozen_norm(an.attn_post_norms[layer], got["ain"][layer], got["a"][layer],
+                                          tol, f"the norm after layer {layer}'s attention")
+            bias_total += float(f(off_a) @ u)
+
+        def g(c, f_a=f_a):
+            return f(c if f_a is None else f_a(c))
+
         for h in range(H):
-            heads[layer, h] = float(f(contrib[h]) @ u)
+            heads[layer, h] = float(g(contrib[h]) @ u)
         if b_o is not None:
-            bias_total += float(f(b_o.double()) @ u)
-        if an.mlps[layer] is not None:
+            bias_total += float(g(b_o.double()) @ u)
+        if layer in got["m"]:
             parts[f"mlp {layer}"] = float(f(got["m"][layer]) @ u)
     parts["biases"] = bias_total
     total = float(heads.sum() + sum(parts.values()))
@@ -267,6 +336,9 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
                      "the logit only to that precision")
     if not close(got["in"][0] + sum(got["a"].values()) + sum(got["m"].values(), zero), resid, resid):
         notes.append("the parts do not add up to the final residual stream exactly")
+    if an.softcap is not None:
+        notes.append(f"this model caps its logits ({an.softcap:g} · tanh(z / {an.softcap:g})): the "
+                     f"parts add up to z = {total:.4g}, which the cap turns into its logit {logit:.4g}")
     return LogitAttribution(tokens=loaded.tokens_of(ids), position=p, target_id=t,
                             target=loaded.tokens_of([t])[0], heads=heads, parts=parts,
                             logit=logit, total=total, norm_scale=scale, notes=notes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import inspect as _inspect
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ import torch
 
 from ..memory import format_bytes
 from .capture import IMPLEMENTATION, StopForward, capturing, register
-from .errors import InspectError, ModelLoadError, one_line_reason
+from .errors import InspectError, ModelLoadError, is_whole, one_line_reason
 from .files import (
     FolderInfo,
     available_memory,
@@ -343,6 +344,7 @@ def _load_training_run(folder: Path, *, source: str, device: str) -> LoadedModel
                          tokenizer=tokenizer, notices=notices, summary=None,  # type: ignore[arg-type]
                          memory_bytes=sum(p.numel() * p.element_size() for p in model.parameters()))
     loaded._probe()
+    _check_fidelity(loaded)
     return loaded
 
 
@@ -400,6 +402,8 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             f"layers, but the weights ({_weight_names(info)}) hold only {stored}. The config "
             "was edited or belongs to another model.", reason="bad_config",
             files=["config.json"])
+    if stored is not None and total_layers < stored:  # (n_layers cuts the config's count, not this)
+        raise _more_layers_than_config(total_layers, stored, info)
     check_regular_files(folder)  # a FIFO vocab.txt made every token [UNK]
     if not any((folder / n).is_file() for n in _TOKENIZER_FILES):
         raise ModelLoadError(
@@ -441,6 +445,11 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
                 f"{format_bytes(limit)} of {where} is available. Try a smaller model, fewer "
                 "layers, half precision, or a machine with more memory.", reason="too_large")
 
+    head = _causal_lm_class(cfg)
+    if head is not None and not getattr(cfg, "tie_word_embeddings", False):
+        vocab, width = getattr(cfg, "vocab_size", 0) or 0, getattr(cfg, "hidden_size", 0) or 0
+        need += int(vocab) * int(width) * (itemsize or 4) if isinstance(vocab, int) and isinstance(width, int) else 0
+
     register()
     kwargs = {
         "config": cfg,
@@ -454,7 +463,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     if device_map is not None:
         kwargs["device_map"] = device_map
     try:
-        model, loading = AutoModel.from_pretrained(folder, **kwargs)
+        lm, loading = (head or AutoModel).from_pretrained(folder, **kwargs)
     except ModelLoadError:
         raise
     except Exception as exc:
@@ -467,6 +476,14 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             msg = f"The weights ({names}) could not be loaded: {one_line_reason(exc)}"
         raise ModelLoadError(msg, reason="corrupt_weights",
                              files=[wf.path.name for wf in info.weights]) from exc
+    unexpected = [m.group(1) for k in loading.get("unexpected_keys", ())
+                  if (m := _LAYER_NAME.search(str(k))) and int(m.group(1)) >= total_layers]
+    if unexpected and n_layers is None:  # (.bin weights: their layer count is known only now)
+        raise _more_layers_than_config(total_layers, max(map(int, unexpected)) + 1, info)
+    model, lm, head_missing = _split_head(lm, head, loading)
+    if head_missing:
+        notices.append("The checkpoint has no language-model head (lm_head): the logit lens, "
+                       "attribution and patching need one.")
     missing = sorted(k for k in loading.get("missing_keys", ())
                      if not any(ok in k for ok in _MISSING_OK))
     mismatched = sorted(str(k) for k in loading.get("mismatched_keys", ()))
@@ -477,8 +494,10 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             f"{'missing' if missing else 'of the wrong shape'} (e.g. {bad[0]}). The weight file "
             "probably belongs to a different model.", reason="corrupt_weights")
     if device_map is None:
-        model = model.to(device)
+        (lm if lm is not None else model).to(device)
     model.eval()
+    if lm is not None:
+        lm.eval()
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust_remote_code,
@@ -494,10 +513,87 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         name=display_name(source, folder),
         path=folder, model=model, tokenizer=tokenizer, notices=notices,
         summary=None,  # type: ignore[arg-type]  # filled by _probe
-        memory_bytes=need,
+        memory_bytes=need, lm=lm,
     )
     loaded._probe()
+    loaded.notices.extend(_tokenizer_notice(loaded))
+    _check_fidelity(loaded)
     return loaded
+
+
+def _check_fidelity(loaded: LoadedModel) -> None:
+    """Measure on the probe text whether the circuits lens reproduces the model's own forward
+    pass; a failure is kept (the lens, attribution and patching then refuse) and noticed."""
+    from .fidelity import measure_safely
+
+    loaded.fidelity = measure_safely(loaded, PROBE_TEXT)
+    if not loaded.fidelity.ok:
+        loaded.notices.append(f"Warning: the circuits lens {loaded.fidelity.summary}.")
+
+
+_LAYER_NAME = re.compile(r"(?:^|\.)(?:layers|layer|h|blocks|block)\.(\d+)\.")
+
+
+def _more_layers_than_config(total_layers: int, stored: int, info: FolderInfo) -> ModelLoadError:
+    return ModelLoadError(
+        f"config.json does not match the weights: it says the model has {total_layers} layers, but "
+        f"the weights ({_weight_names(info)}) hold {stored}; loading it would silently drop "
+        f"{stored - total_layers}. The config was edited or belongs to another model.",
+        reason="bad_config", files=["config.json"])
+
+
+def _causal_lm_class(cfg):
+    """transformers' causal-LM class for ``cfg`` (its LM head gives the model's own output, which
+    :mod:`.fidelity` checks the circuits lens against), or None for encoders, models of unknown
+    type and checkpoints saved for another task (classification heads)."""
+    from transformers import AutoModelForCausalLM
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    model_type = getattr(cfg, "model_type", None)
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return None
+    archs = [a for a in (getattr(cfg, "architectures", None) or []) if isinstance(a, str)]
+    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs):
+        return AutoModelForCausalLM
+    if archs and not all(a.endswith("Model") for a in archs):  # ForMaskedLM, ForSequenceClassification …
+        return None
+    return None if model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES else AutoModelForCausalLM
+
+
+def _split_head(lm, head, loading) -> tuple[torch.nn.Module, torch.nn.Module | None, bool]:
+    """(the base model the panels run, the causal LM around it or None, whether a head the
+    checkpoint lacks was left randomly initialised — then it is dropped)."""
+    if head is None:
+        return lm, None, False
+    base = lm.base_model
+    if base is lm or not isinstance(base, torch.nn.Module):  # no base model to run the panels on
+        raise ModelLoadError(f"transformers' {type(lm).__name__} holds no separate base model, so its "
+                             "layers cannot be inspected.", reason="unsupported")
+    out = lm.get_output_embeddings()
+    tied = out is not None and out.weight is lm.get_input_embeddings().weight
+    missing = {str(k) for k in loading.get("missing_keys", ())}
+    head_missing = not tied and any(k.startswith(("lm_head.", "embed_out.")) for k in missing)
+    return base, (None if head_missing else lm), head_missing
+
+
+def _tokenizer_notice(loaded: LoadedModel) -> list[str]:
+    """A warning when the tokenizer knows a single token (every text becomes that token)."""
+    from .anatomy import vocab_size
+
+    try:
+        n_tok = len(loaded.tokenizer)
+    except TypeError:
+        return []
+    n_emb = int(loaded.model.get_input_embeddings().weight.shape[0])
+    if n_tok > 1 or vocab_size(loaded) == n_emb == 1:
+        return []
+    name = loaded.tokens_of([0])[0] if n_tok == 1 else "nothing"
+    return [f"Warning: this tokenizer knows only {n_tok} token ({name!r}) while the model has "
+            f"{n_emb} token embeddings: every text becomes {name!r} repeated, so the model's "
+            "answers say nothing about the text. The tokenizer files belong to another model?"]
 
 
 def check_text(text: str) -> None:
@@ -523,6 +619,11 @@ class LoadedModel:
     summary: ModelSummary
     notices: list[str] = field(default_factory=list)
     memory_bytes: int = 0
+    #: transformers' causal LM around ``model`` (its LM head: the model's own output), or None
+    lm: torch.nn.Module | None = None
+    #: how well the circuits lens reproduces the model's own forward pass, measured on opening
+    #: (:class:`engine.models.fidelity.Fidelity`); None until measured
+    fidelity: object | None = None
 
     # -- facts ---------------------------------------------------------------------------
     @property
@@ -643,12 +744,13 @@ class LoadedModel:
         """Layer indices (negative ones count from the end), sorted, without repeats."""
         if layers is None:
             return list(range(self.n_layers))
-        if isinstance(layers, int):
+        if is_whole(layers):
             layers = [layers]
         out = set()
         for layer in layers:
-            if isinstance(layer, bool) or not isinstance(layer, int):
+            if not is_whole(layer):
                 raise InspectError(f"layer {layer!r} is not an integer")
+            layer = int(layer)
             if not -self.n_layers <= layer < self.n_layers:
                 raise InspectError(f"layer {layer} does not exist: this model has layers "
                                    f"0..{self.n_layers - 1}")
@@ -747,10 +849,10 @@ class LoadedModel:
         s = len(ids)
         if s < 2:
             raise InspectError("The deletion test needs at least two tokens.")
-        if isinstance(token_index, bool) or not isinstance(token_index, int) \
+        if not is_whole(token_index) \
                 or not -s <= token_index < s:
             raise InspectError(f"token {token_index} does not exist: the text has tokens 0..{s - 1}")
-        t = token_index % s
+        t = int(token_index) % s
         before = self._trace(text, ids, layer_list, notice, n_all, need_hidden=True)
         if mode == "remove":
             after = self._trace(text, ids[:t] + ids[t + 1:], layer_list, notice, n_all,
@@ -773,6 +875,20 @@ class LoadedModel:
             before=before, after=after,
         )
 
+    # -- fidelity: the circuits lens against the model's own forward (engine.models.fidelity) --
+    def check_fidelity(self, text: str = PROBE_TEXT, *, max_tokens: int | None = None):
+        """Measure on ``text`` whether the lens, the residual stream and the attribution
+        reproduce the model's own forward pass (:func:`engine.models.fidelity.measure`)."""
+        from .fidelity import measure
+
+        return measure(self, text, max_tokens=max_tokens)
+
+    def require_fidelity(self, what: str) -> None:
+        """InspectError naming the measured difference when the opening check failed for
+        ``what`` ("lens", "attribution", "patching")."""
+        if self.fidelity is not None:
+            self.fidelity.require(what)
+
     # -- circuits: what a head does (engine.models.detectors / circuits / lens / patching) ----
     def head_scores(self, kind: str, *, n_tokens: int | None = None, batch: int = 4,
                     seed: int = 0):
@@ -794,7 +910,7 @@ class LoadedModel:
 
         return head_circuits(self, layer, head, top=top, vocab=vocab)
 
-    def logit_lens(self, text: str, *, k: int = 5, max_tokens: int | None = None, progress=None):
+    def logit_lens(self, text: str, *, k: int | None = None, max_tokens: int | None = None, progress=None):
         """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`);
         ``progress(done, total)`` as the lens calls it (raising cancels)."""
         from .lens import logit_lens

@@ -37,8 +37,8 @@ from .anatomy import (
     resolve_token,
     vocab_size,
 )
-from .errors import InspectError
-from .files import available_memory
+from .errors import InspectError, is_whole
+from .files import available_memory, job_room
 
 PATCH_OVER = ("heads", "positions")
 PATCH_METHODS = ("exact", "attribution")
@@ -95,9 +95,15 @@ class _Setup:
             raise InspectError(f"over must be one of {', '.join(PATCH_OVER)}, not {over!r}")
         if over == "heads":
             an.require_heads("Patching heads")
+        loaded.require_fidelity("patching")
         self.loaded, self.over = loaded, over
-        self.clean_ids, _n1, _a = loaded.tokenize(clean, max_tokens=max_tokens)
-        self.corr_ids, _n2, _b = loaded.tokenize(corrupted, max_tokens=max_tokens)
+        self.clean_ids, _n1, n_clean = loaded.tokenize(clean, max_tokens=max_tokens)
+        self.corr_ids, _n2, n_corr = loaded.tokenize(corrupted, max_tokens=max_tokens)
+        limit = loaded.max_length if max_tokens is None else min(loaded.max_length, int(max_tokens))
+        if max(n_clean, n_corr) > limit:  # cut texts would be compared at a token neither ends on
+            raise InspectError(f"the clean text has {n_clean} tokens and the corrupted one {n_corr}, "
+                               f"but this model reads at most {limit}: patching compares the last "
+                               "tokens of whole texts, so shorten both to at most that")
         if len(self.clean_ids) != len(self.corr_ids):
             raise InspectError(f"the clean text has {len(self.clean_ids)} tokens and the corrupted "
                                f"one {len(self.corr_ids)}: patching needs texts of the same token length")
@@ -107,9 +113,14 @@ class _Setup:
             raise InspectError("answer and wrong are the same token: their difference is always 0")
         self.s = len(self.clean_ids)
 
-    def metric(self, last_hidden: torch.Tensor) -> torch.Tensor:
-        """(B, S, d) final hidden → (B,) metric at the last position."""
-        logits = self.an.logits(last_hidden[:, -1])
+    def run(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B,) metric at the last position of (B, S) ids, from the model's own logits (its own
+        forward pass: LM head, softcapping and all)."""
+        got = self.an.own_logits(ids, keep=1)
+        if got is not None:
+            logits = got[0][:, -1]
+        else:
+            logits = self.an.logits(self.an.forward(ids).last_hidden_state[:, -1])
         m = logits[:, self.answer]
         return m if self.wrong is None else m - logits[:, self.wrong]
 
@@ -133,10 +144,10 @@ class _Setup:
 
         pre = [(m, grab(i)) for i, m in enumerate(self.sites())]
         ctx = torch.enable_grad() if grad else torch.inference_mode()
-        frozen = _frozen_weights(self.loaded.model) if grad else contextlib.nullcontext()
+        whole = self.loaded.lm if self.loaded.lm is not None else self.loaded.model
+        frozen = _frozen_weights(whole) if grad else contextlib.nullcontext()
         with ctx, frozen, hooked(pre=pre, post=self._grad_hooks() if grad else []):
-            out = self.an.forward(torch.tensor([self.clean_ids, self.corr_ids]))
-            metric = self.metric(out.last_hidden_state)
+            metric = self.run(torch.tensor([self.clean_ids, self.corr_ids]))
         return metric, acts
 
     def _grad_hooks(self):
@@ -159,8 +170,9 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
     token lengths, texts whose metrics are equal (nothing to restore)."""
     if method not in PATCH_METHODS:
         raise InspectError(f"method must be one of {', '.join(PATCH_METHODS)}, not {method!r}")
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    if not is_whole(batch) or batch < 1:
         raise InspectError(f"batch must be a positive integer, not {batch!r}")
+    batch = int(batch)
     t0 = time.perf_counter()
     st = _Setup(loaded, clean, corrupted, answer, wrong, over, max_tokens)
     batch = _batch_that_fits(loaded, st.s, method, batch)
@@ -195,25 +207,26 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
 
 
 def _batch_that_fits(loaded, s: int, method: str, batch: int, free: int | None = None) -> int:
-    """`batch`, made smaller until one forward pass fits in 80 % of the free memory; refused
+    """`batch`, made smaller until one forward pass fits in the room :func:`.files.job_room`
+    gives (80 % of the free memory, at most the engine's memory budget); refused
     (InspectError) when none does. A sequence of s tokens holds ~3 · H · s² float32 (one
     layer's scores, weights and their copy, the eager attention the hooks read); the
     attribution estimate keeps that for both texts in every layer for its backward pass."""
     free = available_memory(str(loaded.input_device)) if free is None else free
-    if free is None:
+    room, said = job_room(free, str(loaded.input_device))
+    if room is None:
         return batch
     per_seq = 3 * loaded.n_heads * s * s * 4
-    room = 0.8 * free
     if method == "attribution":
         need = 2 * loaded.n_layers * per_seq
         if need > room:
             raise InspectError(f"Attribution patching of {s} tokens needs about {format_bytes(need)} for "
-                               f"its backward pass but only {format_bytes(free)} is free: use a shorter text")
+                               f"its backward pass but {said}: use a shorter text")
         return batch
     fit = int(room // (per_seq * 2))  # (the patched batch, and the two texts' record before it)
     if fit < 1:
         raise InspectError(f"Patching {s} tokens needs about {format_bytes(2 * per_seq)} per forward pass "
-                           f"but only {format_bytes(free)} is free: use a shorter text")
+                           f"but {said}: use a shorter text")
     return min(batch, fit)
 
 
@@ -246,8 +259,7 @@ def _exact(st: _Setup, clean_acts, corr_metric: float, denom: float, batch: int,
 
         ids = torch.tensor([st.corr_ids] * len(which))
         with torch.inference_mode(), hooked(pre=[(st.sites()[layer], patch)]):
-            out = st.an.forward(ids)
-            m = st.metric(out.last_hidden_state).double().cpu().numpy()
+            m = st.run(ids).double().cpu().numpy()
         effect[layer, which] = (m - corr_metric) / denom
         done += 1
         if progress is not None:
@@ -276,6 +288,10 @@ def corrupt_text(loaded, text: str, seed: int = 0, *, max_tokens: int | None = N
     and tokenized again; a draw whose text does not give the same number of tokens is drawn
     again, ``attempts`` times. Returns the corrupted text (str); InspectError (one line) for a
     text without ordinary tokens or when no draw keeps the length."""
+    if not is_whole(seed) or seed < 0:
+        raise InspectError(f"seed must be a whole number >= 0, not {seed!r}")
+    if not is_whole(attempts) or attempts < 1:
+        raise InspectError(f"attempts must be a whole number >= 1, not {attempts!r}")
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     tok = loaded.tokenizer
     symbols, names, special, groups = _vocab_groups(loaded)

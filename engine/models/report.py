@@ -57,9 +57,11 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def trace_to_dict(model_name: str, loaded, trace, scores: dict | None = None) -> dict:
+def trace_to_dict(model_name: str, loaded, trace, scores: dict | None = None,
+                  fidelity=None) -> dict:
     """The JSON document of ``inspect --json`` (``scores``: the detectors' (L, H) arrays of
-    ``--circuits``, added to each head as ``"scores"``)."""
+    ``--circuits``, added to each head as ``"scores"``; ``fidelity``: the
+    :class:`engine.models.fidelity.Fidelity` measured on the text, as ``"fidelity"``)."""
     from .circuits_report import scores_by_head
 
     heads = []
@@ -82,10 +84,12 @@ def trace_to_dict(model_name: str, loaded, trace, scores: dict | None = None) ->
         "notices": list(loaded.notices),
         "metrics": ["pattern", *METRIC_NAMES, "vertical_key"],
         "heads": heads,
+        "fidelity": None if fidelity is None else fidelity.to_dict(),
     }
 
 
-def format_table(model_name: str, loaded, trace, scores: dict | None = None) -> str:
+def format_table(model_name: str, loaded, trace, scores: dict | None = None,
+                 fidelity=None) -> str:
     from .circuits_report import SCORE_COLUMNS
 
     s = loaded.summary
@@ -96,6 +100,8 @@ def format_table(model_name: str, loaded, trace, scores: dict | None = None) -> 
         + (", causal" if s.causal else ", bidirectional") + ")",
         f"tokens   {len(trace.tokens)}: " + " ".join(trace.labels),
     ]
+    if fidelity is not None:
+        lines.insert(1, f"fidelity {fidelity.summary}")
     for note in [*loaded.notices, *([trace.notice] if trace.notice else [])]:
         lines.append(f"note     {note}")
     lines.append("")
@@ -163,6 +169,11 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
                              refused=(InspectError, 2), failed="inspecting the model failed")
     if status:
         return status
+    # the circuits lens against the model's own forward pass, on this text (issue 46)
+    fidelity, status = _attempt(lambda: loaded.check_fidelity(text), err, refused=(InspectError, 1),
+                                failed="checking the model against its own forward pass failed")
+    if status:
+        return status
     extra, status = _attempt(
         lambda: _circuits_parts(loaded, text, circuits=circuits, logit_lens=logit_lens,
                                 attribute=attribute, patch=patch, answer=answer, wrong=wrong),
@@ -171,7 +182,7 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
         return status
     scores = extra.pop("scores", None)
     if as_json:
-        doc = trace_to_dict(model, loaded, trace, scores)
+        doc = trace_to_dict(model, loaded, trace, scores, fidelity)
         from . import circuits_report as cr
 
         for key, to_dict in (("logit_lens", cr.lens_to_dict), ("attribution", cr.attribution_to_dict),
@@ -183,7 +194,7 @@ def inspect_command(model: str, text: str, layers: str | None, as_json: bool,
     else:
         from . import circuits_report as cr
 
-        out.write(format_table(model, loaded, trace, scores))
+        out.write(format_table(model, loaded, trace, scores, fidelity))
         for key, fmt in (("logit_lens", cr.format_lens), ("attribution", cr.format_attribution),
                          ("patching", cr.format_patch)):
             if key in extra:

@@ -72,6 +72,18 @@ def _oserror_text(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def _write_error_text(exc: Exception) -> str:
+    """Why a write failed, in one line: an OSError's reason, or the OS error inside safetensors'
+    own ("Error while serializing: I/O error: No space left on device (os error 28)")."""
+    if isinstance(exc, OSError):
+        return _oserror_text(exc)
+    code = re.search(r"os error (\d+)", str(exc))
+    if code:
+        return os.strerror(int(code.group(1)))
+    text = " ".join(str(exc).split())
+    return text[:200] or type(exc).__name__
+
+
 def check_target(folder: str | os.PathLike) -> Path:
     """The folder a run can be saved to, else RunFolderError saying why not (a file in the way,
     a folder of other files, no permission to write where the run goes). Saving writes a
@@ -98,6 +110,7 @@ def check_target(folder: str | os.PathLike) -> Path:
 def save_run(trainer, folder: str | os.PathLike) -> Path:
     """Write ``trainer``'s run to ``folder`` (created; a previous run there is replaced).
     Recoverable at every point (see the module's docstring and :func:`recover_run`)."""
+    from safetensors import SafetensorError
     from safetensors.torch import save_file
 
     recover_run(folder)
@@ -136,11 +149,11 @@ def save_run(trainer, folder: str | os.PathLike) -> Path:
             shutil.rmtree(old, ignore_errors=True)
         else:
             _into_place(tmp, folder)
-    except OSError as exc:
+    except (OSError, SafetensorError) as exc:  # (a full disk: safetensors' own error, not an OSError)
         shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and not (old / _OLD_RUN).exists():
             shutil.rmtree(old, ignore_errors=True)
-        raise RunFolderError(f"cannot save the run to {folder}: {_oserror_text(exc)}", "unwritable") from None
+        raise RunFolderError(f"cannot save the run to {folder}: {_write_error_text(exc)}", "unwritable") from None
     return folder
 
 

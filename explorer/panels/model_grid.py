@@ -433,6 +433,9 @@ class ModelGridPanel(Panel):
             kind=kind)
         if self.trace is not None:
             text += self.tr(" · {n} tokens").format(n=self.trace.seq_len)
+        fidelity = getattr(c.loaded, "fidelity", None)  # checked on opening (engine.models.fidelity)
+        if fidelity is not None:
+            text += f" · {fidelity.summary}"
         if c.busy_text:
             text += f" · {c.busy_text}"
         self.info.setText(text)

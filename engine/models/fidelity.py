@@ -1,0 +1,225 @@
+"""Does the app reproduce the model's own forward pass? (issue 46)
+
+The circuits lens reads a model through its parts (:mod:`.anatomy`): the residual stream
+between blocks, the final norm, the unembedding, the heads' outputs. A part found wrongly
+(OPT's final norm at ``decoder.final_layer_norm``, Gemma-2's logit softcapping, GPT-NeoX's
+``embed_out``) gives numbers that look right and are not. So every model is checked against
+transformers' own forward pass (its causal-LM class, ``output_hidden_states=True``) on a text:
+
+* **hidden**: the residual stream the lens reads after layer l (row 0: the embeddings) equals
+  the model's ``hidden_states[l]``; row L, through the final norm found here, equals its last
+  hidden state;
+* **lens**: the lens's last row (row L through the unembedding and softcapping found here)
+  equals the model's own logits, and its softmax the model's output distribution (at the
+  text's last :data:`CHECKED_POSITIONS` positions);
+* **attribution**: the direct logit attribution's parts add up to the model's own logit of its
+  top token at the last position (through the softcap where the model caps its logits).
+
+:func:`measure` returns a :class:`Fidelity` (Qt-free): each check's max |Δ|, and a one-line
+message for each check that fails beyond the rounding of the model's dtype, which the lens,
+the attribution and patching raise (:meth:`Fidelity.require`) instead of returning numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from .anatomy import anatomy_of, first_output, hooked, input_of
+from .errors import InspectError, one_line_reason
+
+#: relative tolerance per weights dtype: float32 rounding, or the half precisions'
+_RTOL = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 2e-2, torch.bfloat16: 4e-2}
+#: positions at the end of the text whose logits are compared (bounds the (n, V) logits held)
+CHECKED_POSITIONS = 64
+#: which failed checks make each analysis refuse
+GATES = {"lens": ("hidden", "lens"), "attribution": ("hidden", "lens", "attribution"),
+         "patching": ("hidden", "lens")}
+
+
+def tolerance(loaded) -> float:
+    """The relative difference allowed for a model of this weights dtype."""
+    dtype = next(loaded.model.parameters()).dtype
+    return _RTOL.get(dtype, 1e-3)
+
+
+def number(x: float) -> str:
+    """A measured difference, short: 0, 3e-7, 0.97."""
+    if x == 0:
+        return "0"
+    if x >= 0.01:
+        return f"{x:.2g}"
+    return f"{x:.0e}".replace("e-0", "e-")
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """What :func:`measure` found on ``n_tokens`` tokens of a text.
+
+    ``hidden``: max |Δ| between the residual stream read here and the model's own hidden
+    states (row L through the final norm); ``logits``: max |Δ| between the lens's last row and
+    the model's own logits, ``probs`` the same for their softmax (|Δp|); ``attribution``:
+    |Δ| between the attribution's total (softcapped) and the model's own logit. None: not
+    measured (see ``notes``). ``failures``: check name → the one-line refusal."""
+
+    n_tokens: int
+    hidden: float | None = None
+    logits: float | None = None
+    probs: float | None = None
+    attribution: float | None = None
+    failures: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def summary(self) -> str:
+        """One line for the model header and the CLI."""
+        if self.failures:
+            return next(iter(self.failures.values()))
+        if self.logits is not None:
+            extra = [f"{name} {number(v)}" for name, v in (("hidden states", self.hidden),
+                                                          ("attribution", self.attribution))
+                     if v is not None]
+            return (f"reproduces the model's own logits: max |Δ| {number(self.logits)}"
+                    + (f" ({', '.join(extra)})" if extra else ""))
+        if self.hidden is not None:
+            tail = "; " + self.notes[0] if self.notes else ""
+            return f"reproduces the model's own hidden states: max |Δ| {number(self.hidden)}{tail}"
+        return "not checked against the model's own forward: " + (self.notes[0] if self.notes else "?")
+
+    def require(self, what: str) -> None:
+        """InspectError (the first failure's line) when a check ``what`` ("lens",
+        "attribution", "patching") depends on failed."""
+        for check in GATES[what]:
+            if check in self.failures:
+                raise InspectError(self.failures[check])
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "summary": self.summary, "n_tokens": self.n_tokens,
+                "hidden_max_abs_diff": self.hidden, "logits_max_abs_diff": self.logits,
+                "probs_max_abs_diff": self.probs, "attribution_abs_diff": self.attribution,
+                "failures": dict(self.failures), "notes": list(self.notes)}
+
+
+def lens_failure(an, dp: float, final_ok: bool | None) -> str:
+    """The refusal when the lens's last row is not the model's output: measured |Δp| and the
+    likely cause."""
+    if final_ok is False or (final_ok is None and an.final_norm is None and an.causal):
+        cause = ("its final norm was not found" if an.final_norm is None else
+                 f"its final norm ({type(an.final_norm).__name__}) does not give the model's "
+                 "final hidden state")
+    else:
+        cause = ("its unembedding, or what the model does after it (e.g. logit softcapping), "
+                 "differs from the model's own")
+    return f"the logit lens does not reproduce this model's output: max |Δp| {number(dp)}; {cause}"
+
+
+def compare_logits(ours: torch.Tensor, own: torch.Tensor) -> tuple[float, float]:
+    """(max |Δ logit|, max |Δp|) of two (…, V) logit arrays."""
+    ours, own = ours.double(), own.double()
+    dl = float((ours - own).abs().max())
+    dp = float((torch.softmax(ours, -1) - torch.softmax(own, -1)).abs().max())
+    return dl, dp
+
+
+def logits_close(loaded, dl: float, dp: float, own: torch.Tensor) -> bool:
+    tol = tolerance(loaded)
+    return dp <= tol and dl <= tol * max(1.0, float(own.abs().max()))
+
+
+def measure(loaded, text: str, *, max_tokens: int | None = None) -> Fidelity:
+    """Check what the app computes from ``loaded``'s parts against its own forward pass on
+    ``text`` (see the module docstring). Raises InspectError only for a bad text."""
+    an = anatomy_of(loaded)
+    ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
+    rows: list[torch.Tensor] = []
+
+    def pre0(_m, args, kwargs):
+        rows.append(input_of(args, kwargs)[0].detach())
+
+    def post(_m, _args, output):
+        rows.append(first_output(output)[0].detach())
+
+    x = torch.tensor([ids])
+    has_head = an.causal and an.unembedding() is not None
+    notes: list[str] = []
+    with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)], post=[(b, post) for b in an.blocks]):
+        if has_head:
+            own_logits, hidden_states = an.own_logits(x, keep=min(CHECKED_POSITIONS, len(ids)),
+                                                      hidden_states=True)
+            own_logits = own_logits[0]  # (n, V): the text's last n positions
+        else:
+            own_logits, hidden_states = None, _base_hidden_states(loaded, x)
+    L = loaded.n_layers
+    failures: dict[str, str] = {}
+    resid = torch.stack([r.float() for r in rows[:L + 1]])  # (L+1, S, d)
+    with torch.inference_mode():
+        final = an.apply_final_norm(resid[L]).float()  # (S, d')
+    hidden = final_ok = None
+    tol = tolerance(loaded)
+    if hidden_states is not None and len(hidden_states) == L + 1:
+        diffs = [float((resid[i] - hidden_states[i][0].float()).abs().max()) for i in range(L)]
+        scales = [float(hidden_states[i][0].float().abs().max()) for i in range(L + 1)]
+        last = float((final - hidden_states[L][0].float()).abs().max())
+        hidden = max([*diffs, last])
+        bad = [i for i in range(L) if diffs[i] > tol * max(1.0, scales[i])]
+        final_ok = last <= tol * max(1.0, scales[L])
+        if bad:
+            where = f"after layer {bad[0] - 1}" if bad[0] else "at the embeddings"
+            failures["hidden"] = ("the residual stream read between the layers does not reproduce "
+                                  f"the model's hidden states: max |Δ| {number(diffs[bad[0]])} {where}")
+    elif hidden_states is None and not has_head:
+        notes.append("the model reports no hidden states")
+    if not has_head and an.causal:
+        notes.append("no LM head to check the logits against")
+    logits = probs = attribution = None
+    if has_head:
+        with torch.inference_mode():
+            ours = an.logits(final[len(ids) - own_logits.shape[0]:])
+        logits, probs = compare_logits(ours, own_logits)
+        if not logits_close(loaded, logits, probs, own_logits):
+            failures["lens"] = lens_failure(an, probs, final_ok)
+        elif final_ok is False:  # the norm differs but not enough to move the logits: still wrong
+            failures["hidden"] = lens_failure(an, probs, False)
+        attribution = _attribution_gap(loaded, text, int(own_logits[-1].argmax()), max_tokens,
+                                       notes, failures)
+    return Fidelity(n_tokens=len(ids), hidden=hidden, logits=logits, probs=probs,
+                    attribution=attribution, failures=failures, notes=tuple(notes))
+
+
+def _base_hidden_states(loaded, x: torch.Tensor):
+    """The base model's own ``hidden_states`` (encoders, models without an LM head)."""
+    kwargs = dict(getattr(loaded, "_forward_kwargs", {}))
+    try:
+        out = loaded.model(input_ids=x.to(loaded.input_device), attention_mask=torch.ones_like(x).to(
+            loaded.input_device), output_hidden_states=True, **kwargs)
+    except TypeError:
+        return None
+    return getattr(out, "hidden_states", None)
+
+
+def _attribution_gap(loaded, text, target, max_tokens, notes, failures) -> float | None:
+    from .lens import attribute
+
+    try:
+        att = attribute(loaded, text, target, max_tokens=max_tokens)
+    except InspectError as exc:
+        notes.append(f"attribution not checked: {one_line_reason(exc)}")
+        return None
+    gap = abs(anatomy_of(loaded).cap(att.total) - att.logit)
+    if gap > 10 * tolerance(loaded) * max(1.0, abs(att.logit)):
+        failures["attribution"] = ("the logit attribution's parts do not add up to the model's own "
+                                   f"logit: |Δ| {number(gap)} (of {att.logit:.4g})")
+    return gap
+
+
+def measure_safely(loaded, text: str) -> Fidelity:
+    """:func:`measure`, with anything that goes wrong said in the notes (loading goes on)."""
+    try:
+        return measure(loaded, text)
+    except Exception as exc:  # the check must never make a model unopenable
+        return Fidelity(n_tokens=0, notes=(f"the check failed to run: {one_line_reason(exc)}",))
