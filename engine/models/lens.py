@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from .agreement import CHECKED_POSITIONS
 from .anatomy import anatomy_of, first_output, hooked, input_of, resolve_token
 from .errors import InspectError, is_whole
-from .fidelity import CHECKED_POSITIONS
 
 
 @dataclass(eq=False)
@@ -112,7 +112,7 @@ def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | Non
     ``k``: the top tokens per cell (default 5, or the whole vocabulary when it is smaller).
     ``progress(done, total)`` is called after the forward pass and after each block of rows
     put through the unembedding (at most 128 MiB of logits each); raising from it cancels."""
-    from .fidelity import compare_logits, lens_failure, logits_close
+    from .agreement import compare_logits, lens_failure, logits_close
 
     an = anatomy_of(loaded)
     an.require_unembedding("The logit lens")
@@ -229,7 +229,7 @@ def logit_attribution(loaded, text: str, target, *, position: int = -1,
     (see the module docstring). Pre-norm (or norm-free) causal LMs only. Refused (InspectError
     naming |Δ|) where the parts do not add up to the model's own logit, or where the model's
     opening check (:mod:`.fidelity`) failed."""
-    from .fidelity import number, tolerance
+    from .agreement import number, tolerance
 
     anatomy_of(loaded).require_unembedding("Logit attribution")
     loaded.require_fidelity("attribution")
