@@ -21,6 +21,7 @@ import torch
 from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
+from .efficient.attend import attend as efficient_attend
 from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
 from .masks import KeyRanges
 from .memory import (
@@ -474,7 +475,7 @@ class AttentionTrace:
         self._reference = (ref.cpu(), _max_abs_diff(self.output, ref.cpu()))
 
     def _ensure_reference(self, progress: Progress | None = None) -> tuple[torch.Tensor, float] | None:
-        if self.config.backend == "eager":
+        if self.config.backend == "eager" and not self.config.efficient:
             return None
         with self._lock:
             if self._reference is None:
@@ -493,7 +494,9 @@ class AttentionTrace:
     @property
     def backend_max_abs_diff(self) -> float | None:
         """max |output − eager output| over the finite entries; None for the eager backend
-        and where the eager reference (even block by block) does not fit the budget.
+        and where the eager reference (even block by block) does not fit the budget. For an
+        efficient variant (engine.efficient, whatever the backend): its blocked or prefix-sum
+        output against the eager formula of its own attention matrix.
         Measured on first access for a fused trace (with the grids when they are computed)."""
         ref = self._ensure_reference()
         return None if ref is None else ref[1]
@@ -585,8 +588,9 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
         ranges = KeyRanges.of(config)  # (S,) each: the mask's rows
         # the eager steps read the whole grid's mask: built here, once (held by the trace); a
-        # fused backend reads rows of the ranges: no (S, Skv) grid at any length
-        mask = ranges.dense() if config.backend == "eager" else None
+        # fused backend or an efficient variant reads rows of the ranges: no (S, Skv) grid
+        materialise = config.backend == "eager" and not config.efficient
+        mask = ranges.dense() if materialise else None
         # no bias tensor: the eager steps compute ALiBi whole, a fused backend per chunk of heads
         call = AttentionCall(config, q, k, v, ranges if mask is None else mask.to(dev), None,
                              config.effective_scale)
@@ -596,7 +600,12 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
             return paced_matmul(context.transpose(1, 2).reshape(B, S, d), w_o, pacer, o_plan)  # (B, S, d)
 
         grids = None
-        if config.backend == "eager":
+        if config.efficient:  # a way out of O(n²): its own algorithm, its grids on first access
+            t1 = time.perf_counter()
+            context, impl = efficient_attend(call, (pacer, att_plan))
+            output = merge(context)
+            timings["efficient"] = (time.perf_counter() - t1) * 1e3
+        elif config.backend == "eager":
             steps = eager_steps(call, (pacer, att_plan))
             context, impl = steps["context"], "eager"
             grids = {n: steps[n].cpu() for n in GRID_STEPS}
@@ -641,7 +650,7 @@ def run_backend_comparison(config: AttentionConfig, x: torch.Tensor | None = Non
         except (BackendUnavailable, ConfigError) as exc:
             out[name] = {"error": str(exc)}
             continue
-        ms = tr.timings_ms.get("backend", tr.timings_ms.get("eager", float("nan")))
+        ms = tr.timings_ms.get("backend", tr.timings_ms.get("eager", tr.timings_ms.get("efficient", float("nan"))))
         if name != "eager" and tr.blocked and reference is not None:
             diff = _max_abs_diff(tr.output, reference)
         else:
