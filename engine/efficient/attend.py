@@ -50,7 +50,7 @@ def attend(call, pace=None) -> tuple[torch.Tensor, str]:
             hi = torch.maximum(hi, lo)
             shared = Shared(sm.k, sm.v, sm.centre, lambda r: sm.visible(cfg, r))
             starts = (torch.nonzero(sm.own[1:] != sm.own[:-1]).flatten() + 1).tolist()
-            ranged_softmax(call, lo, hi, shared, rows, out, starts)
+            ranged_softmax(call, lo, hi, shared, rows, out, starts, rows=min(b, 512))
             seen = (hi > lo) | sm.visible(cfg).any(-1)
         else:  # local ∪ global: the window's range and the global keys [0, ends)
             shared = None

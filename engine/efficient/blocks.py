@@ -1,6 +1,6 @@
 """Softmax attention a block of query rows at a time, over each row's key range and a few
 keys every row may see: local ∪ global (Longformer) and hierarchical attention, exact, with
-no (S, Skv) grid (a block holds (B, H, rows, its keys) at most :data:`BLOCK_ELEMENTS`).
+no (S, Skv) grid (a group of blocks holds (B, H, rows, their keys) at most :data:`GROUP_ELEMENTS`).
 
     row i sees   keys [lo_i, hi_i)            a contiguous range (its window; hierarchical: its
                                               own block), read as a slice of k and v
@@ -15,6 +15,7 @@ would (NaN for "-inf", the mean value for a finite one).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,8 +23,6 @@ import torch
 
 from ..positional import alibi_slopes, query_positions
 
-#: Scores one block may hold: B·H·rows·keys (16 MiB of float32 per plane).
-BLOCK_ELEMENTS = 1 << 22
 #: Query rows of a block of local ∪ global attention (hierarchical: its own blocks' rows).
 BLOCK_ROWS = 128
 
@@ -39,83 +38,131 @@ class Shared:
     visible: Callable[[slice], torch.Tensor]
 
 
-def _grouped(q: torch.Tensor, kv_heads: int) -> torch.Tensor:
-    """(B, H, r, D) → (B, Hkv, G, r, D): query heads grouped by the KV head they read."""
-    B, H, r, D = q.shape
-    return q.view(B, kv_heads, H // kv_heads, r, D)
-
-
-def block_rows(lo: torch.Tensor, hi: torch.Tensor, starts: list[int], n_shared: int, heads: int,
-               stop: int, first: int = 0) -> list[slice]:
-    """Blocks of query rows from ``first`` to ``stop``: each begins at ``starts`` (or every
-    BLOCK_ROWS rows after one), halved until its scores (heads·rows·(keys of its range +
-    n_shared)) fit BLOCK_ELEMENTS, down to one row."""
-    out = []
+def row_blocks(starts: list[int], first: int, stop: int, rows: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Query rows first…stop−1 in blocks of at most ``rows``, each beginning at one of
+    ``starts`` or ``rows`` after a block's start: (block starts (n,), lengths (n,)) int64."""
     bounds = sorted({first, stop, *[s for s in starts if first < s < stop]})
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-        i = a
-        while i < b:
-            r = min(BLOCK_ROWS, b - i)
-            while r > 1:
-                span = int(hi[i : i + r].max()) - int(lo[i : i + r].min())
-                if heads * r * (max(span, 0) + n_shared) <= BLOCK_ELEMENTS:
-                    break
-                r //= 2
-            out.append(slice(i, i + r))
-            i += r
-    return out
+    out = [(i, min(b, i + rows) - i) for a, b in itertools.pairwise(bounds) for i in range(a, b, rows)]
+    t = torch.tensor(out, dtype=torch.int64).view(-1, 2)
+    return t[:, 0], t[:, 1]
 
 
 def ranged_softmax(call, lo: torch.Tensor, hi: torch.Tensor, shared: Shared | None,
-                   rows_pieces, out: torch.Tensor, starts: list[int] = ()) -> None:
+                   rows_pieces, out: torch.Tensor, starts: list[int] = (), rows: int = BLOCK_ROWS) -> None:
     """Write into ``out`` (B, H, S, Dh) the context of every query row of ``rows_pieces``
     (slices of the S rows, e.g. a pacer's parts): softmax over [lo_i, hi_i) and the shared keys
-    it may see. ``starts``: rows where a block must begin (hierarchical: a new own block)."""
-    cfg = call.config
-    B, H, S, Dh = call.q.shape
-    Hkv, G = cfg.kv_heads, cfg.group_size
+    it may see. Rows go in blocks of ``rows`` (a block begins at each of ``starts``:
+    hierarchical attention's own blocks), a group of blocks in each product: the blocks' keys
+    gathered as windows of one width, L (the widest block's span). A block whose span is
+    over :data:`WIDE` (the global queries, which see every key) goes alone, in rows that fit."""
+    B, H = call.q.shape[:2]
     k, v = call.k.float(), call.v.float()
-    scale = call.scale
-    alibi = cfg.positional == "alibi"
-    slopes = -alibi_slopes(H).view(1, Hkv, G, 1, 1) if alibi else None
-    pos = query_positions(S, cfg.key_len).float()
     n_shared = 0 if shared is None else shared.k.shape[2]
     for piece in rows_pieces:
-        for rows in block_rows(lo, hi, list(starts), n_shared, B * H, piece.stop, piece.start):
-            a = int(lo[rows].min())
-            b = max(a, int(hi[rows].max()))
-            q = _grouped(call.q[:, :, rows].float(), Hkv) * scale  # (B, Hkv, G, r, Dh)
-            j = torch.arange(a, b)
-            parts_s, parts_v, parts_m = [], [], []
-            if shared is not None:
-                vis = shared.visible(rows)  # (r, N)
-                used = vis.any(0).nonzero()
-                n = int(used.max()) + 1 if len(used) else 0  # the shared keys some row sees
-                if n:
-                    s = q @ shared.k[:, :, None, :n].transpose(-2, -1)  # (B, Hkv, G, r, n)
-                    if alibi:
-                        s += slopes * (pos[rows][:, None] - shared.pos[None, :n]).abs()
-                    parts_s.append(s)
-                    parts_v.append(shared.v[:, :, :n])
-                    parts_m.append(vis[:, :n])
-            if b > a:
-                s = q @ k[:, :, None, a:b].transpose(-2, -1)  # (B, Hkv, G, r, b − a)
-                if alibi:
-                    s += slopes * (pos[rows][:, None] - j[None, :].float()).abs()
-                parts_s.append(s)
-                parts_v.append(v[:, :, a:b])
-                parts_m.append((j[None, :] >= lo[rows][:, None]) & (j[None, :] < hi[rows][:, None]))
-            if not parts_s:  # nothing to see: NaN, filled by the caller
-                out[:, :, rows] = float("nan")
-                continue
-            s = parts_s[0] if len(parts_s) == 1 else torch.cat(parts_s, -1)
-            seen = parts_m[0] if len(parts_m) == 1 else torch.cat(parts_m, -1)
-            w = torch.softmax(s.masked_fill_(~seen, float("-inf")), dim=-1)
-            ctx = None
-            at = 0
-            for vals in parts_v:  # weights · values, part by part (no concatenated values)
-                n = vals.shape[2]
-                c = w[..., at : at + n] @ vals[:, :, None]
-                ctx = c if ctx is None else ctx.add_(c)
-                at += n
-            out[:, :, rows] = ctx.view(B, H, -1, Dh).to(out.dtype)
+        first, length = row_blocks(list(starts), piece.start, piece.stop, rows)
+        ridx = first[:, None] + torch.arange(rows)[None, :]  # (n, R) each block's rows
+        valid = torch.arange(rows)[None, :] < length[:, None]
+        ridx = torch.minimum(ridx, (first + length - 1)[:, None])  # a short block repeats its last row
+        base = lo[ridx].amin(1)
+        span = (hi[ridx].amax(1) - base).clamp(min=0)  # (n,) keys of each block's window
+        wide = span > WIDE
+        narrow = (~wide).nonzero().flatten()
+        if len(narrow):
+            width = int(span[narrow].max())
+            per = max(1, GROUP_ELEMENTS // (B * H * rows * max(1, width + n_shared)))
+            for g0 in range(0, len(narrow), per):
+                sel = narrow[g0 : g0 + per]
+                ctx = _window_blocks(call, k, v, lo, hi, shared, ridx[sel], base[sel], width)
+                r = ridx[sel][valid[sel]]
+                out[:, :, r] = ctx[:, :, valid[sel]].to(out.dtype)
+        for b in wide.nonzero().flatten().tolist():  # alone, in rows that fit a block
+            a, n = int(first[b]), int(length[b])
+            for sub in _fitting(lo, hi, a, a + n, n_shared, B * H):
+                out[:, :, sub] = _slice_block(call, k, v, lo, hi, shared, sub).to(out.dtype)
+
+
+#: A block whose keys span more than this goes alone (a group would gather that many keys for each).
+WIDE = 4096
+#: Scores a group of blocks may hold: B·H·blocks·rows·(width + shared).
+GROUP_ELEMENTS = 1 << 23
+
+
+def _alibi(cfg, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:
+    """(1, Hkv, G, *q_pos.shape[:-1]..., ) ALiBi bias −slope·|pos_i − pos_j| of query positions
+    q_pos (…, R, 1) and key positions k_pos (…, 1, L) (a mean position for a summary)."""
+    slopes = -alibi_slopes(cfg.n_heads).view(cfg.kv_heads, cfg.group_size, *([1] * q_pos.dim()))
+    return slopes * (q_pos - k_pos).abs()
+
+
+def _softmax_parts(scores: list[torch.Tensor], seen: list[torch.Tensor], values: list[torch.Tensor]
+                   ) -> torch.Tensor:
+    """Σ softmax([scores], masked by [seen]) · [values], the parts side by side on the key axis."""
+    s = scores[0] if len(scores) == 1 else torch.cat(scores, -1)
+    m = seen[0] if len(seen) == 1 else torch.cat(seen, -1)
+    w = torch.softmax(s.masked_fill_(~m, float("-inf")), dim=-1)
+    ctx, at = None, 0
+    for vals in values:  # weights · values, part by part (no concatenated values)
+        n = vals.shape[-2]
+        c = w[..., at : at + n] @ vals
+        ctx = c if ctx is None else ctx.add_(c)
+        at += n
+    return ctx
+
+
+def _window_blocks(call, k, v, lo, hi, shared, ridx, base, width) -> torch.Tensor:
+    """(B, H, n, R, Dh) float32: the context of n blocks of R query rows ``ridx`` (n, R), each
+    over its window of keys base…base+width−1 (n,) and the shared keys."""
+    cfg = call.config
+    B, H, _, Dh = call.q.shape
+    Hkv, G = cfg.kv_heads, cfg.group_size
+    n, R = ridx.shape
+    q = call.q[:, :, ridx].float().view(B, Hkv, G, n, R, Dh) * call.scale  # (B, Hkv, G, n, R, Dh)
+    pos = query_positions(cfg.seq_len, cfg.key_len)[ridx].float()[..., None]  # (n, R, 1)
+    scores, seen, values = [], [], []
+    if shared is not None:
+        vis = shared.visible(ridx.flatten()).view(n, R, -1)
+        used = vis.flatten(0, 1).any(0).nonzero()
+        m = int(used.max()) + 1 if len(used) else 0  # the shared keys some row sees
+        if m:
+            s = q @ shared.k[:, :, None, None, :m].transpose(-2, -1)  # (B, Hkv, G, n, R, m)
+            if cfg.positional == "alibi":
+                s += _alibi(cfg, pos, shared.pos[:m].view(1, 1, m))
+            scores.append(s)
+            seen.append(vis[..., :m])
+            values.append(shared.v[:, :, None, None, :m])
+    if width:
+        j = base[:, None] + torch.arange(width)[None, :]  # (n, L) the window's keys
+        jc = j.clamp(max=cfg.key_len - 1)
+        s = q @ k[:, :, jc][:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, L)
+        if cfg.positional == "alibi":
+            s += _alibi(cfg, pos, j[:, None, :].float())
+        scores.append(s)
+        seen.append((j[:, None, :] >= lo[ridx][..., None]) & (j[:, None, :] < hi[ridx][..., None]))
+        values.append(v[:, :, jc][:, :, None])
+    if not scores:  # nothing to see: NaN, filled by the caller
+        return torch.full((B, H, n, R, Dh), float("nan"))
+    return _softmax_parts(scores, seen, values).view(B, H, n, R, Dh)
+
+
+def _fitting(lo, hi, a: int, b: int, n_shared: int, heads: int) -> list[slice]:
+    """Rows a…b−1 of a wide block, cut so that each part's scores fit GROUP_ELEMENTS."""
+    out, i = [], a
+    while i < b:
+        r = b - i
+        while r > 1 and heads * r * (max(0, int(hi[i : i + r].max()) - int(lo[i : i + r].min())) + n_shared) \
+                > GROUP_ELEMENTS:
+            r //= 2
+        out.append(slice(i, i + r))
+        i += r
+    return out
+
+
+def _slice_block(call, k, v, lo, hi, shared, rows: slice) -> torch.Tensor:
+    """(B, H, r, Dh) float32: the context of query rows ``rows``, one block over keys
+    [min lo, max hi) and the shared keys."""
+    B, H, _, Dh = call.q.shape
+    r = rows.stop - rows.start
+    a = int(lo[rows].min())
+    width = max(0, int(hi[rows].max()) - a)
+    ridx = torch.arange(rows.start, rows.stop)[None, :]  # (1, r)
+    return _window_blocks(call, k, v, lo, hi, shared, ridx, torch.tensor([a]), width).view(B, H, r, Dh)

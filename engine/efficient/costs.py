@@ -14,7 +14,8 @@ import torch
 from ..config import AttentionConfig
 from ..masks import KeyRanges
 from ..positional import query_positions
-from .blocks import BLOCK_ELEMENTS
+from .blocks import BLOCK_ROWS
+from .blocks import GROUP_ELEMENTS as BLOCK_ELEMENTS
 from .linear import CHUNK, GROUP_ELEMENTS
 
 _F32 = 4
@@ -75,13 +76,25 @@ def flops(c: AttentionConfig) -> float:
     return projection_flops(c) + attention_flops(c)
 
 
+def _row_keys(c: AttentionConfig) -> int:
+    """Keys a query row's block holds on the blockwise paths (its window or own block with
+    the block's spread, and the shared keys)."""
+    Skv = c.key_len
+    if c.summary_block is not None:
+        b = c.summary_block
+        return min(Skv, 2 * b) + -(-Skv // b)
+    w = Skv if c.window is None else min(Skv, 2 * c.window + BLOCK_ROWS)
+    return w + c.global_tokens
+
+
 def temporaries(c: AttentionConfig) -> int:
     """Bytes the efficient path holds beyond the run's weights and activations (engine.memory
     adds those): the linear kernels' features, values with their ones column, the chunk states
     and a group of blocks' products; the blockwise paths' float32 keys and values, the
-    summaries, and a block's scores, mask and weights."""
+    summaries, and a group of blocks' scores, mask and weights with its gathered keys."""
     B, H, Hkv, S, Skv, Dh = c.batch, c.n_heads, c.kv_heads, c.seq_len, c.key_len, c.head_dim
     low = c.dtype != "float32"
+    kv32 = 2 * B * Hkv * Skv * Dh * _F32 if low else 0
     if c.kernel != "softmax":
         F = feature_width(c)
         terms = _terms(c)
@@ -92,11 +105,11 @@ def temporaries(c: AttentionConfig) -> int:
         states = B * Hkv * n_chunks * F * (Dh + 1) * (8 if terms > 1 else _F32)
         r = min(S, 8192) + CHUNK
         rows = B * H * r * (2 * F + 2 * (Dh + 1)) * _F32 * (2 if c.kernel == "performer" else 1)
-        group = 6 * GROUP_ELEMENTS * _F32 + states // 4  # a group's products and its gathered states
-        return int(keys + states + rows + group + (2 * B * Hkv * Skv * Dh * _F32 if low else 0))
-    kv32 = 2 * B * Hkv * Skv * Dh * _F32 if low else 0
-    block = BLOCK_ELEMENTS * (3 * _F32 + 2) + B * H * 128 * Dh * _F32 * 2
-    shared = 0
+        group = 6 * min(GROUP_ELEMENTS, B * H * r * (CHUNK + max(F, Dh + 1))) * _F32 + states // 4
+        return int(keys + states + rows + group + kv32)
+    keys = _row_keys(c)
+    group = min(BLOCK_ELEMENTS, B * H * S * keys)
+    block = group * (3 * _F32 + 2) + 2 * group // max(1, BLOCK_ROWS) * Dh * _F32  # scores, weights, mask; k, v windows
     if c.summary_block is not None:
         n_blocks = -(-Skv // c.summary_block)
         shared = 2 * B * Hkv * n_blocks * Dh * _F32 + 2 * S * n_blocks + 8 * Skv

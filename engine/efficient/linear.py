@@ -124,7 +124,7 @@ def linear_context(call, rows_pieces, out: torch.Tensor) -> None:
     rows of ``rows_pieces``: weights φ(q_i)·φ(k_j) / Σ_visible φ(q_i)·φ(k_j'), applied to v by
     associativity. Rows that see no key come out NaN (0/0), filled by the caller."""
     cfg = call.config
-    B, H, S, Dh = call.q.shape
+    B, H, _, Dh = call.q.shape
     Hkv, G = cfg.kv_heads, cfg.group_size
     w = performer_matrix(cfg) if cfg.kernel == "performer" else None
     phi_k, _shift = features(cfg, call.k, "k", w)  # (B, Hkv, Skv, F): the shift cancels
