@@ -56,7 +56,10 @@ def ranged_softmax(call, lo: torch.Tensor, hi: torch.Tensor, shared: Shared | No
     gathered as windows of one width, L (the widest block's span). A block whose span is
     over :data:`WIDE` (the global queries, which see every key) goes alone, in rows that fit."""
     B, H = call.q.shape[:2]
+    # the shared keys and values first, then every key: one gather reads a block's keys
     k, v = call.k.float(), call.v.float()
+    if shared is not None:
+        k, v = torch.cat([shared.k, k], 2), torch.cat([shared.v, v], 2)  # (B, Hkv, N + Skv, Dh)
     n_shared = 0 if shared is None else shared.k.shape[2]
     for piece in rows_pieces:
         first, length = row_blocks(list(starts), piece.start, piece.stop, rows)
@@ -87,61 +90,46 @@ WIDE = 4096
 GROUP_ELEMENTS = 1 << 23
 
 
-def _alibi(cfg, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:
-    """(1, Hkv, G, *q_pos.shape[:-1]..., ) ALiBi bias −slope·|pos_i − pos_j| of query positions
-    q_pos (…, R, 1) and key positions k_pos (…, 1, L) (a mean position for a summary)."""
-    slopes = -alibi_slopes(cfg.n_heads).view(cfg.kv_heads, cfg.group_size, *([1] * q_pos.dim()))
-    return slopes * (q_pos - k_pos).abs()
-
-
-def _softmax_parts(scores: list[torch.Tensor], seen: list[torch.Tensor], values: list[torch.Tensor]
-                   ) -> torch.Tensor:
-    """Σ softmax([scores], masked by [seen]) · [values], the parts side by side on the key axis."""
-    s = scores[0] if len(scores) == 1 else torch.cat(scores, -1)
-    m = seen[0] if len(seen) == 1 else torch.cat(seen, -1)
-    w = torch.softmax(s.masked_fill_(~m, float("-inf")), dim=-1)
-    ctx, at = None, 0
-    for vals in values:  # weights · values, part by part (no concatenated values)
-        n = vals.shape[-2]
-        c = w[..., at : at + n] @ vals
-        ctx = c if ctx is None else ctx.add_(c)
-        at += n
-    return ctx
-
-
 def _window_blocks(call, k, v, lo, hi, shared, ridx, base, width) -> torch.Tensor:
     """(B, H, n, R, Dh) float32: the context of n blocks of R query rows ``ridx`` (n, R), each
-    over its window of keys base…base+width−1 (n,) and the shared keys."""
+    over the shared keys some row of the group sees and its window of keys
+    base…base+width−1 (n,); k, v: (B, Hkv, N + Skv, Dh), the N shared keys first."""
     cfg = call.config
     B, H, _, Dh = call.q.shape
     Hkv, G = cfg.kv_heads, cfg.group_size
     n, R = ridx.shape
+    n_shared = 0 if shared is None else shared.k.shape[2]
     q = call.q[:, :, ridx].float().view(B, Hkv, G, n, R, Dh) * call.scale  # (B, Hkv, G, n, R, Dh)
-    pos = query_positions(cfg.seq_len, cfg.key_len)[ridx].float()[..., None]  # (n, R, 1)
-    scores, seen, values = [], [], []
+    j = base[:, None] + torch.arange(width)[None, :]  # (n, L) the window's keys
+    seen = (j[:, None, :] >= lo[ridx][..., None]) & (j[:, None, :] < hi[ridx][..., None])  # (n, R, L)
+    index = n_shared + j.clamp(max=cfg.key_len - 1)  # (n, L) rows of k, v
+    key_pos = j.float()
+    m = 0
     if shared is not None:
         vis = shared.visible(ridx.flatten()).view(n, R, -1)
         used = vis.flatten(0, 1).any(0).nonzero()
-        m = int(used.max()) + 1 if len(used) else 0  # the shared keys some row sees
-        if m:
-            s = q @ shared.k[:, :, None, None, :m].transpose(-2, -1)  # (B, Hkv, G, n, R, m)
-            if cfg.positional == "alibi":
-                s += _alibi(cfg, pos, shared.pos[:m].view(1, 1, m))
-            scores.append(s)
-            seen.append(vis[..., :m])
-            values.append(shared.v[:, :, None, None, :m])
-    if width:
-        j = base[:, None] + torch.arange(width)[None, :]  # (n, L) the window's keys
-        jc = j.clamp(max=cfg.key_len - 1)
-        s = q @ k[:, :, jc][:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, L)
-        if cfg.positional == "alibi":
-            s += _alibi(cfg, pos, j[:, None, :].float())
-        scores.append(s)
-        seen.append((j[:, None, :] >= lo[ridx][..., None]) & (j[:, None, :] < hi[ridx][..., None]))
-        values.append(v[:, :, jc][:, :, None])
-    if not scores:  # nothing to see: NaN, filled by the caller
+        m = int(used.max()) + 1 if len(used) else 0  # the shared keys some row of the group sees
+        seen = torch.cat([vis[..., :m], seen], -1)
+        key_pos = torch.cat([shared.pos[:m].expand(n, m), key_pos], 1)
+    if m + width == 0:  # nothing to see: NaN, filled by the caller
         return torch.full((B, H, n, R, Dh), float("nan"))
-    return _softmax_parts(scores, seen, values).view(B, H, n, R, Dh)
+    # a few shared keys (the global ones) are gathered with each window; many (the summaries)
+    # are read once for the whole group, and their scores joined to the windows'
+    apart = 4 * m > width
+    if m and not apart:
+        index = torch.cat([torch.arange(m).expand(n, m), index], 1)  # (n, m + L)
+    s = q @ k[:, :, index][:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, m + L), or L apart
+    if apart:
+        s = torch.cat([q @ k[:, :, None, None, :m].transpose(-2, -1), s], -1)
+    if cfg.positional == "alibi":  # −slope·|pos_i − pos_j| (a summary: its keys' mean position)
+        pos = query_positions(cfg.seq_len, cfg.key_len)[ridx].float()[..., None]  # (n, R, 1)
+        slopes = -alibi_slopes(cfg.n_heads).view(Hkv, G, 1, 1, 1)
+        s += slopes * (pos - key_pos[:, None, :]).abs()
+    w = torch.softmax(s.masked_fill_(~seen, float("-inf")), dim=-1)
+    if not apart:
+        return (w @ v[:, :, index][:, :, None]).view(B, H, n, R, Dh)
+    ctx = w[..., :m] @ v[:, :, None, None, :m]
+    return ctx.add_(w[..., m:] @ v[:, :, index][:, :, None]).view(B, H, n, R, Dh)
 
 
 def _fitting(lo, hi, a: int, b: int, n_shared: int, heads: int) -> list[slice]:
