@@ -68,14 +68,28 @@ def _by_chunk(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, states:
         out[:, :, :, idx] += sign * acc
 
 
+def _windows(t: torch.Tensor, first: torch.Tensor, width: int) -> torch.Tensor:
+    """(B, Hkv, n, width, ·): rows first[b] … first[b] + width − 1 of t (B, Hkv, N, ·) for each
+    block b, t long enough (zero rows past the keys). A strided view where the blocks' first
+    rows are evenly spaced (the common case: blocks of rows one chunk apart), else gathered."""
+    n = len(first)
+    f0 = int(first[0])
+    step = int(first[1] - first[0]) if n > 1 else 0
+    if step >= 0 and bool((first == f0 + step * torch.arange(n)).all()):
+        sB, sH, sN, sD = t.stride()
+        return t.as_strided((t.shape[0], t.shape[1], n, width, t.shape[3]), (sB, sH, step * sN, sN, sD),
+                            t.storage_offset() + f0 * sN)
+    return t[:, :, first[:, None] + torch.arange(width)[None, :]]
+
+
 def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, states: torch.Tensor,
                 terms: list[tuple[torch.Tensor, float]], chunk: int = CHUNK) -> torch.Tensor:
     """(B, Hkv, G, r, Dh + 1) float32: Σ_terms sign · f(t) for query rows with features
-    phi_q (B, Hkv, G, r, F) and ends t (r,) each. Rows go in blocks of ``chunk``; a group of
-    blocks at once (their states gathered, their local keys gathered as (blocks, L) windows)."""
+    phi_q (B, Hkv, G, r, F) and ends t (r,) each; phi_k, z with zero rows past the keys (a
+    window's reach: MAX_SPAN + chunk). Rows go in blocks of ``chunk``; a group of blocks at once
+    (their states gathered, their local keys read as (blocks, L) windows)."""
     B, Hkv, G, r, F = phi_q.shape
     D1 = z.shape[-1]
-    Skv = phi_k.shape[2]
     nb = -(-r // chunk)
     pad = nb * chunk - r
     if pad:  # whole blocks: the last row repeated (its results dropped)
@@ -94,8 +108,12 @@ def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, state
     regular = (~wide).nonzero().flatten()
     L = max([int(span[regular].max()) if len(regular) else 0 for _tb, _base, span, _s in blocks] + [1])
     per = max(1, GROUP_ELEMENTS // (B * Hkv * G * chunk * max(L, F)))
+    out6 = out.view(B, Hkv, G, nb, chunk, D1)
     for g0 in range(0, len(regular), per):
         sel = regular[g0 : g0 + per]  # (n,) blocks
+        a, n = int(sel[0]), len(sel)
+        if int(sel[-1]) - a + 1 == n:  # consecutive blocks (no wide one between): views, no copies
+            sel = slice(a, a + n)
         state = None
         for _tb, base, _span, sign in blocks:  # the blocks' combined states, then one product
             st = states[:, :, base[sel]]  # (B, Hkv, n, F, D1)
@@ -103,15 +121,14 @@ def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, state
         q_sel = pq[:, :, :, sel]  # (B, Hkv, G, n, R, F)
         acc = q_sel @ state.to(torch.float32)[:, :, None]  # (B, Hkv, G, n, R, D1)
         for tb, base, _span, sign in blocks:
-            j = base[sel, None] * chunk + torch.arange(L)[None, :]  # (n, L) each block's local keys
+            first = base[sel] * chunk  # (n,) each block's first local key
+            j = first[:, None] + torch.arange(L)[None, :]  # (n, L) each block's local keys
             seen = j[:, None, :] < tb[sel][:, :, None]  # (n, R, L): j < t_i
-            jc = j.clamp(max=Skv - 1)
-            kw = phi_k[:, :, jc]  # (B, Hkv, n, L, F)
+            kw, zw = _windows(phi_k, first, L), _windows(z, first, L)  # (B, Hkv, n, L, ·)
             s = q_sel @ kw[:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, L)
             s *= seen
-            c = s @ z[:, :, jc][:, :, None]  # (B, Hkv, G, n, R, D1)
-            acc = acc.add_(c, alpha=sign)
-        out.view(B, Hkv, G, nb, chunk, D1)[:, :, :, sel] = acc
+            acc = acc.add_(s @ zw[:, :, None], alpha=sign)  # (B, Hkv, G, n, R, D1)
+        out6[:, :, :, sel] = acc
     for b in wide.nonzero().flatten().tolist():  # blocks whose ends spread widely
         rows = slice(b * chunk, (b + 1) * chunk)
         for t, sign in terms:
@@ -129,13 +146,19 @@ def linear_context(call, rows_pieces, out: torch.Tensor) -> None:
     w = performer_matrix(cfg) if cfg.kernel == "performer" else None
     phi_k, _shift = features(cfg, call.k, "k", w)  # (B, Hkv, Skv, F): the shift cancels
     z = torch.cat([call.v.float(), torch.ones(*call.v.shape[:3], 1)], -1)  # (B, Hkv, Skv, Dh + 1)
+    # zero rows past the last key: a block's local window may reach past it (they add nothing)
+    Skv = phi_k.shape[2]
+    tail = -(-Skv // CHUNK) * CHUNK + MAX_SPAN + CHUNK - Skv
+    phi_k = torch.cat([phi_k, phi_k.new_zeros(B, Hkv, tail, phi_k.shape[3])], 2)
+    z = torch.cat([z, z.new_zeros(B, Hkv, tail, Dh + 1)], 2)
     m: KeyRanges = call.mask
     terms = [(m.hi, 1.0)]
     if bool((m.lo > 0).any()):
         terms.append((m.lo, -1.0))
     if m.ends is not None:
         terms.append((m.ends, 1.0))
-    states = chunk_states(phi_k, z, CHUNK, torch.float64 if len(terms) > 1 else torch.float32)
+    states = chunk_states(phi_k[:, :, :Skv], z[:, :, :Skv], CHUNK,
+                          torch.float64 if len(terms) > 1 else torch.float32)
     for piece in rows_pieces:
         for r0 in range(piece.start, piece.stop, 8192):  # the query features 8,192 rows at a time
             rows = slice(r0, min(piece.stop, r0 + 8192))
