@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from ..positional import alibi_slopes, query_positions
+from .views import block_rows, windows
 
 #: Query rows of a block of local ∪ global attention (hierarchical: its own blocks' rows).
 BLOCK_ROWS = 128
@@ -56,10 +57,9 @@ def ranged_softmax(call, lo: torch.Tensor, hi: torch.Tensor, shared: Shared | No
     gathered as windows of one width, L (the widest block's span). A block whose span is
     over :data:`WIDE` (the global queries, which see every key) goes alone, in rows that fit."""
     B, H = call.q.shape[:2]
-    # the shared keys and values first, then every key: one gather reads a block's keys
-    k, v = call.k.float(), call.v.float()
-    if shared is not None:
-        k, v = torch.cat([shared.k, k], 2), torch.cat([shared.v, v], 2)  # (B, Hkv, N + Skv, Dh)
+    # zero rows past the last key: a group's windows (as wide as its widest block) may reach past it
+    k, v = (torch.cat([t.float(), t.new_zeros(*t.shape[:2], WIDE + rows, t.shape[3], dtype=torch.float32)], 2)
+            for t in (call.k, call.v))
     n_shared = 0 if shared is None else shared.k.shape[2]
     for piece in rows_pieces:
         first, length = row_blocks(list(starts), piece.start, piece.stop, rows)
@@ -76,8 +76,11 @@ def ranged_softmax(call, lo: torch.Tensor, hi: torch.Tensor, shared: Shared | No
             for g0 in range(0, len(narrow), per):
                 sel = narrow[g0 : g0 + per]
                 ctx = _window_blocks(call, k, v, lo, hi, shared, ridx[sel], base[sel], width)
-                r = ridx[sel][valid[sel]]
-                out[:, :, r] = ctx[:, :, valid[sel]].to(out.dtype)
+                if bool(valid[sel].all()) and int(sel[-1] - sel[0]) + 1 == len(sel):  # one run of rows
+                    a = int(ridx[sel[0], 0])
+                    out[:, :, a : a + ctx.shape[2] * rows] = ctx.flatten(2, 3).to(out.dtype)
+                else:
+                    out[:, :, ridx[sel][valid[sel]]] = ctx[:, :, valid[sel]].to(out.dtype)
         for b in wide.nonzero().flatten().tolist():  # alone, in rows that fit a block
             a, n = int(first[b]), int(length[b])
             for sub in _fitting(lo, hi, a, a + n, n_shared, B * H):
@@ -92,17 +95,15 @@ GROUP_ELEMENTS = 1 << 23
 
 def _window_blocks(call, k, v, lo, hi, shared, ridx, base, width) -> torch.Tensor:
     """(B, H, n, R, Dh) float32: the context of n blocks of R query rows ``ridx`` (n, R), each
-    over the shared keys some row of the group sees and its window of keys
-    base…base+width−1 (n,); k, v: (B, Hkv, N + Skv, Dh), the N shared keys first."""
+    over its window of keys base…base+width−1 (n,) and the shared keys some row of the group
+    sees (their scores joined to the windows'); k, v: (B, Hkv, Skv + zero rows, Dh)."""
     cfg = call.config
     B, H, _, Dh = call.q.shape
     Hkv, G = cfg.kv_heads, cfg.group_size
     n, R = ridx.shape
-    n_shared = 0 if shared is None else shared.k.shape[2]
-    q = call.q[:, :, ridx].float().view(B, Hkv, G, n, R, Dh) * call.scale  # (B, Hkv, G, n, R, Dh)
+    q = block_rows(call.q, ridx).float().view(B, Hkv, G, n, R, Dh) * call.scale  # (B, Hkv, G, n, R, Dh)
     j = base[:, None] + torch.arange(width)[None, :]  # (n, L) the window's keys
     seen = (j[:, None, :] >= lo[ridx][..., None]) & (j[:, None, :] < hi[ridx][..., None])  # (n, R, L)
-    index = n_shared + j.clamp(max=cfg.key_len - 1)  # (n, L) rows of k, v
     key_pos = j.float()
     m = 0
     if shared is not None:
@@ -113,23 +114,19 @@ def _window_blocks(call, k, v, lo, hi, shared, ridx, base, width) -> torch.Tenso
         key_pos = torch.cat([shared.pos[:m].expand(n, m), key_pos], 1)
     if m + width == 0:  # nothing to see: NaN, filled by the caller
         return torch.full((B, H, n, R, Dh), float("nan"))
-    # a few shared keys (the global ones) are gathered with each window; many (the summaries)
-    # are read once for the whole group, and their scores joined to the windows'
-    apart = 4 * m > width
-    if m and not apart:
-        index = torch.cat([torch.arange(m).expand(n, m), index], 1)  # (n, m + L)
-    s = q @ k[:, :, index][:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, m + L), or L apart
-    if apart:
-        s = torch.cat([q @ k[:, :, None, None, :m].transpose(-2, -1), s], -1)
+    kw, vw = windows(k, base, width), windows(v, base, width)  # (B, Hkv, n, L, Dh), views
+    s = q @ kw[:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, L)
+    if m:
+        s = torch.cat([q @ shared.k[:, :, None, None, :m].transpose(-2, -1), s], -1)  # (…, m + L)
     if cfg.positional == "alibi":  # −slope·|pos_i − pos_j| (a summary: its keys' mean position)
         pos = query_positions(cfg.seq_len, cfg.key_len)[ridx].float()[..., None]  # (n, R, 1)
         slopes = -alibi_slopes(cfg.n_heads).view(Hkv, G, 1, 1, 1)
         s += slopes * (pos - key_pos[:, None, :]).abs()
     w = torch.softmax(s.masked_fill_(~seen, float("-inf")), dim=-1)
-    if not apart:
-        return (w @ v[:, :, index][:, :, None]).view(B, H, n, R, Dh)
-    ctx = w[..., :m] @ v[:, :, None, None, :m]
-    return ctx.add_(w[..., m:] @ v[:, :, index][:, :, None]).view(B, H, n, R, Dh)
+    ctx = w[..., m:] @ vw[:, :, None]
+    if m:
+        ctx.add_(w[..., :m] @ shared.v[:, :, None, None, :m])
+    return ctx.view(B, H, n, R, Dh)
 
 
 def _fitting(lo, hi, a: int, b: int, n_shared: int, heads: int) -> list[slice]:

@@ -25,6 +25,7 @@ import torch
 
 from ..masks import KeyRanges
 from .features import features, performer_matrix
+from .views import windows
 
 #: Keys per chunk, and query rows per block of the chunked product.
 CHUNK = 64
@@ -66,20 +67,6 @@ def _by_chunk(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, states:
             s *= (torch.arange(a, b)[None, :] < t[idx][:, None])
             acc += s @ z[:, :, None, a:b]
         out[:, :, :, idx] += sign * acc
-
-
-def _windows(t: torch.Tensor, first: torch.Tensor, width: int) -> torch.Tensor:
-    """(B, Hkv, n, width, ·): rows first[b] … first[b] + width − 1 of t (B, Hkv, N, ·) for each
-    block b, t long enough (zero rows past the keys). A strided view where the blocks' first
-    rows are evenly spaced (the common case: blocks of rows one chunk apart), else gathered."""
-    n = len(first)
-    f0 = int(first[0])
-    step = int(first[1] - first[0]) if n > 1 else 0
-    if step >= 0 and bool((first == f0 + step * torch.arange(n)).all()):
-        sB, sH, sN, sD = t.stride()
-        return t.as_strided((t.shape[0], t.shape[1], n, width, t.shape[3]), (sB, sH, step * sN, sN, sD),
-                            t.storage_offset() + f0 * sN)
-    return t[:, :, first[:, None] + torch.arange(width)[None, :]]
 
 
 def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, states: torch.Tensor,
@@ -124,7 +111,7 @@ def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, state
             first = base[sel] * chunk  # (n,) each block's first local key
             j = first[:, None] + torch.arange(L)[None, :]  # (n, L) each block's local keys
             seen = j[:, None, :] < tb[sel][:, :, None]  # (n, R, L): j < t_i
-            kw, zw = _windows(phi_k, first, L), _windows(z, first, L)  # (B, Hkv, n, L, ·)
+            kw, zw = windows(phi_k, first, L), windows(z, first, L)  # (B, Hkv, n, L, ·)
             s = q_sel @ kw[:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, L)
             s *= seen
             acc = acc.add_(s @ zw[:, :, None], alpha=sign)  # (B, Hkv, G, n, R, D1)
