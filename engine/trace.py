@@ -69,6 +69,10 @@ class AttentionTrace:
     the trace itself reads. ``mask``, the (S, Skv) bool grid, is held by an eager trace and
     built on first access by a fused one (256 MiB at S = 16384: a long run never builds it).
 
+    An efficient config (``config.efficient``: a linear kernel, global tokens, block summaries)
+    computes ``context`` by engine.efficient without any grid and is lazy like a fused trace;
+    its grids are the variant's implicit attention matrix (weights = softmax(scores) still).
+
     ``memory`` is cross-attention's key/value source after its additive positions (float32,
     what K and V were projected from); None for self-attention, whose source is ``x``.
 
@@ -338,7 +342,8 @@ class AttentionTrace:
             raw = None
         scores = eager.head_scores(call, b, h, rows, raw, inplace=True)
         del raw
-        finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())
+        # (a linear kernel's scores are log φ(q)·φ(k), not bounded by Q·Kᵀ: always scanned)
+        finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any()) and cfg.kernel == "softmax"
         bound = top * abs(call.scale) + bias_bound if finite else None
         stats["inf_scores"] = visible_inf_rows(scores.cpu(), self.key_ranges[rows], bound)
         if tap is not None:
@@ -557,6 +562,9 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
     dev = torch.device(config.device)
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise BackendUnavailable("device 'cuda' was asked for but no CUDA device is available")
+    if dev.type == "cuda" and config.efficient:
+        raise BackendUnavailable("the efficient variants (a linear kernel, global tokens, block summaries) "
+                                 "run on the CPU only: set device='cpu'")
     dtype = torch_dtype(config.dtype)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

@@ -311,3 +311,14 @@ def test_at_length_the_variants_cost_less_than_full_attention():
         from engine.efficient.costs import flops
 
         assert flops(cfg) < flops(full) / 2, kw
+
+
+@pytest.mark.parametrize("kw", [dict(kernel="linear"), dict(kernel="performer", n_features=16),
+                                dict(window=3, global_tokens=4), dict(summary_block=4, pad=2)],
+                         ids=["linear", "performer", "local+global", "hierarchical"])
+def test_decoding_through_the_kv_cache_equals_the_causal_run(kw):
+    """DESIGN.md: engine.decode(config) equals run(replace(config, causal=True)).output, for the
+    variants too (a token at a time: the global keys reached so far, the summaries of the blocks
+    complete so far)."""
+    cfg = AttentionConfig(d_model=32, seq_len=13, causal=True, seed=9, **kw)
+    torch.testing.assert_close(engine.decode(cfg), run(cfg).output, atol=2e-5, rtol=1e-4)
