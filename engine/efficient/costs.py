@@ -14,7 +14,7 @@ import torch
 from ..config import AttentionConfig
 from ..masks import KeyRanges
 from ..positional import query_positions
-from .blocks import BLOCK_ROWS
+from .blocks import BLOCK_ROWS, WIDE
 from .blocks import GROUP_ELEMENTS as BLOCK_ELEMENTS
 from .linear import CHUNK, GROUP_ELEMENTS
 
@@ -108,6 +108,8 @@ def temporaries(c: AttentionConfig) -> int:
         group = 6 * min(GROUP_ELEMENTS, B * H * r * (CHUNK + max(F, Dh + 1))) * _F32 + states // 4
         return int(keys + states + rows + group + kv32)
     keys = _row_keys(c)
+    # k and v in float32 with zero rows past the last key (a window's reach), as the blocks read them
+    kv32 = 2 * B * Hkv * (Skv + WIDE + 512) * Dh * _F32 * (2 if low else 1)
     group = min(BLOCK_ELEMENTS, B * H * S * keys)
     block = group * (3 * _F32 + 2) + 2 * group // max(1, BLOCK_ROWS) * Dh * _F32  # scores, weights, mask; k, v windows
     if c.summary_block is not None:
