@@ -35,20 +35,18 @@ GROUP_ELEMENTS = 1 << 22
 MAX_SPAN = 4 * CHUNK
 
 
-def chunk_states(phi_k: torch.Tensor, z: torch.Tensor, chunk: int, dtype: torch.dtype) -> torch.Tensor:
-    """(B, Hkv, n + 1, F, Dh + 1) in ``dtype``: P[c] = Σ_{j < c·chunk} φ̃(k_j) z_jᵀ, n = ⌈Skv/chunk⌉
-    (P[0] = 0), from phi_k (B, Hkv, Skv, F) and z (B, Hkv, Skv, Dh + 1)."""
-    B, Hkv, Skv, F = phi_k.shape
-    n = -(-Skv // chunk)
+def chunk_states(phi_k: torch.Tensor, z: torch.Tensor, n_keys: int, chunk: int, dtype: torch.dtype) -> torch.Tensor:
+    """(B, Hkv, n + 1, F, Dh + 1) in ``dtype``: P[c] = Σ_{j < c·chunk} φ̃(k_j) z_jᵀ, n = ⌈n_keys/chunk⌉
+    (P[0] = 0), from phi_k (B, Hkv, N, F) and z (B, Hkv, N, Dh + 1) whose rows past the n_keys
+    keys are zero (N ≥ n·chunk): each chunk's product a view of its rows."""
+    B, Hkv, _, F = phi_k.shape
+    n = -(-n_keys // chunk)
     states = torch.zeros(B, Hkv, n + 1, F, z.shape[-1], dtype=dtype)
+    pk = phi_k[:, :, : n * chunk].unflatten(2, (n, chunk))  # (B, Hkv, n, chunk, F)
+    pz = z[:, :, : n * chunk].unflatten(2, (n, chunk))
     for c0 in range(0, n, 256):  # 256 chunks' products at a time
         c1 = min(n, c0 + 256)
-        a, b = c0 * chunk, min(Skv, c1 * chunk)
-        pk = torch.zeros(B, Hkv, (c1 - c0) * chunk, F)
-        pz = torch.zeros(B, Hkv, (c1 - c0) * chunk, z.shape[-1])
-        pk[:, :, : b - a], pz[:, :, : b - a] = phi_k[:, :, a:b], z[:, :, a:b]
-        prod = pk.view(B, Hkv, c1 - c0, chunk, F).transpose(-2, -1) @ pz.view(B, Hkv, c1 - c0, chunk, -1)
-        states[:, :, c0 + 1 : c1 + 1] = prod
+        states[:, :, c0 + 1 : c1 + 1] = pk[:, :, c0:c1].transpose(-2, -1) @ pz[:, :, c0:c1]
     return states.cumsum_(2)
 
 
@@ -82,7 +80,7 @@ def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, state
     if pad:  # whole blocks: the last row repeated (its results dropped)
         phi_q = torch.cat([phi_q, phi_q[:, :, :, -1:].expand(B, Hkv, G, pad, F)], 3)
         terms = [(torch.cat([t, t[-1:].expand(pad)]), s) for t, s in terms]
-    out = torch.zeros(B, Hkv, G, nb * chunk, D1)
+    out = torch.empty(B, Hkv, G, nb * chunk, D1)  # every block written below (a wide one summed: zeroed)
     pq = phi_q.view(B, Hkv, G, nb, chunk, F)
     blocks = []  # per term: (t (nb, R), base (nb,), span (nb,))
     for t, sign in terms:
@@ -118,6 +116,7 @@ def prefix_rows(phi_q: torch.Tensor, phi_k: torch.Tensor, z: torch.Tensor, state
         out6[:, :, :, sel] = acc
     for b in wide.nonzero().flatten().tolist():  # blocks whose ends spread widely
         rows = slice(b * chunk, (b + 1) * chunk)
+        out[:, :, :, rows] = 0.0
         for t, sign in terms:
             _by_chunk(phi_q[:, :, :, rows], phi_k, z, states, t[rows], sign, chunk, out[:, :, :, rows])
     return out[:, :, :, :r]
@@ -144,8 +143,7 @@ def linear_context(call, rows_pieces, out: torch.Tensor) -> None:
         terms.append((m.lo, -1.0))
     if m.ends is not None:
         terms.append((m.ends, 1.0))
-    states = chunk_states(phi_k[:, :, :Skv], z[:, :, :Skv], CHUNK,
-                          torch.float64 if len(terms) > 1 else torch.float32)
+    states = chunk_states(phi_k, z, Skv, CHUNK, torch.float64 if len(terms) > 1 else torch.float32)
     for piece in rows_pieces:
         for r0 in range(piece.start, piece.stop, 8192):  # the query features 8,192 rows at a time
             rows = slice(r0, min(piece.stop, r0 + 8192))
