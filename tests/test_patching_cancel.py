@@ -69,3 +69,29 @@ def test_a_checked_run_gives_the_same_effects(long_llama, monkeypatch):
     assert np.abs(plain.effect).max() > 0.1  # (something to compare)
     np.testing.assert_allclose(checked.effect, plain.effect, rtol=1e-4, atol=1e-5)
     assert checked.clean_metric == pytest.approx(plain.clean_metric, rel=1e-5, abs=1e-5)
+
+
+def test_closing_the_window_during_exact_patching_stops_its_worker_at_once(qapp, long_llama):
+    """Closing the window (the model worker stopped) while the patching panel's job ran froze
+    it 10–26 s: the worker waited for the batched forward pass. Now it stops at once."""
+    from explorer.models.worker import ModelWorker
+    from explorer.panels.patching import patch_job
+    from explorer.work.base import run_events_until
+
+    words = (mf.WORDS * (S // len(mf.WORDS) + 1))[: S - 1]
+    clean = " ".join(words)
+    corrupted = " ".join("dog" if w == "cat" else w for w in words)
+    worker = ModelWorker()
+    reported, outcome = [], []
+    worker.progress.connect(lambda *a: reported.append(a))
+    worker.done.connect(lambda *a: outcome.append("done"))
+    try:
+        worker.submit("patching", patch_job(long_llama, clean, corrupted, "mat", "", "exact"))
+        assert run_events_until(lambda: bool(reported), 120), "the patching job never reported"
+        t0 = time.perf_counter()
+        worker.stop()  # what MainWindow.shutdown does through the model controller
+        took = time.perf_counter() - t0
+    finally:
+        worker.stop()
+    assert not worker.isRunning() and not outcome
+    assert took < 2.0, f"the worker took {took:.1f} s to stop"
