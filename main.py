@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--soak", type=_soak_count, metavar="N",
                        help="instead: N random config changes and clicks in one window; prints RSS at "
                             "every 10%%, latency median/p95/max and the exceptions counted")
-    bench.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
+    bench.add_argument("--seed", type=_non_negative_int, metavar="S",
                        help="random seed of --soak (default 0)")
     bench.add_argument("--train", action="store_true",
                        help="instead: the training lab's benchmarks (steps/s, seconds to induction per seed)")
@@ -132,15 +132,26 @@ _EXPECTED = {"out": "a folder", "session": "a session file", "model": "a model f
              "sweep": "FIELD=START:STOP:STEP"}
 
 
+#: (command, the option they need, what it is): options that mean nothing without it
+_ONLY_WITH = {
+    ("train", "gif", "PATH (the heads forming as an animation)"): ("frames", "fps", "width", "force"),
+    ("export", "sweep", "FIELD=START:STOP:STEP (an animation)"): ("fps",),
+    ("bench", "soak", "N (random changes in one window)"): ("seed",),
+}
+
+
 def _usage_error(args: argparse.Namespace) -> str | None:
     """The reason the arguments are unusable though argparse took them, or None.
 
     An empty --out, --session or --model would otherwise be ignored or mean the current folder.
     """
-    if getattr(args, "command", None) == "train" and args.gif is None:
-        given = [f"--{k}" for k in ("frames", "fps", "width", "force") if getattr(args, k, None) not in (None, False)]
-        if given:
-            return f"{', '.join(given)} only apply with --gif PATH (the heads forming as an animation)"
+    command = getattr(args, "command", None)
+    for (cmd, needed, what), options in _ONLY_WITH.items():  # one rule: refused, not ignored
+        if command == cmd and getattr(args, needed, None) in (None, False):
+            given = [f"--{k}" for k in options if getattr(args, k, None) not in (None, False)]
+            if given:
+                verb = "applies" if len(given) == 1 else "apply"
+                return f"{', '.join(given)} only {verb} with --{needed} {what}"
     if getattr(args, "command", None) == "bench":
         modes = [f"--{k}" for k in ("soak", "profile", "train") if getattr(args, k, None) not in (None, False)]
         if len(modes) > 1:

@@ -303,6 +303,49 @@ def test_bad_session_exits_1(tmp_path, capsys):
     assert export_command(cli_args(tmp_path / "o", session=tmp_path / "missing.json")) == 1
 
 
+def _broken_model(tmp_path: Path, how: str) -> Path:
+    """A model folder that cannot be opened, ``how``: gone, a file, empty, a corrupt config."""
+    folder = tmp_path / "model"
+    if how == "file":
+        folder.write_text("not a folder")
+    elif how in ("empty", "corrupt"):
+        folder.mkdir()
+        if how == "corrupt":
+            (folder / "config.json").write_text('{"model_type": "gpt2", "n_layer": ')
+            (folder / "model.safetensors").write_bytes(b"\x00" * 64)
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["gone", "file", "empty", "corrupt"])
+def test_a_session_whose_model_is_broken_exports_its_model_free_panels(tmp_path, capsys, how):
+    """Issue 46 item 11: `export --session S --panel heads` exited 1 when the session's model
+    folder was gone, though heads needs no model. Now the panels that can be drawn are, one
+    line says the model's are not, and the exit is 0 when every panel asked for was written."""
+    import json
+
+    session = tmp_path / "s.json"
+    session.write_text(json.dumps({"format": "attention-explorer.session", "version": 1,
+                                   "config": {"seq_len": 5},
+                                   "model": {"source": str(_broken_model(tmp_path, how)), "text": "a b c"}}))
+    out = tmp_path / "o"
+    assert export_command(cli_args(out, panels=["heads"], session=session)) == 0
+    err = capsys.readouterr().err
+    check_png(out / "heads.png", 640)
+    assert err.count("\n") == 1 and "model" in err and "not drawn" in err and "Traceback" not in err, err
+    if how != "gone":
+        return
+    # a model panel asked for as well: the heads are drawn, the exit says what is not (1)
+    assert export_command(cli_args(out, panels=["heads", "model_grid"], session=session, force=True)) == 1
+    captured = capsys.readouterr()
+    err = captured.err
+    assert err.count("\n") == 1 and "model_grid not written" in err and "no folder" in err, err
+    assert str(out / "heads.png") in captured.out
+    # only model panels: nothing can be drawn
+    assert export_command(cli_args(tmp_path / "o2", panels=["model_grid"], session=session)) == 1
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "o2" / "model_grid.png").exists()
+
+
 # ---- safe writing --------------------------------------------------------------------------------
 
 

@@ -433,3 +433,39 @@ def test_the_model_panel_renders_in_both_themes_and_in_chinese(with_model, qapp)
                         f.replace(f.with_name(f"model_qk_space_{lang}_{theme}.png"))
         finally:
             w.set_language("en")
+
+
+def test_points_with_no_place_are_left_out_without_a_warning(qapp):
+    """Issue 46 item 15: Q/K points that are not finite went to pyqtgraph's scatter, which
+    took their bounds with nanmin ("RuntimeWarning: All-NaN slice encountered" at every
+    paint), and framing them raised "Cannot set range [nan, nan]". Now they are not drawn;
+    the finite ones are, and hovering still names them by their own index."""
+    import warnings
+
+    import pyqtgraph as pg
+
+    from explorer.figures.qk_scatter import QKScatter
+    from explorer.figures.themes import SLIDES
+
+    view = pg.GraphicsLayoutWidget()
+    view.resize(400, 300)
+    fig = QKScatter()
+    fig.theme = SLIDES
+    view.addItem(fig.cell, 0, 0)
+    view.show()
+    qapp.processEvents()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.set_points(np.array([[np.nan, np.nan], [np.nan, 1.0], [1.0, 2.0]]), [False, True, False], [0, 0, 0],
+                       ["a", "b", "c"])
+        fig.set_origin((0.0, 0.0))
+        fig.set_marks([0, 2])
+        fig.set_rays([0, 2])
+        view.grab()
+        assert [int(p.data()) for p in fig.scatter.points()] == [2]  # the finite point, its own index
+        fig.set_points(np.full((2, 2), np.nan), [False, True], [0, 0], ["a", "b"])  # none has a place
+        fig.vb.autoRange()
+        view.grab()
+        assert len(fig.scatter.points()) == 0
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in caught]
+    view.close()

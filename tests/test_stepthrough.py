@@ -202,6 +202,23 @@ def test_tiling_bad_inputs_say_why(win, qapp, qtbot):
     assert not panel.cbar.isVisible()  # nothing drawn, no scale
 
 
+def test_a_step_with_no_row_that_sees_a_key_warns_nothing(win, qapp, qtbot):
+    """Issue 46 item 15: a step whose rows all had m = −∞ gave the m curve's symbols all-NaN
+    data, and pyqtgraph printed "RuntimeWarning: All-NaN slice encountered" at every paint."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        panel = shown(win, qapp, qtbot, "tiling", AttentionConfig(seq_len=8, pad=8))
+        for i in range(panel.player.count):
+            panel.player.set_position(i)
+            panel.grab()  # painted: the curves' bounds are taken
+        qapp.processEvents()
+    assert panel.player.count > 0
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], \
+        [str(w.message) for w in caught]
+
+
 def test_decode_ends_at_full_causal_attention(win, qapp, qtbot):
     cfg = AttentionConfig(seq_len=12, n_kv_heads=2)
     panel = shown(win, qapp, qtbot, "decode", cfg)

@@ -210,4 +210,4 @@ def test_cli_animation_options_without_gif_exit_2(argv, capsys):
 
     assert main.main(argv) == 2
     err = capsys.readouterr().err
-    assert "only apply with --gif" in err and len(err.strip().splitlines()) == 1
+    assert "only appl" in err and "with --gif" in err and len(err.strip().splitlines()) == 1

@@ -267,6 +267,20 @@ def test_a_reporter_posts_a_quick_jobs_progress_not_at_all_and_a_slow_ones_paced
         quick(10, 10)
 
 
+def test_check_posts_nothing_and_raises_once_cancelled():
+    """Job.check: the progress callback of a job no one watches (a snapshot's frame): the
+    cancel check alone."""
+    posted = []
+    queue = JobQueue(lambda kind, job, payload: posted.append((kind, payload)))
+    job = Job(queue.submit(lambda _j: None), None, None, None, queue)
+    for i in range(10):
+        job.check(i, 10)
+    assert posted == []
+    queue.supersede()
+    with pytest.raises(Cancelled):
+        job.check(10, 10)
+
+
 def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, worker):
     """A worker thread that allocates reference cycles never runs the cyclic collector itself
     (a collection there would run Qt destructors of dropped panels outside the UI thread: a

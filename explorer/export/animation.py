@@ -189,10 +189,12 @@ class Encoder:
             elif self.writer is None:
                 import imageio.v2 as iio
 
-                # the frames are padded to even sides already: no resizing to 16-pixel blocks
+                # the frames are padded to even sides already: no resizing to 16-pixel blocks;
+                # ffmpeg writes its stderr to ours: quiet, or a full disk added its own lines
+                # ("Error writing trailer: …") to the one-line refusal `_check` makes
                 self.writer = iio.get_writer(self.tmp, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
                                              pixelformat="yuv420p", macro_block_size=2, quality=8,
-                                             ffmpeg_log_level="error")
+                                             ffmpeg_log_level="quiet")
             if self.fmt == "gif":
                 self.writer.add(frame)
             else:

@@ -83,13 +83,14 @@ def export_command(args) -> int:
     if wants_model and not has_model:
         return fail(unknown_panel(wants_model[0], PANEL_NAMES), 2)
 
+    unwritten = ""  # why the model's panels asked for were not written (the model did not open)
     try:
         with headless_window(session) as window:
             if has_model:
                 # the session names a model: wait until it is loaded and its panels drawn
                 problem = window.model_controller.wait_ready(RENDER_TIMEOUT_S)
-                if problem:
-                    raise ExportError(f"the session's model: {problem}")
+                if problem:  # (its folder gone, unreadable, damaged): draw what needs no model
+                    names, unwritten = without_model(names, problem)
 
             def printed(p: Path) -> None:
                 print(p, flush=True)
@@ -109,7 +110,24 @@ def export_command(args) -> int:
         return fail(str(exc), 2)
     except ExportError as exc:
         return fail(str(exc), 1)
-    return 0
+    return fail(unwritten, 1) if unwritten else 0
+
+
+def without_model(names: list[str], problem: str) -> tuple[list[str], str]:
+    """The session's model did not open (``problem``): (the panels still to export, why the
+    rest are not: "" when every panel asked for needs no model). No ``names`` (every panel)
+    asks for the model's panels too. The model-free ones are drawn all the same; a note says
+    what was left out when that is all the user sees of it (exit 0), else the exit's one line
+    does (exit 1). ExportError when none of the panels asked for can be drawn."""
+    missing = [n for n in names if n in MODEL_PANEL_NAMES] if names else ["the model's panels"]
+    kept = [n for n in names if n not in MODEL_PANEL_NAMES]
+    if names and not kept:
+        raise ExportError(f"the session's model: {problem}")
+    if not missing:
+        print(f"attention-explorer export: note: the model's panels are not drawn: the session's model: {problem}"
+              .splitlines()[0], file=sys.stderr, flush=True)
+        return kept, ""
+    return kept, f"{', '.join(missing)} not written: the session's model: {problem}"
 
 
 def sweep_command(args) -> int:

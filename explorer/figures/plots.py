@@ -98,6 +98,19 @@ def unchanged(owner, slot: str, *values) -> bool:
     return False
 
 
+def set_curve(curve: pg.PlotDataItem, x, y, **opts) -> None:
+    """``curve.setData(x, y, **opts)``, or no points when no (x, y) is finite (a step whose
+    rows are all masked, a sweep with no row that sees a key): pyqtgraph's symbols take the
+    bounds of all-NaN data with nanmin/nanmax, and printed "RuntimeWarning: All-NaN slice
+    encountered" at every paint (issue 46, item 15). NaN among finite points stay (the gaps
+    of ``connect="finite"``)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not (np.isfinite(x) & np.isfinite(y)).any():
+        curve.setData([], [])
+    else:
+        curve.setData(x, y, **opts)
+
+
 def set_line_label(line: pg.InfiniteLine, text: str) -> None:
     """An InfiniteLine's label text, re-set only when it changes (each set re-lays out the text)."""
     if line.label.format != text:

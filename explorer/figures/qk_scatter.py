@@ -229,6 +229,7 @@ class QKScatter:
     def frame_points(self) -> None:
         """Fit the view to the points and the origin, with room for the labels."""
         xy = self.xy if self.origin_xy is None else np.vstack([self.xy, [self.origin_xy]])
+        xy = xy[np.isfinite(xy).all(1)]  # (a point with no place is not drawn: see _draw_points)
         if len(xy) == 0:
             return
         lo, hi = xy.min(0), xy.max(0)
@@ -305,8 +306,10 @@ class QKScatter:
 
     def _draw_points(self) -> None:
         th = self.theme
-        n = len(self.xy)
-        if th is None or n == 0:
+        # a point whose coordinates are not finite (a NaN query or key) has no place: drawn
+        # not at all (pyqtgraph took its bounds with nanmin: "All-NaN slice" at every paint)
+        drawn = np.flatnonzero(np.isfinite(self.xy).all(1))
+        if th is None or drawn.size == 0:
             self.scatter.setData([], [])
             self._draw_labels()
             return
@@ -318,11 +321,12 @@ class QKScatter:
                     c.setAlphaF(0.28)
                 fill = QColor(0, 0, 0, 0) if key else QColor(c)  # a key is hollow: what lies under it shows
                 kinds[key, pale] = (self.marker_pen(c, 1.8 if key else 0.8), pg.mkBrush(fill))
-        pens = [kinds[bool(k), bool(f)][0] for k, f in zip(self.is_key, self.faded, strict=True)]
-        brushes = [kinds[bool(k), bool(f)][1] for k, f in zip(self.is_key, self.faded, strict=True)]
-        symbols = [SHAPES[g % len(SHAPES)] for g in self.groups]
-        self.scatter.setData(x=self.xy[:, 0], y=self.xy[:, 1], symbol=symbols, pen=pens, brush=brushes,
-                             size=SIZE * self.px(), data=np.arange(n),
+        key, faded, groups = self.is_key[drawn], self.faded[drawn], self.groups[drawn]
+        pens = [kinds[bool(k), bool(f)][0] for k, f in zip(key, faded, strict=True)]
+        brushes = [kinds[bool(k), bool(f)][1] for k, f in zip(key, faded, strict=True)]
+        symbols = [SHAPES[g % len(SHAPES)] for g in groups]
+        self.scatter.setData(x=self.xy[drawn, 0], y=self.xy[drawn, 1], symbol=symbols, pen=pens, brush=brushes,
+                             size=SIZE * self.px(), data=drawn,
                              hoverPen=self.marker_pen(th.foreground, 2), hoverSize=(SIZE + 3) * self.px())
         self._draw_marks()
         self._draw_labels()
@@ -335,6 +339,7 @@ class QKScatter:
         ring = [(i, self.marker_pen(th.foreground, 2.2)) for i in self.selected]
         ring += [(i, self.marker_pen(th.muted, 1.6, Qt.PenStyle.DashLine)) for i in self.hovered
                  if i not in self.selected]
+        ring = [(i, p) for i, p in ring if np.isfinite(self.xy[i]).all()]
         if not ring:
             self.marks.setData([], [])
             return
@@ -357,7 +362,7 @@ class QKScatter:
 
     def _draw_origin(self) -> None:
         th = self.theme
-        if self.origin_xy is None or th is None:
+        if self.origin_xy is None or th is None or not np.isfinite(self.origin_xy).all():
             self.origin.setData([], [])
         else:
             self.origin.setData([self.origin_xy[0]], [self.origin_xy[1]], pen=self.marker_pen(th.foreground, 2.0),
@@ -366,12 +371,14 @@ class QKScatter:
 
     def _draw_rays(self) -> None:
         th = self.theme
-        if th is None or self.origin_xy is None or not self._ray_to:
+        if th is None or self.origin_xy is None or not np.isfinite(self.origin_xy).all() or not self._ray_to:
             self.rays.setData([], [])
             return
         ox, oy = self.origin_xy
         xs, ys = [], []
         for i in self._ray_to:
+            if not np.isfinite(self.xy[i]).all():
+                continue  # (a point not drawn)
             xs += [ox, self.xy[i, 0]]
             ys += [oy, self.xy[i, 1]]
         self.rays.setData(xs, ys, pen=th.pen(th.muted, 1.2, Qt.PenStyle.DashLine))

@@ -26,6 +26,7 @@ from ..figures.plots import (
     fmt_number,
     lean_axes,
     set_axis_label,
+    set_curve,
     set_plot_title,
     sticky_max,
     style_plot,
@@ -183,8 +184,8 @@ class SoftmaxGradPanel(Panel):
         if frame.sweep_counts != self._sweep_counts:  # curves for the key counts of this mask
             self._sweep_counts = frame.sweep_counts
             sw = scaling_sweep(frame.sweep_counts)
-            self.sweep_scaled.setData(sw["d_k"], sw["grad_scaled"])
-            self.sweep_unscaled.setData(sw["d_k"], sw["grad_unscaled"])
+            set_curve(self.sweep_scaled, sw["d_k"], sw["grad_scaled"])
+            set_curve(self.sweep_unscaled, sw["d_k"], sw["grad_unscaled"])
         # the curves are for the key counts of this config's rows: say so at the line
         counts = [n for n, _rows in frame.sweep_counts]
         for curve in (self.sweep_scaled, self.sweep_unscaled):  # no row sees a key: nothing to compare

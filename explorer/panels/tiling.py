@@ -30,6 +30,7 @@ from ..figures.plots import (
     lean_axes,
     set_axis_label,
     set_bar_levels,
+    set_curve,
     set_label_text,
     set_plot_title,
     style_colorbar,
@@ -309,9 +310,10 @@ class TilingPanel(Panel):
         r = q1 - q0
         rows = np.arange(q0, q1, dtype=float)
         m, m_old = v.m[i, :r], v.m_old[i, :r]
-        self.m_curve.setData(rows, np.where(np.isfinite(m), m, np.nan), connect="finite")
-        self.m_old_curve.setData(rows, np.where(np.isfinite(m_old), m_old, np.nan), connect="finite")
-        self.l_curve.setData(rows, v.l[i, :r])
+        # (rows that see no key yet have m = −inf: a gap; all of them: no points, see set_curve)
+        set_curve(self.m_curve, rows, np.where(np.isfinite(m), m, np.nan), connect="finite")
+        set_curve(self.m_old_curve, rows, np.where(np.isfinite(m_old), m_old, np.nan), connect="finite")
+        set_curve(self.l_curve, rows, v.l[i, :r])
         for p in (self.m_plot, self.l_plot, self.r_plot):
             p.setXRange(q0 - 0.6, q0 + v.block_q - 0.4, padding=0)
         rs = v.rescale[i, :r]
