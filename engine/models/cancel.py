@@ -43,7 +43,8 @@ def check() -> None:
         fn()
 
 
-def active() -> bool:
+def cancellable() -> bool:
+    """Whether this thread runs inside a :func:`checkpoints` block (a job that takes a cancel)."""
     return _CHECK.get() is not None
 
 

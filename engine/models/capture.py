@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import cancel
+from .cancel import attention_pieces, cancellable
 
 IMPLEMENTATION = "attention_explorer"
 
@@ -107,8 +107,8 @@ def eager_for(module) -> Callable:
 
 def explorer_attention(module, query, key, value, attention_mask, *args, **kwargs):
     cap = _ACTIVE.get()
-    if cancel.active():  # a job that takes a cancel: the call in pieces, a check before each
-        out, weights = cancel.attention_pieces(eager_for(module), module, query, key, value,
+    if cancellable():  # a job that takes a cancel: the call in pieces, a check before each
+        out, weights = attention_pieces(eager_for(module), module, query, key, value,
                                                attention_mask, *args, keep_weights=cap is not None, **kwargs)
     else:
         out, weights = eager_for(module)(module, query, key, value, attention_mask, *args, **kwargs)
