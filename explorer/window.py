@@ -292,6 +292,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self._panels[name] = panel
         self._docks[name] = dock
         panel.help_requested.connect(self.show_help)
+        panel.figure_requested.connect(lambda n, what: self.features["export"].figure(n, what))
         if self.state.reference is not None:
             panel.reference = self.state.reference
         if self._frame is not None:

@@ -159,12 +159,12 @@ def _clear_clipboard_at_exit() -> None:
 class ExportDialog(QDialog):
     """Choose what to export, how, and where; `request()` is the choice."""
 
-    def __init__(self, window, parent: QWidget | None = None) -> None:
+    def __init__(self, window, parent: QWidget | None = None, panel: str | None = None) -> None:
         super().__init__(parent if parent is not None else window)
         self.setWindowTitle(self.tr("Export figure"))
         self.window_ = window
         names = panel_names(window)
-        current = current_panel_name(window)
+        current = panel or current_panel_name(window)
 
         self.what_panel = QRadioButton(self.tr("Panel"))
         self.panel_combo = QComboBox()
@@ -354,8 +354,9 @@ class ExportDialog(QDialog):
         self.accept()
 
 
-def show_export_dialog(window) -> ExportDialog:
-    dlg = ExportDialog(window)
+def show_export_dialog(window, panel: str | None = None) -> ExportDialog:
+    """The Export dialog, opened (window-modal); `panel` chosen (default: the current one)."""
+    dlg = ExportDialog(window, panel=panel)
     dlg.open()
     return dlg
 
@@ -373,7 +374,7 @@ class ExportActions(Feature):
         self.export_action.triggered.connect(lambda: show_export_dialog(window))
         self.copy_action = QAction(window)
         self.copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        self.copy_action.triggered.connect(self._copy)
+        self.copy_action.triggered.connect(lambda: self._copy())
         file_menu = window.menu_file
         if window.act_reset in file_menu.actions():  # before Reset, with a separator
             file_menu.insertAction(window.act_reset, self.export_action)
@@ -399,9 +400,16 @@ class ExportActions(Feature):
     def __getitem__(self, key: str) -> QAction:
         return {"export": self.export_action, "copy": self.copy_action}[key]
 
-    def _copy(self) -> None:
+    def figure(self, name: str, what: str) -> None:
+        """A panel's right-click menu: "copy" (Copy as image) or "export" (Export…) panel `name`."""
+        if what == "export":
+            show_export_dialog(self.window, panel=name)
+        else:
+            self._copy(name)
+
+    def _copy(self, name: str | None = None) -> None:
         try:
-            copy_panel(self.window)
+            copy_panel(self.window, name)
         except ExportError as exc:
             QMessageBox.warning(self.window, QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
             return

@@ -19,6 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QGraphicsScene, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
+from ..figures.context_menu import FigureMenu
 from ..figures.heatmap import Heatmap
 from ..figures.plots import cache_static_items
 from ..figures.themes import DARK, Theme
@@ -41,6 +42,8 @@ class Panel(QWidget):
     """A dockable view of the current frame; the plots live in `self.graphics`."""
 
     help_requested = Signal(str)  # the panel's name: its "?" was pressed
+    #: (the panel's name, "copy" | "export"): its right-click menu's Copy as image / Export…
+    figure_requested = Signal(str, str)
 
     name: ClassVar[str] = ""
     #: English; mark it with QT_TRANSLATE_NOOP("Panel", ...) so display_title() can translate it
@@ -87,6 +90,8 @@ class Panel(QWidget):
         # those; a linear walk over a panel's ~100 items is cheaper (Qt's advice for dynamic scenes)
         self.graphics.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         layout.addWidget(self.graphics, 1)
+        # right click: the app's menu, never pyqtgraph's (explorer/figures/context_menu.py)
+        self.figure_menu = FigureMenu(self.graphics, self._fill_figure_menu)
         self._selection_stale = False
         self.selection.changed.connect(self._on_selection_changed)
         # "?" in the top-right corner, over the plots (no row of its own): what this panel shows
@@ -132,6 +137,19 @@ class Panel(QWidget):
         colour levels, so the next frame is framed as in a new window (Reset does this)."""
         for hm in self.heatmaps():
             hm.reset_view()
+
+    def _fill_figure_menu(self, menu) -> None:
+        tr = QCoreApplication.translate
+        menu.addAction(tr("Panel", "Copy as image"), lambda: self.figure_requested.emit(self.name, "copy"))
+        menu.addAction(tr("Panel", "Export…"), lambda: self.figure_requested.emit(self.name, "export"))
+        menu.addSeparator()
+        menu.addAction(tr("Panel", "Reset view"), self._reset_view_now)
+
+    def _reset_view_now(self) -> None:
+        """The right-click menu's Reset view: this panel framed as in a new window."""
+        self.reset_view()
+        if self.frame is not None:
+            self.show_frame(self.frame)
 
     def set_reference(self, frame: Frame | None) -> None:
         """The pinned reference A (None: unpinned); panels that compare redraw with it."""
