@@ -104,3 +104,19 @@ def test_menu_entries_do_what_they_say(win, qtbot, qapp, capfd):
     menu.hide()
     err = capfd.readouterr().err
     assert "Traceback" not in err, err
+
+
+def test_a_selection_change_after_a_reset_forgot_the_scale_draws(win, qapp, capfd):
+    """File ▸ Reset forgets every panel's colour scale before the new frame arrives; a selection
+    change in between drew the heads panel with no scale (TypeError, found by the monkey)."""
+    win.show_panel("heads")
+    qapp.processEvents()
+    panel = win.panel("heads")
+    sel = panel.selection
+    panel.reset_view()
+    sel.set(query=(sel.query + 1) % max(2, panel.frame.config.seq_len))
+    qapp.processEvents()
+    lo, hi = panel.big.levels
+    assert hi > lo
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
