@@ -7,6 +7,7 @@ add it to SEEDS with the number of actions it took.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,41 @@ def test_bench_monkey_refuses_a_bad_count():
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert "--monkey" in r.stderr and "from 1 to" in r.stderr
+
+
+GUARDED = """
+import sys
+from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtWidgets import QApplication, QWidget
+from explorer.guard import contained
+
+app = QApplication([])
+
+class Broken(QWidget):
+    GUARD = sys.argv[1] == "guarded"
+    def changeEvent(self, event):
+        if event.type() == QEvent.Type.LanguageChange:
+            raise IndexError("index 4 is out of bounds for axis 0 with size 4")
+    if GUARD:
+        changeEvent = contained(changeEvent)
+
+widgets = [Broken() for _ in range(3)]
+for w in widgets:
+    w.show()
+    QCoreApplication.postEvent(w, QEvent(QEvent.Type.LanguageChange))
+QCoreApplication.sendPostedEvents()  # what View > Language does
+print("survived")
+"""
+
+
+@pytest.mark.parametrize("how", ["guarded", "bare"])
+def test_exceptions_in_two_overrides_at_once_are_tracebacks_not_a_crash(how):
+    """PySide 6.11 segfaults when two Python overrides raise in one sendPostedEvents (the
+    tryout's crash at View ▸ Language); `explorer.guard.contained` keeps them Python errors."""
+    r = subprocess.run([sys.executable, "-c", GUARDED, how], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    if how == "guarded":
+        assert r.returncode == 0 and "survived" in r.stdout, r.stderr[-2000:]
+        assert r.stderr.count("IndexError: index 4 is out of bounds") == 3
+    else:  # the crash this guards against, still there in the PySide this project locks
+        assert r.returncode != 0 and "survived" not in r.stdout

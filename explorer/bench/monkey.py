@@ -122,6 +122,8 @@ class Monkey:
         self.model_path = model_path
         self.demo_model = demo_model
         self.log: list[str] = []
+        #: each action written to stderr as it starts and ends (the child does)
+        self.echo = False
         self.app = QApplication.instance()
         # dismiss what would block: a modal dialog (as Esc would) and an open popup menu
         self.dismissed = 0
@@ -194,8 +196,14 @@ class Monkey:
     def step(self) -> str:
         kinds, weights = zip(*MIX, strict=True)
         kind = self.rng.choices(kinds, weights)[0]
+        if self.echo:  # before it runs: a native crash leaves the action that caused it last
+            sys.stderr.write(f"monkey: {kind}\n")
+            sys.stderr.flush()
         what = getattr(self, f"_do_{kind}")()
         self.log.append(f"{kind}: {what}")
+        if self.echo:
+            sys.stderr.write(f"monkey: {self.log[-1]}\n")
+            sys.stderr.flush()
         if not self.window.isVisible():  # closed after all (a question dismissed, a shortcut)
             self.window.show()
             self.log.append("window shown again")
@@ -400,7 +408,9 @@ def run_child(seed: int, actions: int, case: str | None, with_model: bool, demo_
     report = ChildReport(seed, actions)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="attn-monkey-") as tmp:
+        # settings of its own (the user's layout, recent files, Qt's file-dialog history)
         os.environ["ATTN_EXPLORER_SETTINGS"] = os.path.join(tmp, "settings.ini")
+        os.environ["XDG_CONFIG_HOME"] = tmp
         from explorer import create_window, ensure_app
 
         app = ensure_app()
@@ -409,6 +419,7 @@ def run_child(seed: int, actions: int, case: str | None, with_model: bool, demo_
         window.show()
         model_path = tiny_model(Path(tmp)) if with_model else None
         monkey = Monkey(window, random.Random(seed), model_path=model_path, demo_model=demo_model)
+        monkey.echo = True
         monkey.settle(0.2)
         try:
             if case:
@@ -516,8 +527,10 @@ def run_seed(seed: int, actions: int, *, case: str | None = None, with_model: bo
 
 
 def _tail(err: str, lines: int = 60) -> str:
-    kept = [ln for ln in err.splitlines() if not re.search(r"propagateSizeHints|does not support raise", ln)]
-    return "\n".join(kept[-lines:])
+    kept = [ln for ln in err.splitlines()
+            if not re.search(r"propagateSizeHints|does not support raise|^monkey: ", ln)]
+    steps = [ln for ln in err.splitlines() if ln.startswith("monkey: ")][-6:]
+    return "\n".join(kept[-lines:] + steps)
 
 
 def monkey_command(actions: int, seed: int = 0, as_json: bool = False, demo_model: bool = True) -> int:

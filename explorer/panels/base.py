@@ -24,6 +24,7 @@ from ..figures.heatmap import Heatmap
 from ..figures.plots import cache_static_items
 from ..figures.themes import DARK, Theme
 from ..frame import Frame
+from ..guard import contained
 from ..selection import HoverLink, Selection
 from ..state import AppState
 
@@ -215,6 +216,7 @@ class Panel(QWidget):
         if self.frame is not None:
             self.show_frame(self.frame)
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
