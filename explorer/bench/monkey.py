@@ -464,6 +464,8 @@ class MonkeyResult:
     seconds: float
     report: dict | None
     stderr_tail: str
+    #: each distinct exception line ("IndexError: index 5 is out of bounds …") → how often
+    errors: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -523,7 +525,18 @@ def run_seed(seed: int, actions: int, *, case: str | None = None, with_model: bo
     crashed = not hung and ((rc is not None and rc < 0) or (report is None and tracebacks == 0))
     return MonkeyResult(seed=seed, actions=actions, case=case, tracebacks=tracebacks,
                         crashed=crashed, hung=hung, returncode=rc,
-                        seconds=time.monotonic() - t0, report=report, stderr_tail=_tail(err))
+                        seconds=time.monotonic() - t0, report=report, stderr_tail=_tail(err),
+                        errors=exception_lines(err))
+
+
+def exception_lines(err: str) -> dict[str, int]:
+    """The last line of every traceback in `err` (the exception and its message), counted."""
+    out: dict[str, int] = {}
+    for block in err.split(TRACEBACK)[1:]:
+        line = next((ln for ln in block.splitlines() if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b", ln)), None)
+        key = (line or "?")[:160]
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 def _tail(err: str, lines: int = 60) -> str:
@@ -545,7 +558,9 @@ def monkey_command(actions: int, seed: int = 0, as_json: bool = False, demo_mode
         results.append(r)
         if not as_json:
             print(r.line(), flush=True)
-            if not r.ok:
+            for line, n in sorted(r.errors.items(), key=lambda kv: -kv[1]):
+                print(f"  {n} × {line}")
+            if r.crashed or r.hung:
                 print("  last actions: " + " | ".join((r.report or {}).get("last", [])))
                 print("  " + r.stderr_tail.replace("\n", "\n  "))
         left -= n
