@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (seed, actions, fixed case played first): the tryout's sequence (Lessons ▸ Training lab,
 #: close the lab, View ▸ Language ▸ English; it once ended in a segfault in libshiboken6),
 #: then random actions
-SEEDS = [(0, 150, "tryout"), (1, 150, None)]
+SEEDS = [(0, 50, "tryout"), (1, 100, None)]
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 
 import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar
 
 from ..panels.base import PANELS
@@ -148,6 +148,29 @@ class DockLayout(QObject):
         self.keep_readable(dock, True)
         self.make_room([dock])
         return True
+
+    def view_action(self, dock: QDockWidget) -> QAction:
+        """View ▸ the dock's entry: ticked while the dock is open; choosing it shows the panel
+        (`show_panel`), even when it is ticked: it never closes a panel (the dock's × does).
+        Its text follows the dock's title; `shortcut` as Qt's toggle action had it."""
+        name = dock_name(dock)
+        act = QAction(dock.windowTitle(), self.window)
+        act.setObjectName(f"act_view_{name}")
+        act.setCheckable(True)
+        act.setChecked(not dock.isHidden())
+        toggle = dock.toggleViewAction()
+        toggle.toggled.connect(act.setChecked)  # Qt keeps it ticked while the dock is open
+        dock.windowTitleChanged.connect(act.setText)
+
+        def chosen(_checked: bool = False) -> None:
+            act.setChecked(True)
+            self.show_panel(name)
+            widget = dock.widget()
+            if widget is not None:
+                widget.setFocus()
+
+        act.triggered.connect(chosen)
+        return act
 
     def apply(self, perspective: Perspective) -> list[str]:
         """Bring `perspective`'s panels forward (the ones the window has); returns their names."""
