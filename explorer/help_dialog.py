@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 import explorer.i18n as i18n
 
 from .help import OVERVIEW, has_help, help_values, load_help
+from .subscribe import follow
 
 
 class HelpDialog(QDialog):
@@ -34,7 +35,7 @@ class HelpDialog(QDialog):
         buttons.rejected.connect(self.close)
         lay.addWidget(buttons)
         window.frame_rendered.connect(lambda _cfg: self.refresh() if self.isVisible() else None)
-        window.selection.changed.connect(lambda *_: self.refresh() if self.isVisible() else None)
+        follow(window.selection.changed, self._on_selection_changed)
 
     def show_topic(self, name: str) -> None:
         self.topic = name if has_help(name) else OVERVIEW
@@ -42,6 +43,10 @@ class HelpDialog(QDialog):
         self.show()
         self.raise_()
         self.activateWindow()
+
+    def _on_selection_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
 
     def refresh(self) -> None:
         w, lang = self.window_, i18n.lesson_language()

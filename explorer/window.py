@@ -1,10 +1,13 @@
 """The main window: controls dock, panel docks, one selection, one compute thread.
 
-Data flow (one way):
+Data flow (one way; the state, explorer.state.AppState, owns the config):
 
-    control ─config_requested→ MainWindow.set_config ─request→ ComputeWorker
-        ─frame_ready→ MainWindow._on_frame_ready (drop if stale) → panels.show_frame
-        → synchronous repaint → frame_rendered(config)
+    control / lesson / undo / session / script ─→ state.set_config
+        ─config_changed→ MainWindow._on_config_changed ─request→ ComputeWorker
+                       → UndoHistory (a step), ConfigControls (mirror), the formula strip
+        ─frame_ready→ MainWindow._on_frame_ready (drop if stale) → state.set_frame (the
+        selection clamped to its shape) → panels.show_frame → synchronous repaint
+        → frame_rendered(config)
 
 Clicks on any panel set the Selection; every panel redraws from it. Panels and features are
 built from `self.state` (explorer.state.AppState); the features are made in `_create_features`.
@@ -22,8 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QUndoStack
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -47,7 +49,7 @@ from .figures.heatmap import link_views
 from .figures.themes import DARK, Theme, apply_app_theme
 from .formula import FormulaStrip
 from .frame import Frame, build_frame, measure_backends
-from .history import UNDO_LIMIT, ConfigChange
+from .history import UndoHistory
 from .models.controller import ModelController, install_model_support
 from .panels import CORE_PANELS, PANELS, TABBED_PANELS, Panel
 from .profile.feature import ProfileActions
@@ -55,6 +57,7 @@ from .selection import HoverLink, ModelSelection, Selection
 from .session import Session, load_session
 from .snapshots import SnapshotList, SnapshotsFeature
 from .state import AppState
+from .subscribe import follow
 from .training.feature import TrainingActions
 from .window_focus import FocusMixin
 from .window_help import HelpMixin
@@ -81,28 +84,26 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.setObjectName("AttentionExplorer")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowNestedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks)
-        self._config = AttentionConfig()
-        self._frame: Frame | None = None
         self._session_path: Path | None = None
         self.model_info: dict[str, Any] | None = None
-        self._pending_selection: tuple[int, int, int] | None = None
         self._dirty: set[str] = set()
         self._requested_at: dict[int, float] = {}
         self.render_ms = 0.0
         self.latency_ms = 0.0
         self.stale_dropped = 0
         self.theme = theme
-        #: what every panel and feature draws from (explorer.state)
-        self.state = AppState(self, theme=theme)
+        #: what every panel and feature draws from, the one owner of the config (explorer.state)
+        self.state = AppState(theme=theme)
         #: the features, made from the window and its state (`_create_features`), by name
         self.features: dict[str, Feature] = {}
-        self.state.config_requested.connect(self.set_config)
+        self._rendering_sync = False  # render_sync computes the config itself: no request
+        # first: the frame is asked for before anything else follows the new config
+        follow(self.state.config_changed, self._on_config_changed, priority=10)
         self.selection: Selection = self.state.selection
         self.hover: HoverLink = self.state.hover
         self.settings = settings if settings is not None else make_settings()
         i18n.setup(self.settings)  # the bundled CJK font; the language, once per process
         self.state.set_language(i18n.current_language())
-        self._highlighted: tuple[str, ...] = ()
 
         # not a Qt child of the window: deleting the window must not delete a running
         # thread (Qt aborts on that); the thread is stopped on close, on destruction
@@ -118,10 +119,11 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self._docks: dict[str, QDockWidget] = {}
         self._dock_in_front: dict[QDockWidget, bool] = {}  # window_menus._follow_dock_tab
         # every config change is a step to undo; clean = as saved (the title's "*" otherwise)
-        self.undo_stack = QUndoStack(self)
-        self.undo_stack.setUndoLimit(UNDO_LIMIT)
-        self._replaying = False  # set_config from undo/redo or a session: not a new step
-        self._whole_step = False  # the next change is a step of its own (Reset, a lesson preset)
+        self.history = UndoHistory(self.state, self)
+        self.undo_stack = self.history.stack
+        follow(self.state.reference_changed, self._on_reference_changed)
+        follow(self.state.theme_changed, self._on_theme_changed)
+        follow(self.state.marked_panels_changed, self._on_marked_panels)
         self.banner = add_banner(self)  # the messages' bar under the menu bar
         self.banner_bar = self.banner.bar
         self._create_formula()
@@ -132,8 +134,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self._create_status_bar()
         self._create_features()
         self.retranslate_ui()
-        self.selection.changed.connect(self._on_selection_changed)
-        self.hover.described.connect(self._on_hover_text)
+        follow(self.selection.changed, self._on_selection_changed)
+        follow(self.hover.described, self._on_hover_text)
         self.resize(*self.opening_size())
         self._restore_settings()
         self.apply_theme(theme)
@@ -144,8 +146,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
             s = session if isinstance(session, Session) else load_session(session)
             self._session_path = Path(session) if isinstance(session, str | os.PathLike) else None
             self._apply_session(s)
-        else:
-            self.set_config(self._config)
+        if not self._requested_at:  # (a session of the default config changed nothing)
+            self._request(self.state.config)
         self._update_title()
 
     # ---- construction ------------------------------------------------------------
@@ -211,8 +213,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self._panels[name].setFocus()
 
     def _create_controls(self) -> None:
-        self.controls = ConfigControls()
-        self.controls.config_requested.connect(self.set_config)
+        self.controls = ConfigControls(self.state)
         self.controls.reset_requested.connect(self.reset)
         self.controls.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         scroll = QScrollArea()
@@ -294,8 +295,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         panel.help_requested.connect(self.show_help)
         if self.state.reference is not None:
             panel.reference = self.state.reference
-        if self._frame is not None:
-            panel.show_frame(self._frame)
+        if self.state.frame is not None:
+            panel.show_frame(self.state.frame)
         return panel
 
     # ---- language -------------------------------------------------------------------
@@ -303,8 +304,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         """Every text the window itself owns, in the current language (children do their own)."""
         self.banner_bar.setWindowTitle(self.tr("Messages"))
         self.formula_bar.setWindowTitle(self.tr("Formula"))
-        self.formula.retranslate(self._config, self.selection.head)
-        self._formula_shown = (self._config, self.selection.head)
+        self.formula.retranslate(self.state.config, self.selection.head)
+        self._formula_shown = (self.state.config, self.selection.head)
         self.controls_dock.setWindowTitle(self.tr("Configuration"))
         for name in self._docks:
             self._docks[name].setWindowTitle(self._dock_title(name))
@@ -336,13 +337,13 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
     # ---- the contract ---------------------------------------------------------------
     @property
     def config(self) -> AttentionConfig:
-        """The current (most recently requested) configuration."""
-        return self._config
+        """The current (most recently requested) configuration: the state's."""
+        return self.state.config
 
     @property
     def frame(self) -> Frame | None:
-        """The frame the panels show."""
-        return self._frame
+        """The frame the panels show: the state's."""
+        return self.state.frame
 
     def panel(self, name: str) -> QWidget:
         """The panel widget `name` (qkv, scores, softmax_grad, heads, diagnostics, ...)."""
@@ -358,29 +359,28 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         return self._docks[name]
 
     def set_config(self, config: AttentionConfig) -> None:
-        """Show `config`: mirror it in the controls and compute it off the UI thread.
+        """Show `config`: the same as `state.set_config(config)` (the window follows the
+        state: the frame is computed off the UI thread, the controls and the undo history
+        follow). `frame_rendered(config)` follows once the visible panels are repainted (or
+        `compute_failed(config, message)` if the engine refuses it). The state's config again
+        while the panels show another frame (a refused or cancelled one): computed again."""
+        frame = self.state.frame
+        if config == self.state.config and (frame is None or frame.config != config):
+            self._request(config)  # (no change for the state: nothing else follows)
+        self.state.set_config(config)
 
-        `frame_rendered(config)` follows once the visible panels are repainted
-        (or `compute_failed(config, message)` if the engine refuses it).
-        """
-        if not isinstance(config, AttentionConfig):
-            raise TypeError(f"set_config needs an AttentionConfig, got {type(config).__name__}")
-        changed = config != self._config
-        # the frame first: the worker computes it while this thread mirrors the config (its
-        # outcome is queued to this thread, so it is shown only after all of this)
+    def _on_config_changed(self, config: AttentionConfig) -> None:
+        """The state has a new config: ask the worker for its frame (first: the worker computes
+        it while this thread's other listeners follow; its outcome is queued to this thread)."""
+        if not self._rendering_sync:
+            self._request(config)
+        self._show_formula(config, self.selection.head)
+        self.config_changed.emit(config)
+
+    def _request(self, config: AttentionConfig) -> None:
         rid = self.worker.request(config)
         self._requested_at = {rid: time.perf_counter()}
         self._busy.start()
-        self._show_formula(config, self.selection.head)
-        if changed and not self._replaying:
-            step = ConfigChange(self._config, config, self._replay, mergeable=not self._whole_step)
-            self.undo_stack.push(step)
-        self._whole_step = False
-        self._config = config
-        self.state.set_config(config)
-        self.controls.set_config(config)
-        if changed:
-            self.config_changed.emit(config)
 
     @property
     def training_lab(self):
@@ -394,10 +394,12 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         Draws every panel (visible or not) when all_panels is set: what exports need.
         Raises the engine's ConfigError / BackendUnavailable.
         """
-        config = self._config if config is None else config
-        self._config = config
-        self.state.set_config(config)
-        self.controls.set_config(config)
+        config = self.state.config if config is None else config
+        self._rendering_sync = True
+        try:
+            self.state.set_config(config)
+        finally:
+            self._rendering_sync = False
         rid = self.worker.supersede()  # anything in flight is stale (and the worker does not compute this too)
         frame = build_frame(config, rid)
         self._render(frame, force_all=all_panels)
@@ -421,10 +423,11 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
 
     def measure_backends_sync(self) -> dict:
         """Run every backend for the shown frame now and show the comparison."""
-        if self._frame is None:
+        frame = self.state.frame
+        if frame is None:
             raise RuntimeError("no frame shown yet")
-        result = measure_backends(self._frame.config)
-        self._frame.backends = result
+        result = measure_backends(frame.config)
+        frame.backends = result
         self._panels["diagnostics"].set_backends(result)
         self.backends_measured.emit(result)
         return result
@@ -444,17 +447,14 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         t0 = time.perf_counter()
         self._busy.stop()
         self.frame_progress.finish()
-        self._frame = frame
         cfg = frame.config
+        # the selection clamped to the frame's shape (and a lesson's or session's pending
+        # selection applied) before any panel draws it; panels still holding an older frame
+        # draw the new selection with the new frame
+        self.state.set_frame(frame)
         self._show_formula(cfg, self.selection.head)
         if self.banner.kind in ("error", "cancelled"):
             self.banner.hide_message()
-        before = self.selection.as_dict()
-        with QSignalBlocker(self.selection):
-            self.selection.set_limits(cfg.n_heads, cfg.seq_len, cfg.key_len)
-            if self._pending_selection is not None:
-                self.selection.set(*self._pending_selection)
-                self._pending_selection = None
         shown = []
         for name, panel in self._panels.items():
             if force_all or self._panel_visible(name):
@@ -470,8 +470,6 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         started = self._requested_at.get(frame.request_id)
         self.latency_ms = (t1 - started) * 1e3 if started is not None else float("nan")
         self._update_status(frame)
-        if self.selection.as_dict() != before:
-            self._on_selection_changed()
         self.frame_rendered.emit(cfg)
 
     @staticmethod
@@ -508,7 +506,7 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
             return
         self.frame_progress.finish()
         self._busy.stop()
-        shown = self._frame.config.summary() if self._frame is not None else ""
+        shown = self.state.frame.config.summary() if self.state.frame is not None else ""
         self.banner.show_message(lambda: self.tr(
             "Cancelled: the panels still show the last complete configuration ({shown}), not the "
             "controls' values").format(shown=shown), kind="cancelled")
@@ -525,9 +523,10 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self.compute_failed.emit(config, message)
 
     def _on_backends(self, rid: int, result: dict) -> None:
-        if self._frame is None or self._frame.request_id != rid:
+        frame = self.state.frame
+        if frame is None or frame.request_id != rid:
             return
-        self._frame.backends = result
+        frame.backends = result
         self._panels["diagnostics"].set_backends(result)
         self.backends_measured.emit(result)
 
@@ -535,12 +534,12 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
         self._keep_readable(name, visible)
         if name == "diagnostics":  # the backend comparison is for its card only: not while hidden
             self.worker.set_extras_wanted(visible)
-        if not visible or self._frame is None:
+        if not visible or self.state.frame is None:
             return
         panel = self._panels[name]
         if name in self._dirty:
             self._dirty.discard(name)
-            panel.show_frame(self._frame)
+            panel.show_frame(self.state.frame)
             link_views([hm for p in self._panels.values() for hm in p.heatmaps()])
         else:
             panel.refresh()
@@ -548,8 +547,8 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
     # ---- selection, status --------------------------------------------------------------
     def _on_selection_changed(self) -> None:
         s = self.selection
-        self._show_formula(self._config, s.head)
-        f = self._frame
+        self._show_formula(self.state.config, s.head)
+        f = self.state.frame
         if f is None:
             return
         q = f.query_labels[s.query] if s.query < len(f.query_labels) else ""
@@ -560,15 +559,22 @@ class MainWindow(MenusMixin, StatusMixin, SessionsMixin, LessonsMixin, HelpMixin
 
     # ---- theme, help ---------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
+        """The window in `theme` (the same as `state.set_theme(theme)`); applied again when
+        it is the theme already (a new language's fonts measure the style sheets afresh)."""
+        if theme == self.state.theme:
+            self._on_theme_changed(theme)
+        else:
+            self.state.set_theme(theme)
+
+    def _on_theme_changed(self, theme: Theme) -> None:
         self.theme = theme
-        self.state.set_theme(theme)
         app = QApplication.instance()
         if app is not None:
             apply_app_theme(app, theme)
         for panel in self._panels.values():
             panel.apply_theme(theme)
-        if self._highlighted:
-            self.highlight_panels(self._highlighted)  # the accent of the new theme
+        if self.state.marked_panels:
+            self._on_marked_panels(self.state.marked_panels)  # the accent of the new theme
         self.act_dark.blockSignals(True)
         self.act_dark.setChecked(theme.dark)
         self.act_dark.blockSignals(False)

@@ -29,7 +29,7 @@ class LessonsMixin:
         if ctl is not None and ctl.loaded is not None and cls.draws_the_sliders and not cls.requires_model and cls.exportable:
             # beside a real model's panels: say these show the sliders' layer, not the model
             title += QCoreApplication.translate("MainWindow", " · the sliders' layer, not the model")
-        return f"★ {title}" if name in self._highlighted else title
+        return f"★ {title}" if name in self.state.marked_panels else title
 
     def _retitle_docks(self, *_args) -> None:
         for name, dock in self._docks.items():
@@ -41,6 +41,7 @@ class LessonsMixin:
         panel = self.add_panel("lesson", dock_area=False)
         dock = self._docks["lesson"]
         if new:
+            panel.set_host(self)
             dock.visibilityChanged.connect(lambda visible: None if visible else panel.leave())
             if not self.restoreDockWidget(dock):
                 # under the configuration: the learner reads the task and moves the controls, and
@@ -60,9 +61,15 @@ class LessonsMixin:
 
     def highlight_panels(self, names: Iterable[str]) -> None:
         """Mark the docks of `names` (accent title bar, ★) and bring them to the front;
-        an empty list clears the marks."""
+        an empty list clears the marks (the same as `state.set_marked_panels`)."""
         names = tuple(n for n in names if n in self._docks and n != "lesson")
-        self._highlighted = names
+        if names == self.state.marked_panels:
+            self._on_marked_panels(names)  # marked already: brought to the front again
+        else:
+            self.state.set_marked_panels(names)
+
+    def _on_marked_panels(self, names: tuple[str, ...]) -> None:
+        names = tuple(n for n in names if n in self._docks and n != "lesson")
         th = self.theme
         css = f"QDockWidget::title {{ background: {th.accent2}; padding: 4px 6px; }}"
         for n, dock in self._docks.items():
@@ -80,19 +87,25 @@ class LessonsMixin:
                              [self._scaled(*size).height() + max(0, dock.height() - dock.widget().height())
                               for dock, size in tall], Qt.Orientation.Vertical)
 
+    # ---- what the lesson panel asks of the window (explorer.panels.lesson.LessonHost) -------
+    def pin_preset(self, config: AttentionConfig, name: str, on_pinned) -> None:
+        from .compare import pin_before
+
+        pin_before(self, config, name, on_pinned)
+
+    def demo_action(self):
+        act = self.features["models"].demo_action
+        return act if act is not None and act.isEnabled() else None
+
+    def model_panels_shown(self) -> bool:
+        return all(n in self._panels for n in ("model_grid", "model_head"))
+
     def highlighted_panels(self) -> tuple[str, ...]:
-        return self._highlighted
+        return self.state.marked_panels
 
     def set_state(self, config: AttentionConfig, selection: Mapping[str, int] | None = None) -> None:
         """set_config, then select (head, query, key) once the new shape is shown (lesson presets)."""
-        if selection:
-            sel = (int(selection.get("head", 0)), int(selection.get("query", 0)), int(selection.get("key", 0)))
-            if self._frame is not None and self._frame.config == config:
-                self.selection.set(*sel)  # this shape is on screen already
-            else:
-                self._pending_selection = sel
-        self._whole_step = True
-        self.set_config(config)
+        self.state.set_config(config, selection=selection or None, whole_step=True)
 
     def _update_chapter_menu(self) -> None:
         """One entry per chapter under Lessons (titles in the current language)."""

@@ -198,7 +198,7 @@ class MenusMixin:
 
     def pin_reference(self, frame: Frame | None = None) -> Frame | None:
         """Pin `frame` (default: the one shown) as the reference A; returns it."""
-        frame = self._frame if frame is None else frame
+        frame = self.state.frame if frame is None else frame
         if frame is None:
             return None
         self._set_reference(frame)
@@ -210,18 +210,11 @@ class MenusMixin:
 
     def _set_reference(self, frame: Frame | None) -> None:
         self.state.set_reference(frame)
-        self.act_unpin.setEnabled(frame is not None)
-        for panel in self._panels.values():
-            panel.set_reference(frame)
-        self.reference_changed.emit(frame)
 
-    def _replay(self, config: AttentionConfig) -> None:
-        """Show a config from the history (undo/redo) without recording a new step."""
-        self._replaying = True
-        try:
-            self.set_config(config)
-        finally:
-            self._replaying = False
+    def _on_reference_changed(self, frame: Frame | None) -> None:
+        """The state's A changed (the panels follow it themselves)."""
+        self.act_unpin.setEnabled(frame is not None)
+        self.reference_changed.emit(frame)
 
     def undo(self) -> None:
         """Edit ▸ Undo: the configuration before the last change."""
@@ -234,12 +227,10 @@ class MenusMixin:
     def reset(self) -> None:
         """Back to the default configuration (selection to 0, 0, 0), framed as in a new window
         (zooms and remembered axis ranges forgotten). Undo brings the old config back."""
-        self._pending_selection = (0, 0, 0)
         for panel in self._panels.values():
             panel.reset_view()
-        self._whole_step = True
         was = self.config
-        self.set_config(AttentionConfig())
+        self.state.set_config(AttentionConfig(), selection=(0, 0, 0), whole_step=True)
         if was != AttentionConfig():  # its step (a step of its own) is named "Reset", not "4 settings"
-            self.undo_stack.command(self.undo_stack.index() - 1).setText(QCoreApplication.translate("History", "Reset"))
+            self.history.name_last_step(QCoreApplication.translate("History", "Reset"))
             self._retranslate_history()

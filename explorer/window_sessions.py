@@ -34,8 +34,7 @@ class SessionsMixin:
     def _apply_session(self, s) -> None:
         self.banner.hide_message()  # what it said was about the session before
         self.model_info = s.model
-        self._pending_selection = (s.head, s.query, s.key)
-        self._replay(s.config)
+        self.state.set_config(s.config, selection=(s.head, s.query, s.key))
         self.undo_stack.clear()  # an opened session starts a history of its own, unmodified
         # loads the session's model off the UI thread (its own code is never trusted from a file)
         self.model_controller.restore(s.model)
@@ -91,7 +90,7 @@ class SessionsMixin:
                 return False
             if not path.endswith(".json"):
                 path += ".json"
-        cfg = self._config
+        cfg = self.state.config
         sel = self.selection
         selection = {"head": min(sel.head, cfg.n_heads - 1), "query": min(sel.query, cfg.seq_len - 1),
                      "key": min(sel.key, cfg.key_len - 1)}

@@ -82,8 +82,8 @@ class StatusMixin:
         self.status_render.setToolTip(QCoreApplication.translate("MainWindow", "UI-thread time to update and repaint the visible panels; "
                                               "latency = set_config → repainted"))
         self.status_backend.setToolTip(QCoreApplication.translate("MainWindow", "The implementation that actually produced the output"))
-        if self._frame is not None:
-            self._update_status(self._frame)
+        if self.state.frame is not None:
+            self._update_status(self.state.frame)
         else:
             set_status_text(self.status_compute, QCoreApplication.translate("MainWindow", "compute –"))
             set_status_text(self.status_render, QCoreApplication.translate("MainWindow", "render –"))

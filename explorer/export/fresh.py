@@ -87,24 +87,27 @@ def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, titl
 
 
 def _window_of_panel(widget):
-    """The explorer window `widget` is a panel of (its state's owner), or None."""
+    """The explorer window that has `widget` as its panel `widget.name` (its dock's Qt parent,
+    also while the dock floats), or None (a figure's panel, any other widget)."""
+    from PySide6.QtWidgets import QMainWindow
+
     from ..panels.base import Panel
 
-    if not isinstance(widget, Panel) or widget.app_state.parent() is None:
+    if not isinstance(widget, Panel):
         return None
-    w = widget.app_state.parent()
-    try:
-        return w if w.panel(widget.name) is widget else None
-    except KeyError:
+    w = widget.parentWidget()
+    while w is not None and not isinstance(w, QMainWindow):
+        w = w.parentWidget()
+    if w is None or widget.name not in w.panel_names():
         return None
+    return w if w.panel(widget.name) is widget else None
 
 
 def _screen_theme(widget):
+    """The theme `widget` is drawn in on screen: its own, else its window's, else dark."""
     from ..figures.themes import DARK
-    from ..state import AppState
 
-    state = widget.window().findChild(AppState)  # the window's state: its theme
-    return state.theme if state is not None and state.theme is not None else DARK
+    return getattr(widget.window(), "theme", None) or DARK
 
 
 def _encode_png(img) -> bytes:

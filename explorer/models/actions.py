@@ -8,6 +8,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from ..feature import Feature
+from ..subscribe import follow
 from .dialog import OpenModelDialog
 from .source import DEMO_SOURCE, demo_model_path, resolve_source
 from .status import ModelStatus
@@ -53,8 +54,8 @@ class ModelActions(Feature):
         c.notice.connect(self._on_notice)
         c.model_changed.connect(self._on_model)
         c.info_changed.connect(self._on_info)
-        c.hover.described.connect(self._on_hover_text)
-        c.selection.changed.connect(self._on_selection)
+        follow(c.hover.described, self._on_hover_text)
+        follow(c.selection.changed, self._on_selection)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:

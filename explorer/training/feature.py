@@ -34,9 +34,9 @@ class TrainingActions(Feature):
         from . import panel  # noqa: F401 (registers the "training" panel)
 
         if self.state.training_lab is None:
-            self.state.training_lab = TrainingLab(window.selection)
+            self.state.training_lab = TrainingLab(models=self.state.models)
         self.lab = self.state.training_lab
-        self.lab.window = window
+        self.lab.models = self.state.models
         window.destroyed.connect(self.lab.worker.stop)
         self.lab.saved.connect(self._on_saved)
         self.interactive = QGuiApplication.platformName() != "offscreen"
