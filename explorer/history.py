@@ -147,6 +147,12 @@ class UndoHistory(QObject):
         finally:
             self._replaying = False
 
+    def alive(self) -> bool:
+        """Whether the stack still exists (it emits while Qt deletes it with the window)."""
+        import shiboken6
+
+        return shiboken6.isValid(self.stack)
+
     def name_last_step(self, text: str) -> None:
         """Give the newest step a name of its own (Reset)."""
         if self.stack.index() > 0:

@@ -86,6 +86,8 @@ class AppState:
         self.profile = None
         #: explorer.models.controller.ModelController, made with the models feature
         self.models = None
+        #: the loaded model's entry for a session file ({"source", "text", ...}; None: none)
+        self.model_info: dict | None = None
         #: explorer.snapshots.SnapshotList, made with the snapshots feature
         self.snapshots = None
 
@@ -180,5 +182,6 @@ class AppState:
         fig.training_lab = self.training_lab
         fig.profile = self.profile
         fig.models = self.models
+        fig.model_info = self.model_info
         fig.snapshots = self.snapshots
         return fig

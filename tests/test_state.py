@@ -127,6 +127,13 @@ def test_the_state_imports_and_emits_with_qt_blocked(tmp_path):
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
+def test_the_main_window_has_no_base_class_of_the_project():
+    from explorer.window import MainWindow
+
+    ours = [c.__name__ for c in MainWindow.__mro__[1:] if c.__module__.split(".")[0] == "explorer"]
+    assert ours == []
+
+
 def test_a_config_set_on_the_state_alone_is_followed_everywhere(win, qtbot):
     """The panels (titles, readouts), the controls (widget values), the status bar and the
     undo history follow a config set through `window.state` alone; Undo restores it."""

@@ -474,7 +474,7 @@ def _default_device() -> str:
     return default_device()
 
 
-def install_model_support(window) -> ModelActions:
-    """The window's model feature (made once: `MainWindow.features["models"]`): a
-    ModelController (`state.models`), File ▸ Open model… and the loading indicator."""
-    return window.features.get("models") or ModelActions(window, ModelController(window, window.state))
+def install_model_support(state, host) -> ModelActions:
+    """The window's model feature (`MainWindow.features["models"]`): a ModelController
+    (`state.models`), File ▸ Open model… and the loading indicator."""
+    return ModelActions(state, host, ModelController(host.parent_widget(), state))

@@ -55,7 +55,7 @@ class Panel(QWidget):
     #: beside a loaded model, the others' dock titles say they show the sliders' layer
     draws_the_sliders: ClassVar[bool] = True
     #: (width, height) px below which the panel's plots or texts are cut: its dock in the
-    #: window never gets smaller while in front (explorer/window_focus.py); exports ignore it
+    #: window never gets smaller while in front (explorer/window.py, "readable sizes"); exports ignore it
     readable_size: ClassVar[tuple[int, int]] = (300, 130)
     #: (width, height) px a lesson naming the panel asks for its dock, where the window has room
     #: (its readouts are longer there: a pinned A, float16's limits); None: nothing more
