@@ -1,7 +1,7 @@
 """The help window: a panel's explanation with today's numbers (explorer.help), kept up to date;
 the keyboard shortcuts; every dialog kept inside a laptop's screen.
 
-One non-modal dialog per main window. `show_help(window, name)` opens it on
+One non-modal dialog per main window. `show_help(state, host, name)` opens it on
 panel `name` (or "controls", "overview"); it follows the window's frames while
 open, so the formula it shows is always the one on screen. Links `lesson:NN-name`
 open that chapter in the lessons dock.
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 import explorer.i18n as i18n
 
 from .help import OVERVIEW, has_help, help_values, load_help
+from .subscribe import follow
 
 #: the smallest screen a dialog must fit whole (a 13" laptop); its free area is smaller still
 #: (a taskbar, the title bar), hence the margin
@@ -110,10 +111,11 @@ def show_shortcuts(window) -> ShortcutsDialog:
 
 
 class HelpDialog(QDialog):
-    def __init__(self, window) -> None:
-        super().__init__(window)
+    def __init__(self, state, host) -> None:
+        super().__init__(host.parent_widget())
         self.setObjectName("help_dialog")
-        self.window_ = window
+        self.state = state
+        self.host = host  # (a lesson: link opens the chapter in the lessons feature)
         self.topic = OVERVIEW
         self.resize(QSize(640, 560).boundedTo(screen_room(window)))
         lay = QVBoxLayout(self)
@@ -125,8 +127,8 @@ class HelpDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         lay.addWidget(buttons)
-        window.frame_rendered.connect(lambda _cfg: self.refresh() if self.isVisible() else None)
-        window.selection.changed.connect(lambda *_: self.refresh() if self.isVisible() else None)
+        host.frame_rendered.connect(self._on_selection_changed)
+        follow(state.selection.changed, self._on_selection_changed)
 
     def show_topic(self, name: str) -> None:
         self.topic = name if has_help(name) else OVERVIEW
@@ -135,10 +137,14 @@ class HelpDialog(QDialog):
         self.raise_()
         self.activateWindow()
 
+    def _on_selection_changed(self, *_args) -> None:
+        if self.isVisible():
+            self.refresh()
+
     def refresh(self) -> None:
-        w, lang = self.window_, i18n.lesson_language()
-        sel = w.selection
-        values = help_values(w.frame, sel.head, sel.query, sel.key, lang)
+        lang = i18n.lesson_language()
+        sel = self.state.selection
+        values = help_values(self.state.frame, sel.head, sel.query, sel.key, lang)
         title, body = load_help(self.topic, lang, values)
         self.setWindowTitle(title)
         self.browser.setMarkdown(f"# {title}\n\n{body}")
@@ -157,15 +163,15 @@ class HelpDialog(QDialog):
                 return
             key = url.path() or url.toString().partition(":")[2]
             if key in keys:
-                self.window_.show_lessons(keys.index(key))
+                self.host.feature("lessons").show_lessons(keys.index(key))
             return
         QDesktopServices.openUrl(url)
 
 
-def show_help(window, name: str) -> HelpDialog:
-    """Open (or raise) the window's help on `name`."""
-    dlg = window.findChild(HelpDialog, "help_dialog")
+def show_help(state, host, name: str) -> HelpDialog:
+    """Open (or raise) the window's help on `name` (one dialog per window, its Qt child)."""
+    dlg = host.parent_widget().findChild(HelpDialog, "help_dialog")
     if dlg is None:
-        dlg = HelpDialog(window)
+        dlg = HelpDialog(state, host)
     dlg.show_topic(name)
     return dlg
