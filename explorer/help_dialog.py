@@ -64,9 +64,10 @@ def shortcut_rows(window) -> list[tuple[str, str]]:
     """(what, keys) for every action of the window with a shortcut, then every dock's toggle."""
     rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
             for a in window.actions() if not a.shortcut().isEmpty()]
+    named = {what for what, _ in rows}
     for dock in window.findChildren(QDockWidget):
         keys = dock.toggleViewAction().shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        if dock.windowTitle():
+        if dock.windowTitle() and keys and dock.windowTitle() not in named:
             rows.append((dock.windowTitle(), keys))
     return rows
 
@@ -117,7 +118,7 @@ class HelpDialog(QDialog):
         self.state = state
         self.host = host  # (a lesson: link opens the chapter in the lessons feature)
         self.topic = OVERVIEW
-        self.resize(QSize(640, 560).boundedTo(screen_room(window)))
+        self.resize(QSize(640, 560).boundedTo(screen_room(host.parent_widget())))
         lay = QVBoxLayout(self)
         self.browser = QTextBrowser()
         self.browser.setObjectName("help_text")

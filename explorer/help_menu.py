@@ -124,14 +124,12 @@ class HelpFeature(Feature):
                 w = w.parentWidget()
         return "overview"
 
-    def show_shortcuts(self) -> None:
-        """Every action's shortcut and each dock's (View ▸ Ctrl+<n>)."""
-        rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
-                for a in self.host.parent_widget().actions() if not a.shortcut().isEmpty()]
-        rows += [(d.windowTitle(), d.toggleViewAction().shortcut().toString()) for d in self.host.docks()]
-        text = "".join(f"<tr><td>{t}</td><td><b>{k}</b></td></tr>" for t, k in rows)
-        QMessageBox.information(self.host.parent_widget(), QCoreApplication.translate("MainWindow", "Keyboard shortcuts"),
-                                f"<table cellpadding='3'>{text}</table>")
+    def show_shortcuts(self):
+        """Every action's shortcut and each dock's (View ▸ Ctrl+<n>), in a list that scrolls
+        inside the screen (explorer.help_dialog.ShortcutsDialog)."""
+        from .help_dialog import show_shortcuts
+
+        return show_shortcuts(self.host.parent_widget())
 
     def show_about(self) -> None:
         QMessageBox.about(self.host.parent_widget(), QCoreApplication.translate("MainWindow", "Attention Explorer"),

@@ -15,7 +15,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QDialogButtonBox
 
 from explorer.bench.monkey import Monkey
-from explorer.help_dialog import ShortcutsDialog, show_help, show_shortcuts
+from explorer.help_dialog import ShortcutsDialog, show_shortcuts
 
 #: a 1280×800 screen less a title bar (and a taskbar beside, not below, on a laptop)
 ROOM_W, ROOM_H = 1280, 800 - 40
@@ -83,7 +83,7 @@ def test_every_dialog_fits_a_laptop_screen(win, qapp, lang):
     n, problems = _dialogs_of_every_menu_action(win, qapp)
     assert n >= 6, f"only {n} dialogs opened"
     for topic in ("overview", "heads", "controls"):
-        dlg = show_help(win, topic)
+        dlg = win.show_help(topic)
         qapp.processEvents()
         if msg := _check(dlg, f"help {topic}"):
             problems.append(msg)
