@@ -120,6 +120,13 @@ class Host(Protocol):
     def show_panel(self, name: str) -> None:
         """Bring panel `name` forward (reopened if closed): what View ▸ a panel does."""
 
+    def add_view_entry(self, name: str) -> QAction:
+        """View ▸ panel `name` (or "controls"): shows it at its readable size, never closes
+        it (explorer.layout); made once."""
+
+    def reset_layout(self) -> None:
+        """View ▸ Reset layout: the default docks at their default sizes (explorer.layout)."""
+
     def highlight_panels(self, names: Iterable[str]) -> None:
         """A lesson's perspective: mark the docks of `names` and bring them forward at a size
         they can be read at; an empty list clears the marks."""

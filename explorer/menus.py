@@ -29,7 +29,6 @@ class MenusFeature(Feature):
 
     def __init__(self, state, host) -> None:
         super().__init__(state, host)
-        self._dock_in_front: dict = {}  # dock → in front of its tab group (see _follow_dock_tab)
 
         def act(menu: str | None, slot, shortcut=None) -> QAction:
             a = QAction(host.parent_widget())
@@ -68,20 +67,28 @@ class MenusFeature(Feature):
         follow(state.theme_changed, self._on_theme_changed)
 
     def add_panel_entries(self) -> None:
-        """View ▸ one entry per dock made so far (Ctrl+1…), after the other features' View
-        entries (the window calls this once every feature is made)."""
+        """View ▸ Reset layout, then one entry per dock made so far (Ctrl+1…), after the other
+        features' View entries (the window calls this once every feature is made). An entry
+        shows its panel in front at its readable size and never closes it (explorer.layout)."""
         view = self.host.menu("view")
         view.addSeparator()
+        self.act_reset_layout = QAction(self.host.parent_widget())
+        self.act_reset_layout.setObjectName("act_reset_layout")
+        self.act_reset_layout.triggered.connect(lambda: self.host.reset_layout())
+        self.host.add_action("view", self.act_reset_layout)
+        view.addSeparator()
         for i, dock in enumerate(self.host.docks()):
-            a = dock.toggleViewAction()
-            self._follow_dock_tab(dock)
-            a.triggered.connect(lambda checked, dock=dock: self._on_dock_toggled(dock, checked))
+            name = dock.objectName().removeprefix("dock_")
+            a = self.host.add_view_entry(name)
             a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            view.addAction(a)
+        self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
         for a, text, tip in (
             (self.act_reset, QCoreApplication.translate("MainWindow", "&Reset to defaults"), QCoreApplication.translate("MainWindow", "Back to the default configuration")),
+            *([(self.act_reset_layout, QCoreApplication.translate("MainWindow", "Reset &layout"),
+                QCoreApplication.translate("MainWindow", "The panels back where a new window has them, each at a readable size"))]
+              if hasattr(self, "act_reset_layout") else []),
             (self.act_pin, QCoreApplication.translate("MainWindow", "&Pin as reference A"),
              QCoreApplication.translate("MainWindow", "Keep what is shown now as A: the heads panel then shows A, the current B or B − A, "
                      "the diagnostics both")),
@@ -120,24 +127,6 @@ class MenusFeature(Feature):
         self.act_dark.blockSignals(True)
         self.act_dark.setChecked(theme.dark)
         self.act_dark.blockSignals(False)
-
-    # ---- View ▸ a panel -----------------------------------------------------------------------
-    def _follow_dock_tab(self, dock) -> None:
-        """Remember whether `dock` is in front of its tab group: it goes behind a tab with
-        visibilityChanged(False) while not hidden (closing it hides it)."""
-        def seen(visible: bool) -> None:
-            if visible or not dock.isHidden():
-                self._dock_in_front[dock] = visible
-
-        dock.visibilityChanged.connect(seen)
-
-    def _on_dock_toggled(self, dock, checked: bool) -> None:
-        """View ▸ a panel (Ctrl+<n>): opened in front, also in a tab group; a panel behind a
-        tab is brought forward, not closed (the toggle has just hidden it: show it again)."""
-        if not checked and self._dock_in_front.get(dock) is False:
-            dock.show()
-        if not dock.isHidden():
-            dock.raise_()
 
     # ---- Edit -------------------------------------------------------------------------------------
     def pin_reference(self, frame: Frame | None = None) -> Frame | None:

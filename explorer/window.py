@@ -70,6 +70,8 @@ from .frame import Frame, build_frame, measure_backends
 from .help_menu import HelpFeature
 from .history import UndoHistory
 from .host import MENUS
+from .layout import Perspective
+from .layout.docks import DockLayout
 from .lesson_dock import LessonsFeature
 from .menus import MenusFeature
 from .models.controller import ModelController, install_model_support
@@ -85,9 +87,6 @@ from .status_bar import StatusFeature
 from .subscribe import follow
 from .training.feature import TrainingActions
 from .work.compute import ComputeWorker
-
-#: the window height (px) the readable sizes are for (the default window)
-DESIGN_HEIGHT = 1000
 
 #: every feature, in the order made (a later one places its menu entries relative to an
 #: earlier one's): name → class, made as `cls(state, host)`
@@ -171,6 +170,12 @@ class WindowHost:
 
     def show_panel(self, name: str) -> None:
         self._w.show_panel(name)
+
+    def add_view_entry(self, name: str) -> QAction:
+        return self._w.add_view_entry(name)
+
+    def reset_layout(self) -> None:
+        self._w.reset_layout()
 
     def highlight_panels(self, names: Iterable[str]) -> None:
         self._w.highlight_panels(names)
@@ -289,6 +294,8 @@ class MainWindow(QMainWindow):
         follow(self.state.theme_changed, self._on_theme_changed)
         follow(self.state.marked_panels_changed, self._on_marked_panels)
         follow(self.selection.changed, self._on_selection_changed)
+        # the dock layer (explorer/layout): made before any dock, so it follows every one
+        self.dock_layout = DockLayout(self, default_sizes=lambda _layout: self._apply_default_sizes())
         self.banner = add_banner(self)  # the messages' bar under the menu bar
         self.banner_bar = self.banner.bar
         self._create_formula()
@@ -299,6 +306,7 @@ class MainWindow(QMainWindow):
         self._create_features()
         self.retranslate_ui()
         self.resize(*self.opening_size())
+        self.dock_layout.capture_default()  # View ▸ Reset layout's layout, before the user's
         self._restore_settings()
         self.apply_theme(theme)
 
@@ -383,13 +391,25 @@ class MainWindow(QMainWindow):
             self.formula.set_config(config, head)
 
     def show_panel(self, name: str) -> None:
-        """Bring panel `name`'s dock to the front (reopened if closed) and give it the focus."""
-        dock = self._docks.get(name)
-        if dock is None:
-            return
-        dock.show()
-        dock.raise_()
-        self._panels[name].setFocus()
+        """Bring panel `name`'s dock to the front (reopened if closed) at no less than its
+        readable size, and give it the focus (View ▸ a panel; never hides a visible one)."""
+        if name in self._docks and self.dock_layout.show_panel(name):
+            self._panels[name].setFocus()
+
+    def add_view_entry(self, name: str) -> QAction:
+        """View ▸ panel `name` (or "controls"): shows it, never closes it (explorer.layout)."""
+        dock = self.controls_dock if name == "controls" else self._docks[name]
+        for a in self.menus["view"].actions():
+            if a.objectName() == f"act_view_{name}":
+                return a
+        a = self.dock_layout.view_action(dock)
+        self.menus["view"].addAction(a)
+        self.addAction(a)  # its shortcut works wherever the focus is
+        return a
+
+    def reset_layout(self) -> None:
+        """View ▸ Reset layout: the default docks at their default sizes for this window."""
+        self.dock_layout.reset()
 
     def _create_controls(self) -> None:
         self.controls = ConfigControls(self.state)
@@ -409,6 +429,7 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.controls_dock = dock
+        self.dock_layout.follow(dock)  # (the left column's width is held through resizes)
 
     def _create_panels(self) -> None:
         first = None
@@ -446,8 +467,14 @@ class MainWindow(QMainWindow):
         if self._default_layout_pending:
             self._default_layout_pending = False
             if not self._restored_state:
-                self._apply_default_sizes()
-                QTimer.singleShot(0, self._apply_default_sizes)  # again, once laid out
+                self.dock_layout.lay_out_default()  # now and again once laid out
+            else:  # a remembered layout that leaves a panel cramped here: the default instead
+                QTimer.singleShot(0, self._drop_cramped_layout)
+
+    def _drop_cramped_layout(self) -> None:
+        if self.dock_layout.cramped():
+            self.settings.remove("window_state")
+            self.dock_layout.reset()
 
     def add_panel(self, name: str, dock_area: bool = True) -> Panel:
         """Create the registered panel `name` in its own dock (for later, model panels too).
@@ -465,7 +492,7 @@ class MainWindow(QMainWindow):
         dock.setObjectName(f"dock_{name}")
         dock.setWidget(panel)
         dock.visibilityChanged.connect(lambda visible, n=name: self._on_dock_visible(n, visible))
-        self._keep_readable(name, False, panel)  # its minimum once shown in front
+        self.dock_layout.follow(dock)  # its readable size as its minimum once shown in front
         if dock_area:
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self._panels[name] = panel
@@ -691,7 +718,6 @@ class MainWindow(QMainWindow):
         self.backends_measured.emit(result)
 
     def _on_dock_visible(self, name: str, visible: bool) -> None:
-        self._keep_readable(name, visible)
         if name == "diagnostics":  # the backend comparison is for its card only: not while hidden
             self.worker.set_extras_wanted(visible)
         if not visible or self.state.frame is None:
@@ -759,9 +785,8 @@ class MainWindow(QMainWindow):
         for n, dock in self._docks.items():
             dock.setStyleSheet(css if n in names else "")
             dock.setWindowTitle(self._dock_title(n))
-        for n in names:
-            self._docks[n].show()
-            self._docks[n].raise_()
+        # the lesson's perspective: each panel in front at no less than its readable size
+        self.dock_layout.apply(Perspective("lesson", names))
         # a panel whose readouts are longer in a lesson asks for its lesson height: taken from
         # the docks beside it down to their readable sizes, never by growing the window
         tall = [(self._docks[n], size) for n in names if n in self._panels
@@ -824,25 +849,11 @@ class MainWindow(QMainWindow):
     # than the default window, every minimum shrinks in proportion so the window still fits.
     def readable_size(self, name: str) -> QSize:
         """Panel `name`'s minimum readable size here (scaled down on a low screen)."""
-        panel = self._panels.get(name)
-        return self._scaled(*(type(panel) if panel is not None else PANELS[name]).readable_size)
+        return self.dock_layout.readable(name)
 
     def _scaled(self, w: int, h: int) -> QSize:
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        avail = screen.availableGeometry().height() - 60 if screen is not None else DESIGN_HEIGHT
-        k = min(1.0, max(avail, self.height(), 400) / DESIGN_HEIGHT)  # (a window taller than its screen: offscreen)
+        k = self.dock_layout.scale()
         return QSize(int(w * k), int(h * k))
-
-    def _keep_readable(self, name: str, in_front: bool, panel=None) -> None:
-        """A dock came to the front (or went behind a tab / closed): its panel's minimum size."""
-        panel = panel or self._panels.get(name)
-        if panel is None:
-            return
-        if not in_front:  # (also while the window is being destroyed: ask nothing of it)
-            panel.setMinimumSize(QSize(1, 1))  # (1: not its size hint)
-            return
-        w, h = type(panel).readable_size  # never below what the panel's own layout needs
-        panel.setMinimumSize(self._scaled(w, h).expandedTo(panel.minimumSizeHint()))
 
     # ---- geometry and layout remembered --------------------------------------------------------
     @staticmethod
@@ -864,11 +875,14 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray(geo))
         state = self.settings.value("window_state")
         if isinstance(state, QByteArray | bytes) and state:
-            self._restored_state = bool(self.restoreState(QByteArray(state)))
+            # another version's layout (other panels, other sizes) is dropped, not forced
+            self._restored_state = self.dock_layout.restore(QByteArray(state))
+            if not self._restored_state:
+                self.settings.remove("window_state")
 
     def _save_settings(self) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("window_state", self.saveState())
+        self.settings.setValue("window_state", self.dock_layout.save())
         self.settings.sync()
 
     # ---- shutdown ------------------------------------------------------------------------

@@ -146,8 +146,49 @@ class DockLayout(QObject):
             dock.show()
         dock.raise_()
         self.keep_readable(dock, True)
+        self.settle_layout()
         self.make_room([dock])
+        self.settle_layout()
+        if not dock.isFloating() and self.short_of(dock):
+            self.give_way(dock)
+            self.settle_layout()
+            self.make_room([dock])
+            self.settle_layout()
         return True
+
+    def settle_layout(self) -> None:
+        """Lay the docks out now (Qt would at its next layout pass), so sizes can be read."""
+        layout = self.window.layout()
+        if layout is not None and self.window.isVisible():
+            layout.activate()
+
+    def short_of(self, dock: QDockWidget) -> tuple[bool, bool]:
+        """(too narrow, too low): where `dock`'s panel is under its readable size."""
+        w = dock.widget()
+        if w is None:
+            return (False, False)
+        need = self.readable(dock_name(dock))
+        narrow, low = w.width() < need.width(), w.height() < need.height()
+        return (narrow, low) if (narrow or low) else ()
+
+    def give_way(self, dock: QDockWidget) -> list[str]:
+        """The docks beside `dock` in front (in its column when it is too low, in its row when
+        too narrow) stop holding their readable size, so `dock` can have its own: the panel
+        just asked for wins over the ones that were there (they hold theirs again when next
+        brought forward). Returns their names."""
+        narrow, low = self.short_of(dock) or (False, False)
+        g = dock.geometry()
+        out = []
+        for other in self.docks():
+            if other is dock or other.isFloating() or not self.in_front(other) or other.widget() is None:
+                continue
+            o = other.geometry()
+            same_column = o.left() < g.right() and g.left() < o.right()
+            same_row = o.top() < g.bottom() and g.top() < o.bottom()
+            if (low and same_column) or (narrow and same_row):
+                other.widget().setMinimumSize(QSize(1, 1))
+                out.append(dock_name(other))
+        return out
 
     def view_action(self, dock: QDockWidget) -> QAction:
         """View ▸ the dock's entry: ticked while the dock is open; choosing it shows the panel

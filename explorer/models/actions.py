@@ -130,4 +130,4 @@ class ModelActions(Feature):
         for name in FRONT_DOCKS:
             w.dock(name).raise_()
         for name, _beside in MODEL_DOCKS:
-            w.menu("view").addAction(w.dock(name).toggleViewAction())
+            w.add_view_entry(name)

@@ -61,7 +61,7 @@ def profile_panel(window):
     dock = window.dock("profile")
     window.add_dock(dock)
     dock.hide()
-    window.menu("view").addAction(dock.toggleViewAction())
+    window.add_view_entry("profile")
     return made
 
 

@@ -171,7 +171,7 @@ def show_training(window):
     if new:
         _add_forming_button(window, panel)
         window.float_panel("training")
-        window.menu("view").addAction(dock.toggleViewAction())
+        window.add_view_entry("training")
     dock.show()
     dock.raise_()
     return panel
