@@ -176,11 +176,12 @@ class Panel(QWidget):
             hm.reset_view()
 
     def _fill_figure_menu(self, menu) -> None:
-        tr = QCoreApplication.translate
-        menu.addAction(tr("Panel", "Copy as image"), lambda: self.figure_requested.emit(self.name, "copy"))
-        menu.addAction(tr("Panel", "Export…"), lambda: self.figure_requested.emit(self.name, "export"))
+        menu.addAction(QCoreApplication.translate("Panel", "Copy as image"),
+                       lambda: self.figure_requested.emit(self.name, "copy"))
+        menu.addAction(QCoreApplication.translate("Panel", "Export…"),
+                       lambda: self.figure_requested.emit(self.name, "export"))
         menu.addSeparator()
-        menu.addAction(tr("Panel", "Reset view"), self._reset_view_now)
+        menu.addAction(QCoreApplication.translate("Panel", "Reset view"), self._reset_view_now)
 
     def _reset_view_now(self) -> None:
         """The right-click menu's Reset view: this panel framed as in a new window."""
