@@ -29,8 +29,6 @@ class SessionsFeature(Feature):
     def __init__(self, state, host) -> None:
         super().__init__(state, host)
         self.session_path: Path | None = None
-        #: the session's model entry (kept when its model could not be opened), for Save
-        self.model_info: dict | None = None
         parent = host.parent_widget()
         self.act_open = QAction(parent)
         self.act_open.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))
@@ -50,8 +48,6 @@ class SessionsFeature(Feature):
         host.add_action("file", self.act_save_as)
         menu.addSeparator()
         host.history.stack.cleanChanged.connect(self._update_modified)
-        if state.models is not None:
-            state.models.session_model_failed.connect(self._on_session_model_failed)
 
     def retranslate_ui(self) -> None:
         for a, text, tip in (
@@ -87,29 +83,12 @@ class SessionsFeature(Feature):
         """Show session `s` (explorer.session.Session): its config and selection, its model
         (loaded off the UI thread) and snapshots; a history of its own, unmodified."""
         self.host.hide_banner()  # what it said was about the session before
-        self.model_info = s.model
+        self.state.model_info = s.model  # kept when its model cannot be opened, for Save
         self.state.set_config(s.config, selection=(s.head, s.query, s.key))
         self.host.history.stack.clear()  # an opened session starts a history of its own
         # loads the session's model off the UI thread (its own code is never trusted from a file)
         self.state.models.restore(s.model)
         self.state.snapshots.restore(s.snapshots)  # the one marked as reference becomes A
-
-    def _on_session_model_failed(self, source: str, reason: str) -> None:
-        """A session's model was not opened: a banner naming its folder, which stays over new
-        frames (a "warning"); the rest of the session is open, and saving it keeps the model's
-        entry."""
-        from engine.models.files import shown_source
-
-        source = shown_source(source)  # a session may name a path of thousands of characters
-        if reason:
-            text = lambda: QCoreApplication.translate(  # noqa: E731
-                "MainWindow", "The session's model {folder} could not be opened ({reason}); everything else of "
-                "the session is open.").format(folder=source, reason=reason)
-        else:
-            text = lambda: QCoreApplication.translate(  # noqa: E731
-                "MainWindow", "The session's model was not opened: its folder {folder} is missing; everything "
-                "else of the session is open.").format(folder=source)
-        self.host.show_banner(text, kind="warning")
 
     def set_session_path(self, path: str | os.PathLike | None) -> None:
         """The file that Save writes to (and the window title shows)."""
@@ -152,7 +131,7 @@ class SessionsFeature(Feature):
                      "key": min(sel.key, cfg.key_len - 1)}
         snaps = self.state.snapshots
         try:
-            save_session(path, cfg, selection, self.model_info, snaps.to_snapshots())
+            save_session(path, cfg, selection, self.state.model_info, snaps.to_snapshots())
         except (OSError, SessionError) as exc:
             self.host.show_banner(QCoreApplication.translate("MainWindow", "Could not save {name}: {reason}").format(
                 name=Path(path).name, reason=exc))

@@ -4,6 +4,7 @@ the controller and these."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
@@ -49,6 +50,7 @@ class ModelActions(Feature):
         host.status_bar().insertPermanentWidget(0, self.status)
         c.error.connect(lambda msg: host.show_banner(msg))
         c.notice.connect(self._on_notice)
+        c.session_model_failed.connect(self._on_session_model_failed)
         c.model_changed.connect(self._on_model)
         c.info_changed.connect(self._on_info)
         follow(c.hover.described, self._on_hover_text)
@@ -88,6 +90,23 @@ class ModelActions(Feature):
         w.show_status(
             self.tr("loaded {name}: {layers} layers × {heads} heads").format(
                 name=model.name, layers=s.n_layers, heads=s.n_heads), 5000)
+
+    def _on_session_model_failed(self, source: str, reason: str) -> None:
+        """A session's model was not opened: a banner naming its folder, which stays over new
+        frames (a "warning"); the rest of the session is open, and saving it keeps the model's
+        entry."""
+        from engine.models.files import shown_source
+
+        source = shown_source(source)  # a session may name a path of thousands of characters
+        if reason:
+            text = lambda: QCoreApplication.translate(  # noqa: E731
+                "MainWindow", "The session's model {folder} could not be opened ({reason}); everything else of "
+                "the session is open.").format(folder=source, reason=reason)
+        else:
+            text = lambda: QCoreApplication.translate(  # noqa: E731
+                "MainWindow", "The session's model was not opened: its folder {folder} is missing; everything "
+                "else of the session is open.").format(folder=source)
+        self.host.show_banner(text, kind="warning")
 
     def _on_notice(self, text: str) -> None:
         self.host.show_status(text, 8000)
