@@ -103,7 +103,8 @@ class HeadsPanel(Panel):
             hover, WEIGHTS_CMAP, title=self.tr("head {h}").format(h=0), row_title=self.tr("query"),
             col_title=self.tr("key"),
             on_click=lambda r, c: self.selection.set(query=r, key=c),
-            describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c),
+            # (a frame of another shape than the selection's is about to be replaced: no readout)
+            describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c) if self.selection_fits() else "",
         )
         self.graphics.addItem(self.big.cell, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
