@@ -76,7 +76,7 @@ def test_empty_arguments_exit_2_with_a_reason(tmp_path, args, option):
     (["bench", "--soak", "1" + "0" * 30], "a number of changes from 1 to 100,000"),  # was accepted
     # issue 46 item 14: an option that needs another is refused without it, as train's are
     (["export", "--out", "{tmp}/o", "--fps", "3"], "--fps only applies with --sweep"),  # was: PNGs
-    (["bench", "--seed", "3"], "--seed only applies with --soak"),  # was: the benchmarks, unseeded
+    (["bench", "--seed", "3"], "--seed only applies with --soak N or --monkey N"),  # was: the benchmarks, unseeded
     (["train", "--fps", "3", "--width", "100"], "--fps, --width only apply with --gif"),
 ])
 def test_lenient_arguments_are_refused_like_the_rest(tmp_path, args, words):

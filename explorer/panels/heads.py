@@ -103,7 +103,8 @@ class HeadsPanel(Panel):
             hover, WEIGHTS_CMAP, title=self.tr("head {h}").format(h=0), row_title=self.tr("query"),
             col_title=self.tr("key"),
             on_click=lambda r, c: self.selection.set(query=r, key=c),
-            describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c),
+            # (a frame of another shape than the selection's is about to be replaced: no readout)
+            describe=lambda r, c: describe_cell(self.frame, self.selection.head, r, c) if self.selection_fits() else "",
         )
         self.graphics.addItem(self.big.cell, row=0, col=0)
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False,
@@ -384,6 +385,8 @@ class HeadsPanel(Panel):
         region_top = self.detail.region_max() if self.zoom_scale.isChecked() else math.nan
         zoomed = mode == "B" and math.isfinite(region_top) and region_top > 0
         if mode == "B":
+            if self._vmax is None:  # a Reset forgot the scale while this frame is still shown
+                self._vmax = sticky_max(None, frame.weight_max, shrink=0.6)
             levels = (0.0, region_top if zoomed else self._vmax)
             self.big.set_cmap(WEIGHTS_CMAP)
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)
