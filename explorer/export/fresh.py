@@ -41,13 +41,13 @@ def caption_text(config, summary: str | None = None) -> str | None:
 CAPTION_TEXT_CHARS = 60
 
 
-def model_summary(window, panel) -> str | None:
+def model_summary(state, panel) -> str | None:
     """What a model panel draws, for its caption and file metadata: the model's name, the
     selected layer and head, and the text it runs (the patching panel's clean text); None when
     no model is loaded. The sliders' config has nothing to do with such a figure."""
     from PySide6.QtCore import QCoreApplication
 
-    controller = getattr(window, "model_controller", None)
+    controller = state.models  # the model feature's controller (None before it is made)
     loaded = getattr(controller, "loaded", None)
     if loaded is None:
         return None
@@ -55,7 +55,7 @@ def model_summary(window, panel) -> str | None:
     text = " ".join(str(text).split())
     if len(text) > CAPTION_TEXT_CHARS:
         text = text[:CAPTION_TEXT_CHARS - 1].rstrip() + "…"
-    sel = window.model_selection
+    sel = state.model_selection
     return QCoreApplication.translate("Export", "{model} · layer {layer} · head {head} · “{text}”").format(
         model=loaded.name, layer=int(sel.layer), head=int(sel.head), text=text)
 
@@ -303,7 +303,7 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
         source = window.panel(name)
         title = str(source.display_title() if hasattr(source, "display_title") else name)
         with fresh_panel(window, name, options.theme, size) as panel:
-            summary = model_summary(window, panel) if type(panel).requires_model else None
+            summary = model_summary(window.state, panel) if type(panel).requires_model else None
             for fmt in formats:
                 scale = 1.0
                 if fmt == "png":
