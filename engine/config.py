@@ -75,7 +75,7 @@ def _need_int(name: str, value: Any, lo: int, hi: int) -> None:
 
 @dataclass(frozen=True)
 class AttentionConfig:
-    """One attention layer and its input; see DESIGN.md for the full contract.
+    """One attention layer and its input; see docs/contract.md for the full contract.
 
     Shapes: B=batch, H=n_heads, Hkv=kv_heads, S=seq_len, Skv=key_len,
     Dh=head_dim=d_model/H.
@@ -100,7 +100,7 @@ class AttentionConfig:
     seed: int = 0  # same config → same numbers
     init_std: float | None = None  # None = Xavier, √(2/(fan_in+fan_out))
     tokens: tuple[str, ...] | None = field(default=None)  # labels; S = len(tokens)
-    # efficient attention (DESIGN.md, "Efficient attention"; engine.efficient computes them)
+    # efficient attention (docs/contract.md, "Efficient attention"; engine.efficient computes them)
     kernel: str = "softmax"  # "softmax", "linear" (φ = elu + 1) or "performer" (FAVOR+)
     n_features: int = 64  # m, performer's random features
     global_tokens: int = 0  # the first g positions are global (local ∪ global with window)
@@ -121,7 +121,7 @@ class AttentionConfig:
         if self.tokens is not None and len(self.tokens) > MAX_SEQ:
             raise ConfigError(f"tokens must hold at most {MAX_SEQ} tokens, got {len(self.tokens)}")
         if self.tokens is not None and len(self.tokens) != self.seq_len:
-            # the tokens define S (DESIGN.md): keep the two consistent, but a seq_len given
+            # the tokens define S (docs/contract.md): keep the two consistent, but a seq_len given
             # alongside them must still be a valid one (not silently dropped)
             _need_int("seq_len", self.seq_len, 1, MAX_SEQ)
             object.__setattr__(self, "seq_len", len(self.tokens))
@@ -259,7 +259,7 @@ class AttentionConfig:
                     ) from None
 
     def _validate_efficient(self) -> None:
-        """Refuse, by name, the combinations DESIGN.md gives no definition."""
+        """Refuse, by name, the combinations docs/contract.md gives no definition."""
         if self.kernel != "softmax" and self.positional == "alibi":
             raise ConfigError(
                 f"kernel={self.kernel!r} cannot take positional='alibi': ALiBi is a bias inside the "

@@ -59,7 +59,7 @@ SMALL_GRIDS = 64 * 2**20
 
 
 class AttentionTrace:
-    """Every tensor of one attention computation, on the CPU (see DESIGN.md).
+    """Every tensor of one attention computation, on the CPU (see docs/contract.md).
 
     x (B,S,d) · memory (B,Skv,d) or None · q (B,H,S,Dh) · k, v (B,Hkv,Skv,Dh) · scores_raw,
     scores, weights (B,H,S,Skv) · mask (S,Skv) · key_ranges (S,) each · context (B,H,S,Dh) ·

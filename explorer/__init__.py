@@ -1,7 +1,7 @@
 """Attention Explorer's Qt window (PySide6 + pyqtgraph) over the Qt-free engine.
 
 `create_window(session=None)` builds the full window (not yet shown); see
-DESIGN.md for the contract (`config`, `set_config`, `frame_rendered`,
+docs/contract.md for the contract (`config`, `set_config`, `frame_rendered`,
 `selection`, `panel(name)`). The session helpers in `explorer.session` are
 Qt-free and can be imported without a display.
 """

@@ -1,4 +1,4 @@
-"""Session files: the JSON of DESIGN.md, read and written without Qt.
+"""Session files: the JSON of docs/contract.md, read and written without Qt.
 
     {"format": "attention-explorer.session", "version": 1,
      "config": {...AttentionConfig.to_dict()},

@@ -17,7 +17,7 @@ Data flow (one way; the state owns the config):
 
 MainWindow has no base class of the project's own: a feature is an object with its own
 actions and texts, asking the window only through `WindowHost` (the Host protocol). The
-public names of the contract (DESIGN.md, "explorer") and the entry points tests and scripts
+public names of the contract (docs/contract.md, "explorer") and the entry points tests and scripts
 use (`open_session`, `show_lessons`, `set_language`, `undo`, ...) are one-line delegations to
 the feature that owns them.
 """
@@ -233,7 +233,7 @@ class WindowHost:
 
 
 class MainWindow(QMainWindow):
-    """The explorer window (see DESIGN.md, "explorer")."""
+    """The explorer window (see docs/contract.md, "explorer")."""
 
     frame_rendered = Signal(object)  # AttentionConfig now shown by every visible panel
     frame_shown = Signal(object)  # the Frame now shown (after frame_rendered's repaint)

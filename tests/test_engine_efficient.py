@@ -1,4 +1,4 @@
-"""The seed's ways out of O(n²) (issue 45) checked against DESIGN.md's definitions, not the
+"""The seed's ways out of O(n²) (issue 45) checked against docs/contract.md's definitions, not the
 engine's code: every reference below is written out here in float64 from the AttentionConfig
 table (kernel, n_features, global_tokens, summary_block) and the "Efficient attention" section,
 fed with the trace's own q, k, v (the public fields), and compared with the trace's weights,
@@ -290,7 +290,7 @@ def test_fully_masked_rows_follow_the_mask_value():
 def test_approximation_report_equals_the_error_of_the_two_runs(kw):
     cfg = AttentionConfig(d_model=32, seq_len=30, seed=1, **kw)
     rep = engine.approximation_report(cfg)
-    # DESIGN.md: the same config with kernel="softmax", window=None, global_tokens=0, summary_block=None
+    # docs/contract.md: the same config with kernel="softmax", window=None, global_tokens=0, summary_block=None
     full = AttentionConfig.from_dict({**cfg.to_dict(), "kernel": "softmax", "window": None, "global_tokens": 0,
                                       "summary_block": None})
     a, f = run(cfg), run(full)
@@ -317,7 +317,7 @@ def test_at_length_the_variants_cost_less_than_full_attention():
                                 dict(window=3, global_tokens=4), dict(summary_block=4, pad=2)],
                          ids=["linear", "performer", "local+global", "hierarchical"])
 def test_decoding_through_the_kv_cache_equals_the_causal_run(kw):
-    """DESIGN.md: engine.decode(config) equals run(replace(config, causal=True)).output, for the
+    """docs/contract.md: engine.decode(config) equals run(replace(config, causal=True)).output, for the
     variants too (a token at a time: the global keys reached so far, the summaries of the blocks
     complete so far)."""
     cfg = AttentionConfig(d_model=32, seq_len=13, causal=True, seed=9, **kw)

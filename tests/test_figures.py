@@ -238,7 +238,7 @@ def test_one_long_axis_exports_without_a_crash(tmp_path, seq_len, kv_len):
 
 @pytest.mark.slow
 def test_export_figures_writes_every_panel_named_in_the_contract(win, qapp, tmp_path):
-    """MainWindow.export_figures (DESIGN.md): every panel, in each format, at the width asked."""
+    """MainWindow.export_figures (docs/contract.md): every panel, in each format, at the width asked."""
     win.dock("qkv").close()
     qapp.processEvents()
     paths = win.export_figures(tmp_path / "figs", formats=("png", "svg"), width=1280)

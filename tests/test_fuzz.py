@@ -4,7 +4,7 @@ files) and `engine.run`.
 
 Every outcome is either a result that meets the invariants below or an `engine.ConfigError`
 / `explorer.session.SessionError` (plus `engine.BackendUnavailable` for a backend or device
-this machine lacks, as DESIGN.md documents); never another exception, a signal, a hang, or
+this machine lacks, as docs/contract.md documents); never another exception, a signal, a hang, or
 more time than the example's bound.
 
 The properties run in one subprocess (this file run as a script: ``python
@@ -17,7 +17,7 @@ from_dict, 900 session dicts, 800 session files, 19 odd paths, 700 small runs, 3
 runs; about 1,300 engine runs in all). ``ATTN_EXPLORER_FUZZ_SCALE=10`` multiplies the
 example counts (and the timeout) for a longer local hunt.
 
-Invariants of a run (DESIGN.md): every field's shape; q/k/v/scores/weights/context/output
+Invariants of a run (docs/contract.md): every field's shape; q/k/v/scores/weights/context/output
 in the config dtype; the mask is causal (bottom-right aligned), window and pad as
 specified; weight rows whose unmasked scores are finite are probabilities summing to 1
 (masked keys exactly 0 with mask_value "-inf"); entropy in [0, log Skv]; the Jacobian norm
@@ -459,7 +459,7 @@ def _same(a, b, what: str) -> None:
 
 
 def check_trace(c, tr, full: bool = True) -> None:
-    """The trace invariants of DESIGN.md (see the module docstring)."""
+    """The trace invariants of docs/contract.md (see the module docstring)."""
     import torch
 
     from engine import AttentionTrace
@@ -485,7 +485,7 @@ def check_trace(c, tr, full: bool = True) -> None:
     else:
         assert isinstance(tr.backend_max_abs_diff, float) and not tr.backend_max_abs_diff < 0
 
-    # the mask, from DESIGN.md's definitions
+    # the mask, from docs/contract.md's definitions
     pos = torch.arange(S)[:, None] + (Skv - S)
     j = torch.arange(Skv)[None, :]
     want = torch.ones(S, Skv, dtype=torch.bool)
@@ -494,7 +494,7 @@ def check_trace(c, tr, full: bool = True) -> None:
     if c.window is not None:
         want &= (j > pos - c.window) if c.causal else ((pos - j).abs() < c.window)
     want &= j < Skv - c.pad
-    assert torch.equal(tr.mask, want), "mask differs from DESIGN.md's causal/window/pad rule"
+    assert torch.equal(tr.mask, want), "mask differs from docs/contract.md's causal/window/pad rule"
 
     if hasattr(tr, "head_grid") and full:
         for name in ("scores_raw", "scores", "weights"):

@@ -70,7 +70,7 @@ def test_from_dict_type_checks_every_field(d, field):
 
 
 def test_tokens_still_define_seq_len():
-    # a valid seq_len given alongside tokens gives way to them (DESIGN.md: S = len(tokens))
+    # a valid seq_len given alongside tokens gives way to them (docs/contract.md: S = len(tokens))
     cfg = AttentionConfig.from_dict({"seq_len": 5, "tokens": ["a", "b"]})
     assert cfg.seq_len == 2 and cfg.tokens == ("a", "b")
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _by_definition(cfg: AttentionConfig) -> torch.Tensor:
-    """(S, Skv) bool from the masks' element-wise definitions (DESIGN.md), cell by cell."""
+    """(S, Skv) bool from the masks' element-wise definitions (docs/contract.md), cell by cell."""
     S, Skv = cfg.seq_len, cfg.key_len
     pos = query_positions(S, Skv).tolist()
     out = torch.zeros(S, Skv, dtype=torch.bool)

@@ -1,4 +1,4 @@
-"""The seed's ways out of O(n²) (DESIGN.md, "Efficient attention"), Qt-free.
+"""The seed's ways out of O(n²) (docs/contract.md, "Efficient attention"), Qt-free.
 
     features.py    φ of the linear kernels: elu + 1 ("linear"), FAVOR+ random features
                    ("performer", its matrix drawn from the seed)

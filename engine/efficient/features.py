@@ -1,4 +1,4 @@
-"""The feature maps φ of the linear kernels (DESIGN.md, ``AttentionConfig.kernel``).
+"""The feature maps φ of the linear kernels (docs/contract.md, ``AttentionConfig.kernel``).
 
     linear     φ(x) = elu(x) + 1, on q and k as they are (no scale)       (Katharopoulos 2020)
     performer  φ(x) = exp(W·x' − ‖x'‖²/2) / √m,  x' = x·√scale           (Choromanski 2021)

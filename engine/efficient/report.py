@@ -1,5 +1,5 @@
 """engine.approximation_report: what an efficient variant costs in accuracy, and saves in
-FLOPs and bytes, against full attention on the same layer (DESIGN.md, "Efficient attention").
+FLOPs and bytes, against full attention on the same layer (docs/contract.md, "Efficient attention").
 
 Full attention is the same config with kernel="softmax", window=None, global_tokens=0 and
 summary_block=None: the same input, weights and positions, so the two outputs differ only by

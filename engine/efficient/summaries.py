@@ -1,4 +1,4 @@
-"""Hierarchical attention's block summaries (DESIGN.md, ``AttentionConfig.summary_block``).
+"""Hierarchical attention's block summaries (docs/contract.md, ``AttentionConfig.summary_block``).
 
 Keys are cut into consecutive blocks of b (the last may be shorter). Query i, at position p,
 sees the keys of its own block ⌊p / b⌋ exactly (with causal: those ≤ p) and one summary of

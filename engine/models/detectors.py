@@ -13,7 +13,7 @@ P (S, S) of 0/1 marks, for each query i, the keys j ≤ i the pattern names:
 
 TransformerLens' "mul" score is Σ A·P / Σ A over the whole (S, S) pattern A, i.e. the weight
 on the named keys averaged over *every* query. Here the average is taken over the queries
-where the pattern names at least one key (DESIGN.md's contract), so a perfect head scores 1
+where the pattern names at least one key (docs/contract.md's contract), so a perfect head scores 1
 and the score does not depend on how many queries the pattern leaves out; on the sequences
 used (below) the two differ by the constant factor (queries with a key) / (all queries).
 

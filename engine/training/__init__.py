@@ -3,7 +3,7 @@
 ``TrainConfig`` (what to train), ``Trainer`` (steps, probe, circuit check,
 save / load), ``TrainStep`` and ``ProbeSnapshot`` (what the lab draws). A run
 saved with ``Trainer.save`` opens in ``engine.models.load_model`` like a
-Hugging Face model. Contract: DESIGN.md, "engine.training".
+Hugging Face model. Contract: docs/contract.md, "engine.training".
 """
 
 from .config import TASKS, TrainConfig

@@ -75,7 +75,7 @@ class AnimationRequest:
     force: bool = False
 
     def path(self, name: str) -> Path:
-        """out_dir/NAME-FIELD.FORMAT (DESIGN.md)."""
+        """out_dir/NAME-FIELD.FORMAT (docs/contract.md)."""
         return Path(self.out_dir) / f"{name}-{self.spec.field}.{self.fmt}"
 
 

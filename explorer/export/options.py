@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 FORMATS = ("png", "svg", "pdf")
 THEMES = ("slides", "screen")
-#: The panels of DESIGN.md; model_* exist only when a model is loaded.
+#: The panels of docs/contract.md; model_* exist only when a model is loaded.
 PANEL_NAMES = ("qkv", "scores", "softmax_grad", "heads", "diagnostics")
 MODEL_PANEL_NAMES = ("model_grid", "model_head", "circuits", "logit_lens", "attribution", "patching",
                      "model_qk_space")
