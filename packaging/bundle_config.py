@@ -151,7 +151,7 @@ METADATA_DISTS = [
     "transformers", "tokenizers", "safetensors", "huggingface_hub", "torch", "numpy",
     "filelock", "fsspec", "packaging", "PyYAML", "regex", "tqdm", "typing_extensions",
     "Jinja2", "MarkupSafe", "sympy", "mpmath", "networkx", "httpx2", "httpcore2",
-    "PySide6_Essentials", "shiboken6", "pyqtgraph", "superqt", "attention-explorer",
+    "PySide6_Essentials", "shiboken6", "pyqtgraph", "superqt", "psygnal", "attention-explorer",
     "imageio", "imageio-ffmpeg", "pillow",
 ]
 METADATA_REQUIRED = {"transformers", "tokenizers", "safetensors", "huggingface_hub", "torch"}
