@@ -299,12 +299,17 @@ class Anatomy:
         return x
 
     # ---- running -----------------------------------------------------------------------
-    def forward(self, ids: torch.Tensor):
-        """One forward pass of (B, S) ids; returns the model's output (``last_hidden_state``)."""
+    def forward(self, ids: torch.Tensor, *, hidden_states: bool = False):
+        """One forward pass of (B, S) ids; returns the model's output (``last_hidden_state``,
+        and ``hidden_states`` when asked: a model that does not take the argument raises
+        TypeError)."""
         loaded = self.loaded
         ids = ids.to(loaded.input_device)
         mask = torch.ones_like(ids)
-        return loaded.model(input_ids=ids, attention_mask=mask, **getattr(loaded, "_forward_kwargs", {}))
+        kwargs = dict(getattr(loaded, "_forward_kwargs", {}))
+        if hidden_states:
+            kwargs["output_hidden_states"] = True
+        return loaded.model(input_ids=ids, attention_mask=mask, **kwargs)
 
     def own_logits(self, ids: torch.Tensor, *, keep: int | torch.Tensor = 0,
                    hidden_states: bool = False):

@@ -34,7 +34,7 @@ from .agreement import (
     number,
     tolerance,
 )
-from .anatomy import anatomy_of, first_output, hooked, input_of
+from .anatomy import anatomy_of
 from .errors import InspectError, one_line_reason
 
 #: which failed checks make each analysis refuse
@@ -97,29 +97,17 @@ class Fidelity:
 def measure(loaded, text: str, *, max_tokens: int | None = None) -> Fidelity:
     """Check what the app computes from ``loaded``'s parts against its own forward pass on
     ``text`` (see the module docstring). Raises InspectError only for a bad text."""
+    from .lens import residual_streams
+
     an = anatomy_of(loaded)
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
-    rows: list[torch.Tensor] = []
-
-    def pre0(_m, args, kwargs):
-        rows.append(input_of(args, kwargs)[0].detach())
-
-    def post(_m, _args, output):
-        rows.append(first_output(output)[0].detach())
-
-    x = torch.tensor([ids])
-    has_head = an.causal and an.unembedding() is not None
+    want_head = an.causal and an.unembedding() is not None
+    resid, own_logits, hidden_states = residual_streams(
+        loaded, ids, own_positions=CHECKED_POSITIONS if want_head else 0, hidden_states=True)
+    has_head = own_logits is not None  # (n, V): the text's last n positions
     notes: list[str] = []
-    with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)], post=[(b, post) for b in an.blocks]):
-        if has_head:
-            own_logits, hidden_states = an.own_logits(x, keep=min(CHECKED_POSITIONS, len(ids)),
-                                                      hidden_states=True)
-            own_logits = own_logits[0]  # (n, V): the text's last n positions
-        else:
-            own_logits, hidden_states = None, _base_hidden_states(loaded, x)
     L = loaded.n_layers
     failures: dict[str, str] = {}
-    resid = torch.stack([r.float() for r in rows[:L + 1]])  # (L+1, S, d)
     with torch.inference_mode():
         final = an.apply_final_norm(resid[L]).float()  # (S, d')
     hidden = final_ok = None
@@ -152,17 +140,6 @@ def measure(loaded, text: str, *, max_tokens: int | None = None) -> Fidelity:
                                        notes, failures)
     return Fidelity(n_tokens=len(ids), hidden=hidden, logits=logits, probs=probs,
                     attribution=attribution, failures=failures, notes=tuple(notes))
-
-
-def _base_hidden_states(loaded, x: torch.Tensor):
-    """The base model's own ``hidden_states`` (encoders, models without an LM head)."""
-    kwargs = dict(getattr(loaded, "_forward_kwargs", {}))
-    try:
-        out = loaded.model(input_ids=x.to(loaded.input_device), attention_mask=torch.ones_like(x).to(
-            loaded.input_device), output_hidden_states=True, **kwargs)
-    except TypeError:
-        return None
-    return getattr(out, "hidden_states", None)
 
 
 def _attribution_gap(loaded, text, target, max_tokens, notes, failures) -> float | None:

@@ -72,11 +72,12 @@ class LogitAttribution:
     notes: list[str] = field(default_factory=list)
 
 
-def residual_streams(loaded, ids: list[int], *, own_positions: int = 0
-                     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """(L+1, S, d) residual streams (row 0 the input of layer 0), float32 on the model's device,
-    and the model's own logits (n, V) at the last ``own_positions`` positions (None for 0 or
-    without an LM head), from one forward pass of the model's own causal LM."""
+def residual_streams(loaded, ids: list[int], *, own_positions: int = 0, hidden_states: bool = False
+                     ) -> tuple[torch.Tensor, torch.Tensor | None, tuple | None]:
+    """From one forward pass of the model (its own causal LM where it has one): the (L+1, S, d)
+    residual streams (row 0 the input of layer 0), float32 on the model's device; the model's own
+    logits (n, V) at the last ``own_positions`` positions (None for 0 or without an LM head); and
+    with ``hidden_states`` the model's own ``hidden_states`` tuple (None when it reports none)."""
     an = anatomy_of(loaded)
     rows: list[torch.Tensor] = []
 
@@ -87,16 +88,22 @@ def residual_streams(loaded, ids: list[int], *, own_positions: int = 0
         rows.append(first_output(output)[0].detach())
 
     x = torch.tensor([ids])
-    own = None
+    own = hidden = None
     with torch.inference_mode(), hooked(pre=[(an.blocks[0], pre0)],
                                         post=[(b, post) for b in an.blocks]):
         if own_positions:
-            got = an.own_logits(x, keep=min(own_positions, len(ids)))
-            own = None if got is None else got[0][0]
+            got = an.own_logits(x, keep=min(own_positions, len(ids)), hidden_states=hidden_states)
+            if got is not None:
+                own, hidden = got[0][0], got[1]
         if own is None:
             rows.clear()
-            an.forward(x)
-    return torch.stack([r.float() for r in rows]), own
+            try:
+                hidden = getattr(an.forward(x, hidden_states=hidden_states), "hidden_states", None)
+            except TypeError:  # a model that takes no output_hidden_states: run it without
+                rows.clear()
+                an.forward(x)
+            hidden = hidden if hidden_states else None
+    return torch.stack([r.float() for r in rows]), own, hidden
 
 
 def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | None = None,
@@ -129,7 +136,7 @@ def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | Non
     total = 1 + -(-(L + 1) * s // chunk)
     if progress is not None:
         progress(0, total)
-    resid, own = residual_streams(loaded, ids, own_positions=CHECKED_POSITIONS)
+    resid, own, _ = residual_streams(loaded, ids, own_positions=CHECKED_POSITIONS)
     if progress is not None:
         progress(1, total)
     nxt = torch.tensor([*ids[1:], 0], dtype=torch.long)
