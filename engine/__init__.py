@@ -14,12 +14,14 @@ from .diagnostics import (
     scaling_sweep,
     trace_head_summary,
 )
+from .efficient.report import ApproximationReport, approximation_report
 from .kvcache import DecodeStep, KVCache, decode, decode_step_flops, decode_steps, kv_cache_bytes
 from .tiled import TileStep, tiled_attention
 from .trace import AttentionTrace, memory_estimate, run, run_backend_comparison
 
 __all__ = [
     "MAX_SEED",
+    "ApproximationReport",
     "AttentionConfig",
     "AttentionTrace",
     "BackendUnavailable",
@@ -27,6 +29,7 @@ __all__ = [
     "DecodeStep",
     "KVCache",
     "TileStep",
+    "approximation_report",
     "available_backends",
     "decode",
     "decode_step_flops",

@@ -1,6 +1,7 @@
 """Engine benchmarks: the full eager trace and the sdpa backend vs a bare SDPA call, and
 the long-context run (issue 16): flash and sdpa at S=8192 against a bare SDPA layer, and
-their peak RSS measured in a subprocess.
+their peak RSS measured in a subprocess; the efficient variants at S=65,536 (issue 45:
+linear, local + global, hierarchical) against bare torch doing the same arithmetic.
 
 Timings interleave the contenders in one loop and quote medians, so a noisy
 shared machine slows both alike and the ratios stay meaningful.
@@ -22,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .backends import AttentionCall, attend
-from .config import AttentionConfig
+from .config import AttentionConfig, ConfigError
 from .memory import format_bytes, memory_estimate
 from .trace import run
 
@@ -186,3 +187,164 @@ def engine_benchmarks(quick: bool = False) -> dict:
         "scale": bench_scale(1 if quick else 3),
         "long_context": bench_long_context(1 if quick else 5, summaries=not quick),
     }
+
+
+# ---- issue 45: the ways out of O(n²) at S = 65,536 ----------------------------------------------
+#: B=1, H=4, d_model=256 (Dh=64), S=65,536, causal, float32: the shape of issue 45's goals.
+EFFICIENT = {"d_model": 256, "n_heads": 4, "seq_len": 65536, "causal": True}
+#: Each variant's extra fields and its goals: median seconds of engine.run, peak RSS bytes.
+EFFICIENT_VARIANTS = {
+    "linear": ({"kernel": "linear"}, 2.0, 1.0e9),
+    "local+global": ({"window": 256, "global_tokens": 16}, 4.0, 1.5e9),
+    "hierarchical": ({"summary_block": 256}, 4.0, 1.5e9),
+}
+
+
+def _bare_linear(q, k, v, chunk: int = 64):
+    """Causal linear attention (φ = elu + 1) in plain torch: per chunk of 64, the exclusive
+    prefix state φ(K)ᵀ[V, 1] of the chunks before and the masked product inside the chunk."""
+    B, H, S, D = q.shape
+    n = S // chunk
+    pq, pk = F.elu(q) + 1, F.elu(k) + 1
+    vz = torch.cat([v, torch.ones(B, H, S, 1)], -1)
+    pq, pk, vz = (t.view(B, H, n, chunk, -1) for t in (pq, pk, vz))
+    states = pk.transpose(-2, -1) @ vz  # (B, H, n, D, D + 1)
+    states = states.cumsum(2) - states  # exclusive: the chunks before
+    out = pq @ states + ((pq @ pk.transpose(-2, -1)).tril_() @ vz)
+    out = out.view(B, H, S, D + 1)
+    return out[..., :D] / out[..., D:]
+
+
+def _bare_local_global(q, k, v, window: int, g: int, rows: int = 256):
+    """Causal local (window) ∪ global (g first positions) softmax attention in plain torch: a
+    block of query rows at a time, one SDPA call over its keys (the global ones and its window)
+    with a boolean mask; the global queries (rows < g) over every key before them."""
+    S = q.shape[2]
+    out = torch.empty_like(q)
+    i = torch.arange(S)
+    out[:, :, :g] = F.scaled_dot_product_attention(q[:, :, :g], k[:, :, :g], v[:, :, :g], is_causal=True)
+    for a in range(g, S, rows):
+        b = min(S, a + rows)
+        lo = max(g, a - window + 1)
+        keys = torch.cat([i[:g], i[lo:b]])
+        m = (keys[None, :] <= i[a:b, None]) & ((keys[None, :] < g) | (keys[None, :] > i[a:b, None] - window))
+        out[:, :, a:b] = F.scaled_dot_product_attention(q[:, :, a:b], k[:, :, keys], v[:, :, keys], attn_mask=m)
+    return out
+
+
+def _bare_hierarchical(q, k, v, block: int, group: int = 16):
+    """Causal hierarchical attention in plain torch (S a multiple of the block): each block's
+    own keys (causal) and the mean key/value of every block before it, one softmax; a group of
+    blocks at a time."""
+    B, H, S, D = q.shape
+    n = S // block
+    scale = D ** -0.5
+    kb, vb = k.view(B, H, n, block, D), v.view(B, H, n, block, D)
+    ks, vs = kb.mean(3), vb.mean(3)  # (B, H, n, D)
+    own = torch.ones(block, block, dtype=torch.bool).tril()
+    out = torch.empty_like(q).view(B, H, n, block, D)
+    for c0 in range(0, n, group):
+        c1 = min(n, c0 + group)
+        qb = q.view(B, H, n, block, D)[:, :, c0:c1] * scale  # (B, H, c, b, D)
+        s_own = (qb @ kb[:, :, c0:c1].transpose(-2, -1)).masked_fill_(~own, float("-inf"))
+        s_sum = qb @ ks[:, :, None, :c1].transpose(-2, -1)  # (B, H, c, b, c1)
+        before = torch.arange(c1)[None, :] < torch.arange(c0, c1)[:, None]  # (c, c1)
+        s_sum.masked_fill_(~before[:, None, :], float("-inf"))
+        w = torch.softmax(torch.cat([s_own, s_sum], -1), -1)
+        out[:, :, c0:c1] = w[..., :block] @ vb[:, :, c0:c1] + w[..., block:] @ vs[:, :, None, :c1]
+    return out.view(B, H, S, D)
+
+
+def _bare_layer(x, w, attention):
+    """The projections, ``attention(q, k, v)`` on (B, H, S, Dh) and W_O: one bare layer."""
+    B, S, d = x.shape
+    H = EFFICIENT["n_heads"]
+    with torch.inference_mode():
+        q, k, v = ((x @ m).view(B, S, H, -1).transpose(1, 2).contiguous() for m in (w.w_q, w.w_k, w.w_v))
+        o = attention(q, k, v)
+        return o.transpose(1, 2).reshape(B, S, d) @ w.w_o
+
+
+def _cpu_seconds(fn) -> float:
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
+
+
+def bench_efficient(repeats: int = 3) -> dict:
+    """Linear, local + global (window 256, 16 global) and hierarchical (blocks of 256) at
+    B=1, H=4, d_model=256, S=65,536, causal, float32 (issue 45).
+
+    Time: the median of ``engine.run`` of each, interleaved with a bare torch layer doing the
+    same arithmetic on the same input and weights (the projections, the variant's attention
+    written plainly, W_O), and the CPU seconds of one more run of each (what the work costs
+    where other processes take the cores: wall time on a shared machine is not the work).
+    Memory: each variant's peak RSS in a fresh subprocess. Full softmax: its eager run refused,
+    with the estimate it states.
+    """
+    base = AttentionConfig(**EFFICIENT)
+    probe = run(base.replace(kernel="linear"))
+    x, w = probe.x, probe.weights_used
+    del probe
+    cfgs = {name: base.replace(**kw) for name, (kw, _t, _m) in EFFICIENT_VARIANTS.items()}
+    bare = {
+        "linear": lambda q, k, v: _bare_linear(q, k, v),
+        "local+global": lambda q, k, v: _bare_local_global(q, k, v, 256, 16),
+        "hierarchical": lambda q, k, v: _bare_hierarchical(q, k, v, 256),
+    }
+    fns = {}
+    for name, cfg in cfgs.items():
+        fns[name] = lambda c=cfg: run(c)
+        fns[f"bare {name}"] = lambda a=bare[name]: _bare_layer(x, w, a)
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    med = interleaved_medians(fns, repeats, warmup=1 if repeats > 1 else 0)
+    cpu = {name: _cpu_seconds(fn) for name, fn in fns.items()}
+    rows = {}
+    for name, (kw, goal_s, goal_rss) in EFFICIENT_VARIANTS.items():
+        rss = peak_rss("eager", {**EFFICIENT, **kw}, summaries=False)
+        s = med[name] / 1e3
+        peak = rss.get("peak_run")
+        rows[name] = {
+            "median_s": s, "cpu_s": cpu[name], "bare_median_s": med[f"bare {name}"] / 1e3,
+            "bare_cpu_s": cpu[f"bare {name}"], "over_bare": med[name] / med[f"bare {name}"],
+            "peak_rss_bytes": peak, "impl": rss.get("impl", rss.get("error")),
+            "goal": f"≤ {goal_s:g} s, ≤ {goal_rss / 1e9:g} GB",
+            "verdict": "ok" if (peak is not None and s <= goal_s and peak <= goal_rss) else "MISSED",
+        }
+    try:
+        run(base)
+        full = "ran (it should have been refused)"
+    except ConfigError as exc:
+        full = str(exc)
+    return {
+        "config": "B=1 H=4 d_model=256 (Dh=64) S=65536 causal float32",
+        "variants": rows,
+        "full_softmax_eager": full,
+        "full_softmax_estimate": format_bytes(memory_estimate(base)["total"]),
+        "load_average_1min": [load_before, os.getloadavg()[0] if hasattr(os, "getloadavg") else None],
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+def efficient_table(res: dict) -> str:
+    """The efficient part as a few lines for the bench's text output."""
+    lines = [f"efficient attention ({res['config']}; load average {res['load_average_1min']}, "
+             f"torch {res['torch_threads']} threads)",
+             f"{'variant':<14} {'median':>8} {'cpu':>7} {'bare torch':>10} {'bare cpu':>8} {'×bare':>6} "
+             f"{'peak RSS':>9}  goal"]
+    for name, r in res["variants"].items():
+        peak = "?" if r["peak_rss_bytes"] is None else f"{r['peak_rss_bytes'] / 1e9:.2f} GB"
+        lines.append(f"{name:<14} {r['median_s']:>7.2f}s {r['cpu_s']:>6.2f}s {r['bare_median_s']:>9.2f}s "
+                     f"{r['bare_cpu_s']:>7.2f}s {r['over_bare']:>6.2f} {peak:>9}  {r['goal']} {r['verdict']}")
+    lines.append(f"full softmax (eager): refused: {res['full_softmax_eager']}")
+    return "\n".join(lines)
+
+
+def efficient_benchmarks(quick: bool = False) -> dict:
+    return bench_efficient(1 if quick else 3)
+
+
+if __name__ == "__main__":  # python -m engine.bench efficient [--quick] [--json]: this part alone
+    if len(sys.argv) > 1 and sys.argv[1] == "efficient":
+        result = efficient_benchmarks(quick="--quick" in sys.argv)
+        print(json.dumps(result, indent=2) if "--json" in sys.argv else efficient_table(result))

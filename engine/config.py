@@ -24,6 +24,7 @@ MASK_VALUES = ("-inf", "min", "-1e9")
 POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
 BACKENDS = ("eager", "sdpa", "flash")
 DEVICES = ("cpu", "cuda")
+KERNELS = ("softmax", "linear", "performer")
 
 #: Largest seed: the explorer's seed spin box is a C int, and every seed must be shown there.
 MAX_SEED = 2**31 - 1
@@ -99,6 +100,11 @@ class AttentionConfig:
     seed: int = 0  # same config → same numbers
     init_std: float | None = None  # None = Xavier, √(2/(fan_in+fan_out))
     tokens: tuple[str, ...] | None = field(default=None)  # labels; S = len(tokens)
+    # efficient attention (DESIGN.md, "Efficient attention"; engine.efficient computes them)
+    kernel: str = "softmax"  # "softmax", "linear" (φ = elu + 1) or "performer" (FAVOR+)
+    n_features: int = 64  # m, performer's random features
+    global_tokens: int = 0  # the first g positions are global (local ∪ global with window)
+    summary_block: int | None = None  # hierarchical: exact own block, one mean summary per other block
 
     def __post_init__(self) -> None:
         if self.tokens is not None and not isinstance(self.tokens, tuple):
@@ -158,6 +164,12 @@ class AttentionConfig:
             return "MQA"
         return f"GQA {self.group_size}:1"
 
+    @property
+    def efficient(self) -> bool:
+        """True for a way out of O(n²): a kernel other than softmax, global tokens or block
+        summaries. engine.run computes those by engine.efficient, holding no (S, Skv) grid."""
+        return self.kernel != "softmax" or self.global_tokens > 0 or self.summary_block is not None
+
     def kv_head_of(self, head: int) -> int:
         """The KV head that query head `head` reads."""
         return head // self.group_size
@@ -202,6 +214,7 @@ class AttentionConfig:
             ("positional", POSITIONALS),
             ("backend", BACKENDS),
             ("device", DEVICES),
+            ("kernel", KERNELS),
         ):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in allowed:
@@ -220,6 +233,11 @@ class AttentionConfig:
                     f"init_std must be a positive number or None (Xavier), got {short_repr(self.init_std)}"
                 )
         need_int("seed", 0, MAX_SEED)
+        need_int("n_features", 1, 65536)
+        need_int("global_tokens", 0, self.key_len)
+        if self.summary_block is not None:
+            need_int("summary_block", 1, MAX_SEQ)
+        self._validate_efficient()
         if self.positional == "rope" and self.head_dim % 2:
             raise ConfigError(
                 f"positional='rope' needs an even head_dim (d_model/n_heads); "
@@ -239,6 +257,24 @@ class AttentionConfig:
                         f"tokens must be valid Unicode text: token {i} holds "
                         f"{t[exc.start:exc.end]!r}, a lone surrogate"
                     ) from None
+
+    def _validate_efficient(self) -> None:
+        """Refuse, by name, the combinations DESIGN.md gives no definition."""
+        if self.kernel != "softmax" and self.positional == "alibi":
+            raise ConfigError(
+                f"kernel={self.kernel!r} cannot take positional='alibi': ALiBi is a bias inside the "
+                f"softmax (use kernel='softmax', or another positional encoding)")
+        if self.summary_block is None:
+            return
+        if self.window is not None:
+            raise ConfigError("summary_block cannot take a window: hierarchical attention sees its own "
+                              "block exactly and a summary of every other (set window=None)")
+        if self.global_tokens:
+            raise ConfigError("summary_block cannot take global_tokens: hierarchical attention has its own "
+                              "global view, the block summaries (set global_tokens=0)")
+        if self.kernel != "softmax":
+            raise ConfigError(f"summary_block needs kernel='softmax', got kernel={self.kernel!r}: its "
+                              f"summaries share one softmax with the block's own keys")
 
     # ---- (de)serialisation ---------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -292,6 +328,8 @@ class AttentionConfig:
             masks.append(words("window={w}").format(w=self.window))
         if self.pad:
             masks.append(words("pad={p}").format(p=self.pad))
+        if self.global_tokens:
+            masks.append(f"global={self.global_tokens}")
         parts.append(words("mask={masks}").format(masks="+".join(masks) if masks else words("none")))
         parts.append(words("scale=1/√d_k") if self.scale is None else words("scale={s}").format(s=f"{self.scale:g}"))
         if self.prescale_q:
@@ -299,6 +337,11 @@ class AttentionConfig:
         parts.append(self.dtype)
         if self.positional != "none":
             parts.append(words("pos={p}").format(p=words(self.positional)))
+        # the efficient variants: field names and values, as in a config file (not translated)
+        if self.kernel != "softmax":
+            parts.append(f"kernel={self.kernel}" + (f" m={self.n_features}" if self.kernel == "performer" else ""))
+        if self.summary_block is not None:
+            parts.append(f"summary_block={self.summary_block}")
         return parts
 
     def summary(self) -> str:

@@ -70,7 +70,7 @@ def block_call(config: AttentionConfig, q: torch.Tensor, k: torch.Tensor, v: tor
     ``attention_weights``) gives the same cells as the whole grid's rows n − r … n − 1."""
     r, n = q.shape[2], k.shape[2]
     block = config.replace(seq_len=r, kv_len=n, pad=max(0, n - (config.seq_len - config.pad)),
-                           tokens=None)
+                           global_tokens=min(config.global_tokens, n), tokens=None)
     return AttentionCall(block, q, k, v, mask, None, config.effective_scale)
 
 

@@ -23,6 +23,8 @@ except ImportError:  # pragma: no cover - Windows has no address-space limit to 
     resource = None
 
 from .config import AttentionConfig, ConfigError
+from .efficient.costs import memo_bytes
+from .efficient.costs import temporaries as efficient_temporaries
 
 #: The most a run may take by default, in bytes (a fraction of the machine's memory when
 #: that is less). Override: ATTN_EXPLORER_MEMORY_BUDGET.
@@ -167,7 +169,10 @@ def memory_estimate(config: AttentionConfig) -> dict[str, int]:
     blocked per-row diagnostics and eager reference of a fused trace add on top of it;
     ``weights``, ``activations``, ``temporaries``: the parts of this config's own run
     (eager or fused); ``total``: what :func:`engine.run` needs: ``eager`` for the eager
-    backend, ``fused`` for sdpa and flash.
+    backend, ``fused`` for sdpa and flash. An efficient variant (``config.efficient``: a linear
+    kernel, global tokens, block summaries) runs without grids whatever the backend: its
+    ``fused`` and ``total`` are what engine.efficient holds; ``grids``/``eager``, ``head`` and
+    ``rows`` what reading its (implicit) attention matrix adds, as for a fused trace.
     """
     c = config
     item = _ITEMSIZE[c.dtype]
@@ -189,7 +194,13 @@ def memory_estimate(config: AttentionConfig) -> dict[str, int]:
     temporaries += _slack(weights + act + grids + temporaries)
     eager = weights + act + grids + temporaries
 
-    f_act, f_tmp = _fused_parts(c)
+    if c.efficient:  # a way out of O(n²) (engine.efficient): no grid, no mask plane
+        f_act, f_tmp = act, efficient_temporaries(c)
+        memo = memo_bytes(c)  # what the formula of its grids keeps (features, summaries)
+        grids += memo
+        eager += memo
+    else:
+        f_act, f_tmp = _fused_parts(c)
     f_tmp += _slack(weights + f_act + f_tmp)
     fused = weights + f_act + f_tmp
 
@@ -208,7 +219,10 @@ def memory_estimate(config: AttentionConfig) -> dict[str, int]:
     rows += rows * 40 // 100
 
     head = 3 * plane * item + plane + 2 * plane * _F32
-    is_eager = c.backend == "eager"
+    if c.efficient:  # the variant's formula: its keys' features or summaries, a plane for the spread
+        rows += memo_bytes(c) + block * _F32
+        head += memo_bytes(c) + plane * _F32
+    is_eager = c.backend == "eager" and not c.efficient
     return {
         "grids": int(grids),
         "head": int(head),
@@ -350,7 +364,7 @@ def check_memory(config: AttentionConfig, estimate: dict[str, int] | None = None
         return est
     shape = (f"B·H·S·Skv = {config.batch}·{config.n_heads}·{config.seq_len}·{config.key_len}, "
              f"d_model {config.d_model}")
-    if config.backend == "eager":
+    if config.backend == "eager" and not config.efficient:
         top = max((key for key, _l, _g in _PARTS), key=lambda k: est[k])
         raise ConfigError(
             f"this config needs about {format_bytes(est['total'])}: {_parts(est, _PARTS)} at {shape}; over the "
@@ -358,8 +372,12 @@ def check_memory(config: AttentionConfig, estimate: dict[str, int] | None = None
             + ("; a fused backend (sdpa, flash) holds no grid" if top == "grids" else "")
         )
     top = max((key for key, _l, _g in _FUSED_PARTS), key=lambda k: est[k])
+    what = f"{config.backend} run" if not config.efficient else "efficient run (" + ", ".join(
+        p for p in (config.kernel if config.kernel != "softmax" else "",
+                    "global tokens" if config.global_tokens else "",
+                    "block summaries" if config.summary_block else "") if p) + ")"
     raise ConfigError(
-        f"this {config.backend} run needs about {format_bytes(est['total'])}, no attention grid: "
+        f"this {what} needs about {format_bytes(est['total'])}, no attention grid: "
         f"{_parts(est, _FUSED_PARTS)} at {shape}; over the {format_bytes(budget)} memory budget: {_ADVICE[top]}"
     )
 

@@ -175,6 +175,13 @@ def run_plans(pacer: Pacer, config) -> tuple[Plan, Plan, Plan, Plan]:
     eager = config.backend == "eager"
     q_plan, o_plan = pacer.plan(B * S, 2 * d * d), pacer.plan(B * S, 2 * d * d)
     kv_plan = pacer.plan(B * Skv, 2 * d * config.kv_heads * config.head_dim)
+    if config.efficient:  # engine.efficient: one pass over pieces of query rows, no grid
+        from .efficient.costs import attention_flops
+
+        att_plan = pacer.plan(S, attention_flops(config) / S)
+        pacer.expect(q_plan, o_plan, att_plan)
+        pacer.expect(kv_plan, times=2)
+        return q_plan, kv_plan, att_plan, o_plan
     # a fused kernel's piece builds its rows' mask planes (bool, its negation, the additive
     # plane: (rows, Skv) each): bounded, whatever the rate (a 0.1 s piece at d_head 16 and
     # 16384 keys was 9,692 rows, a 635 MB plane); the eager steps hold the whole grids anyway

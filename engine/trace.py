@@ -21,6 +21,7 @@ import torch
 from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
+from .efficient.attend import attend as efficient_attend
 from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
 from .masks import KeyRanges
 from .memory import (
@@ -67,6 +68,10 @@ class AttentionTrace:
     ``key_ranges`` (engine.masks.KeyRanges) is the mask as its rows' key ranges, O(S); what
     the trace itself reads. ``mask``, the (S, Skv) bool grid, is held by an eager trace and
     built on first access by a fused one (256 MiB at S = 16384: a long run never builds it).
+
+    An efficient config (``config.efficient``: a linear kernel, global tokens, block summaries)
+    computes ``context`` by engine.efficient without any grid and is lazy like a fused trace;
+    its grids are the variant's implicit attention matrix (weights = softmax(scores) still).
 
     ``memory`` is cross-attention's key/value source after its additive positions (float32,
     what K and V were projected from); None for self-attention, whose source is ``x``.
@@ -337,7 +342,8 @@ class AttentionTrace:
             raw = None
         scores = eager.head_scores(call, b, h, rows, raw, inplace=True)
         del raw
-        finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any())
+        # (a linear kernel's scores are log φ(q)·φ(k), not bounded by Q·Kᵀ: always scanned)
+        finite = math.isfinite(top) and not bool(stats["inf_scores_raw"].any()) and cfg.kernel == "softmax"
         bound = top * abs(call.scale) + bias_bound if finite else None
         stats["inf_scores"] = visible_inf_rows(scores.cpu(), self.key_ranges[rows], bound)
         if tap is not None:
@@ -474,7 +480,7 @@ class AttentionTrace:
         self._reference = (ref.cpu(), _max_abs_diff(self.output, ref.cpu()))
 
     def _ensure_reference(self, progress: Progress | None = None) -> tuple[torch.Tensor, float] | None:
-        if self.config.backend == "eager":
+        if self.config.backend == "eager" and not self.config.efficient:
             return None
         with self._lock:
             if self._reference is None:
@@ -493,7 +499,9 @@ class AttentionTrace:
     @property
     def backend_max_abs_diff(self) -> float | None:
         """max |output − eager output| over the finite entries; None for the eager backend
-        and where the eager reference (even block by block) does not fit the budget.
+        and where the eager reference (even block by block) does not fit the budget. For an
+        efficient variant (engine.efficient, whatever the backend): its blocked or prefix-sum
+        output against the eager formula of its own attention matrix.
         Measured on first access for a fused trace (with the grids when they are computed)."""
         ref = self._ensure_reference()
         return None if ref is None else ref[1]
@@ -554,6 +562,9 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
     dev = torch.device(config.device)
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise BackendUnavailable("device 'cuda' was asked for but no CUDA device is available")
+    if dev.type == "cuda" and config.efficient:
+        raise BackendUnavailable("the efficient variants (a linear kernel, global tokens, block summaries) "
+                                 "run on the CPU only: set device='cpu'")
     dtype = torch_dtype(config.dtype)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -585,8 +596,9 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
         q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
         ranges = KeyRanges.of(config)  # (S,) each: the mask's rows
         # the eager steps read the whole grid's mask: built here, once (held by the trace); a
-        # fused backend reads rows of the ranges: no (S, Skv) grid at any length
-        mask = ranges.dense() if config.backend == "eager" else None
+        # fused backend or an efficient variant reads rows of the ranges: no (S, Skv) grid
+        materialise = config.backend == "eager" and not config.efficient
+        mask = ranges.dense() if materialise else None
         # no bias tensor: the eager steps compute ALiBi whole, a fused backend per chunk of heads
         call = AttentionCall(config, q, k, v, ranges if mask is None else mask.to(dev), None,
                              config.effective_scale)
@@ -596,7 +608,12 @@ def run(config: AttentionConfig, x: torch.Tensor | None = None, progress: Progre
             return paced_matmul(context.transpose(1, 2).reshape(B, S, d), w_o, pacer, o_plan)  # (B, S, d)
 
         grids = None
-        if config.backend == "eager":
+        if config.efficient:  # a way out of O(n²): its own algorithm, its grids on first access
+            t1 = time.perf_counter()
+            context, impl = efficient_attend(call, (pacer, att_plan))
+            output = merge(context)
+            timings["efficient"] = (time.perf_counter() - t1) * 1e3
+        elif config.backend == "eager":
             steps = eager_steps(call, (pacer, att_plan))
             context, impl = steps["context"], "eager"
             grids = {n: steps[n].cpu() for n in GRID_STEPS}
@@ -641,7 +658,7 @@ def run_backend_comparison(config: AttentionConfig, x: torch.Tensor | None = Non
         except (BackendUnavailable, ConfigError) as exc:
             out[name] = {"error": str(exc)}
             continue
-        ms = tr.timings_ms.get("backend", tr.timings_ms.get("eager", float("nan")))
+        ms = tr.timings_ms.get("backend", tr.timings_ms.get("eager", tr.timings_ms.get("efficient", float("nan"))))
         if name != "eager" and tr.blocked and reference is not None:
             diff = _max_abs_diff(tr.output, reference)
         else:

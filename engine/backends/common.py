@@ -7,7 +7,7 @@ this, never their package, whose registry imports them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -36,6 +36,8 @@ class AttentionCall:
     bias: (H, S, Skv) float32 ALiBi bias when held (the eager path), or None; with
         ``positional == "alibi"`` and no held bias, :meth:`alibi` computes the part asked for
     scale: multiplier of QKᵀ
+    memo: what the efficient variants derive from k and v once for every block of rows (the
+        linear kernels' key features, hierarchical attention's block summaries)
     """
 
     config: AttentionConfig
@@ -45,6 +47,7 @@ class AttentionCall:
     mask: torch.Tensor | KeyRanges
     bias: torch.Tensor | None
     scale: float
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def has_alibi(self) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 
+from ..efficient.formula import kernel_scores, summary_scores
 from ..masks import mask_fill_value
 
 GRID_STEPS = ("scores_raw", "scores", "weights")
@@ -68,19 +69,26 @@ def attention_scores(call, raw: torch.Tensor | None, batch: int | slice = slice(
                + ALiBi bias of heads ``heads``, query rows ``rows``   (h, r, Skv) float32 → dtype
         masked: where mask[rows] (r, Skv) is False, mask_value
 
+    The efficient variants (engine.efficient.formula) change the first two lines: a linear
+    kernel's scores are log φ(q)·φ(k) (``raw`` unused), hierarchical attention's other blocks
+    take their summaries' scores; softmax of the result is each variant's attention matrix.
     ``batch``, ``heads``, ``rows`` place the block (absolute indices; an int is a block of one);
     its keys are all Skv keys, as a softmax row needs. ``inplace`` reuses ``raw``'s memory when
     the caller does not need it any more (the same numbers). In q's dtype on q's device."""
     cfg = call.config
     heads = _as_slice(heads)
-    if cfg.prescale_q:  # the product that stays in range: its own matmul
+    if cfg.kernel != "softmax":  # φ(q)·φ(k) in the log domain (no scale, no bias)
+        scores = kernel_scores(call, batch, heads, rows)
+    elif cfg.prescale_q:  # the product that stays in range: its own matmul
         scores = block_scores_raw(call, batch, heads, rows, scale=call.scale)
     else:
         scores = raw.mul_(call.scale) if inplace else raw * call.scale
     # from here on ``scores`` is a tensor of this call's own (or ``raw`` given up): in place
-    bias = call.alibi(heads, rows)  # (h, r, Skv) float32, or None
+    bias = call.alibi(heads, rows) if cfg.kernel == "softmax" else None  # (h, r, Skv) float32, or None
     if bias is not None:
         scores = scores.add_(bias.to(scores.dtype).to(scores.device))
+    if cfg.summary_block is not None:  # hierarchical: other blocks → their summaries
+        scores = summary_scores(call, scores, batch, heads, rows)
     mask = call.mask[rows]  # (r, Skv)
     if not bool(mask.all()):  # masked_fill, as on the slide (where() is the fast form)
         fill = mask_fill_value(cfg.mask_value, scores.dtype)

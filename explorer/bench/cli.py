@@ -1,6 +1,7 @@
 """`python main.py bench [--json] [--quick] [--soak N [--seed S]]`: the window's latency
 (`window`), the A/B compare (`compare`), the first frame of a long context, the engine's and
-the models' benchmarks and the step-throughs'; `--soak N` runs only the soak (`soak`).
+the models' benchmarks, the efficient variants at S = 65,536 (`efficient`, engine.bench; alone:
+`python -m engine.bench efficient`) and the step-throughs'; `--soak N` runs only the soak (`soak`).
 
 Targets (issue 3): default config median ≤ 16.7 ms, p95 ≤ 33 ms; S=256, H=16, d_model=1024
 median ≤ 100 ms.
@@ -59,6 +60,12 @@ def _optional(modname: str, fn: str, **kw):
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
+def _efficient_table(res: dict) -> str:
+    from engine.bench import efficient_table
+
+    return efficient_table(res)
+
+
 def verdict(row: dict) -> str:
     t = TARGETS_MS[row["size"]]
     ok = all(row["latency_ms"][k] <= v for k, v in t.items())
@@ -93,11 +100,12 @@ def bench_command(args) -> int:
     rows = window_benchmarks(quick)
     long_res = long_first_frame(n_heads=4 if quick else 16)
     engine_res = _optional("engine.bench", "engine_benchmarks", quick=quick)
+    efficient_res = _optional("engine.bench", "efficient_benchmarks", quick=quick)
     steps_res = _optional("explorer.bench.stepthrough", "stepthrough_benchmarks", quick=quick)
     models_res = _optional("engine.models.bench", "bench_inspect")
     if as_json:
         print(json.dumps({"machine": info, "window": rows, "long_first_frame": long_res, "engine": engine_res,
-                          "stepthrough": steps_res, "models": models_res}, indent=2, default=str))
+                          "efficient": efficient_res, "stepthrough": steps_res, "models": models_res}, indent=2, default=str))
         return 0
     print(f"Attention Explorer bench · {info['platform']} · {info['cpu_count']} CPUs · torch "
           f"{info['torch']} ({info['torch_threads']} threads) · QPA {info['qpa'] or 'default'} · "
@@ -112,6 +120,9 @@ def bench_command(args) -> int:
     print(f"\nlong context in the window ({lf['config']}): first complete frame {first} "
           f"(target ≤ {LONG_FIRST_FRAME_S:g} s), {lf['progress_reports']} progress reports, longest event-loop "
           f"stall {lf['max_stall_ms']:.0f} ms (target ≤ {LONG_STALL_MS:g} ms) {lf['verdict']}")
+    if efficient_res is not None:
+        print()
+        print(json.dumps(efficient_res, default=str) if "error" in efficient_res else _efficient_table(efficient_res))
     for title, res in (("engine.bench", engine_res), ("explorer.bench.stepthrough (tiling / decode frames)", steps_res),
                        ("engine.models.bench", models_res)):
         if res is None:
