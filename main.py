@@ -36,6 +36,8 @@ _non_negative_int = _int_at_least(0, "an integer ≥ 0")
 #: the longest soak (changes): 100,000 take hours on a 2-core machine
 SOAK_MAX = 100_000
 _soak_count = _int_at_least(1, f"a number of changes from 1 to {SOAK_MAX:,}", SOAK_MAX)
+MONKEY_MAX = 1_000_000
+_monkey_count = _int_at_least(1, f"a number of actions from 1 to {MONKEY_MAX:,}", MONKEY_MAX)
 
 
 def _fps(text: str) -> float:
@@ -118,8 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--soak", type=_soak_count, metavar="N",
                        help="instead: N random config changes and clicks in one window; prints RSS at "
                             "every 10%%, latency median/p95/max and the exceptions counted")
+    bench.add_argument("--monkey", type=_monkey_count, metavar="N",
+                       help="instead: N seeded random user actions (menus, controls, docks, resizes, "
+                            "languages, lessons, the lab, a model) in child processes; counts tracebacks, "
+                            "crashes and hangs (exit status 1 on any)")
     bench.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
-                       help="random seed of --soak (default 0)")
+                       help="random seed of --soak or --monkey (default 0)")
     bench.add_argument("--train", action="store_true",
                        help="instead: the training lab's benchmarks (steps/s, seconds to induction per seed)")
     bench.add_argument("--profile", action="store_true",
@@ -142,7 +148,7 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         if given:
             return f"{', '.join(given)} only apply with --gif PATH (the heads forming as an animation)"
     if getattr(args, "command", None) == "bench":
-        modes = [f"--{k}" for k in ("soak", "profile", "train") if getattr(args, k, None) not in (None, False)]
+        modes = [f"--{k}" for k in ("soak", "monkey", "profile", "train") if getattr(args, k, None) not in (None, False)]
         if len(modes) > 1:
             return f"{' and '.join(modes)} are separate benchmarks: choose one"
     for option, expected in _EXPECTED.items():

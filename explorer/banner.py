@@ -9,6 +9,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QToolButton, QWidget
 
+from .guard import contained
+
 
 class Banner(QFrame):
     """A message shown in place above the panels (errors the engine raised, refused files)."""
@@ -73,6 +75,7 @@ class Banner(QFrame):
             self.text.setText(self._make_text())
             self._fit_height()
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()

@@ -16,6 +16,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
 from .feature import Feature
+from .host import host_of
+from .subscribe import follow
 
 #: the heads panel's views, in its Show menu's order
 VIEWS = ("B", "A", "B-A", "A|B")
@@ -106,8 +108,9 @@ def config_change(a, b) -> str:
 
 def status_text(window) -> str:
     """"comparing with A: <what A has that B has not> · showing <view>", or "" without a
-    reference (the whole of A's config is the label's tooltip)."""
-    ref = window.reference
+    reference (the whole of A's config is the label's tooltip). `window`: the window or its host."""
+    window = host_of(window)
+    ref = window.state.reference
     if ref is None:
         return ""
     view = "B"
@@ -117,7 +120,7 @@ def status_text(window) -> str:
     except KeyError:
         pass
     return QCoreApplication.translate("Compare", "comparing with A: {config} · showing {view}").format(
-        config=config_change(ref.config, window.config), view=view_name(view))
+        config=config_change(ref.config, window.state.config), view=view_name(view))
 
 
 class CompareStatus(Feature):
@@ -125,26 +128,25 @@ class CompareStatus(Feature):
 
     name = "compare"
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(self, state, host) -> None:
+        super().__init__(state, host)
         self.label = QLabel()
         self.label.setObjectName("status_compare")
         self.label.hide()
-        window.statusBar().insertPermanentWidget(0, self.label)
-        window.reference_changed.connect(lambda _f: self.update())
-        window.frame_rendered.connect(lambda _c: self.update())
+        host.status_bar().insertPermanentWidget(0, self.label)
+        follow(state.reference_changed, self.update)
+        host.frame_rendered.connect(lambda _c: self.update())
         try:
-            window.panel("heads").view.currentIndexChanged.connect(lambda _i: self.update())
+            host.panel("heads").view.currentIndexChanged.connect(lambda _i: self.update())
         except KeyError:
             pass
         self.update()
 
-    def update(self) -> None:
-        text = status_text(self.window_)
+    def update(self, *_args) -> None:
+        text = status_text(self.host)
         if text != self.label.text():
             self.label.setText(text)
-            ref = self.window_.reference
+            ref = self.state.reference
             self.label.setToolTip("" if ref is None else QCoreApplication.translate("Compare", "A: {config}").format(
                 config=ref.config.summary().replace("  ", " · ")))
         self.label.setVisible(bool(text))
@@ -152,7 +154,7 @@ class CompareStatus(Feature):
 
 def install_compare(window) -> CompareStatus:
     """The status-bar line (made once; `MainWindow.features["compare"]`)."""
-    return window.features.get("compare") or CompareStatus(window)
+    return window.features.get("compare") or CompareStatus(window.state, window.host)
 
 
 # ---- lessons pin their "before" ---------------------------------------------------------------
@@ -164,11 +166,14 @@ def pin_before(window, config, name: str, on_pinned=None) -> None:
 
     The preset's frame is usually the next one rendered; when another config is rendered
     first (the learner was quicker: "Do it for me" right away), the preset is computed here
-    (lesson presets are small). ``on_pinned(frame)`` is called with the frame pinned."""
+    (lesson presets are small). ``on_pinned(frame)`` is called with the frame pinned.
+    `window`: the window or its host."""
+    window = host_of(window)
+    app = window.state
     state = {"done": False}
 
     def pin(frame) -> None:
-        snaps = window.state.snapshots
+        snaps = app.snapshots
         same = [i for i, e in enumerate(snaps.entries) if e.snapshot.name == name and e.snapshot.config == config]
         if same:
             e = snaps.entries[same[0]]
@@ -187,17 +192,17 @@ def pin_before(window, config, name: str, on_pinned=None) -> None:
             window.frame_rendered.disconnect(on_rendered)
         except (RuntimeError, TypeError):
             pass
-        if cfg == config and window.frame is not None and window.frame.config == config:
-            pin(window.frame)
+        if cfg == config and app.frame is not None and app.frame.config == config:
+            pin(app.frame)
         else:
             from .frame import build_frame
 
             try:
                 pin(build_frame(config))
             except Exception as exc:  # a preset this build cannot compute: no A, said once
-                window.statusBar().showMessage(str(exc).splitlines()[0], 6000)
+                window.show_status(str(exc).splitlines()[0], 6000)
 
-    if window.frame is not None and window.frame.config == config and window.config == config:
-        pin(window.frame)
+    if app.frame is not None and app.frame.config == config and app.config == config:
+        pin(app.frame)
         return
     window.frame_rendered.connect(on_rendered)

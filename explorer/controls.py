@@ -1,8 +1,9 @@
 """The controls dock: one widget per AttentionConfig field.
 
-The controls mirror the window's config (`set_config` updates every widget
-with its signals blocked, so there are no feedback loops) and request changes
-through `config_requested`. Every request goes through constraints.coerce, and
+The controls are made from the state (explorer.state) and hold no config of their own:
+they follow `state.config_changed` (every widget updated with its signals blocked, so
+there are no feedback loops) and change the config with `state.set_config`. Every
+request goes through constraints.coerce, and
 the widgets only offer values from constraints, so an invalid combination
 cannot be chosen. Slider drags are throttled (leading and trailing edge: the
 first and the final value are always sent).
@@ -45,6 +46,8 @@ from .control_widgets import (
     set_spin,
 )
 from .figures.themes import CATEGORY_COLORS
+from .state import AppState
+from .subscribe import follow
 
 #: The KV-group map shows at most this many groups, in a label this many lines high.
 GROUP_MAP_PARTS, GROUP_MAP_LINES = 6, 3
@@ -56,15 +59,15 @@ POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
 
 
 class ConfigControls(QWidget):
-    """Every AttentionConfig field as a widget; emits `config_requested(AttentionConfig)`."""
+    """Every AttentionConfig field as a widget of `state.config` (a state of its own when
+    none is given)."""
 
-    config_requested = Signal(object)
     reset_requested = Signal()
     message = Signal(str)  # a refused edit, said in one line (the window's status bar shows it)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._config = AttentionConfig()
+        self.state = state if state is not None else AppState()
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
         root.setSpacing(8)
@@ -196,7 +199,8 @@ class ConfigControls(QWidget):
         root.addStretch(1)
 
         self._connect()
-        self.retranslate_ui()  # also mirrors self._config
+        self.retranslate_ui()  # also mirrors the state's config
+        follow(self.state.config_changed, self._mirror)
 
     # ---- language -------------------------------------------------------------------
     def retranslate_ui(self) -> None:
@@ -269,7 +273,7 @@ class ConfigControls(QWidget):
         for i, p in enumerate(POSITIONALS):
             self.positional.setItemText(i, pos_texts[p])
         self._mirrored.clear()  # item texts, tooltips and value texts in the new language
-        self.set_config(self._config)  # the texts that carry values (head_dim, group map)
+        self.refresh()  # the texts that carry values (head_dim, group map)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -286,12 +290,11 @@ class ConfigControls(QWidget):
     # ---- requests ------------------------------------------------------------------
     def _request(self, **changes: Any) -> None:
         try:
-            new = C.coerce(self._config, **changes)
+            new = C.coerce(self.state.config, **changes)
         except ConfigError:
-            self.set_config(self._config)  # put the widget back; nothing else to do
+            self.refresh()  # put the widget back; nothing else to do
             return
-        if new != self._config:
-            self.config_requested.emit(new)
+        self.state.set_config(new)
 
     def _connect(self) -> None:
         def on(widget_signal, fn: Callable) -> None:
@@ -300,7 +303,7 @@ class ConfigControls(QWidget):
         on(self.d_model.value_changed, lambda v: self._request(d_model=int(v)))
         on(self.heads.activated, lambda _i: self._request(n_heads=self.heads.currentData()))
         on(self.kv_heads.activated, lambda _i: self._request(
-            n_kv_heads=None if self.kv_heads.currentData() == self._config.n_heads else self.kv_heads.currentData()))
+            n_kv_heads=None if self.kv_heads.currentData() == self.state.config.n_heads else self.kv_heads.currentData()))
         on(self.batch.valueChanged, lambda v: self._request(batch=int(v)))
         on(self.tokens.editingFinished, self._on_tokens)
         on(self.seq_len.value_changed, self._on_seq_len)
@@ -375,12 +378,18 @@ class ConfigControls(QWidget):
     # ---- mirror ----------------------------------------------------------------------
     @property
     def config(self) -> AttentionConfig:
-        return self._config
+        """The state's config (the controls keep no copy)."""
+        return self.state.config
 
-    def set_config(self, cfg: AttentionConfig) -> None:
-        """Show `cfg` in every widget (no signals), offering only values valid with it."""
-        last, self._config = self._config, cfg
-        if cfg.seed != last.seed and cfg == last.replace(seed=cfg.seed):  # stepping seeds: one spin box
+    def refresh(self) -> None:
+        """Show the state's config in every widget again, the offered choices rebuilt (a
+        refused edit put back, a new language, another set of available backends)."""
+        self._mirror(self.state.config, None)
+
+    def _mirror(self, cfg: AttentionConfig, last: AttentionConfig | None = None) -> None:
+        """Show `cfg` in every widget (no signals), offering only values valid with it;
+        `last`: the config shown before (stepping seeds then updates one spin box)."""
+        if last is not None and cfg.seed != last.seed and cfg == last.replace(seed=cfg.seed):  # stepping seeds: one spin box
             with QSignalBlocker(self.seed):
                 set_spin(self.seed, cfg.seed)
             return

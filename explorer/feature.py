@@ -1,26 +1,31 @@
-"""A feature of the window: made in one place (`MainWindow._create_features`) from the window
-and its state, owning its actions, menu entries and texts.
+"""A feature of the window: made in one place (`MainWindow._create_features`) from the state
+and a host (explorer.host.Host), owning its actions, menu entries, texts and widgets.
 
     class SnapshotsFeature(Feature):
         name = "snapshots"
-        def __init__(self, window):
-            super().__init__(window)              # self.window, self.state
-            self.action = QAction(window)          # its actions, into the window's menus
-            window.menu_edit.addAction(self.action)
+        def __init__(self, state, host):
+            super().__init__(state, host)         # self.state, self.host
+            self.action = QAction(host.parent_widget())
+            host.add_action("edit", self.action)
             self.retranslate_ui()
-        def retranslate_ui(self):                 # the window calls it on a language change
+        def retranslate_ui(self):                 # the host calls it on a language change
             self.action.setText(self.tr("S&napshots…"))
 
-The window keeps them in `MainWindow.features` (name → feature); a feature finds another one
-there (the animation entry goes after `features["export"].export_action`), never through an
-attribute attached to the window.
+A feature is a Qt child of the host's widget (deleted with it) and keeps no reference to
+the window: it asks the host (add a panel, an action to a menu, a status message, a panel
+brought forward) and follows the state's events. It finds another feature with
+`host.feature(name)` (the animation entry goes after `host.feature("export").export_action`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import QObject
+
+if TYPE_CHECKING:
+    from .host import Host
+    from .state import AppState
 
 
 class Feature(QObject):
@@ -28,13 +33,13 @@ class Feature(QObject):
 
     name: ClassVar[str] = ""
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
-        self.state = window.state
+    def __init__(self, state: AppState, host: Host) -> None:
+        super().__init__(host.parent_widget())
+        self.state = state
+        self.host = host
 
     def retranslate_ui(self) -> None:
-        """Set the feature's texts in the current language (the window calls this once the
+        """Set the feature's texts in the current language (the host calls this once every
         feature is made and on every language change)."""
 
     def may_close(self) -> bool:
@@ -42,6 +47,10 @@ class Feature(QObject):
         keeps it open (a question about unsaved work answered Cancel, or a save that closes
         the window once done)."""
         return True
+
+    def closing(self) -> None:
+        """The window closes (every feature agreed): put back what must not outlive it (the
+        window's layout is saved next)."""
 
     def shutdown(self) -> None:
         """Stop what the feature runs (the window calls this when it closes)."""

@@ -13,6 +13,8 @@ import time
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QToolButton, QWidget
 
+from .guard import contained
+
 #: A frame that reports progress is shown as under way after this long from its first report
 #: (which the worker posts after ComputeWorker.PROGRESS_EVERY_S of work; a quick one never reports).
 SHOW_AFTER_S = 0.10
@@ -60,6 +62,7 @@ class FrameProgress(QWidget):
         self.cancel_button.setToolTip(self.tr("Stop computing this configuration; the panels keep the last one"))
         self.bar.setFormat(self.tr("computing… %p%"))
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()

@@ -1,10 +1,14 @@
 """Undo and redo of configuration changes (Edit ▸ Undo, Ctrl+Z / Ctrl+Shift+Z).
 
-Every config the window is asked to show (a control, a lesson preset, Reset) is
-one `ConfigChange` on a QUndoStack. Changes of the same fields in quick
-succession merge into one step, so a slider drag (dozens of values) is undone
-at once; the stack's clean state is the saved session, which the window title
-marks with "*" until it is saved again.
+`UndoHistory` follows the state (explorer.state): every config change the state announces
+(a control, a lesson preset, Reset, a script) becomes one `ConfigChange` on its QUndoStack,
+and undo/redo put the step's config back into the state. Changes of the same fields in
+quick succession merge into one step, so a slider drag (dozens of values) is undone at
+once; the stack's clean state is the saved session, which the window title marks with "*"
+until it is saved again.
+
+A step also carries the lesson's progress (`state.lesson_progress`) before and after it:
+undo restores both together, so a lesson's ✓ never outlives the change that earned it.
 """
 
 from __future__ import annotations
@@ -13,10 +17,13 @@ import dataclasses
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QUndoCommand
+from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import AttentionConfig
+
+from .state import AppState, LessonProgress
+from .subscribe import follow
 
 #: changes of the same fields less than this far apart are one step (a slider drag)
 MERGE_SECONDS = 1.5
@@ -55,15 +62,20 @@ def describe_change(before: AttentionConfig, after: AttentionConfig,
 
 
 class ConfigChange(QUndoCommand):
-    """before → after; `apply(config)` shows a config without recording a new step."""
+    """before → after (configs, and the lesson progress with each); `apply(config, progress)`
+    shows them without recording a new step."""
 
     ID = 1
 
     def __init__(self, before: AttentionConfig, after: AttentionConfig,
-                 apply: Callable[[AttentionConfig], None], mergeable: bool = True) -> None:
+                 apply: Callable[[AttentionConfig, LessonProgress | None], None], mergeable: bool = True,
+                 progress: LessonProgress | None = None) -> None:
         fields = changed_fields(before, after)
         super().__init__(describe_change(before, after, fields))
         self.before, self.after, self.apply = before, after, apply
+        # the lesson progress at the step's two ends (`after`'s follows later changes of the
+        # progress made while this step is the current one: UndoHistory)
+        self.before_progress = self.after_progress = progress
         self.fields = fields
         self.at = time.monotonic()
         # a step of its own (Reset, a preset), or one taken back and redone: nothing joins it
@@ -78,11 +90,11 @@ class ConfigChange(QUndoCommand):
             self._done = False
             return
         self.mergeable = False
-        self.apply(self.after)
+        self.apply(self.after, self.after_progress)
 
     def undo(self) -> None:
         self.mergeable = False
-        self.apply(self.before)
+        self.apply(self.before, self.before_progress)
 
     def mergeWith(self, other: QUndoCommand) -> bool:
         if not (isinstance(other, ConfigChange) and self.mergeable and other.mergeable):
@@ -92,7 +104,56 @@ class ConfigChange(QUndoCommand):
         if other.at - self.at > MERGE_SECONDS:
             return False
         self.after, self.at = other.after, other.at
+        self.after_progress = other.after_progress
         self.setText(describe_change(self.before, self.after))
         if self.before == self.after:
             self.setObsolete(True)  # dragged back to where it started: no step at all
         return True
+
+
+class UndoHistory(QObject):
+    """The undo history of a state: `stack` (a QUndoStack) follows `state.config_changed`
+    and `state.lesson_progress_changed`; undo/redo change the state back."""
+
+    def __init__(self, state: AppState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.stack = QUndoStack(self)
+        self.stack.setUndoLimit(UNDO_LIMIT)
+        self._replaying = False  # the state changes because of undo/redo: not a new step
+        follow(state.config_changed, self._on_config_changed)
+        follow(state.lesson_progress_changed, self._on_progress_changed)
+
+    def _on_config_changed(self, new: AttentionConfig, old: AttentionConfig, whole_step: bool) -> None:
+        if self._replaying:
+            return
+        # the progress as it was before this change (a lesson sets its new progress after
+        # the config: explorer.panels.lesson)
+        self.stack.push(ConfigChange(old, new, self._replay, mergeable=not whole_step,
+                                     progress=self.state.lesson_progress))
+
+    def _on_progress_changed(self, new: LessonProgress, _old: LessonProgress) -> None:
+        """The progress moved while the current step is on screen: it is that step's end."""
+        if self._replaying or self.stack.index() == 0:
+            return
+        step = self.stack.command(self.stack.index() - 1)
+        if isinstance(step, ConfigChange):
+            step.after_progress = new
+
+    def _replay(self, config: AttentionConfig, progress: LessonProgress | None) -> None:
+        self._replaying = True
+        try:
+            self.state.restore(config, progress)
+        finally:
+            self._replaying = False
+
+    def alive(self) -> bool:
+        """Whether the stack still exists (it emits while Qt deletes it with the window)."""
+        import shiboken6
+
+        return shiboken6.isValid(self.stack)
+
+    def name_last_step(self, text: str) -> None:
+        """Give the newest step a name of its own (Reset)."""
+        if self.stack.index() > 0:
+            self.stack.command(self.stack.index() - 1).setText(text)

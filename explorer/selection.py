@@ -1,25 +1,30 @@
-"""The one selection every panel follows, and the hover link between heatmaps.
+"""The one selection every panel follows, and the hover link between heatmaps (Qt-free).
 
 Panels never talk to each other: a click sets the Selection, and every panel
 redraws from it; hovering a heatmap publishes the cell on the HoverLink, and
 every heatmap of the same shape draws a crosshair there.
+
+The signals are psygnal's (`connect`, `disconnect`, `emit`, `blocked()`), so this
+module, like explorer.state, imports no Qt. A Qt object that follows one connects
+through `explorer.subscribe.follow` (disconnected when Qt deletes the object).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from psygnal import Signal
 
 
-class Selection(QObject):
+class Selection:
     """(head, query, key): the head shown large, the query row, the key column.
 
-    `changed` fires only when a value really changed.
+    `changed` fires only when a value really changed. Values are clamped to the limits of
+    the frame on screen (`set_limits`, which the state calls when a frame of another shape
+    arrives, before any panel draws it).
     """
 
     changed = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self) -> None:
         self._head = self._query = self._key = 0
         self._limits = (1, 1, 1)
 
@@ -35,23 +40,36 @@ class Selection(QObject):
     def key(self) -> int:
         return self._key
 
+    @property
+    def limits(self) -> tuple[int, int, int]:
+        """(heads, queries, keys) of the frame on screen: every value stays below its limit."""
+        return self._limits
+
     def as_dict(self) -> dict[str, int]:
         return {"head": self._head, "query": self._query, "key": self._key}
 
-    def set_limits(self, n_heads: int, seq_len: int, key_len: int) -> None:
-        """Clamp to a new config's shape (emits `changed` if that moved anything)."""
-        self._limits = (max(1, n_heads), max(1, seq_len), max(1, key_len))
-        self.set(self._head, self._query, self._key)
+    def set_limits(self, n_heads: int, seq_len: int, key_len: int,
+                   select: tuple[int, int, int] | None = None) -> None:
+        """Clamp to a new frame's shape, selecting `select` (head, query, key) in it if given;
+        emits `changed` once if that moved anything."""
+        self._limits = (max(1, int(n_heads)), max(1, int(seq_len)), max(1, int(key_len)))
+        self.set(*(select or (None, None, None)))
 
-    def set(self, head: int | None = None, query: int | None = None, key: int | None = None) -> None:
-        """Set any of the three (None keeps it); values are clamped to the current shape."""
+    def _assign(self, head: int | None, query: int | None, key: int | None) -> bool:
+        """Store the clamped values; True when one of them moved (no signal)."""
         h = self._head if head is None else head
         q = self._query if query is None else query
         k = self._key if key is None else key
         nh, nq, nk = self._limits
         new = (min(max(0, int(h)), nh - 1), min(max(0, int(q)), nq - 1), min(max(0, int(k)), nk - 1))
-        if new != (self._head, self._query, self._key):
-            self._head, self._query, self._key = new
+        if new == (self._head, self._query, self._key):
+            return False
+        self._head, self._query, self._key = new
+        return True
+
+    def set(self, head: int | None = None, query: int | None = None, key: int | None = None) -> None:
+        """Set any of the three (None keeps it); values are clamped to the current shape."""
+        if self._assign(head, query, key):
             self.changed.emit()
 
     def step(self, head: int = 0, query: int = 0, key: int = 0) -> None:
@@ -59,7 +77,7 @@ class Selection(QObject):
         self.set(self._head + head, self._query + query, self._key + key)
 
 
-class HoverLink(QObject):
+class HoverLink:
     """The cell under the mouse, shared by every heatmap.
 
     `hovered(shape, row, col)`: shape is the (rows, cols) of the hovered
@@ -87,8 +105,8 @@ class ModelSelection(Selection):
     also when several values change together.
     """
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self) -> None:
+        super().__init__()
         self._layer = 0
         self._n_layers = 1
 
@@ -106,15 +124,8 @@ class ModelSelection(Selection):
 
     def set(self, head: int | None = None, query: int | None = None, key: int | None = None,
             layer: int | None = None) -> None:
-        before = self.as_dict()
-        was_blocked = self.blockSignals(True)
-        try:
-            if layer is not None:
-                self._layer = min(max(0, int(layer)), self._n_layers - 1)
-            else:
-                self._layer = min(self._layer, self._n_layers - 1)
-            super().set(head, query, key)
-        finally:
-            self.blockSignals(was_blocked)
-        if not was_blocked and self.as_dict() != before:
+        old_layer = self._layer
+        self._layer = min(max(0, int(self._layer if layer is None else layer)), self._n_layers - 1)
+        moved = self._assign(head, query, key)
+        if moved or self._layer != old_layer:
             self.changed.emit()

@@ -1,6 +1,6 @@
 """Named snapshots: several pinned states in a list, any of them the reference A.
 
-    SnapshotsFeature(window)       # window.snapshots (state.snapshots); Edit ▸ Snapshots… (Ctrl+Shift+P)
+    SnapshotsFeature(state, host)  # window.snapshots (state.snapshots); Edit ▸ Snapshots… (Ctrl+Shift+P)
     window.snapshots.add(frame)    # what Edit ▸ Pin as reference A (Ctrl+P) also does
     window.snapshots.use(i)        # snapshot i becomes A (the heads panel's A and B − A)
     window.snapshots.rename(i, "with √d_k"); window.snapshots.remove(i)
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from .feature import Feature
 from .frame import build_frame
 from .snapshot_data import MAX_SNAPSHOTS, Snapshot, check_name
+from .subscribe import follow
 from .work.base import Worker, run_events_until
 
 THUMB_PX = 64
@@ -93,20 +94,21 @@ class SnapshotList(QObject):
 
     changed = Signal()
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(self, state, host) -> None:
+        super().__init__(host.parent_widget())
+        self.state = state
+        self.host_ = host
         self.entries: list[Entry] = []
         self._using = False
         self._wanted: Entry | None = None  # the entry becoming A once its frame is computed
         self._job_data: dict[int, tuple[str, Entry]] = {}  # job id → ("frame" | "thumb", entry)
         self.worker = _SnapshotWorker()
-        window.destroyed.connect(self.worker.stop)
+        self.destroyed.connect(self.worker.stop)  # (a Qt child of the window: deleted with it)
         self.worker.done.connect(self._on_done)
         self.worker.failed.connect(self._on_failed)
         #: added, renamed or deleted since the session was opened or saved (the title's "*")
         self.edited = False
-        window.reference_changed.connect(self._on_reference)
+        follow(state.reference_changed, self._on_reference)
 
     # ---- queries ------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -118,7 +120,7 @@ class SnapshotList(QObject):
     @property
     def reference_index(self) -> int | None:
         """The entry pinned as A (None when A is unpinned or not from this list)."""
-        ref = self.window_.reference
+        ref = self.state.reference
         for i, e in enumerate(self.entries):
             if ref is not None and e.frame is ref:
                 return i
@@ -189,7 +191,7 @@ class SnapshotList(QObject):
             self._last_error = QCoreApplication.translate(
                 "Snapshots", "Snapshot “{name}” cannot be used as A here: {reason}").format(
                 name=e.snapshot.name, reason=e.error)
-            self.window_.banner.show_message(self._last_error, kind="warning")
+            self.host_.show_banner(self._last_error, kind="warning")
         self.changed.emit()
 
     def _submit(self, fn, lane, data) -> int:
@@ -199,7 +201,7 @@ class SnapshotList(QObject):
 
     def _keep_within_budget(self) -> None:
         """Drop the oldest kept frames (never A's) until they fit FRAME_BUDGET."""
-        ref = self.window_.reference
+        ref = self.state.reference
         kept = [e for e in self.entries if e.frame is not None and e.frame is not ref]
         total = sum(frame_bytes(e.frame) for e in kept)
         for e in kept:
@@ -213,7 +215,7 @@ class SnapshotList(QObject):
         """The session differs from its file (or not): the window's title shows "*" while this
         or the undo history says so."""
         self.edited = edited
-        self.window_.setWindowModified(edited or not self.window_.undo_stack.isClean())
+        self.host_.set_window_modified(edited or not self.host_.history.stack.isClean())
 
     def mark_saved(self) -> None:
         """The session was saved with these snapshots."""
@@ -222,7 +224,7 @@ class SnapshotList(QObject):
     def add(self, frame, name: str | None = None) -> int:
         """Keep `frame` (with the window's selection) as a new snapshot; returns its index.
         The oldest one goes when the list is full."""
-        sel = self.window_.selection
+        sel = self.state.selection
         cfg = frame.config
         selection = {"head": min(sel.head, cfg.n_heads - 1), "query": min(sel.query, cfg.seq_len - 1),
                      "key": min(sel.key, cfg.key_len - 1)}
@@ -255,7 +257,7 @@ class SnapshotList(QObject):
             self._wanted = None  # no longer becoming A
         del self.entries[i]
         if was_ref:
-            self.window_.clear_reference()
+            self.state.set_reference(None)
         self._set_edited(True)
         self.changed.emit()
 
@@ -272,17 +274,17 @@ class SnapshotList(QObject):
             self._wanted = e
             e.error = ""
             self._submit(lambda job: build_frame(e.snapshot.config), "reference", ("frame", e))
-            self.window_.statusBar().showMessage(QCoreApplication.translate(
+            self.host_.show_status(QCoreApplication.translate(
                 "Snapshots", "computing snapshot “{name}”…").format(name=e.snapshot.name))
         self.changed.emit()
 
     def _pin(self, e: Entry) -> None:
         self._using = True
         try:
-            self.window_.pin_reference(e.frame)
+            self.host_.feature("menus").pin_reference(e.frame)
         finally:
             self._using = False
-        self.window_.statusBar().showMessage(
+        self.host_.show_status(
             QCoreApplication.translate("Snapshots", "A is now “{name}”: {config}").format(
                 name=e.snapshot.name, config=e.frame.config.summary()), 5000)
 
@@ -330,7 +332,7 @@ class SnapshotsPanel(QWidget):
         self.delete_button = QPushButton()
         self.delete_button.clicked.connect(lambda: self._with_current(self.snapshots.remove))
         self.pin_button = QPushButton()
-        self.pin_button.clicked.connect(lambda: snapshots.window_.pin_reference())
+        self.pin_button.clicked.connect(lambda: snapshots.host_.feature("menus").pin_reference())
         self.hint = QLabel()
         self.hint.setObjectName("hint")
         self.hint.setWordWrap(True)
@@ -423,7 +425,7 @@ class SnapshotsPanel(QWidget):
         try:
             self.snapshots.rename(i, text)
         except ValueError as exc:
-            self.snapshots.window_.statusBar().showMessage(
+            self.snapshots.host_.show_status(
                 QCoreApplication.translate("Snapshots", "Not renamed: {reason}").format(reason=exc), 6000)
             self.refresh()
 
@@ -439,29 +441,22 @@ class SnapshotsFeature(Feature):
 
     name = "snapshots"
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.list = self.state.snapshots = SnapshotList(window)
+    def __init__(self, state, host) -> None:
+        super().__init__(state, host)
+        self.list = self.state.snapshots = SnapshotList(state, host)
         self.dock: QDockWidget | None = None
-        self.action = QAction(window)
+        self.action = QAction(host.parent_widget())
         self.action.setShortcut(QKeySequence("Ctrl+Shift+P"))
         self.action.triggered.connect(self.show)
-        edit = window.menu_edit
-        actions = edit.actions()
-        if window.act_unpin in actions and actions.index(window.act_unpin) + 1 < len(actions):
-            edit.insertAction(actions[actions.index(window.act_unpin) + 1], self.action)
-        else:
-            edit.addAction(self.action)
-        window.addAction(self.action)
+        host.add_action("edit", self.action, after=host.feature("menus").act_unpin)
         self.retranslate_ui()
 
     def show(self) -> QDockWidget:
         if self.dock is None:
-            dock = QDockWidget(QCoreApplication.translate("Snapshots", "Snapshots"), self.window)
+            dock = QDockWidget(QCoreApplication.translate("Snapshots", "Snapshots"), self.host.parent_widget())
             dock.setObjectName("dock_snapshots")
             dock.setWidget(SnapshotsPanel(self.list))
-            self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-            dock.setFloating(True)
+            self.host.add_dock(dock, floating=True)
             dock.resize(560, 420)
             self.dock = dock
         self.dock.show()
@@ -479,5 +474,5 @@ class SnapshotsFeature(Feature):
 
 def install_snapshots(window) -> SnapshotList:
     """The window's snapshots feature (made once); returns its list."""
-    feature = window.features.get("snapshots") or SnapshotsFeature(window)
+    feature = window.features.get("snapshots") or SnapshotsFeature(window.state, window.host)
     return feature.list

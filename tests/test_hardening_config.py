@@ -83,10 +83,12 @@ def test_from_dict_names_odd_unknown_keys_in_one_line():
 
 def test_the_seed_spin_box_takes_every_seed_the_engine_accepts(qapp):
     from explorer.controls import ConfigControls
+    from explorer.state import AppState
 
-    controls = ConfigControls()
+    state = AppState()
+    controls = ConfigControls(state)
     try:
-        controls.set_config(AttentionConfig(seed=MAX_SEED))
+        state.set_config(AttentionConfig(seed=MAX_SEED))
         assert controls.seed.value() == MAX_SEED
         assert controls.seed.maximum() == MAX_SEED
     finally:

@@ -287,12 +287,12 @@ def test_unavailable_backend_is_disabled_with_reason(qtbot, w, monkeypatch):
         return out
 
     monkeypatch.setattr("explorer.controls.engine.available_backends", fake)
-    w.controls.set_config(w.config)
+    w.controls.refresh()
     item = w.controls.backend.model().item(w.controls.backend.findData("flash"))
     assert not item.isEnabled()
     assert item.toolTip() == "flash-attn is not installed (test)"
     monkeypatch.undo()
-    w.controls.set_config(w.config)
+    w.controls.refresh()
     assert item.isEnabled()
 
 

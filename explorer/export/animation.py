@@ -33,6 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..host import host_of
 from ..work import collector
 from .files import panel_names, publish, reason
 from .options import (
@@ -348,6 +349,7 @@ class AnimationJob(EncodingJob):
     done: int = 0
 
     def __post_init__(self) -> None:
+        self.window = host_of(self.window)  # (the window or its host)
         req = self.request
         check_animation_format(req.fmt)
         if not isinstance(req.width, int) or not MIN_WIDTH <= req.width <= MAX_WIDTH:
@@ -362,8 +364,8 @@ class AnimationJob(EncodingJob):
             if n not in known:
                 raise ExportUsageError(unknown_panel(n, known))
         self.names = names
-        self.spec = fit_to(self.window.config, req.spec)  # (a head sweep keeps the counts that divide)
-        self.configs = sweep_configs(self.window.config, self.spec)  # SweepError names a bad value
+        self.spec = fit_to(self.window.state.config, req.spec)  # (a head sweep keeps the counts that divide)
+        self.configs = sweep_configs(self.window.state.config, self.spec)  # SweepError names a bad value
         self._check_memory(req.width * round(req.width * ASPECT_GUESS) * 3)
         self.total = len(self.configs) * len(names)
         out = Path(req.out_dir)
@@ -417,12 +419,12 @@ class AnimationJob(EncodingJob):
             os.close(fd)
             self._encoders[n] = Encoder(tmp, req.fmt, req.fps)
         # one selection for every frame: the window's, within the smallest shape of the sweep
-        sel = self.window.selection
+        sel = self.window.state.selection
         self._selection = Selection()
         self._selection.set_limits(min(c.n_heads for c in self.configs), min(c.seq_len for c in self.configs),
                                    min(c.key_len for c in self.configs))
         self._selection.set(sel.head, sel.query, sel.key)
-        self._theme = figure_theme(req.theme, self.window.theme)
+        self._theme = figure_theme(req.theme, self.window.state.theme)
         self._captions = [(self.spec.label(v), c.summary().replace("  ", " · "))
                           for v, c in zip(self.spec.values, self.configs, strict=True)]
         self._prefetch(0)

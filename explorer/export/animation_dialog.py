@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..feature import Feature
+from ..host import host_of
 from .animation import DEFAULT_FPS, FORMATS, FPS_RANGE, AnimationJob, AnimationRequest
 from .files import panel_names
 from .options import MAX_WIDTH, MIN_WIDTH, MODEL_PANEL_NAMES, ExportError
@@ -79,9 +80,10 @@ class AnimationDialog(QDialog):
     say what is wrong)."""
 
     def __init__(self, window, parent: QWidget | None = None) -> None:
-        super().__init__(parent if parent is not None else window)
+        window = host_of(window)  # (the window or its host)
+        super().__init__(parent if parent is not None else window.parent_widget())
         self.setWindowTitle(QCoreApplication.translate("AnimationDialog", "Export animation"))
-        self.window_ = window
+        self.host_ = window
 
         self.field_combo = QComboBox()
         for name, f in FIELDS.items():
@@ -162,7 +164,7 @@ class AnimationDialog(QDialog):
         self._field_changed()
 
     def _default_folder(self) -> Path:
-        saved = self.window_.settings.value("export_folder", "")
+        saved = self.host_.settings.value("export_folder", "")
         return Path(saved) if saved and Path(saved).is_dir() else Path.home()
 
     def _field_changed(self) -> None:
@@ -198,7 +200,7 @@ class AnimationDialog(QDialog):
         try:
             req = self.request()
             # every value through the config, the targets checked (existing ones are asked about)
-            job = AnimationJob(self.window_, replace(req, force=True))
+            job = AnimationJob(self.host_, replace(req, force=True))
         except (SweepError, ExportError) as exc:
             self.values_label.setText(f"⚠ {exc}")
             self.export_button.setEnabled(False)
@@ -228,11 +230,11 @@ class AnimationDialog(QDialog):
                 if answer != QMessageBox.StandardButton.Yes:
                     return
                 req = replace(req, force=True)
-            self.progress = start_animation(self.window_, req)
+            self.progress = start_animation(self.host_, req)
         except (SweepError, ExportError) as exc:
             QMessageBox.warning(self, QCoreApplication.translate("AnimationDialog", "Export animation"), str(exc))
             return
-        self.window_.settings.setValue("export_folder", str(req.out_dir))
+        self.host_.settings.setValue("export_folder", str(req.out_dir))
         self.accept()
 
 
@@ -244,8 +246,9 @@ class AnimationProgress(QWidget):
     at the end. `job` is the AnimationJob; `finished(paths)` / `failed(message)` after it."""
 
     def __init__(self, window, job: AnimationJob) -> None:
-        super().__init__(window)
-        self.window_, self.job = window, job
+        window = host_of(window)  # (the window or its host)
+        super().__init__(window.parent_widget())
+        self.host_, self.job = window, job
         label = getattr(job, "progress_label", None)  # another animation job names itself (the heads forming)
         self.label = QLabel(label or QCoreApplication.translate("AnimationDialog", "Animation {field}").format(field=job.request.spec.field))
         self.bar = QProgressBar()
@@ -266,7 +269,7 @@ class AnimationProgress(QWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self._tick)
-        window.statusBar().addPermanentWidget(self)
+        window.status_bar().addPermanentWidget(self)
         self._running, self._ended = True, False
         self.timer.start()
 
@@ -283,7 +286,7 @@ class AnimationProgress(QWidget):
         except (ExportError, SweepError) as exc:
             self.error = str(exc)
             self._end()
-            self.window_.banner.show_message(QCoreApplication.translate(
+            self.host_.show_banner(QCoreApplication.translate(
                 "AnimationDialog", "The animation was not written: {reason}").format(reason=exc))
             return
         self.bar.setValue(self.job.done)
@@ -294,7 +297,7 @@ class AnimationProgress(QWidget):
             n = len(self.result)
             text = (QCoreApplication.translate("AnimationDialog", "wrote 1 animation to {folder}") if n == 1
                     else QCoreApplication.translate("AnimationDialog", "wrote {n} animations to {folder}")).format(n=n, folder=folder)
-            self.window_.statusBar().showMessage(text, 8000)
+            self.host_.show_status(text, 8000)
 
     def cancel(self) -> None:
         """Stop now; every temporary file is removed and nothing is written."""
@@ -303,7 +306,7 @@ class AnimationProgress(QWidget):
         self.cancelled = True
         self._end()  # first: cleaning up lets the event loop run, and no tick may follow
         self.job.cancel()
-        self.window_.statusBar().showMessage(QCoreApplication.translate("AnimationDialog", "animation export cancelled; nothing was written"), 6000)
+        self.host_.show_status(QCoreApplication.translate("AnimationDialog", "animation export cancelled; nothing was written"), 6000)
 
     def _end(self) -> None:
         if self._ended:
@@ -311,14 +314,15 @@ class AnimationProgress(QWidget):
         self._ended = True
         self._running = False
         self.timer.stop()
-        self.window_.statusBar().removeWidget(self)
+        self.host_.status_bar().removeWidget(self)
         self.hide()
         self.deleteLater()
 
 
 def start_animation(window, request: AnimationRequest) -> AnimationProgress:
     """Start a sweep export in `window` (checked first: SweepError / ExportError); one at a time."""
-    feature = window.features["animation"]
+    window = host_of(window)
+    feature = window.feature("animation")
     feature.check_idle()
     return feature.begin(AnimationProgress(window, AnimationJob(window, request)))
 
@@ -336,13 +340,13 @@ class AnimationActions(Feature):
 
     name = "animation"
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
+    def __init__(self, state, host) -> None:
+        super().__init__(state, host)
         self.progress: AnimationProgress | None = None
-        self.action = QAction(window)
+        self.action = QAction(host.parent_widget())
         self.action.setShortcut(QKeySequence("Ctrl+Shift+E"))
-        self.action.triggered.connect(lambda: show_animation_dialog(window))
-        window.features["export"].add_after_figure(self.action)
+        self.action.triggered.connect(lambda: show_animation_dialog(host))
+        host.feature("export").add_after_figure(self.action)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -373,7 +377,7 @@ class AnimationActions(Feature):
 
 def install_animation(window) -> AnimationActions:
     """The window's animation feature (made once; `MainWindow.features["animation"]`)."""
-    return window.features.get("animation") or AnimationActions(window)
+    return window.features.get("animation") or AnimationActions(window.state, window.host)
 
 
 __all__ = ["AnimationDialog", "AnimationProgress", "install_animation", "start_animation"]

@@ -1,6 +1,6 @@
 """Exporting from the window: the Export dialog, Copy panel, and the menu actions for both.
 
-    ExportActions(window): the feature (MainWindow.features["export"])
+    ExportActions(state, host): the feature (MainWindow.features["export"])
 
 adds "Export figure…" (Ctrl+E) to the window's File menu and "Copy panel as
 image" (Ctrl+Shift+C) to its Edit menu (each menu found by its title, created
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..feature import Feature
+from ..host import host_of
 from .files import export_panels, export_widget, is_shown, panel_names, write_atomic
 from .fresh import panel_image, render_panel
 from .options import FORMATS, MAX_DPI, MAX_WIDTH, MIN_DPI, MIN_WIDTH, ExportError, ExportOptions
@@ -69,7 +70,9 @@ class ExportRequest:
 
 
 def current_panel_name(window) -> str | None:
-    """The panel holding the keyboard focus, else the first one on screen."""
+    """The panel holding the keyboard focus, else the first one on screen (`window`: the
+    window or its host)."""
+    window = host_of(window)
     names = panel_names(window)
     focus = QApplication.focusWidget()
     for n in names:
@@ -85,6 +88,7 @@ def current_panel_name(window) -> str | None:
 def targets(window, request: ExportRequest) -> list[tuple[str | None, str, Path]]:
     """(panel name, or None for the whole window; title; file) for each figure the request
     writes. "All panels" means every panel, shown, behind a tab or closed."""
+    window = host_of(window)
     if request.what == WHAT_WINDOW:
         return [(None, QCoreApplication.translate("ExportDialog", "Attention Explorer"), request.path)]
     if request.what == WHAT_PANEL:
@@ -95,7 +99,9 @@ def targets(window, request: ExportRequest) -> list[tuple[str | None, str, Path]
 def run_export(window, request: ExportRequest,
                confirm_overwrite: Callable[[list[Path]], bool] = lambda paths: False) -> list[Path]:
     """Write the figures of `request`; existing files are replaced only when
-    `confirm_overwrite(existing)` says yes (otherwise ExportError, nothing written)."""
+    `confirm_overwrite(existing)` says yes (otherwise ExportError, nothing written).
+    `window`: the window or its host."""
+    window = host_of(window)
     todo = targets(window, request)
     if not todo:
         raise ExportError(QCoreApplication.translate("ExportDialog", "there is no panel to export"))
@@ -110,7 +116,7 @@ def run_export(window, request: ExportRequest,
         force = True
     if request.what == WHAT_WINDOW:
         options = replace(request.options, include_controls=True)
-        return [export_widget(window, request.path, options, config=window.config, force=force,
+        return [export_widget(window.parent_widget(), request.path, options, config=window.state.config, force=force,
                               fmt=request.fmt, title=todo[0][1])]
     if request.what == WHAT_PANEL:
         data = render_panel(window, request.panel, request.fmt, request.options)
@@ -123,6 +129,7 @@ def copy_panel(window, name: str | None = None, options: ExportOptions | None = 
     """Put panel `name` (default: the current one) on the clipboard as a PNG image, with its
     SVG alongside for applications that take vectors; returns the mime data. The figure is a
     fresh panel at the size the panel has on screen (in the window's theme by default)."""
+    window = host_of(window)
     name = name or current_panel_name(window)
     if name is None:
         raise ExportError(QCoreApplication.translate("ExportDialog", "no panel to copy"))
@@ -159,12 +166,13 @@ def _clear_clipboard_at_exit() -> None:
 class ExportDialog(QDialog):
     """Choose what to export, how, and where; `request()` is the choice."""
 
-    def __init__(self, window, parent: QWidget | None = None) -> None:
-        super().__init__(parent if parent is not None else window)
+    def __init__(self, window, parent: QWidget | None = None, panel: str | None = None) -> None:
+        window = host_of(window)  # (the window or its host)
+        super().__init__(parent if parent is not None else window.parent_widget())
         self.setWindowTitle(self.tr("Export figure"))
-        self.window_ = window
+        self.host_ = window
         names = panel_names(window)
-        current = current_panel_name(window)
+        current = panel or current_panel_name(window)
 
         self.what_panel = QRadioButton(self.tr("Panel"))
         self.panel_combo = QComboBox()
@@ -262,7 +270,7 @@ class ExportDialog(QDialog):
 
     # ---- state --------------------------------------------------------------------
     def _default_folder(self) -> Path:
-        saved = self.window_.settings.value("export_folder", "")
+        saved = self.host_.settings.value("export_folder", "")
         return Path(saved) if saved and Path(saved).is_dir() else Path.home()
 
     def what(self) -> str:
@@ -339,23 +347,24 @@ class ExportDialog(QDialog):
             req.options.validate()
             QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             try:
-                self.written = run_export(self.window_, req, self._confirm)
+                self.written = run_export(self.host_, req, self._confirm)
             finally:
                 QApplication.restoreOverrideCursor()
         except ExportError as exc:
             QMessageBox.warning(self, self.tr("Export failed"), str(exc))
             return
         folder = req.path if req.what == WHAT_ALL else req.path.parent
-        self.window_.settings.setValue("export_folder", str(folder))
+        self.host_.settings.setValue("export_folder", str(folder))
         n = len(self.written)
         text = (self.tr("exported 1 figure to {folder}") if n == 1
                 else self.tr("exported {n} figures to {folder}"))
-        self.window_.statusBar().showMessage(text.format(n=n, folder=folder), 6000)
+        self.host_.show_status(text.format(n=n, folder=folder), 6000)
         self.accept()
 
 
-def show_export_dialog(window) -> ExportDialog:
-    dlg = ExportDialog(window)
+def show_export_dialog(window, panel: str | None = None) -> ExportDialog:
+    """The Export dialog, opened (window-modal); `panel` chosen (default: the current one)."""
+    dlg = ExportDialog(window, panel=panel)
     dlg.open()
     return dlg
 
@@ -366,46 +375,43 @@ class ExportActions(Feature):
 
     name = "export"
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.export_action = QAction(window)
+    def __init__(self, state, host) -> None:
+        super().__init__(state, host)
+        parent = host.parent_widget()
+        self.export_action = QAction(parent)
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
-        self.export_action.triggered.connect(lambda: show_export_dialog(window))
-        self.copy_action = QAction(window)
+        self.export_action.triggered.connect(lambda: show_export_dialog(host))
+        self.copy_action = QAction(parent)
         self.copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        self.copy_action.triggered.connect(self._copy)
-        file_menu = window.menu_file
-        if window.act_reset in file_menu.actions():  # before Reset, with a separator
-            file_menu.insertAction(window.act_reset, self.export_action)
-            file_menu.insertSeparator(window.act_reset)
-        else:
-            file_menu.addAction(self.export_action)
-        window.menu_edit.addAction(self.copy_action)
-        window.addAction(self.export_action)
-        window.addAction(self.copy_action)
+        self.copy_action.triggered.connect(lambda: self._copy())
+        reset = host.feature("menus").act_reset
+        host.add_action("file", self.export_action, before=reset)  # before Reset, with a separator
+        if reset in host.menu("file").actions():
+            host.menu("file").insertSeparator(reset)
+        host.add_action("edit", self.copy_action)
         self.retranslate_ui()
 
     def add_after_figure(self, action: QAction) -> None:
         """Put `action` in the File menu right after Export figure… (the animation exports)."""
-        file_menu = self.window.menu_file
-        actions = file_menu.actions()
-        at = actions.index(self.export_action) + 1 if self.export_action in actions else len(actions)
-        if at < len(actions):
-            file_menu.insertAction(actions[at], action)
-        else:
-            file_menu.addAction(action)
-        self.window.addAction(action)
+        self.host.add_action("file", action, after=self.export_action)
 
     def __getitem__(self, key: str) -> QAction:
         return {"export": self.export_action, "copy": self.copy_action}[key]
 
-    def _copy(self) -> None:
+    def figure(self, name: str, what: str) -> None:
+        """A panel's right-click menu: "copy" (Copy as image) or "export" (Export…) panel `name`."""
+        if what == "export":
+            show_export_dialog(self.host, panel=name)
+        else:
+            self._copy(name)
+
+    def _copy(self, name: str | None = None) -> None:
         try:
-            copy_panel(self.window)
+            copy_panel(self.host, name)
         except ExportError as exc:
-            QMessageBox.warning(self.window, QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
+            QMessageBox.warning(self.host.parent_widget(), QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
             return
-        self.window.statusBar().showMessage(
+        self.host.show_status(
             QCoreApplication.translate("ExportDialog", "panel copied to the clipboard"), 4000)
 
     def retranslate_ui(self) -> None:
@@ -419,6 +425,6 @@ class ExportActions(Feature):
 
 def install_export_actions(window) -> ExportActions:
     """The window's export feature (made once; `MainWindow.features["export"]`)."""
-    return window.features.get("export") or ExportActions(window)
+    return window.features.get("export") or ExportActions(window.state, window.host)
 
 

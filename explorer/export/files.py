@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from ..host import host_of
 from .fresh import render_figure, render_panels
 from .options import (
     ON_DEMAND_PANELS,
@@ -134,6 +135,7 @@ def make_on_demand(window, names: Iterable[str] | None) -> None:
     """Make the on-demand panels among ``names`` that ``window`` has not made yet (closed)."""
     import importlib
 
+    window = host_of(window)
     have = window.panel_names()
     for n in names or ():
         if n in ON_DEMAND_PANELS and n not in have:
@@ -143,6 +145,7 @@ def make_on_demand(window, names: Iterable[str] | None) -> None:
 
 def panel_names(window) -> list[str]:
     """The panels this window has (model panels only once a model is loaded)."""
+    window = host_of(window)
     # not the lesson panel: it is text and buttons, not a figure
     return [n for n in window.panel_names() if window.panel(n).exportable]
 
@@ -162,6 +165,7 @@ def export_panels(window, out_dir: str | os.PathLike, names: Iterable[str] | Non
     laid out at `size` (default FIGURE_SIZE), also for panels behind a tab or closed. All of
     them are rendered before the first file is written, and a failure while writing removes
     the files this call wrote: the folder gets all the figures or nothing new."""
+    window = host_of(window)
     out = Path(out_dir)
     names = list(names) if names is not None else None
     make_on_demand(window, names)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
+from ..host import host_of
 from .options import (
     FIGURE_SIZE,
     ExportError,
@@ -116,24 +117,27 @@ def render_figure(widget, fmt: str, options: ExportOptions, *, config=None, titl
 
 
 def _window_of_panel(widget):
-    """The explorer window `widget` is a panel of (its state's owner), or None."""
+    """The explorer window that has `widget` as its panel `widget.name` (its dock's Qt parent,
+    also while the dock floats), or None (a figure's panel, any other widget)."""
+    from PySide6.QtWidgets import QMainWindow
+
     from ..panels.base import Panel
 
-    if not isinstance(widget, Panel) or widget.app_state.parent() is None:
+    if not isinstance(widget, Panel):
         return None
-    w = widget.app_state.parent()
-    try:
-        return w if w.panel(widget.name) is widget else None
-    except KeyError:
+    w = widget.parentWidget()
+    while w is not None and not isinstance(w, QMainWindow):
+        w = w.parentWidget()
+    if w is None or widget.name not in w.panel_names():
         return None
+    return w if w.panel(widget.name) is widget else None
 
 
 def _screen_theme(widget):
+    """The theme `widget` is drawn in on screen: its own, else its window's, else dark."""
     from ..figures.themes import DARK
-    from ..state import AppState
 
-    state = widget.window().findChild(AppState)  # the window's state: its theme
-    return state.theme if state is not None and state.theme is not None else DARK
+    return getattr(widget.window(), "theme", None) or DARK
 
 
 def _encode_png(img) -> bytes:
@@ -179,8 +183,9 @@ def _copy_view_options(source, target) -> None:
 
 def frame_of(window):
     """The frame of the window's current config (computed now when the window is behind)."""
+    window = host_of(window)  # (the window or its host)
     ensure_current(window)
-    frame = window.frame
+    frame = window.state.frame
     if frame is None:
         raise ExportError("the window has not drawn anything yet")
     return frame
@@ -195,6 +200,7 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
     cut); deleted on exit. The window is never touched, whether the panel is shown, behind a
     tab or closed there. `frame` and `selection` replace the window's (an animation's
     frames: explorer.export.animation)."""
+    window = host_of(window)  # (the window or its host)
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
@@ -203,7 +209,7 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
 
     source = window.panel(name)
     cls = type(source)
-    theme = figure_theme(theme_name, window.theme)
+    theme = figure_theme(theme_name, window.state.theme)
     w, h = size or FIGURE_SIZE
     if not cls.requires_model:
         frame = frame_of(window) if frame is None else frame
@@ -268,9 +274,10 @@ def _measure_backends(window, frame) -> dict:
 def restyle_lines(panel, theme_name: str, window, raster_scale: float) -> None:
     """Re-draw the figure panel with its lines `raster_scale` times wider (a PNG larger than
     the layout: Qt's cosmetic pens are device pixels)."""
+    window = host_of(window)  # (the window or its host)
     from ..figures.themes import figure_theme
 
-    theme = figure_theme(theme_name, window.theme, raster_scale)
+    theme = figure_theme(theme_name, window.state.theme, raster_scale)
     if theme != panel.figure_theme:
         panel.figure_theme = theme
         panel.apply_theme(theme)
@@ -286,6 +293,7 @@ def render_panel(window, name: str, fmt: str, options: ExportOptions, *,
 def render_panels(window, names: Sequence[str], formats: Sequence[str], options: ExportOptions, *,
                   size: tuple[int, int] | None = None) -> dict[tuple[str, str], bytes]:
     """{(name, fmt): bytes} for every panel and format, one fresh panel per name."""
+    window = host_of(window)  # (the window or its host)
     from .render import figure_parts, figure_rect
 
     options.validate()
@@ -303,12 +311,13 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
                     scale = options.png_width(panel.width()) / shown
                 restyle_lines(panel, options.theme, window, scale)
                 out[(name, fmt)] = _render(panel, fmt, options, panel.figure_theme,
-                                           config=window.config, title=title, fresh=True, summary=summary)
+                                           config=window.state.config, title=title, fresh=True, summary=summary)
     return out
 
 
 def panel_image(window, name: str, options: ExportOptions, *, size: tuple[int, int] | None = None):
     """Panel `name` as a QImage (for the clipboard), from a fresh panel."""
+    window = host_of(window)  # (the window or its host)
     from PySide6.QtGui import QImage
 
     img = QImage()
@@ -320,8 +329,9 @@ def panel_image(window, name: str, options: ExportOptions, *, size: tuple[int, i
 def ensure_current(window) -> None:
     """Make sure the window's frame is of its current config, so no figure is stale: compute
     it now (`render_sync`: the window's visible panels catch up as they would anyway)."""
-    frame = window.frame
-    if frame is not None and frame.config == window.config:
+    window = host_of(window)  # (the window or its host)
+    frame = window.state.frame
+    if frame is not None and frame.config == window.state.config:
         return
     try:
         window.render_sync(all_panels=False)

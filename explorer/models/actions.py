@@ -4,10 +4,12 @@ the controller and these."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from ..feature import Feature
+from ..subscribe import follow
 from .dialog import OpenModelDialog
 from .source import DEMO_SOURCE, demo_model_path, resolve_source
 from .status import ModelStatus
@@ -26,35 +28,33 @@ FRONT_DOCKS = ("model_grid", "model_head")
 class ModelActions(Feature):
     """File ▸ Open model… and Open demo model; the model docks; banner and status wiring."""
 
-    def __init__(self, window, controller) -> None:
+    def __init__(self, state, host, controller) -> None:
         """`controller`: the window's ModelController."""
-        super().__init__(window)
+        super().__init__(state, host)
         c = self.controller = controller
-        window.state.models = c
-        c.dialog_parent = window
-        window.destroyed.connect(c.worker.stop)
-        self.open_action = QAction(window)
+        state.models = c
+        c.dialog_parent = host.parent_widget()
+        self.destroyed.connect(c.worker.stop)  # (a Qt child of the window: deleted with it)
+        self.open_action = QAction(host.parent_widget())
         self.open_action.setShortcut(QKeySequence("Ctrl+M"))
         self.open_action.triggered.connect(lambda: self.open_dialog())
-        self.demo_action = QAction(window)
+        self.demo_action = QAction(host.parent_widget())
         self.demo_action.triggered.connect(lambda: self.open_demo())
         self.demo_action.setEnabled(demo_model_path() is not None)
-        window.addAction(self.open_action)
-        window.addAction(self.demo_action)
-        file_menu = window.menu_file
-        if file_menu is not None:
-            anchor = next((a for a in file_menu.actions() if a.isSeparator()), None)
-            file_menu.insertAction(anchor, self.open_action)
-            file_menu.insertAction(anchor, self.demo_action)
+        # File: after Open session… and Open recent, before the first separator
+        anchor = next((a for a in host.menu("file").actions() if a.isSeparator()), None)
+        host.add_action("file", self.open_action, before=anchor)
+        host.add_action("file", self.demo_action, before=anchor)
         self.status = ModelStatus(c)
         # permanent: a temporary status message would hide a normal widget
-        window.statusBar().insertPermanentWidget(0, self.status)
-        c.error.connect(lambda msg: window.banner.show_message(msg))
+        host.status_bar().insertPermanentWidget(0, self.status)
+        c.error.connect(lambda msg: host.show_banner(msg))
         c.notice.connect(self._on_notice)
+        c.session_model_failed.connect(self._on_session_model_failed)
         c.model_changed.connect(self._on_model)
         c.info_changed.connect(self._on_info)
-        c.hover.described.connect(self._on_hover_text)
-        c.selection.changed.connect(self._on_selection)
+        follow(c.hover.described, self._on_hover_text)
+        follow(c.selection.changed, self._on_selection)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -66,12 +66,12 @@ class ModelActions(Feature):
     # ---- actions --------------------------------------------------------------------------
     def open_dialog(self) -> bool:
         src = self.controller.source or str(demo_model_path() or "")
-        dlg = OpenModelDialog(self.window, resolve_source(src) if src == DEMO_SOURCE else src)
+        dlg = OpenModelDialog(self.host.parent_widget(), resolve_source(src) if src == DEMO_SOURCE else src)
         if dlg.exec() != QDialog.DialogCode.Accepted:
             return False
         req = dlg.request()
         if not req.source:
-            self.window.banner.show_message(self.tr("No model given: type a folder or a hub id."))
+            self.host.show_banner(self.tr("No model given: type a folder or a hub id."))
             return False
         self.controller.load(req.source, allow_download=req.allow_download, device=req.device,
                              n_layers=req.n_layers)
@@ -82,40 +82,57 @@ class ModelActions(Feature):
 
     # ---- results ------------------------------------------------------------------------------
     def _on_model(self, model) -> None:
-        w = self.window
-        if w.banner.kind in ("error", "warning"):  # (a session's model that was not opened, too)
-            w.banner.hide_message()
+        w = self.host
+        if w.banner_kind() in ("error", "warning"):  # (a session's model that was not opened, too)
+            w.hide_banner()
         self.ensure_panels()
         s = model.summary
-        w.statusBar().showMessage(
+        w.show_status(
             self.tr("loaded {name}: {layers} layers × {heads} heads").format(
                 name=model.name, layers=s.n_layers, heads=s.n_heads), 5000)
 
+    def _on_session_model_failed(self, source: str, reason: str) -> None:
+        """A session's model was not opened: a banner naming its folder, which stays over new
+        frames (a "warning"); the rest of the session is open, and saving it keeps the model's
+        entry."""
+        from engine.models.files import shown_source
+
+        source = shown_source(source)  # a session may name a path of thousands of characters
+        if reason:
+            text = lambda: QCoreApplication.translate(  # noqa: E731
+                "MainWindow", "The session's model {folder} could not be opened ({reason}); everything else of "
+                "the session is open.").format(folder=source, reason=reason)
+        else:
+            text = lambda: QCoreApplication.translate(  # noqa: E731
+                "MainWindow", "The session's model was not opened: its folder {folder} is missing; everything "
+                "else of the session is open.").format(folder=source)
+        self.host.show_banner(text, kind="warning")
+
     def _on_notice(self, text: str) -> None:
-        self.window.statusBar().showMessage(text, 8000)
+        self.host.show_status(text, 8000)
 
     def _on_info(self, info) -> None:
-        self.window.model_info = info
+        self.state.model_info = info
 
     def _on_hover_text(self, text: str) -> None:
         if text:
-            self.window.statusBar().showMessage(text)
+            self.host.show_status(text)
         else:
-            self.window.statusBar().clearMessage()
+            self.host.status_bar().clearMessage()
 
     def _on_selection(self) -> None:
         c = self.controller
         if c.trace is None:
             return
         s = c.selection
-        self.window.statusBar().showMessage(
+        self.host.show_status(
             self.tr("model: layer {layer} · head {head}").format(layer=c.trace.layers[s.layer],
                                                                  head=s.head), 4000)
 
     def ensure_panels(self) -> None:
         """Add the model docks (once): model_grid and model_head tabbed over heads and qkv,
         the circuits panels in tabs beside them (model_grid and model_head stay in front)."""
-        w = self.window
+        w = self.host
         if "model_grid" in w.panel_names():
             for name, _beside in MODEL_DOCKS:
                 if name in w.panel_names():
@@ -127,11 +144,9 @@ class ModelActions(Feature):
             w.add_panel(name, dock_area=True)
             dock = w.dock(name)
             if beside in w.panel_names() and not w.dock(beside).isFloating():
-                w.tabifyDockWidget(w.dock(beside), dock)
+                w.tabify(beside, name)
             dock.show()
         for name in FRONT_DOCKS:
             w.dock(name).raise_()
-        view_menu = w.menu_view
-        if view_menu is not None:
-            for name, _beside in MODEL_DOCKS:
-                view_menu.addAction(w.dock(name).toggleViewAction())
+        for name, _beside in MODEL_DOCKS:
+            w.add_view_entry(name)

@@ -35,6 +35,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..selection import HoverLink, ModelSelection
+from ..subscribe import follow
 from ..work.base import run_events_until
 from .actions import ModelActions
 from .analyses import ModelAnalyses
@@ -79,8 +80,8 @@ class ModelController(QObject):
         """`state`: the window's AppState, whose model selection and hover the model panels
         follow (a controller of its own, without a window, makes them)."""
         super().__init__(parent)
-        self.selection: ModelSelection = state.model_selection if state is not None else ModelSelection(self)
-        self.hover: HoverLink = state.model_hover if state is not None else HoverLink(self)
+        self.selection: ModelSelection = state.model_selection if state is not None else ModelSelection()
+        self.hover: HoverLink = state.model_hover if state is not None else HoverLink()
         self.loaded = None  # engine.models.LoadedModel
         self.source: str | None = None  # as given (DEMO_SOURCE allowed)
         self.trace = None  # engine.models.ModelTrace of `text`
@@ -102,7 +103,7 @@ class ModelController(QObject):
         self.worker.failed.connect(self._on_failed)
         self.worker.progress.connect(self._on_progress)
         self.worker.start()
-        self.selection.changed.connect(self._emit_info)
+        follow(self.selection.changed, self._emit_info)
         #: what the circuits panels compute (detectors, circuits, logit lens, …), cached
         self.analyses = ModelAnalyses(self)
 
@@ -342,15 +343,12 @@ class ModelController(QObject):
     def _show_trace(self, trace) -> None:
         self.trace = trace
         sel = self.selection
-        was = sel.blockSignals(True)
-        try:
+        with sel.changed.blocked():  # the panels draw the new trace first, then the selection
             sel.set_model_limits(len(trace.layers), trace.n_heads, trace.seq_len)
             if self._restore is not None:  # a session's selection (clamped to this model)
                 r, self._restore = self._restore, None
                 sel.set(head=r.get("head"), query=r.get("query"), key=r.get("key"),
                         layer=r.get("layer"))
-        finally:
-            sel.blockSignals(was)
         self.trace_changed.emit(trace)
         sel.changed.emit()
         if trace.notice:
@@ -476,7 +474,7 @@ def _default_device() -> str:
     return default_device()
 
 
-def install_model_support(window) -> ModelActions:
-    """The window's model feature (made once: `MainWindow.features["models"]`): a
-    ModelController (`state.models`), File ▸ Open model… and the loading indicator."""
-    return window.features.get("models") or ModelActions(window, ModelController(window, window.state))
+def install_model_support(state, host) -> ModelActions:
+    """The window's model feature (`MainWindow.features["models"]`): a ModelController
+    (`state.models`), File ▸ Open model… and the loading indicator."""
+    return ModelActions(state, host, ModelController(host.parent_widget(), state))

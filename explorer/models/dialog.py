@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..guard import contained
 from .source import LoadRequest, demo_model_path, source_exists
 
 __all__ = ["OpenModelDialog"]
@@ -97,6 +98,7 @@ class OpenModelDialog(QDialog):
         self.hint.setText(self.tr("The model's own Python code never runs unless you allow it in "
                                   "a second dialog that names the files."))
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QToolButton, QWidget
 
+from ..guard import contained
+
 __all__ = ["ModelStatus"]
 
 
@@ -36,6 +38,7 @@ class ModelStatus(QWidget):
         self.cancel.setText(self.tr("Cancel"))
         self.cancel.setToolTip(self.tr("Stop loading the model"))
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()

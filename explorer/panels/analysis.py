@@ -111,9 +111,7 @@ class AnalysisPanel(Panel):
             return
         self.controller = controller
         if self.selection is not controller.selection:
-            self.selection.changed.disconnect(self._on_selection_changed)
-            self.selection = controller.selection
-            self.selection.changed.connect(self._on_selection_changed)
+            self.follow_selection(controller.selection)
         controller.model_changed.connect(self._on_model_event)
         controller.trace_changed.connect(self._on_model_event)
         controller.analyses.changed.connect(self._on_analysis)

@@ -3,8 +3,10 @@
 A panel is built from the window's `AppState` (explorer.state; an export's
 figure gets a copy) and mirrors two things: the latest Frame (what the engine
 computed) and the state's Selection (head, query, key). `show_frame` is called by the window when a
-new frame arrives while the panel is visible; selection changes call
-`draw_selection` directly. Panels never talk to each other.
+new frame arrives while the panel is visible; the panel follows the selection's and the
+reference's events itself (`explorer.subscribe.follow`). A selection change is drawn only on
+a frame of its shape: a panel still holding an older frame (hidden, or not yet given the
+new one) draws it when that frame arrives. Panels never talk to each other.
 
 Later panels (e.g. `model_grid`, `model_head`) register the same way with
 `@register_panel` and `requires_model = True`; the window adds their docks
@@ -19,12 +21,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QGraphicsScene, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
+from ..figures.context_menu import FigureMenu
 from ..figures.heatmap import Heatmap
 from ..figures.plots import cache_static_items
 from ..figures.themes import DARK, Theme
 from ..frame import Frame
+from ..guard import contained
 from ..selection import HoverLink, Selection
 from ..state import AppState
+from ..subscribe import follow
 
 #: name → Panel subclass, in registration order (the default dock order).
 PANELS: dict[str, type[Panel]] = {}
@@ -41,6 +46,8 @@ class Panel(QWidget):
     """A dockable view of the current frame; the plots live in `self.graphics`."""
 
     help_requested = Signal(str)  # the panel's name: its "?" was pressed
+    #: (the panel's name, "copy" | "export"): its right-click menu's Copy as image / Export…
+    figure_requested = Signal(str, str)
 
     name: ClassVar[str] = ""
     #: English; mark it with QT_TRANSLATE_NOOP("Panel", ...) so display_title() can translate it
@@ -52,7 +59,7 @@ class Panel(QWidget):
     #: beside a loaded model, the others' dock titles say they show the sliders' layer
     draws_the_sliders: ClassVar[bool] = True
     #: (width, height) px below which the panel's plots or texts are cut: its dock in the
-    #: window never gets smaller while in front (explorer/window_focus.py); exports ignore it
+    #: window never gets smaller while in front (explorer/window.py, "readable sizes"); exports ignore it
     readable_size: ClassVar[tuple[int, int]] = (300, 130)
     #: (width, height) px a lesson naming the panel asks for its dock, where the window has room
     #: (its readouts are longer there: a pinned A, float16's limits); None: nothing more
@@ -87,8 +94,12 @@ class Panel(QWidget):
         # those; a linear walk over a panel's ~100 items is cheaper (Qt's advice for dynamic scenes)
         self.graphics.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         layout.addWidget(self.graphics, 1)
+        # right click: the app's menu, never pyqtgraph's (explorer/figures/context_menu.py)
+        self.figure_menu = FigureMenu(self.graphics, self._fill_figure_menu)
         self._selection_stale = False
-        self.selection.changed.connect(self._on_selection_changed)
+        self._following = None  # the callback following self.selection.changed
+        self.follow_selection(self.selection)
+        self._reference_cb = follow(state.reference_changed, self.set_reference)
         # "?" in the top-right corner, over the plots (no row of its own): what this panel shows
         self.help_button = QToolButton(self)
         self.help_button.setObjectName("panel_help")
@@ -106,8 +117,37 @@ class Panel(QWidget):
         self.draw_selection()
         self._selection_stale = False
 
+    def redraw(self) -> None:
+        """Draw the frame held again (a new theme, language or reference A); a frame of
+        another shape than the selection's is left for the window to replace."""
+        if self.frame is not None and self.selection_fits():
+            self.show_frame(self.frame)
+
+    def follow_selection(self, selection: Selection) -> None:
+        """Follow `selection` (a model panel: the model controller's) instead of the one before."""
+        if self._following is not None:
+            self.selection.changed.disconnect(self._following)
+        self.selection = selection
+        self._following = follow(selection.changed, self._on_selection_changed)
+
+    def selection_fits(self) -> bool:
+        """Whether the selection indexes into the frame this panel holds (a frame of another
+        shape than the state's: the selection is for the new one)."""
+        f = self.frame
+        if f is None:
+            return False
+        if self.requires_model or getattr(f, "config", None) is None:
+            return True
+        s, cfg = self.selection, f.config
+        return s.head < cfg.n_heads and s.query < cfg.seq_len and s.key < cfg.key_len
+
     def _on_selection_changed(self) -> None:
         if self.frame is None:
+            return
+        if not (self.requires_model or self.frame is self.app_state.frame):
+            # an older frame than the state's (the window is about to draw the new one, or the
+            # panel is hidden): the selection is drawn with the new frame
+            self._selection_stale = True
             return
         if self.isVisible():
             self.draw_selection()
@@ -116,16 +156,18 @@ class Panel(QWidget):
 
     def refresh(self) -> None:
         """Redraw the selection if it changed while hidden."""
-        if self._selection_stale and self.frame is not None:
+        if self._selection_stale and self.selection_fits():
             self.draw_selection()
             self._selection_stale = False
 
     def detach(self) -> None:
         """Stop following the shared state (an export's figure panel, before it is deleted)."""
-        try:
-            self.selection.changed.disconnect(self._on_selection_changed)
-        except (RuntimeError, TypeError):  # already disconnected
-            pass
+        if self._following is not None:
+            self.selection.changed.disconnect(self._following)
+            self._following = None
+        if self._reference_cb is not None:
+            self.app_state.reference_changed.disconnect(self._reference_cb)
+            self._reference_cb = None
 
     def reset_view(self) -> None:
         """Forget what earlier frames left: zooms and the remembered (sticky) axis ranges and
@@ -133,11 +175,27 @@ class Panel(QWidget):
         for hm in self.heatmaps():
             hm.reset_view()
 
-    def set_reference(self, frame: Frame | None) -> None:
-        """The pinned reference A (None: unpinned); panels that compare redraw with it."""
-        self.reference = frame
+    def _fill_figure_menu(self, menu) -> None:
+        menu.addAction(QCoreApplication.translate("Panel", "Copy as image"),
+                       lambda: self.figure_requested.emit(self.name, "copy"))
+        menu.addAction(QCoreApplication.translate("Panel", "Export…"),
+                       lambda: self.figure_requested.emit(self.name, "export"))
+        menu.addSeparator()
+        menu.addAction(QCoreApplication.translate("Panel", "Reset view"), self._reset_view_now)
+
+    def _reset_view_now(self) -> None:
+        """The right-click menu's Reset view: this panel framed as in a new window."""
+        self.reset_view()
         if self.frame is not None:
             self.show_frame(self.frame)
+
+    def set_reference(self, frame: Frame | None) -> None:
+        """The pinned reference A (None: unpinned); panels that compare redraw with it (a
+        panel holding a frame of another shape than the selection's waits for the new one)."""
+        if frame is self.reference:
+            return
+        self.reference = frame
+        self.redraw()
 
     def set_backends(self, result: dict) -> None:
         """The backend comparison for the current frame (only diagnostics uses it)."""
@@ -174,8 +232,7 @@ class Panel(QWidget):
         for hm in self.heatmaps():
             hm.apply_theme(theme)
         cache_static_items(self.graphics.scene())
-        if self.frame is not None:
-            self.show_frame(self.frame)
+        self.redraw()
 
     def scene(self):
         """The QGraphicsScene with every plot of the panel (for pyqtgraph exporters)."""
@@ -194,9 +251,9 @@ class Panel(QWidget):
         """Re-set fixed texts (axis labels, toolbar) in the current language and redraw the
         frame, whose titles and readouts are formatted with tr() as they are drawn."""
         self._retranslate_help()
-        if self.frame is not None:
-            self.show_frame(self.frame)
+        self.redraw()
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()

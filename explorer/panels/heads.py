@@ -384,6 +384,8 @@ class HeadsPanel(Panel):
         region_top = self.detail.region_max() if self.zoom_scale.isChecked() else math.nan
         zoomed = mode == "B" and math.isfinite(region_top) and region_top > 0
         if mode == "B":
+            if self._vmax is None:  # a Reset forgot the scale while this frame is still shown
+                self._vmax = sticky_max(None, frame.weight_max, shrink=0.6)
             levels = (0.0, region_top if zoomed else self._vmax)
             self.big.set_cmap(WEIGHTS_CMAP)
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)

@@ -10,13 +10,21 @@ one engine run) is computed in a worker thread (explorer/work/base.py, one lane 
 config and metric, so each runs once), never on the UI thread; a result for a config the
 window has since left is simply kept in the cache.
 
+The panel is made from the state like any other and handed a `LessonHost` (the window's
+lessons feature) for what a panel cannot do itself: mark and raise the chapter's panels,
+pin a preset as A, open the demo model. The chapter's task progress (started from the
+preset, change achieved) is `state.lesson_progress`, so the ✓ is computed from the state
+and the undo history restores it with the config: Undo never leaves a false ✓.
+
 Not a figure: exports leave this panel out (`exportable = False`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -38,6 +46,8 @@ from engine import AttentionConfig
 from ..figures.plots import fmt_number, fmt_percent
 from ..figures.themes import Theme
 from ..lessons import Chapter, LessonError, expect_holds, lesson_metric, load_chapters
+from ..state import LessonProgress
+from ..subscribe import follow
 from ..work.base import Job, Worker
 from .base import PANELS, Panel, register_panel
 from .diagnostics import human_bytes
@@ -68,6 +78,22 @@ def metric_job(key: tuple[AttentionConfig, str, int], wanted) -> Callable[[Job],
     return job
 
 
+class LessonHost(Protocol):
+    """What the lesson panel asks of the window it is in (the lessons feature offers it)."""
+
+    def highlight_panels(self, names: Iterable[str]) -> None:
+        """Mark the docks of `names` and bring them forward (empty: clear the marks)."""
+
+    def pin_preset(self, config: AttentionConfig, name: str, on_pinned: Callable) -> None:
+        """Pin the frame of `config` as A once it is shown (a snapshot named `name`)."""
+
+    def demo_action(self):
+        """File ▸ Open demo model (a QAction) when it can be used, else None."""
+
+    def model_panels_shown(self) -> bool:
+        """Whether the model panels are in the window."""
+
+
 @register_panel
 class LessonPanel(Panel):
     name = "lesson"
@@ -83,16 +109,14 @@ class LessonPanel(Panel):
         self._cache: dict[tuple[AttentionConfig, str], tuple[float, str]] = {}
         self._pending: set[tuple[AttentionConfig, str]] = set()
         self._wanted: set[tuple[AttentionConfig, str]] = set()
-        self._window = None
+        self.host: LessonHost | None = None  # set by the lessons feature (None: a figure's copy)
         self.index = 0
         self.try_holds: bool | None = None
         # the ✓ counts only from the preset of this chapter on (applied, or reached by hand),
-        # not for an unrelated config that happens to move the metric the same way
-        self._from_preset = False
+        # not for an unrelated config that happens to move the metric the same way; once the
+        # change happened the ✓ stays (the rest of a task, e.g. "then switch to min", moves
+        # the metric again): both are state.lesson_progress, which undo restores
         self._pinned = None  # the frame this chapter pinned as A (a comparison chapter's preset)
-        # once the change happened the ✓ stays: the rest of a task (e.g. "then switch to min")
-        # moves the metric again, and the learner did not undo anything
-        self._achieved = False
         try:
             self.chapters: list[Chapter] = load_chapters()
             self.load_error = ""
@@ -178,23 +202,29 @@ class LessonPanel(Panel):
         self.layout().setStretch(2, 1)
         self.retranslate_ui()
 
-    # ---- the window -------------------------------------------------------------------
-    def main_window(self):
-        """The MainWindow this panel was made for: its state's owner (None for a figure's copy)."""
-        if self._window is None:
-            w = self.app_state.parent()
-            if w is not None:
-                self._window = w
-                w.config_changed.connect(self._on_config_changed)
-                # the model chapter follows a model being opened
-                w.model_controller.model_changed.connect(self._on_model_changed)
-        return self._window
+    # ---- the host -----------------------------------------------------------------------
+    def set_host(self, host: LessonHost) -> None:
+        """Start following the state for `host`'s window (the lessons feature calls this once)."""
+        if self.host is not None:
+            return
+        self.host = host
+        follow(self.app_state.config_changed, self._on_config_changed)
+        follow(self.app_state.lesson_progress_changed, self._on_progress_changed)
+        if self.app_state.models is not None:  # the model chapter follows a model being opened
+            self.app_state.models.model_changed.connect(self._on_model_changed)
 
     def _demo_action(self):
         """File ▸ Open demo model, when this build has it and the demo model is installed."""
-        w = self.main_window()
-        act = w.features["models"].demo_action if w is not None else None
-        return act if act is not None and act.isEnabled() else None
+        return self.host.demo_action() if self.host is not None else None
+
+    def progress(self) -> LessonProgress:
+        """The current chapter's task progress (the state's, when it is of this chapter)."""
+        ch = self.chapter()
+        p = self.app_state.lesson_progress
+        return p if ch is not None and p.chapter == ch.key else LessonProgress(ch.key if ch is not None else None)
+
+    def _set_progress(self, **changes) -> None:
+        self.app_state.set_lesson_progress(dataclasses.replace(self.progress(), **changes))
 
     def _on_model_changed(self, _model) -> None:
         if self.needs_model() and self.isVisible():
@@ -213,9 +243,8 @@ class LessonPanel(Panel):
     def leave(self) -> None:
         """The panel was closed: clear the marks on the other panels."""
         self.app_state.set_lesson(None)
-        w = self.main_window()
-        if w is not None:
-            w.highlight_panels(())
+        if self.host is not None:
+            self.host.highlight_panels(())
 
     # ---- chapters ------------------------------------------------------------------------
     def open_chapter(self, index: int) -> None:
@@ -224,24 +253,24 @@ class LessonPanel(Panel):
         if not self.chapters:
             return
         new_index = max(0, min(int(index), len(self.chapters) - 1))
-        if new_index != self.index:
-            self._from_preset = False
-            self._achieved = False
-            w = self.main_window()  # another chapter: the "before" this one pinned is not A any more
-            if w is not None and self._pinned is not None and w.reference is self._pinned:
-                w.clear_reference()  # (it stays in the snapshots)
+        changed = new_index != self.index
+        if changed:
+            # another chapter: the "before" this one pinned is not A any more
+            if self._pinned is not None and self.app_state.reference is self._pinned:
+                self.app_state.set_reference(None)  # (it stays in the snapshots)
             self._pinned = None
         self.index = new_index
+        if changed or self.app_state.lesson_progress.chapter != self.chapter().key:
+            self.app_state.set_lesson_progress(LessonProgress(self.chapter().key))  # a fresh task
         if self.chapter_list.currentRow() != self.index:
             self.chapter_list.blockSignals(True)
             self.chapter_list.setCurrentRow(self.index)
             self.chapter_list.blockSignals(False)
         self._show_texts()
-        w = self.main_window()
         ch = self.chapter()
         self.app_state.set_lesson(ch.key)
-        if w is not None:
-            w.highlight_panels(ch.panels)
+        if self.host is not None:
+            self.host.highlight_panels(ch.panels)
         self._update_try()
 
     def needs_model(self, chapter: Chapter | None = None) -> bool:
@@ -249,12 +278,11 @@ class LessonPanel(Panel):
         return ch is not None and ch.needs == "model"
 
     def model_panels_shown(self) -> bool:
-        w = self.main_window()
-        return w is not None and all(n in w.panel_names() for n in MODEL_PANELS)
+        return self.host is not None and self.host.model_panels_shown()
 
     def apply_preset(self) -> None:
         """The chapter's config and selection in the window; its panels marked and raised."""
-        ch, w = self.chapter(), self.main_window()
+        ch, w = self.chapter(), self.host
         if ch is None or w is None:
             return
         if self.needs_model(ch):
@@ -265,9 +293,10 @@ class LessonPanel(Panel):
             elif self._demo_action() is not None:
                 self._demo_action().trigger()  # loads off the UI thread; _on_model_changed follows
             return
-        self._from_preset = True
-        self._achieved = False  # the task starts again from its preset
-        w.set_state(ch.config, ch.selection)
+        # the config first (a step of its own in the undo history), then the progress: the
+        # step's "before" keeps the progress from before the preset
+        self.app_state.set_config(ch.config, selection=ch.selection or None, whole_step=True)
+        self._set_progress(started=True, achieved=False)  # the task starts again from its preset
         if ch.compare:  # a comparison: the preset is A, so the change shows as B − A
             self._pin_preset(w, ch)
         w.highlight_panels(ch.panels)
@@ -275,27 +304,30 @@ class LessonPanel(Panel):
 
     def do_it(self) -> None:
         """The "try this" change, made on the chapter's preset."""
-        ch, w = self.chapter(), self.main_window()
+        ch, w = self.chapter(), self.host
         if ch is None or w is None or not ch.try_changes or self.needs_model(ch):
             return
-        self._from_preset = True
-        w.set_state(ch.try_config, ch.selection)
-        if ch.compare and (w.reference is None or w.reference.config != ch.config):
+        self.app_state.set_config(ch.try_config, selection=ch.selection or None, whole_step=True)
+        self._set_progress(started=True)
+        ref = self.app_state.reference
+        if ch.compare and (ref is None or ref.config != ch.config):
             self._pin_preset(w, ch)  # the preset is the "before" even when it was not applied
         w.highlight_panels(ch.panels)
         self._update_try()
 
     def _pin_preset(self, w, ch: Chapter) -> None:
         """Pin the chapter's preset as A (a snapshot named after the chapter), once it is shown."""
-        from ..compare import pin_before
-
         def pinned(frame) -> None:
             self._pinned = frame
 
-        pin_before(w, ch.config, self.tr("Before: chapter {n}").format(n=self.index + 1), pinned)
+        w.pin_preset(ch.config, self.tr("Before: chapter {n}").format(n=self.index + 1), pinned)
 
     # ---- the live check ---------------------------------------------------------------------
     def _on_config_changed(self, _config) -> None:
+        if self.isVisible():
+            self._update_try()
+
+    def _on_progress_changed(self, _progress) -> None:
         if self.isVisible():
             self._update_try()
 
@@ -331,7 +363,7 @@ class LessonPanel(Panel):
         self._update_try()
 
     def _update_try(self) -> None:
-        ch, w = self.chapter(), self.main_window()
+        ch, w = self.chapter(), self.host
         exp = ch.expect if ch is not None else None
         if ch is None or not exp or w is None or self.needs_model(ch):
             self._wanted = set()
@@ -340,17 +372,18 @@ class LessonPanel(Panel):
             self.metric_label.setVisible(False)
             return
         metric = exp["metric"]
-        at_preset = w.config == ch.config
-        self._from_preset = self._from_preset or at_preset
+        config = self.app_state.config
+        progress = self.progress()
+        started = progress.started or config == ch.config  # (the preset reached by hand)
         # the task's own fields must have moved (not, say, only the seed)
-        changed = any(getattr(w.config, k) != getattr(ch.config, k) for k in ch.try_changes)
-        tracking = self._from_preset and changed
+        changed = any(getattr(config, k) != getattr(ch.config, k) for k in ch.try_changes)
+        tracking = started and changed
         # one rebinding, never a cleared set in between: the worker thread reads it
         head = int(ch.selection.get("head", 0))
-        self._wanted = ({(ch.config, metric, head), (w.config, metric, head)} if tracking
+        self._wanted = ({(ch.config, metric, head), (config, metric, head)} if tracking
                         else {(ch.config, metric, head)})
         before = self._value(ch.config, metric)
-        now = self._value(w.config, metric) if tracking else None
+        now = self._value(config, metric) if tracking else None
         self.metric_label.setVisible(True)
         fmt = self._format
         name = self._metric_name(metric, head)
@@ -360,7 +393,7 @@ class LessonPanel(Panel):
         if before is not None and now is not None and not (math.isnan(before[0]) or math.isnan(now[0])):
             holds = expect_holds(exp, before[0], now[0])
         muted = self.theme.muted
-        if not self._from_preset:
+        if not started:
             line = self.tr("{metric}: {value} at the preset. Apply the preset, then make the change.").format(
                 metric=f"<b>{name}</b>", value=b_txt)
         elif not tracking:
@@ -368,15 +401,17 @@ class LessonPanel(Panel):
         else:
             line = self.tr("{metric}: {before} at the preset → {now} now").format(
                 metric=f"<b>{name}</b>", before=b_txt, now=f"<b>{n_txt}</b>")
-        self._achieved = self._achieved or bool(holds)
+        achieved = progress.achieved or bool(holds and tracking)
         self.metric_label.setText(
             f"{line}<br><span style='color:{muted}'>{self._expect_text(exp)}</span>")
-        self._set_holds(True if self._achieved else holds)
+        self._set_holds(True if achieved else holds)
+        if (started, achieved) != (progress.started, progress.achieved):
+            self._set_progress(started=started, achieved=achieved)  # (follows: _update_try again)
 
     def _set_holds(self, holds: bool | None) -> None:
         self.check_label.setVisible(bool(holds))
-        ch, w = self.chapter(), self.main_window()
-        compared = holds and ch is not None and ch.compare and w is not None and w.reference is not None
+        ch = self.chapter()
+        compared = holds and ch is not None and ch.compare and self.app_state.reference is not None
         self.check_label.setToolTip(
             self.tr("The change happened as the text says; the panels show it as B − A (A: the preset)")
             if compared else self.tr("The change happened as the text says") if holds else "")

@@ -352,9 +352,7 @@ class ModelGridPanel(Panel):
             return
         self.controller = controller
         if self.selection is not controller.selection:
-            self.selection.changed.disconnect(self._on_selection_changed)
-            self.selection = controller.selection
-            self.selection.changed.connect(self._on_selection_changed)
+            self.follow_selection(controller.selection)
         controller.trace_changed.connect(self._on_trace)
         controller.model_changed.connect(self._on_model_state)
         controller.busy_changed.connect(self._on_model_state)

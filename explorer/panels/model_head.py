@@ -251,9 +251,7 @@ class ModelHeadPanel(Panel):
             return
         self.controller = controller
         if self.selection is not controller.selection:
-            self.selection.changed.disconnect(self._on_selection_changed)
-            self.selection = controller.selection
-            self.selection.changed.connect(self._on_selection_changed)
+            self.follow_selection(controller.selection)
         controller.trace_changed.connect(self._on_trace)
         controller.deletion_changed.connect(self._on_deletion)
         controller.busy_changed.connect(self._on_busy)

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..guard import contained
+
 #: steps per second offered; the default is SPEEDS[DEFAULT_SPEED]
 SPEEDS = (1, 2, 5, 10, 20, 30, 60)
 DEFAULT_SPEED = 2
@@ -203,6 +205,7 @@ class StepPlayer(QWidget):
         self.count_label.setText(QCoreApplication.translate("StepPlayer", "/ {n}").format(n=self._count))
         self._sync_play()
 
+    @contained  # an exception here must not reach Qt (explorer/guard.py)
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()

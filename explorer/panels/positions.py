@@ -96,7 +96,7 @@ class PositionsPanel(Panel):
         order = words[:]
         while order == words and len(set(words)) > 1:
             rng.shuffle(order)
-        self.app_state.request_config(cfg.replace(tokens=tuple(order)))
+        self.app_state.set_config(cfg.replace(tokens=tuple(order)))
 
     def draw_frame(self, frame: Frame) -> None:
         cfg = frame.config

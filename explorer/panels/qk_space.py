@@ -38,6 +38,7 @@ from ..figures.plots import fmt_number, fmt_percent, set_axis_label
 from ..figures.qk_scatter import SHAPE_GLYPHS, QKScatter
 from ..figures.text import short_token
 from ..figures.themes import Theme
+from ..subscribe import follow
 from .analysis import AnalysisPanel
 from .base import Panel, register_panel
 
@@ -71,7 +72,7 @@ class _Plane:
         self.groups = np.zeros(0, dtype=int)
         self.tokens: list[str] = []
         self.texts_shown: list[str] = []
-        self.hover.hovered.connect(self._on_link_hover)
+        follow(self.hover.hovered, self._on_link_hover)
 
     # ---- indices -------------------------------------------------------------------------
     def point_of(self, is_key: bool, position: int, group: int = 0) -> int | None:

@@ -8,11 +8,12 @@ the lab with its experiment, and the question when the window closes with a run 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QPushButton
 
 from ..feature import Feature
+from ..host import host_of
 from .lab import TrainingLab
 from .lessons import connect_lesson_panel
 from .saving import ask_unsaved, save_run_dialog
@@ -29,37 +30,37 @@ class TrainingActions(Feature):
     _lesson_hooked = None
     _closing = False  # Save on close: the window closes once the save is done
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
+    def __init__(self, state, host) -> None:
+        super().__init__(state, host)
         from . import panel  # noqa: F401 (registers the "training" panel)
 
         if self.state.training_lab is None:
-            self.state.training_lab = TrainingLab(window.selection)
+            self.state.training_lab = TrainingLab(models=self.state.models)
         self.lab = self.state.training_lab
-        self.lab.window = window
-        window.destroyed.connect(self.lab.worker.stop)
+        self.lab.models = self.state.models
+        self.destroyed.connect(self.lab.worker.stop)  # (a Qt child of the window: deleted with it)
         self.lab.saved.connect(self._on_saved)
         self.interactive = QGuiApplication.platformName() != "offscreen"
-        self.action = QAction(window)
+        parent = host.parent_widget()
+        self.action = QAction(parent)
         self.action.setObjectName("action_training_lab")
         self.action.setShortcut(QKeySequence("Ctrl+Shift+T"))
-        self.action.triggered.connect(lambda: show_training(window))
-        window.addAction(self.action)
-        window.menu_lessons.addSeparator()
-        window.menu_lessons.addAction(self.action)
+        self.action.triggered.connect(lambda: show_training(host))
+        host.menu("lessons").addSeparator()
+        host.add_action("lessons", self.action)
         # File ▸ Export heads forming (GIF/MP4)…, after File ▸ Export figure… (and the
         # sweep animation, which install_animation puts right after the figure)
-        self.forming_action = QAction(window)
+        self.forming_action = QAction(parent)
         self.forming_action.setObjectName("action_export_heads_forming")
-        self.forming_action.triggered.connect(lambda: _export_forming(window))
-        window.features["export"].add_after_figure(self.forming_action)
+        self.forming_action.triggered.connect(lambda: _export_forming(host))
+        host.feature("export").add_after_figure(self.forming_action)
         # File ▸ Save training run…, after Save session as…
-        self.save_action = QAction(window)
+        self.save_action = QAction(parent)
         self.save_action.setObjectName("action_save_training_run")
-        self.save_action.triggered.connect(lambda: save_run_dialog(window, self.lab))
-        _insert_after(window.menu_file, window.act_save_as, self.save_action)
-        window.menu_file.aboutToShow.connect(self._sync_save_action)
-        window.installEventFilter(self)  # a lesson panel's dock being added
+        self.save_action.triggered.connect(lambda: save_run_dialog(host.parent_widget(), self.lab))
+        host.add_action("file", self.save_action, after=host.feature("sessions").act_save_as)
+        host.menu("file").aboutToShow.connect(self._sync_save_action)
+        host.dock_added.connect(self._on_dock_added)  # a lesson panel's dock being added
         self.retranslate_ui()
         self.hook_lessons()  # a lesson panel made before the lab (else: when it is made)
 
@@ -87,11 +88,11 @@ class TrainingActions(Feature):
         run = self.lab.unsaved_run()
         if run is None or not self.interactive:
             return True
-        answer = ask_unsaved(self.window, run)
+        answer = ask_unsaved(self.host.parent_widget(), run)
         if answer != "save":
             return answer == "discard"
         self.lab.set_view_run(None)  # the current run is the one asked about
-        self._closing = save_run_dialog(self.window, self.lab)
+        self._closing = save_run_dialog(self.host.parent_widget(), self.lab)
         return False
 
     def _on_saved(self, folder: str, error: str) -> None:
@@ -99,33 +100,26 @@ class TrainingActions(Feature):
             return
         self._closing = False
         if error:
-            show_training(self.window)  # its message line says why
+            show_training(self.host)  # its message line says why
         else:
-            QTimer.singleShot(0, self.window.close)
+            QTimer.singleShot(0, self.host.parent_widget().close)
 
     def shutdown(self) -> None:
         """The window closes: stop the training thread, delete the inspector's temporary folders."""
         self.lab.shutdown()
 
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.window and event.type() == QEvent.Type.ChildAdded and self._lesson_hooked is None:
-            QTimer.singleShot(0, self.hook_lessons)  # a dock was added: the lesson panel, maybe
-        return False
+    def _on_dock_added(self, name: str) -> None:
+        if name == "lesson":
+            self.hook_lessons()
 
     def hook_lessons(self) -> None:
         """Once the window has its lesson panel: Apply preset on a training chapter (12–14)
         opens the lab with the chapter's experiment (explorer.training.lessons)."""
-        w = self.window
+        w = self.host
         if self._lesson_hooked is not None or "lesson" not in w.panel_names():
             return
         self._lesson_hooked = w.panel("lesson")
         connect_lesson_panel(w, self._lesson_hooked, show_training)
-
-
-def _insert_after(menu, anchor, action) -> None:
-    actions = menu.actions()
-    at = actions.index(anchor) + 1 if anchor in actions else len(actions)
-    menu.insertAction(actions[at] if at < len(actions) else None, action)
 
 
 def _export_forming(window) -> None:
@@ -162,46 +156,22 @@ def _add_forming_button(window, panel) -> None:
 
 
 def install_training(window):
-    """The window's training lab (the feature is made once: `MainWindow.features["training"]`)."""
-    if "training" not in window.features:
-        window.features["training"] = TrainingActions(window)
-    return window.state.training_lab
-
-
-def _place(window, dock) -> None:
-    """A new lab dock floats over the window's panels, beside the lesson and the configuration
-    (never over them: lessons 12–14 are read while the lab trains): the lab needs more
-    room than a tab of the panel grid gives. With no room beside them (a narrow window) it
-    floats centred at 85 % of the window. A double click on its title docks it."""
-    dock.setFloating(True)
-    geo = window.geometry()
-    left = geo.x()
-    lesson = window.dock("lesson") if "lesson" in window.panel_names() else None
-    for side in (window.controls_dock, lesson):
-        if side is not None and side.isVisible() and not side.isFloating():
-            left = max(left, side.mapToGlobal(side.rect().topRight()).x() + 6)
-    top = window.mapToGlobal(window.menuBar().geometry().bottomLeft()).y() + 2
-    if geo.right() - left >= 900:
-        dock.resize(geo.right() - left, max(geo.bottom() - top, 640))
-        dock.move(left, top)
-        return
-    w, h = int(geo.width() * 0.85), int(geo.height() * 0.85)
-    dock.resize(max(w, 900), max(h, 640))
-    dock.move(geo.x() + (geo.width() - dock.width()) // 2, geo.y() + (geo.height() - dock.height()) // 2)
+    """The window's training lab (made with the feature `MainWindow.features["training"]`)."""
+    return host_of(window).state.training_lab
 
 
 def show_training(window):
     """Open (or raise) the training panel (its dock made the first time, floating over the
-    window). Returns the panel."""
-    install_training(window)
+    window beside the lesson and the configuration: the lab needs more room than a tab of the
+    panel grid gives). Returns the panel. `window`: the window or its host."""
+    window = host_of(window)
     new = "training" not in window.panel_names()
     panel = window.add_panel("training", dock_area=False)
     dock = window.dock("training")
     if new:
         _add_forming_button(window, panel)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        _place(window, dock)
-        window.menu_view.addAction(dock.toggleViewAction())
+        window.float_panel("training")
+        window.add_view_entry("training")
     dock.show()
     dock.raise_()
     return panel

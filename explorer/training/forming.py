@@ -37,6 +37,7 @@ import numpy as np
 from ..export.animation import FORMATS, FPS_RANGE, EncodingJob
 from ..export.files import check_target, publish, reason
 from ..export.options import MAX_WIDTH, MIN_WIDTH, ExportError, ExportUsageError
+from ..host import host_of
 from ..qt_app import headless_app
 from ..work import collector
 
@@ -432,7 +433,7 @@ def export_forming(run, request: FormingRequest, window_theme=None, on_progress=
 
 def forming_run(window):
     """The run the training lab shows (the one whose heads the panel draws), or None."""
-    lab = window.state.training_lab
+    lab = host_of(window).state.training_lab
     return None if lab is None else lab.viewed_run()
 
 
@@ -443,12 +444,13 @@ def start_forming_export(window, path, *, force: bool = True, **options):
     path, another animation export running)."""
     from ..export.animation_dialog import AnimationProgress
 
-    animations = window.features["animation"]
+    window = host_of(window)  # (the window or its host)
+    animations = window.feature("animation")
     animations.check_idle()
     run = forming_run(window)
     if run is None:
         raise ExportError(_tr("the training lab has no run yet"))
-    job = FormingJob(run, FormingRequest(Path(path), force=force, **options), window.theme)
+    job = FormingJob(run, FormingRequest(Path(path), force=force, **options), window.state.theme)
     return animations.begin(AnimationProgress(window, job))
 
 
@@ -457,7 +459,9 @@ def export_forming_dialog(window) -> None:
     refusal is said in a message box."""
     from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-    run = forming_run(window)
+    host = host_of(window)
+    window = host.parent_widget()  # the dialogs' parent
+    run = forming_run(host)
     n = 0 if run is None else len(run.snapshots)
     if n < 2:
         QMessageBox.information(window, _tr("Export heads forming"), _tr(
@@ -471,7 +475,7 @@ def export_forming_dialog(window) -> None:
     if not Path(path).suffix:
         path += ".mp4" if "mp4" in chosen else ".gif"
     try:
-        start_forming_export(window, path, force=True)  # the dialog asked before replacing
+        start_forming_export(host, path, force=True)  # the dialog asked before replacing
     except (ExportError, ExportUsageError) as exc:
         QMessageBox.warning(window, _tr("Export heads forming"), str(exc))
 

@@ -101,9 +101,11 @@ class TrainingLab(QObject):
     changed = Signal(str)
     saved = Signal(str, str)  # a *Save run…*: folder, error ("" when saved)
 
-    def __init__(self, parent: QObject | None = None, window=None, *, threads: int | None = 1) -> None:
+    def __init__(self, parent: QObject | None = None, models=None, *, threads: int | None = 1) -> None:
         super().__init__(parent)
-        self.window = window
+        #: the window's model controller (explorer.models.controller), where *Open in
+        #: inspector* opens a run; None: no inspector (a lab of its own, the CLI)
+        self.models = models
         self.worker = TrainingWorker(threads=threads)
         self.worker.progressed.connect(self._on_progress)
         self.worker.failed.connect(self._on_failed)
@@ -412,7 +414,7 @@ class TrainingLab(QObject):
         """Open the current run in the model panels (the window's model controller): its saved
         folder when *Save run…* saved it as it is, else a save to a temporary folder (deleted
         at quit). Returns False when there is no window to open it in."""
-        ctl = self.window.model_controller if self.window is not None else None
+        ctl = self.models
         if ctl is None or self.current is None:
             self._set_message(QCoreApplication.translate("TrainingLab", "There is no model inspector in this window."),
                               "error", blocking=False)
@@ -467,7 +469,7 @@ class TrainingLab(QObject):
         self.inspector_folder = folder
         if run is not None:
             self._inspected = (run.id, run.steps_done, folder)
-        ctl = self.window.model_controller if self.window is not None else None
+        ctl = self.models
         if ctl is not None:
             ctl.load(folder)
             self._set_message(QCoreApplication.translate("TrainingLab", "Opened in the inspector: the model panels show this run's model."), "info")
@@ -486,7 +488,7 @@ class TrainingLab(QObject):
     def _follow_in_inspector(self, run: Run, folder: str) -> None:
         """The inspector shows ``run`` from a temporary folder: a session names the saved one
         from now on (the same model; a run trained further since: the saved one is opened)."""
-        ctl = self.window.model_controller if self.window is not None else None
+        ctl = self.models
         if ctl is None or self._inspected is None or self._inspected[0] != run.id:
             return
         _, steps, shown = self._inspected

@@ -33,6 +33,8 @@ import numpy as np
 
 from engine.training import Trainer
 
+from ..host import host_of
+
 SCORE_TASKS = ("previous_token", "induction")
 TASK_KINDS = ("score_above", "preset_expectation", "circuit_proved")
 
@@ -232,7 +234,9 @@ def circuit_proof(task: TrainingTask, model) -> TaskResult:
 
 def open_chapter_in_lab(window, chapter_key: str, open_lab) -> bool:
     """Open the Training lab of ``window`` (``open_lab(window)`` shows its panel) with the
-    preset of chapter ``chapter_key``; False when the chapter has no training block."""
+    preset of chapter ``chapter_key``; False when the chapter has no training block.
+    ``window``: the window or its host."""
+    window = host_of(window)
     try:
         task = training_task(chapter_key)
     except ValueError:
@@ -240,7 +244,7 @@ def open_chapter_in_lab(window, chapter_key: str, open_lab) -> bool:
     if task is None:
         return False
     panel = open_lab(window)
-    lab = window.training_lab
+    lab = window.state.training_lab
     if lab.preset_key != task.preset or lab.current is None or lab.current.steps_done:
         lab.apply_preset(task.preset)
     panel.raise_()
@@ -249,14 +253,17 @@ def open_chapter_in_lab(window, chapter_key: str, open_lab) -> bool:
 
 def connect_lesson_panel(window, lesson_panel, open_lab) -> None:
     """Follow ``lesson_panel``'s Apply preset (its public apply_button and chapter()):
-    ``open_lab(window)`` shows the lab's panel (explorer.training.feature.show_training)."""
+    ``open_lab(window)`` shows the lab's panel (explorer.training.feature.show_training).
+    ``window``: the window or its host."""
+    window = host_of(window)
+
     def on_apply() -> None:
         ch = lesson_panel.chapter()
         if ch is not None and open_chapter_in_lab(window, ch.key, open_lab):
             window.highlight_panels(ch.panels)  # the lab's dock is new: mark it too
 
     lesson_panel.apply_button.clicked.connect(on_apply)
-    ctl = window.model_controller
+    ctl = window.state.models
     if ctl is not None:
         ctl.model_changed.connect(lambda model: follow_inspector(window, lesson_panel, model))
 
@@ -267,12 +274,13 @@ def follow_inspector(window, lesson_panel, model) -> bool:
     among them; when the chapter names model panels, the floating lab steps aside (hidden:
     Lessons ▸ Training lab… shows it again), the status bar says so. Another model (one the
     learner opened) is left alone. Returns whether it did."""
+    window = host_of(window)
     ch = lesson_panel.chapter()
-    lab = window.training_lab
+    lab = window.state.training_lab
     if model is None or ch is None or lab is None or not lesson_panel.isVisible():
         return False
     folder = lab.inspector_folder
-    if folder is None or not window.model_controller.shows(folder):
+    if folder is None or not window.state.models.shows(folder):
         return False
     try:
         task = training_task(ch.key)
@@ -281,7 +289,7 @@ def follow_inspector(window, lesson_panel, model) -> bool:
     if task is None:
         return False
     if task.text:
-        window.model_controller.set_text(task.text)
+        window.state.models.set_text(task.text)
     model_panels = [n for n in ch.panels if n in window.panel_names() and window.panel(n).requires_model]
     lab_dock = window.dock("training") if "training" in window.panel_names() else None
     if model_panels and lab_dock is not None and lab_dock.isFloating():
@@ -294,7 +302,7 @@ def follow_inspector(window, lesson_panel, model) -> bool:
             "TrainingLab", "The training lab stepped aside for the model panels: Lessons ▸ Training lab… "
                            "brings it back.")
         # after the load's own notices, which the status bar shows too
-        QTimer.singleShot(0, lambda: window.statusBar().showMessage(line, 15000))
+        QTimer.singleShot(0, lambda: window.show_status(line, 15000))
     else:
         window.highlight_panels(ch.panels)
     return True

@@ -67,7 +67,7 @@ class TrainingPanel(Panel):
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
         if state.training_lab is None:  # the window's lab is made by explorer.training.feature
-            state.training_lab = TrainingLab(self.selection)
+            state.training_lab = TrainingLab(models=state.models)
         self.lab: TrainingLab = state.training_lab
         self._draw_times: collections.deque[float] = collections.deque(maxlen=64)
         self._drawn_at = 0.0
@@ -232,7 +232,7 @@ class TrainingPanel(Panel):
         self.start_button.setEnabled(not running)
         self.step_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
-        self.inspect_button.setEnabled(lab.window is not None)
+        self.inspect_button.setEnabled(lab.models is not None)
         self.save_button.setEnabled(self.lab.can_save())
         text, kind = lab.message
         self.form.show_message(text, kind, self.theme)

