@@ -147,7 +147,8 @@ class SnapshotList(QObject):
             elif not e.thumb_pending:
                 e.thumb_pending = True
                 cfg, head = e.snapshot.config, e.snapshot.selection["head"]
-                self._submit(lambda job: thumbnail_rgba(build_frame(cfg), head), ("thumb", id(e)), ("thumb", e))
+                self._submit(lambda job: thumbnail_rgba(build_frame(cfg, progress=job.check), head),
+                             ("thumb", id(e)), ("thumb", e))
         return e.image
 
     @property
@@ -273,7 +274,7 @@ class SnapshotList(QObject):
         else:
             self._wanted = e
             e.error = ""
-            self._submit(lambda job: build_frame(e.snapshot.config), "reference", ("frame", e))
+            self._submit(lambda job: build_frame(e.snapshot.config, progress=job.check), "reference", ("frame", e))
             self.host_.show_status(QCoreApplication.translate(
                 "Snapshots", "computing snapshot “{name}”…").format(name=e.snapshot.name))
         self.changed.emit()
@@ -470,6 +471,11 @@ class SnapshotsFeature(Feature):
         if self.dock is not None:
             self.dock.setWindowTitle(QCoreApplication.translate("Snapshots", "Snapshots"))
             self.dock.widget().retranslate_ui()
+
+    def shutdown(self) -> None:
+        """The window closes: the frame being computed stops at its next block (the engine's
+        progress checks for the cancel), and the worker is waited for."""
+        self.list.worker.stop()
 
 
 def install_snapshots(window) -> SnapshotList:

@@ -271,3 +271,41 @@ def test_the_snapshots_dock_keeps_thumbnails_not_frames(tmp_path):
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["thumbnails"] == n
     assert got["after"] - got["before"] < 300, f"the dock holds {got['after'] - got['before']:.0f} MB"
+
+
+_QUIT_CHILD = """
+import sys, time
+from PySide6.QtCore import QTimer
+import explorer
+from explorer.work.base import run_events_until
+
+app = explorer.ensure_app()
+w = explorer.create_window(sys.argv[1])
+w.show()
+assert run_events_until(lambda: w.snapshots.worker.running is not None, 120), "the reference never started"
+assert w.snapshots.busy, "the reference was computed before the window closed"
+print("closing", time.time(), flush=True)
+QTimer.singleShot(0, w.close)  # File > Quit does this
+app.exec()
+"""
+
+
+@pytest.mark.slow
+def test_quitting_while_the_reference_is_computed_exits_at_once(tmp_path):
+    """Quitting while a session's long reference A was computed (fp16 flash, S = 4096: over a
+    minute here) waited 10 s for the worker, then aborted ("QThread: Destroyed while thread is
+    still running", exit 134). Now the frame stops at its next block: exit 0 within seconds."""
+    import subprocess
+    import sys
+    import time
+
+    long_ref = AttentionConfig(seq_len=4096, dtype="float16", backend="flash")
+    path = _session_with(tmp_path, Snapshot("long", long_ref, {"head": 0, "query": 0, "key": 0}, reference=True))
+    r = subprocess.run([sys.executable, "-c", _QUIT_CHILD, str(path)], capture_output=True, text=True,
+                       timeout=240)
+    ended = time.time()
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "QThread" not in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    closing = float(r.stdout.split("closing", 1)[1].split()[0])
+    # the bug: 10-20 s; the goal is 2 s, with room for the interpreter's exit on a loaded machine
+    assert ended - closing < 6, f"quit took {ended - closing:.1f} s"

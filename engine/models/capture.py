@@ -17,7 +17,8 @@ A custom implementation name also needs a mask function: without one,
 attend to the future. We register transformers' ``eager_mask`` for it.
 
 Nothing is copied; outside a :func:`capturing` block the function is a plain
-pass-through to eager attention.
+pass-through to eager attention (inside a :func:`.cancel.checkpoints` block, the same
+function called a piece of query rows at a time, a cancel check before each).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import torch
+
+from . import cancel
 
 IMPLEMENTATION = "attention_explorer"
 
@@ -103,8 +106,12 @@ def eager_for(module) -> Callable:
 
 
 def explorer_attention(module, query, key, value, attention_mask, *args, **kwargs):
-    out, weights = eager_for(module)(module, query, key, value, attention_mask, *args, **kwargs)
     cap = _ACTIVE.get()
+    if cancel.active():  # a job that takes a cancel: the call in pieces, a check before each
+        out, weights = cancel.attention_pieces(eager_for(module), module, query, key, value,
+                                               attention_mask, *args, keep_weights=cap is not None, **kwargs)
+    else:
+        out, weights = eager_for(module)(module, query, key, value, attention_mask, *args, **kwargs)
     if cap is not None:
         cap.record(module, query, key, value, weights)
     return out, weights

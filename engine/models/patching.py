@@ -37,6 +37,7 @@ from .anatomy import (
     resolve_token,
     vocab_size,
 )
+from .cancel import checkpoints
 from .errors import InspectError, is_whole
 from .files import available_memory, job_room
 
@@ -44,6 +45,11 @@ PATCH_OVER = ("heads", "positions")
 PATCH_METHODS = ("exact", "attribution")
 #: sequences patched in one forward pass
 DEFAULT_BATCH = 16
+#: a run with progress (one that can be cancelled) patches at most this many mask elements
+#: (batch · S², the (B, 1, S, S) attention mask transformers builds before the first layer,
+#: one uninterruptible operation: 1.3 s for 16 × 2,048² here) in one forward pass; a text
+#: of up to 1,024 tokens keeps DEFAULT_BATCH
+CHECKED_MASK = 2**24
 
 
 @dataclass(eq=False)
@@ -165,7 +171,9 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
     """Patch every head (or residual-stream position) from ``clean`` into ``corrupted`` and
     measure the normalised effect on the metric (see the module docstring).
 
-    ``progress(done, total)`` is called after each forward pass; raising from it cancels.
+    ``progress(done, total)`` is called after each forward pass, and again with the same
+    count while one runs (at most every ``cancel.CHECK_EVERY_S``, between its modules and its
+    attention's pieces: :mod:`.cancel`); raising from it cancels within a fraction of a second.
     Refused (InspectError): encoders and models without an unembedding, texts of different
     token lengths, texts whose metrics are equal (nothing to restore)."""
     if method not in PATCH_METHODS:
@@ -176,6 +184,15 @@ def activation_patching(loaded, clean: str, corrupted: str, answer, *, wrong=Non
     t0 = time.perf_counter()
     st = _Setup(loaded, clean, corrupted, answer, wrong, over, max_tokens)
     batch = _batch_that_fits(loaded, st.s, method, batch)
+    if progress is not None:  # a cancel within a fraction of a second: see CHECKED_MASK
+        batch = max(1, min(batch, CHECKED_MASK // (st.s * st.s)))
+    whole = loaded.lm if loaded.lm is not None else loaded.model
+    with checkpoints(whole, progress) as report:  # a cancel is seen inside each forward pass
+        return _patch(st, method, batch, report if progress is not None else None, t0)
+
+
+def _patch(st: _Setup, method: str, batch: int, progress, t0: float) -> PatchResult:
+    loaded, over = st.loaded, st.over
     metrics, acts = st.record(grad=method == "attribution")
     c, r = (float(v) for v in metrics.detach())
     denom = c - r

@@ -92,7 +92,10 @@ def release() -> None:
     if _holds == 0:
         _blocks_after_full = None
         if _timer is not None:
-            _timer.stop()
+            try:
+                _timer.stop()
+            except RuntimeError:  # at exit: the application deleted it already
+                pass
         gc.enable()
 
 

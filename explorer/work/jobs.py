@@ -12,7 +12,7 @@ ends posts its "failed" or "cancelled" not at all (no one waits for it).
 What a job sees (`Job`): its `id`, `cancelled()` (cancel(id), a newer request in its
 lane, or the worker stopping), `progress(done, total)` (reported; `Cancelled` raised
 instead once the job is cancelled, so a job that reports progress stops at its next
-report), and `wait(seconds)` (a sleep that a cancel cuts short). Raising `Cancelled` ends a job as
+report; `check` is the same check with nothing reported), and `wait(seconds)` (a sleep that a cancel cuts short). Raising `Cancelled` ends a job as
 "cancelled"; any other exception as "failed" (`one_line(exc)` is its message).
 """
 
@@ -50,6 +50,13 @@ class Job:
         if self.cancelled():
             raise Cancelled
         self._queue.post("progress", self, (done, total, detail))
+
+    def check(self, done: float = 0, total: float = 0, detail: Any = None) -> None:
+        """A progress callback that only checks: `Cancelled` once the job is cancelled,
+        nothing posted (for engine calls whose progress no one shows, so a cancel or the
+        worker stopping still ends them at their next block)."""
+        if self.cancelled():
+            raise Cancelled
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to `seconds`; True (at once) when the job is or gets cancelled."""
