@@ -2111,6 +2111,10 @@ Replace them?</source>
         <source>Chapters: click one to read it</source>
         <translation>章节：点击阅读</translation>
     </message>
+    <message>
+        <source>output error vs full softmax</source>
+        <translation>与完整 softmax 相比的输出误差</translation>
+    </message>
 </context>
 <context>
     <name>LogitLensPanel</name>
