@@ -50,7 +50,7 @@ def fmt_bytes(n: float) -> str:
 class EfficientPanel(Panel):
     name = "efficient"
     title = QT_TRANSLATE_NOOP("Panel", "Efficient attention vs full softmax")
-    readable_size = (560, 420)
+    readable_size = (560, 400)
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
