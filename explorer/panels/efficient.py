@@ -59,16 +59,18 @@ class EfficientPanel(Panel):
         self.full = Heatmap(hover, WEIGHTS_CMAP)
         self.diff = Heatmap(hover, SIGNED_CMAP)
         lay = self.graphics.ci
-        for col, hm in enumerate((self.variant, self.full, self.diff)):
-            lay.addItem(hm.cell, row=0, col=col)
+        # columns: variant | full | the weights' scale | difference | its signed scale; the
+        # scales in columns of their own, so the three maps are equally wide
         self.cbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=WEIGHTS_CMAP, interactive=False, width=10)
-        self.cbar.setImageItem([], insert_in=self.full.item)
         self.dbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=SIGNED_CMAP, interactive=False, width=10)
-        self.dbar.setImageItem([], insert_in=self.diff.item)
+        for col, item in enumerate((self.variant.cell, self.full.cell, self.cbar, self.diff.cell, self.dbar)):
+            lay.addItem(item, row=0, col=col)
         self.readout = RunsLabel("", justify="left", size="9pt", max_lines=4)
-        lay.addItem(self.readout, row=1, col=0, colspan=3)
+        lay.addItem(self.readout, row=1, col=0, colspan=5)
         self.flops_plot = add_plot(lay, 2, 0, axisItems=lean_axes())
         self.bytes_plot = add_plot(lay, 2, 1, axisItems=lean_axes())
+        for col, stretch in enumerate((1, 1, 0, 1, 0)):
+            lay.layout.setColumnStretchFactor(col, stretch)
         lay.layout.setRowStretchFactor(0, 3)
         lay.layout.setRowStretchFactor(2, 2)
         self.curves: dict[str, tuple] = {}
@@ -84,7 +86,7 @@ class EfficientPanel(Panel):
             point.setZValue(10)
             self.points.append(point)
         self.legend = RunsLabel("", justify="left", size="9pt")
-        lay.addItem(self.legend, row=2, col=2)
+        lay.addItem(self.legend, row=2, col=2, colspan=3)
         self.view: EfficientView | None = None
         self.message = ""
         self._key = None
@@ -176,12 +178,15 @@ class EfficientPanel(Panel):
             return
         f = self.frame
         r, c = v.weights.shape
-        diff = v.weights - v.full
-        finite = np.isfinite(v.weights) & np.isfinite(v.full)
-        top = float(max(np.nanmax(np.where(finite, v.weights, 0.0)), np.nanmax(np.where(finite, v.full, 0.0))))
+        # a cell neither attention gives any weight (masked in both) is a hole, as in the heads map
+        hole = (v.weights == 0) & (v.full == 0)
+        weights, full = np.where(hole, np.nan, v.weights), np.where(hole, np.nan, v.full)
+        diff = weights - full
+        finite = np.isfinite(diff)
+        top = float(max(np.max(v.weights[finite], initial=0.0), np.max(v.full[finite], initial=0.0)))
         levels = (0.0, top or 1.0)
-        self.variant.set_data(v.weights, levels)
-        self.full.set_data(v.full, levels)
+        self.variant.set_data(weights, levels)
+        self.full.set_data(full, levels)
         dmax = float(np.abs(diff[finite]).max()) if finite.any() else 0.0
         self.diff.set_data(diff, symmetric_levels(dmax or 1e-6))
         set_bar_levels(self.cbar, levels)
@@ -246,6 +251,7 @@ class EfficientPanel(Panel):
         key = "<br>".join(
             f"<span style='color:{colours[k]}'>━</span> {self._kind_name(k)}" for k in KINDS)
         here = self.tr("● this config: S = {S}, {kind}").format(S=S, kind=self._kind_name(v.kind))
+        here = here.replace("●", f"<span style='color:{colours[v.kind]}'>●</span>", 1)
         set_label_text(self.legend, f"{key}<br><b>{here}</b>", color=th.foreground, size=th.pt(9.0))
 
     def apply_theme(self, theme: Theme) -> None:
