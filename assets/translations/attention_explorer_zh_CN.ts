@@ -4081,6 +4081,22 @@ Replace them?</source>
         <source>time: engine.run of the config at each S (projections, attention, W_O; tiled: engine.tiled_attention alone), one torch thread · memory: the peak resident memory the first run added in the measuring process (Linux VmHWM) · not run: engine.memory_estimate over the budget</source>
         <translation>时间：每个 S 下该配置的 engine.run（投影、注意力、W_O；分块：仅 engine.tiled_attention），单个 torch 线程 · 内存：第一次运行在测量进程中增加的常驻内存峰值（Linux VmHWM） · 未运行：engine.memory_estimate 超出预算</translation>
     </message>
+    <message>
+        <source>linear attention (elu + 1)</source>
+        <translation>线性注意力（elu + 1）</translation>
+    </message>
+    <message>
+        <source>performer (FAVOR+, m = 64)</source>
+        <translation>performer（FAVOR+，m = 64）</translation>
+    </message>
+    <message>
+        <source>local + global (window 256, 16 global)</source>
+        <translation>局部 + 全局（窗口 256，16 个全局）</translation>
+    </message>
+    <message>
+        <source>hierarchical (blocks of 256)</source>
+        <translation>分层（256 个键一块）</translation>
+    </message>
 </context>
 <context>
     <name>QKSpacePanel</name>
