@@ -162,6 +162,9 @@ class EfficientPanel(Panel):
         return " + ".join(parts) if parts else self.tr("full softmax")
 
     def _kind_name(self, kind: str) -> str:
+        cfg = self.view.config if self.view is not None else None
+        if kind == "linear" and cfg is not None and cfg.kernel == "performer":  # the curve is performer's
+            return self.tr("performer, m = {m}").format(m=cfg.n_features)
         return {"full": self.tr("full softmax"), "sparse": self.tr("sparse (local + global)"),
                 "linear": self.tr("linear"), "hierarchical": self.tr("hierarchical")}[kind]
 
