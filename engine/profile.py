@@ -37,15 +37,26 @@ from .backends import BackendUnavailable, available_backends
 from .config import AttentionConfig, ConfigError
 from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate, release_free_memory
 
-__all__ = ["BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "ProfilePoint", "config_shape", "length_profile",
+__all__ = ["ALL_BACKENDS", "BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "VARIANTS", "VARIANT_BACKENDS",
+           "VARIANT_MAX_LENGTH", "ProfilePoint", "config_shape", "length_profile",
            "point_config", "profile_command", "profile_plan", "profile_table"]
 
-#: what a profile can measure: the three backends of engine.run and the tiled reference
+#: the ways out of O(n²) a profile measures as rows of their own (DESIGN.md, "Efficient
+#: attention"): the profile's config with that variant, everything else kept
+VARIANTS = {"linear": {"kernel": "linear"}, "performer": {"kernel": "performer"},
+            "local+global": {"window": 256, "global_tokens": 16}, "hierarchical": {"summary_block": 256}}
+#: what a profile measures by default: the three backends of engine.run and the tiled reference
 BACKENDS = ("eager", "sdpa", "flash", "tiled")
+#: the efficient variants as rows of their own (run by engine.run's own algorithm for them);
+#: a profile may measure them to VARIANT_MAX_LENGTH when it measures nothing else
+VARIANT_BACKENDS = tuple(VARIANTS)
+ALL_BACKENDS = BACKENDS + VARIANT_BACKENDS
 #: the default sweep: 256 → 4096, doubling
 DEFAULT_LENGTHS = (256, 512, 1024, 2048, 4096)
 #: the longest S a profile measures
 MAX_LENGTH = 16384
+#: the longest S of a profile of the efficient variants alone (they run there in seconds)
+VARIANT_MAX_LENGTH = 65536
 #: block_q = block_k of the tiled reference (FlashAttention's usual 64–128)
 TILE = 128
 #: ATTN_EXPLORER_PROFILE=inprocess measures in the calling thread instead of a child process
@@ -108,16 +119,17 @@ def _check(config: AttentionConfig, lengths: Sequence[int], backends: Sequence[s
         list[int], list[str]]:
     if not isinstance(config, AttentionConfig):
         raise ConfigError(f"length_profile needs an AttentionConfig, got {type(config).__name__}")
+    bad = [b for b in backends if b not in ALL_BACKENDS]
+    if bad or not backends:
+        raise ConfigError(f"backends must be some of {', '.join(ALL_BACKENDS)}, got {list(backends)!r}")
+    top = VARIANT_MAX_LENGTH if set(backends) <= set(VARIANT_BACKENDS) else MAX_LENGTH
     lens = []
     for S in lengths:
-        if isinstance(S, bool) or not isinstance(S, int) or not 1 <= S <= MAX_LENGTH:
-            raise ConfigError(f"lengths must be integers from 1 to {MAX_LENGTH}, got {S!r}")
+        if isinstance(S, bool) or not isinstance(S, int) or not 1 <= S <= top:
+            raise ConfigError(f"lengths must be integers from 1 to {top}, got {S!r}")
         lens.append(S)
     if not lens:
         raise ConfigError("lengths must hold at least one sequence length")
-    bad = [b for b in backends if b not in BACKENDS]
-    if bad or not backends:
-        raise ConfigError(f"backends must be some of {', '.join(BACKENDS)}, got {list(backends)!r}")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 50:
         raise ConfigError(f"repeats must be an integer from 1 to 50, got {repeats!r}")
     return sorted(set(lens)), list(dict.fromkeys(backends))
@@ -126,11 +138,17 @@ def _check(config: AttentionConfig, lengths: Sequence[int], backends: Sequence[s
 def point_config(config: AttentionConfig, seq_len: int, backend: str) -> AttentionConfig:
     """The config of one point: ``config`` at query length ``seq_len`` (a cross-attention
     key length follows S too; typed tokens are dropped; padding at most S) with that
-    backend (the tiled reference takes its Q, K, V from a fused run: sdpa)."""
+    backend (the tiled reference takes its Q, K, V from a fused run: sdpa; a variant of
+    VARIANTS is full attention's layer with that variant, as engine.approximation_report's)."""
     run_backend = "sdpa" if backend == "tiled" else backend
     changes = {"seq_len": seq_len, "tokens": None, "backend": run_backend, "pad": min(config.pad, seq_len)}
     if config.kv_len is not None:
         changes["kv_len"] = seq_len
+    if backend in VARIANTS:  # full attention's layer with the variant (global tokens at most S)
+        changes.update(kernel="softmax", window=None, global_tokens=0, summary_block=None, backend="eager")
+        changes.update(VARIANTS[backend])
+        if "global_tokens" in changes:
+            changes["global_tokens"] = min(changes["global_tokens"], seq_len)
     return config.replace(**changes)
 
 

@@ -78,6 +78,18 @@ def positional_refusal(config: AttentionConfig, positional: str) -> str | None:
     return None
 
 
+def kernel_refusal(config: AttentionConfig, kernel: str) -> str | None:
+    """Why `kernel` cannot be chosen for config as it stands: "alibi" (ALiBi is a bias inside
+    the softmax), "summary_block" (hierarchical attention is softmax's), or None."""
+    if kernel == "softmax":
+        return None
+    if config.positional == "alibi":
+        return "alibi"
+    if config.summary_block is not None:
+        return "summary_block"
+    return None
+
+
 def _nearest(values: list[int], target: int) -> int:
     return min(values, key=lambda v: (abs(v - target), v))
 
@@ -88,7 +100,7 @@ def coerce(config: AttentionConfig, **changes: Any) -> AttentionConfig:
     - n_heads not dividing d_model → d_model moves to the nearest multiple;
     - n_kv_heads not dividing n_heads → the largest divisor not above it (None stays MHA);
     - n_kv_heads equal to n_heads is stored as None (MHA);
-    - pad, window clamp to the key length; tokens reset seq_len;
+    - pad, window, global_tokens, summary_block clamp to the key length; tokens reset seq_len;
     - RoPE with an odd head_dim → the nearest head count that keeps head_dim even.
     Raises ConfigError only when a changed value itself is out of range.
     """
@@ -122,4 +134,7 @@ def coerce(config: AttentionConfig, **changes: Any) -> AttentionConfig:
     d["pad"] = min(d["pad"], key_len)
     if d["window"] is not None:
         d["window"] = max(1, min(d["window"], max(key_len, d["seq_len"])))
+    d["global_tokens"] = min(d.get("global_tokens", 0), key_len)
+    if d.get("summary_block") is not None:
+        d["summary_block"] = max(1, min(d["summary_block"], key_len))
     return AttentionConfig.from_dict(d)

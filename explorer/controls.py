@@ -56,6 +56,9 @@ MASK_VALUES = ("-inf", "min", "-1e9")
 FILLER = "·"
 SCALE_MODES = ("default", "none", "custom")
 POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
+KERNELS = ("softmax", "linear", "performer")
+#: performer's random features m offered (the engine accepts up to 65536)
+N_FEATURES_MAX = 4096
 
 
 class ConfigControls(QWidget):
@@ -149,6 +152,26 @@ class ConfigControls(QWidget):
         for value in MASK_VALUES:
             self.mask_value.addItem(value, value)  # the literal value: it is what the code writes
         row(f, "mask_value", self.mask_value)
+        # the ways out of O(n²) (DESIGN.md, "Efficient attention"): kernel, local + global, hierarchy
+        self.kernel = QComboBox()
+        for k in KERNELS:
+            self.kernel.addItem("", k)
+        self.n_features = RangedSpinBox()
+        self.n_features.setRange(1, N_FEATURES_MAX)
+        self.n_features.setKeyboardTracking(False)
+        self.n_features.setPrefix("m = ")
+        hbox = QHBoxLayout()
+        hbox.addWidget(self.kernel, 1)
+        hbox.addWidget(self.n_features)
+        row(f, "kernel", hbox)
+        self.global_tokens = ValueSlider(0, C.SEQ_MAX, 1)
+        row(f, "global_tokens", self.global_tokens)
+        self.summary_on = QCheckBox()
+        self.summary_block = ValueSlider(1, C.SEQ_MAX, 1)
+        hbox = QHBoxLayout()
+        hbox.addWidget(self.summary_on)
+        hbox.addWidget(self.summary_block, 1)
+        row(f, None, hbox)
 
         # ---- scaling and precision -----------------------------------------------
         f = group()
@@ -212,7 +235,8 @@ class ConfigControls(QWidget):
             "d_model": self.tr("d_model"), "heads": self.tr("heads"), "kv_heads": self.tr("KV heads"),
             "head_dim": self.tr("head_dim"), "batch": self.tr("batch"), "tokens": self.tr("tokens"),
             "seq_len": self.tr("query length"), "kv_len": self.tr("key length"), "pad": self.tr("padding"),
-            "mask_value": self.tr("mask value"), "scale_mode": self.tr("scaling"), "scale": self.tr("multiplier"),
+            "mask_value": self.tr("mask value"), "kernel": self.tr("kernel"),
+            "global_tokens": self.tr("global tokens"), "scale_mode": self.tr("scaling"), "scale": self.tr("multiplier"),
             "dtype": self.tr("dtype"), "positional": self.tr("positions"), "backend": self.tr("backend"),
             "device": self.tr("device"), "seed": self.tr("seed"), "init_std": self.tr("init std"),
         }
@@ -235,6 +259,14 @@ class ConfigControls(QWidget):
             (self.window, self.tr("Keys within this distance of the query are visible")),
             (self.pad, self.tr("The last `pad` keys are padding, hidden from every query")),
             (self.mask_value, self.tr("What masked scores become before the softmax")),
+            (self.kernel, self.tr("softmax: exact, O(n²). linear: φ(x) = elu(x) + 1 on q and k, cost grows with n. "
+                                  "performer: FAVOR+ random features, exp(q·k) on average")),
+            (self.n_features, self.tr("Performer's random features m: more features, a smaller error, more work")),
+            (self.global_tokens, self.tr("The first g positions are global: every query sees them and they see "
+                                         "every key (local + global with the sliding window)")),
+            (self.summary_on, self.tr("Hierarchical attention: the own block's keys exactly, one mean summary "
+                                      "per other block")),
+            (self.summary_block, self.tr("Keys per block of the hierarchical attention")),
             (self.scale_mode, self.tr("The multiplier of QKᵀ")),
             (self.scale, self.tr("Custom multiplier of QKᵀ")),
             (self.prescale_q, self.tr("Multiply Q by the scale before Q·Kᵀ so the product stays in range")),
@@ -255,6 +287,11 @@ class ConfigControls(QWidget):
         self.cross.setText(self.tr("separate keys (cross-attention)"))
         self.causal.setText(self.tr("causal (bottom-right aligned)"))
         self.window_on.setText(self.tr("sliding window"))
+        self.summary_on.setText(self.tr("block summaries"))
+        kernel_texts = {"softmax": self.tr("softmax (full)"), "linear": self.tr("linear (elu + 1)"),
+                        "performer": self.tr("performer (FAVOR+)")}
+        for i, k in enumerate(KERNELS):
+            self.kernel.setItemText(i, kernel_texts[k])
         self.prescale_q.setText(self.tr("pre-scale Q (fp16 overflow fix)"))
         self.init_xavier.setText(self.tr("Xavier"))
         self.reset.setText(self.tr("Reset to defaults"))
@@ -282,17 +319,57 @@ class ConfigControls(QWidget):
 
     def _positional_refusal(self, cfg: AttentionConfig, positional: str) -> str | None:
         """constraints.positional_refusal, in the interface language."""
+        if positional == "alibi" and cfg.kernel != "softmax":
+            return self.tr("ALiBi is a bias inside the softmax: the {kernel} kernel cannot take it "
+                           "(switch the kernel back to softmax first)").format(kernel=cfg.kernel)
         if C.positional_refusal(cfg, positional) is None:
             return None
         return self.tr("RoPE needs an even head_dim; d_model/heads = {d_model}/{heads} = {head_dim}").format(
             d_model=cfg.d_model, heads=cfg.n_heads, head_dim=cfg.head_dim)
 
+    def _kernel_refusal(self, cfg: AttentionConfig, kernel: str) -> str | None:
+        """Why `kernel` cannot be chosen for cfg as it stands (constraints.kernel_refusal), in
+        the interface language."""
+        why = C.kernel_refusal(cfg, kernel)
+        if why == "alibi":
+            return self.tr("ALiBi is a bias inside the softmax: a {kernel} kernel cannot take it "
+                           "(choose another positional encoding)").format(kernel=kernel)
+        if why == "summary_block":
+            return self.tr("Block summaries need the softmax kernel (turn them off first)")
+        return None
+
+    def combination_refusal(self, cfg: AttentionConfig, changes: dict[str, Any]) -> str | None:
+        """Why the edit `changes` on cfg makes a combination without a definition (DESIGN.md:
+        refused by name), in the interface language; None when it has one."""
+        new = {f: changes.get(f, getattr(cfg, f)) for f in
+               ("kernel", "positional", "summary_block", "window", "global_tokens")}
+        if "kernel" in changes:
+            return self._kernel_refusal(cfg, changes["kernel"])
+        if new["kernel"] != "softmax" and new["positional"] == "alibi":
+            return self.tr("ALiBi is a bias inside the softmax: the {kernel} kernel cannot take it "
+                           "(switch the kernel back to softmax first)").format(kernel=new["kernel"])
+        if new["summary_block"] is None:
+            return None
+        if new["window"] is not None:
+            return self.tr("Block summaries cannot take a sliding window: each query sees its own block "
+                           "exactly and a summary of every other (turn one of them off)")
+        if new["global_tokens"]:
+            return self.tr("Block summaries cannot take global tokens: the summaries are their global view "
+                           "(set global tokens to 0 first)")
+        return None
+
     # ---- requests ------------------------------------------------------------------
     def _request(self, **changes: Any) -> None:
+        refusal = self.combination_refusal(self.state.config, changes)
+        if refusal is not None:
+            self.refresh()  # the widget back to the state's value
+            self.message.emit(refusal)
+            return
         try:
             new = C.coerce(self.state.config, **changes)
-        except ConfigError:
-            self.refresh()  # put the widget back; nothing else to do
+        except ConfigError as exc:
+            self.refresh()  # put the widget back, and say why in one line
+            self.message.emit(str(exc).splitlines()[0])
             return
         self.state.set_config(new)
 
@@ -313,6 +390,13 @@ class ConfigControls(QWidget):
         on(self.window_on.toggled, lambda b: self._request(window=int(self.window.value()) if b else None))
         on(self.window.value_changed, lambda v: self._request(window=int(v)) if self.window_on.isChecked() else None)
         on(self.pad.value_changed, lambda v: self._request(pad=int(v)))
+        on(self.kernel.activated, lambda _i: self._request(kernel=self.kernel.currentData()))
+        on(self.n_features.valueChanged, lambda v: self._request(n_features=int(v)))
+        on(self.global_tokens.value_changed, lambda v: self._request(global_tokens=int(v)))
+        on(self.summary_on.toggled, lambda b: self._request(
+            summary_block=int(self.summary_block.value()) if b else None))
+        on(self.summary_block.value_changed, lambda v: self._request(summary_block=int(v))
+           if self.summary_on.isChecked() else None)
         on(self.mask_value.activated, lambda _i: self._request(mask_value=self.mask_value.currentData()))
         on(self.scale_mode.activated, self._on_scale_mode)
         on(self.scale.value_changed, lambda v: self._request(scale=float(v))
@@ -329,12 +413,15 @@ class ConfigControls(QWidget):
         on(self.reset.clicked, self.reset_requested.emit)
         ranged = {"d_model": self.d_model.spin, "seq_len": self.seq_len.spin, "kv_len": self.kv_len.spin,
                   "pad": self.pad.spin, "scale": self.scale.spin, "batch": self.batch, "seed": self.seed,
-                  "init_std": self.init_std, "window": self.window.spin}
+                  "init_std": self.init_std, "window": self.window.spin, "n_features": self.n_features,
+                  "global_tokens": self.global_tokens.spin, "summary_block": self.summary_block.spin}
         for key, spin in ranged.items():
             spin.out_of_range.connect(lambda v, k=key, sp=spin: self._refused(k, sp, v))
 
     def _refused(self, key: str, spin: QSpinBox | QDoubleSpinBox, value: float) -> None:
-        name = self._labels[key].text() if key in self._labels else self.tr("sliding window")
+        others = {"window": self.tr("sliding window"), "summary_block": self.tr("block summaries"),
+                  "n_features": self.tr("random features m")}
+        name = self._labels[key].text() if key in self._labels else others[key]
         fmt = (lambda v: f"{v:g}") if isinstance(spin, QDoubleSpinBox) else (lambda v: f"{v:.0f}")
         self.message.emit(self.tr("{field} accepts {lo} to {hi}: {value} is out of range").format(
             field=name, lo=fmt(spin.minimum()), hi=fmt(spin.maximum()), value=f"{value:g}"))
@@ -372,7 +459,8 @@ class ConfigControls(QWidget):
 
     def flush(self) -> None:
         """Send any throttled slider value now."""
-        for s in (self.d_model, self.seq_len, self.kv_len, self.window, self.pad, self.scale):
+        for s in (self.d_model, self.seq_len, self.kv_len, self.window, self.pad, self.scale,
+                  self.global_tokens, self.summary_block):
             s.flush()
 
     # ---- mirror ----------------------------------------------------------------------
@@ -395,7 +483,7 @@ class ConfigControls(QWidget):
             return
         blockers = [QSignalBlocker(w) for w in (
             self.heads, self.kv_heads, self.batch, self.tokens, self.cross, self.causal, self.window_on,
-            self.mask_value, self.scale_mode, self.prescale_q, self.dtype, self.positional, self.backend,
+            self.mask_value, self.kernel, self.n_features, self.summary_on, self.scale_mode, self.prescale_q, self.dtype, self.positional, self.backend,
             self.device, self.seed, self.init_xavier, self.init_std)]
         if self._fresh("shape", (cfg.d_model, cfg.n_heads, cfg.kv_heads, cfg.positional)):
             step = cfg.n_heads * (2 if C.needs_even_head_dim(cfg.positional) else 1)
@@ -407,10 +495,11 @@ class ConfigControls(QWidget):
             self.group_map.setText(self._group_map_html(cfg))
             self.head_dim.setText(self.tr("{head_dim}  (scale 1/√{head_dim} = {scale})").format(
                 head_dim=cfg.head_dim, scale=f"{1 / math.sqrt(cfg.head_dim):.3g}"))
-            set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
         else:  # same choices offered: only show the values (a refused edit is put back here)
             self.heads.setCurrentIndex(max(self.heads.findData(cfg.n_heads), 0))
             self.kv_heads.setCurrentIndex(max(self.kv_heads.findData(cfg.kv_heads), 0))
+        if self._fresh("positional", (cfg.d_model, cfg.n_heads, cfg.positional, cfg.kernel)):
+            set_enabled_items(self.positional, {p: self._positional_refusal(cfg, p) for p in POSITIONALS})
         self.d_model.set_value(cfg.d_model)
         set_spin(self.batch, cfg.batch)
         if cfg.tokens is None:
@@ -435,6 +524,17 @@ class ConfigControls(QWidget):
         self.pad.set_range(0, cfg.key_len, 1)
         self.pad.set_value(cfg.pad)
         self.mask_value.setCurrentIndex(self.mask_value.findData(cfg.mask_value))
+        self.kernel.setCurrentIndex(self.kernel.findData(cfg.kernel))
+        set_enabled_items(self.kernel, {k: self._kernel_refusal(cfg, k) for k in KERNELS})
+        set_spin(self.n_features, cfg.n_features)
+        self.n_features.setVisible(cfg.kernel == "performer")  # m is performer's alone
+        self.global_tokens.set_range(0, max(cfg.key_len, 1), 1)
+        self.global_tokens.set_value(cfg.global_tokens)
+        self.summary_block.set_range(1, max(cfg.key_len, 1), 1)
+        self.summary_on.setChecked(cfg.summary_block is not None)
+        self.summary_block.set_value(cfg.summary_block if cfg.summary_block is not None
+                                     else max(1, cfg.key_len // 4))
+        self.summary_block.setEnabled(cfg.summary_block is not None)
         mode = "default" if cfg.scale is None else ("none" if cfg.scale == 1.0 else "custom")
         self.scale_mode.setCurrentIndex(self.scale_mode.findData(mode))
         self.scale.set_value(cfg.effective_scale, exact=mode != "custom")

@@ -114,6 +114,10 @@ def help_values(frame: Frame | None, head: int = 0, query: int = 0, key: int = 0
         "log_skv": _fmt(math.log(max(cfg.key_len, 1))),
         "causal": words["causal" if cfg.causal else "not causal"],
         "position_formula": position_formula(cfg, h, lang),
+        # the efficient variants (the efficient panel's help): field values as a config writes them
+        "kernel": cfg.kernel, "n_features": str(cfg.n_features), "global_tokens": str(cfg.global_tokens),
+        "window": "None" if cfg.window is None else str(cfg.window),
+        "summary_block": "None" if cfg.summary_block is None else str(cfg.summary_block),
     }
 
 

@@ -109,6 +109,8 @@ def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
                       Skv − S + 1 when causal with more keys than queries (bottom-right aligned)
       identical_rows  pairs of queries with identical weights in every head (the heads title)
       tiles_skipped   masked tiles the tiling step-through skips (its readout)
+      output_rel_error  ‖O − O_full‖/‖O_full‖ of engine.approximation_report (the efficient
+                      panel's "output error"); 0 for full softmax attention itself
     """
     if name == "kv_cache_bytes":
         return float(engine.kv_cache_bytes(config, n_layers=32, tokens=8192))
@@ -117,6 +119,9 @@ def lesson_metric(config: AttentionConfig, name: str, head: int = 0) -> float:
     if name == "score_grid_bytes":
         item = torch.finfo(getattr(torch, config.dtype)).bits // 8
         return float(config.batch * config.n_heads * config.seq_len * config.key_len * item)
+    if name == "output_rel_error":
+        full = config.replace(kernel="softmax", window=None, global_tokens=0, summary_block=None)
+        return 0.0 if config == full else float(engine.approximation_report(config).output_rel_error)
     tr = engine.run(config)
     if name == "first_query_keys":
         return float(tr.key_ranges.counts()[0])

@@ -48,7 +48,7 @@ def test_opened_from_the_menu_in_its_own_dock(qtbot, window):
     dock = window.dock("lesson")
     assert dock.isVisible() and dock.widget() is panel
     assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-    assert panel.chapter_list.count() == len(CHAPTERS) == 14
+    assert panel.chapter_list.count() == len(CHAPTERS) == 15
     assert not panel.prev_button.isEnabled() or panel.index > 0
 
 

@@ -940,6 +940,74 @@ Replace them?</source>
         <source>… ({n} groups)</source>
         <translation>…（共 {n} 组）</translation>
     </message>
+    <message>
+        <source>kernel</source>
+        <translation>核</translation>
+    </message>
+    <message>
+        <source>global tokens</source>
+        <translation>全局词元</translation>
+    </message>
+    <message>
+        <source>softmax: exact, O(n²). linear: φ(x) = elu(x) + 1 on q and k, cost grows with n. performer: FAVOR+ random features, exp(q·k) on average</source>
+        <translation>softmax：精确，O(n²)。linear：对 q 和 k 用 φ(x) = elu(x) + 1，代价随 n 线性增长。performer：FAVOR+ 随机投影，平均为 exp(q·k)</translation>
+    </message>
+    <message>
+        <source>Performer&apos;s random features m: more features, a smaller error, more work</source>
+        <translation>Performer 的随机投影数 m：投影越多，误差越小，计算越多</translation>
+    </message>
+    <message>
+        <source>The first g positions are global: every query sees them and they see every key (local + global with the sliding window)</source>
+        <translation>前 g 个位置是全局的：每个查询都看到它们，它们也看到每个键（与滑动窗口一起构成局部 + 全局）</translation>
+    </message>
+    <message>
+        <source>Hierarchical attention: the own block&apos;s keys exactly, one mean summary per other block</source>
+        <translation>分层注意力：自己所在块的键精确计算，其他每个块一个平均值</translation>
+    </message>
+    <message>
+        <source>Keys per block of the hierarchical attention</source>
+        <translation>分层注意力每个块的键数</translation>
+    </message>
+    <message>
+        <source>block summaries</source>
+        <translation>块均值</translation>
+    </message>
+    <message>
+        <source>softmax (full)</source>
+        <translation>softmax（完整）</translation>
+    </message>
+    <message>
+        <source>linear (elu + 1)</source>
+        <translation>线性（elu + 1）</translation>
+    </message>
+    <message>
+        <source>performer (FAVOR+)</source>
+        <translation>performer（FAVOR+）</translation>
+    </message>
+    <message>
+        <source>ALiBi is a bias inside the softmax: the {kernel} kernel cannot take it (switch the kernel back to softmax first)</source>
+        <translation>ALiBi 是 softmax 内部的偏置：{kernel} 核不能使用它（先把核改回 softmax）</translation>
+    </message>
+    <message>
+        <source>ALiBi is a bias inside the softmax: a {kernel} kernel cannot take it (choose another positional encoding)</source>
+        <translation>ALiBi 是 softmax 内部的偏置：{kernel} 核不能使用它（请选择其他位置编码）</translation>
+    </message>
+    <message>
+        <source>Block summaries need the softmax kernel (turn them off first)</source>
+        <translation>块均值需要 softmax 核（先关闭块均值）</translation>
+    </message>
+    <message>
+        <source>Block summaries cannot take a sliding window: each query sees its own block exactly and a summary of every other (turn one of them off)</source>
+        <translation>块均值不能与滑动窗口一起使用：每个查询精确地看到自己的块，以及其他每个块的平均值（关闭其中一个）</translation>
+    </message>
+    <message>
+        <source>Block summaries cannot take global tokens: the summaries are their global view (set global tokens to 0 first)</source>
+        <translation>块均值不能与全局词元一起使用：块均值就是它们的全局视野（先把全局词元设为 0）</translation>
+    </message>
+    <message>
+        <source>random features m</source>
+        <translation>随机投影数 m</translation>
+    </message>
 </context>
 <context>
     <name>DecodePanel</name>
@@ -2042,6 +2110,10 @@ Replace them?</source>
         <location line="+1"/>
         <source>Chapters: click one to read it</source>
         <translation>章节：点击阅读</translation>
+    </message>
+    <message>
+        <source>output error vs full softmax</source>
+        <translation>与完整 softmax 相比的输出误差</translation>
     </message>
 </context>
 <context>
@@ -3477,6 +3549,10 @@ Replace them?</source>
         <source>Patching: which heads carry the answer</source>
         <translation>修补：哪些头带着了答案</translation>
     </message>
+    <message>
+        <source>Efficient attention vs full softmax</source>
+        <translation>高效注意力与完整 softmax</translation>
+    </message>
 </context>
 <context>
     <name>PatchingPanel</name>
@@ -4004,6 +4080,22 @@ Replace them?</source>
         <location line="+2"/>
         <source>time: engine.run of the config at each S (projections, attention, W_O; tiled: engine.tiled_attention alone), one torch thread · memory: the peak resident memory the first run added in the measuring process (Linux VmHWM) · not run: engine.memory_estimate over the budget</source>
         <translation>时间：每个 S 下该配置的 engine.run（投影、注意力、W_O；分块：仅 engine.tiled_attention），单个 torch 线程 · 内存：第一次运行在测量进程中增加的常驻内存峰值（Linux VmHWM） · 未运行：engine.memory_estimate 超出预算</translation>
+    </message>
+    <message>
+        <source>linear attention (elu + 1)</source>
+        <translation>线性注意力（elu + 1）</translation>
+    </message>
+    <message>
+        <source>performer (FAVOR+, m = 64)</source>
+        <translation>performer（FAVOR+，m = 64）</translation>
+    </message>
+    <message>
+        <source>local + global (window 256, 16 global)</source>
+        <translation>局部 + 全局（窗口 256，16 个全局）</translation>
+    </message>
+    <message>
+        <source>hierarchical (blocks of 256)</source>
+        <translation>分层（256 个键一块）</translation>
     </message>
 </context>
 <context>
@@ -5455,6 +5547,121 @@ ind {i}</source>
         <location line="+1"/>
         <source>no LayerNorm</source>
         <translation>无 LayerNorm</translation>
+    </message>
+</context>
+<context>
+    <name>EfficientPanel</name>
+    <message>
+        <source>sequence length S</source>
+        <translation>序列长度 S</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{kernel}&lt;/b&gt; · head {h}, computing…</source>
+        <translation>&lt;b&gt;{kernel}&lt;/b&gt; · 头 {h}，计算中…</translation>
+    </message>
+    <message>
+        <source>linear (elu + 1)</source>
+        <translation>线性（elu + 1）</translation>
+    </message>
+    <message>
+        <source>performer, m = {m}</source>
+        <translation>performer，m = {m}</translation>
+    </message>
+    <message>
+        <source>block summaries of {b}</source>
+        <translation>{b} 个键一块的块均值</translation>
+    </message>
+    <message>
+        <source>window {w}</source>
+        <translation>窗口 {w}</translation>
+    </message>
+    <message>
+        <source>{g} global</source>
+        <translation>{g} 个全局</translation>
+    </message>
+    <message>
+        <source>full softmax</source>
+        <translation>完整 softmax</translation>
+    </message>
+    <message>
+        <source>sparse (local + global)</source>
+        <translation>局部 + 全局</translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>hierarchical</source>
+        <translation>分层</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Efficient attention&lt;/b&gt; · cannot compute this</source>
+        <translation>&lt;b&gt;高效注意力&lt;/b&gt; · 无法计算</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>difference</source>
+        <translation>差值</translation>
+    </message>
+    <message>
+        <source> · first {r}×{c} of {S}×{Skv}</source>
+        <translation> · {S}×{Skv} 中的前 {r}×{c}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{variant}&lt;/b&gt; · head {h}{corner}</source>
+        <translation>&lt;b&gt;{variant}&lt;/b&gt; · 头 {h}{corner}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;full softmax&lt;/b&gt; · the same layer</source>
+        <translation>&lt;b&gt;完整 softmax&lt;/b&gt; · 同一层</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;variant − full&lt;/b&gt; · largest |Δ| {d}</source>
+        <translation>&lt;b&gt;变体 − 完整&lt;/b&gt; · 最大 |Δ| {d}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Nothing to compare&lt;/b&gt;: this is full softmax attention (output error 0, total variation 0). Choose a linear or performer kernel, a window, global tokens or block summaries.</source>
+        <translation>&lt;b&gt;没有什么可比较的&lt;/b&gt;：这就是完整 softmax 注意力（输出误差 0，总变差 0）。请选择线性或 performer 核、窗口、全局词元或块均值。</translation>
+    </message>
+    <message>
+        <source>n/a (grids too large)</source>
+        <translation>无（矩阵太大）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;output error&lt;/b&gt; ‖out − out_full‖/‖out_full‖ = &lt;b&gt;{err}&lt;/b&gt; (full: 0) · &lt;b&gt;mean total variation&lt;/b&gt; of the weights = &lt;b&gt;{tv}&lt;/b&gt; (full: 0)</source>
+        <translation>&lt;b&gt;输出误差&lt;/b&gt; ‖out − out_full‖/‖out_full‖ = &lt;b&gt;{err}&lt;/b&gt;（完整：0）· 权重的&lt;b&gt;平均总变差&lt;/b&gt; = &lt;b&gt;{tv}&lt;/b&gt;（完整：0）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;FLOPs&lt;/b&gt; {flops} (full: {flops_full}, ×{fr}) · &lt;b&gt;bytes&lt;/b&gt; at peak {b} (full: {b_full}, ×{br})</source>
+        <translation>&lt;b&gt;FLOPs&lt;/b&gt; {flops}（完整：{flops_full}，×{fr}）· 峰值&lt;b&gt;字节数&lt;/b&gt; {b}（完整：{b_full}，×{br}）</translation>
+    </message>
+    <message>
+        <source>same input, weights and positions: the two outputs differ only by the attention pattern</source>
+        <translation>相同的输入、权重和位置：两个输出只在注意力模式上不同</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;FLOPs&lt;/b&gt; of one layer against S</source>
+        <translation>一层的 &lt;b&gt;FLOPs&lt;/b&gt; 随 S 的变化</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;bytes&lt;/b&gt; at peak against S</source>
+        <translation>峰值&lt;b&gt;字节数&lt;/b&gt;随 S 的变化</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <source>● this config: S = {S}, {kind}</source>
+        <translation>● 当前配置：S = {S}，{kind}</translation>
     </message>
 </context>
 </TS>

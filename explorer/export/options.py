@@ -15,7 +15,7 @@ PANEL_NAMES = ("qkv", "scores", "softmax_grad", "heads", "diagnostics")
 MODEL_PANEL_NAMES = ("model_grid", "model_head", "circuits", "logit_lens", "attribution", "patching",
                      "model_qk_space")
 #: Panels every window has, closed at first (View ▸ opens them): exportable by name too.
-CLOSED_PANEL_NAMES = ("positions", "tiling", "decode", "qk_space")
+CLOSED_PANEL_NAMES = ("positions", "tiling", "decode", "qk_space", "efficient")
 MIN_WIDTH, MAX_WIDTH = 64, 8192  # PNG pixels; 8192 is 8K, ~200 MB of RGBA at 16:10
 MIN_DPI, MAX_DPI = 24, 1200
 #: The logical size a figure's panel is laid out at (16:10, like a slide body), in the window's

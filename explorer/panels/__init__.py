@@ -11,6 +11,7 @@ from . import (  # noqa: F401 (registers)
     circuits,
     decode,
     diagnostics,
+    efficient,
     heads,
     lesson,
     logit_lens,
@@ -30,6 +31,6 @@ CORE_PANELS = ("heads", "qkv", "scores", "softmax_grad", "diagnostics")
 #: made with the window but closed, each placed in a tab beside a core panel for when View ▸
 #: opens it: (panel, the panel it shares a tab with)
 TABBED_PANELS = (("positions", "qkv"), ("tiling", "heads"), ("decode", "heads"),
-                 ("qk_space", "qkv"))
+                 ("qk_space", "qkv"), ("efficient", "heads"))
 
 __all__ = ["CORE_PANELS", "PANELS", "TABBED_PANELS", "Panel", "register_panel"]

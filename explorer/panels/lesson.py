@@ -447,6 +447,7 @@ class LessonPanel(Panel):
             "score_grid_bytes": self.tr("S×Skv score grid"),
             "backend_max_abs_diff": self.tr("max |Δ| vs eager"),
             "tiles_skipped": self.tr("masked tiles skipped"),
+            "output_rel_error": self.tr("output error vs full softmax"),
         }
         return names.get(metric, metric)
 

@@ -14,7 +14,9 @@ from engine.profile import ProfilePoint
 from ..figures.themes import Theme
 
 #: each backend's colour (Okabe-Ito) and marker: told apart without colour too
-STYLE = {"eager": ("#D55E00", "o"), "sdpa": ("#0072B2", "s"), "flash": ("#009E73", "t"), "tiled": ("#CC79A7", "d")}
+STYLE = {"eager": ("#D55E00", "o"), "sdpa": ("#0072B2", "s"), "flash": ("#009E73", "t"), "tiled": ("#CC79A7", "d"),
+         "linear": ("#E69F00", "t1"), "performer": ("#56B4E9", "h"), "local+global": ("#7F7F7F", "p"),
+         "hierarchical": ("#8C564B", "star")}
 
 
 def point_value(p: ProfilePoint, kind: str) -> float | None:

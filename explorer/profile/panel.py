@@ -52,7 +52,11 @@ from .state import LENGTH_CHOICES, ProfileState, doubling
 NAMES = {"eager": QT_TRANSLATE_NOOP("ProfilePanel", "eager (materialises the grids)"),
          "sdpa": QT_TRANSLATE_NOOP("ProfilePanel", "sdpa (fused)"),
          "flash": QT_TRANSLATE_NOOP("ProfilePanel", "flash (fused, tiled kernel)"),
-         "tiled": QT_TRANSLATE_NOOP("ProfilePanel", "tiled reference (plain torch)")}
+         "tiled": QT_TRANSLATE_NOOP("ProfilePanel", "tiled reference (plain torch)"),
+         "linear": QT_TRANSLATE_NOOP("ProfilePanel", "linear attention (elu + 1)"),
+         "performer": QT_TRANSLATE_NOOP("ProfilePanel", "performer (FAVOR+, m = 64)"),
+         "local+global": QT_TRANSLATE_NOOP("ProfilePanel", "local + global (window 256, 16 global)"),
+         "hierarchical": QT_TRANSLATE_NOOP("ProfilePanel", "hierarchical (blocks of 256)")}
 #: y ticks: seconds (decades) and bytes (1, 10, 100 of each binary unit)
 TIME_TICKS = [(10.0**k, label) for k, label in zip(range(-6, 4), (
     "1 µs", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms", "1 s", "10 s", "100 s", "1000 s"), strict=True)]
