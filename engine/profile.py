@@ -41,7 +41,7 @@ __all__ = ["ALL_BACKENDS", "BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", 
            "VARIANT_MAX_LENGTH", "ProfilePoint", "config_shape", "length_profile",
            "point_config", "profile_command", "profile_plan", "profile_table"]
 
-#: the ways out of O(n²) a profile measures as rows of their own (DESIGN.md, "Efficient
+#: the ways out of O(n²) a profile measures as rows of their own (docs/contract.md, "Efficient
 #: attention"): the profile's config with that variant, everything else kept
 VARIANTS = {"linear": {"kernel": "linear"}, "performer": {"kernel": "performer"},
             "local+global": {"window": 256, "global_tokens": 16}, "hierarchical": {"summary_block": 256}}

@@ -152,7 +152,7 @@ class ConfigControls(QWidget):
         for value in MASK_VALUES:
             self.mask_value.addItem(value, value)  # the literal value: it is what the code writes
         row(f, "mask_value", self.mask_value)
-        # the ways out of O(n²) (DESIGN.md, "Efficient attention"): kernel, local + global, hierarchy
+        # the ways out of O(n²) (docs/contract.md, "Efficient attention"): kernel, local + global, hierarchy
         self.kernel = QComboBox()
         for k in KERNELS:
             self.kernel.addItem("", k)
@@ -339,7 +339,7 @@ class ConfigControls(QWidget):
         return None
 
     def combination_refusal(self, cfg: AttentionConfig, changes: dict[str, Any]) -> str | None:
-        """Why the edit `changes` on cfg makes a combination without a definition (DESIGN.md:
+        """Why the edit `changes` on cfg makes a combination without a definition (docs/contract.md:
         refused by name), in the interface language; None when it has one."""
         new = {f: changes.get(f, getattr(cfg, f)) for f in
                ("kernel", "positional", "summary_block", "window", "global_tokens")}
