@@ -1,6 +1,8 @@
 """The banner under the menu bar: one message (an error, or a note), wrapped, with a close
-button; `show_message(text or a function giving it, kind)` — a function is called again on a
-language change, so the message follows the interface language."""
+button; `show_message(text or a function giving it, kind, cause)` — a function is called again
+on a language change, so the message follows the interface language. A message stays until
+the user closes it or its `cause` is gone: only a message of the frame ("frame": the engine's
+refusal, a cancelled frame) is taken down by the next frame, never "Could not open X"."""
 
 from __future__ import annotations
 
@@ -33,13 +35,17 @@ class Banner(QFrame):
         lay.addWidget(self.text, 1)
         lay.addWidget(close)
         self.kind: str | None = None
+        #: what the message is about: "frame" (gone with the next frame shown) or None (stays)
+        self.cause: str | None = None
         self.bar: QToolBar | None = None
         self._make_text: Callable[[], str] | None = None
         self.retranslate_ui()
 
-    def show_message(self, text: str | Callable[[], str], kind: str = "error") -> None:
-        """Show `text`; a callable (returning self.tr()-ed text) is asked again when the language changes."""
+    def show_message(self, text: str | Callable[[], str], kind: str = "error", cause: str | None = None) -> None:
+        """Show `text`; a callable (returning self.tr()-ed text) is asked again when the language
+        changes. `cause`: "frame" for a message about the frame in flight (see the module)."""
         self.kind = kind
+        self.cause = cause
         self._make_text = text if callable(text) else None
         self.icon.setText("⚠" if kind in ("error", "warning") else "ℹ")  # a warning stays over new frames
         self.text.setText(text() if callable(text) else text)
@@ -64,6 +70,7 @@ class Banner(QFrame):
 
     def hide_message(self) -> None:
         self.kind = None
+        self.cause = None
         self._make_text = None
         self.text.setText("")
         if self.bar is not None:

@@ -645,7 +645,7 @@ class MainWindow(QMainWindow):
         # draw the new selection with the new frame
         self.state.set_frame(frame)
         self._show_formula(cfg, self.selection.head)
-        if self.banner.kind in ("error", "cancelled"):
+        if self.banner.cause == "frame":  # its cause is gone; "Could not open X" stays
             self.banner.hide_message()
         shown = []
         for name, panel in self._panels.items():
@@ -699,14 +699,15 @@ class MainWindow(QMainWindow):
         shown = self.state.frame.config.summary() if self.state.frame is not None else ""
         self.banner.show_message(lambda: self.tr(
             "Cancelled: the panels still show the last complete configuration ({shown}), not the "
-            "controls' values").format(shown=shown), kind="cancelled")
+            "controls' values").format(shown=shown), kind="cancelled", cause="frame")
         self.frame_cancelled.emit(config)
 
     def _on_failed(self, rid: int, config: AttentionConfig, message: str) -> None:
         if rid != self.worker.latest_id:
             return
         self.banner.show_message(
-            lambda: self.tr("The engine refused this configuration: {message}").format(message=message))
+            lambda: self.tr("The engine refused this configuration: {message}").format(message=message),
+            cause="frame")
         self.compute_failed.emit(config, message)
 
     def _on_backends(self, rid: int, result: dict) -> None:

@@ -533,6 +533,20 @@ def test_engine_refusal_is_shown_in_the_banner(qtbot, w, monkeypatch):
     assert w.banner.kind is None and not w.banner.bar.isVisible()
 
 
+def test_a_refused_file_stays_in_the_banner_while_frames_arrive(qtbot, w, tmp_path):
+    """'Could not open X' stays until the user closes it: a frame arriving is no answer to it
+    (it vanished within 1.5 s when a frame was in flight); only the frame's own refusal goes."""
+    bad = tmp_path / "broken.json"
+    bad.write_text("{not json")
+    w.open_session(bad)
+    assert w.banner.bar.isVisible() and "broken.json" in w.banner.message()
+    show(qtbot, w, AttentionConfig(seq_len=7))
+    show(qtbot, w, AttentionConfig(seq_len=9))
+    assert w.banner.bar.isVisible() and "broken.json" in w.banner.message()
+    w.banner.close_button.click()
+    assert not w.banner.bar.isVisible()
+
+
 def test_unavailable_device_is_shown_in_the_banner(qtbot, w):
     import torch
 
