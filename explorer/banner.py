@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QToolButton, QWidget
 
 from .guard import contained
@@ -91,6 +91,18 @@ class Banner(QFrame):
     def message(self) -> str:
         return self.text.text() if self.kind else ""
 
+    def _follow_bar(self) -> None:
+        """The bar is shown exactly while a message is. A restored dock layout (`restoreState`:
+        the user's saved one, Reset layout, a lesson's perspective, Focus panel undone) sets
+        every toolbar's visibility as it was saved, which would hide a message or show an
+        empty bar; the banner puts it back once the restore is done."""
+        QTimer.singleShot(0, self, self._sync_bar)
+
+    def _sync_bar(self) -> None:
+        want = self.kind is not None
+        if self.bar is not None and self.bar.isHidden() == want:
+            self.bar.setVisible(want)
+
 
 def add_banner(window) -> Banner:
     """A Banner in its own unmovable toolbar at the top of `window` (hidden until a message;
@@ -105,6 +117,7 @@ def add_banner(window) -> Banner:
     window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
     banner.bar = bar
     bar.hide()
+    bar.visibilityChanged.connect(banner._follow_bar)
     central = QWidget()
     central.setMaximumSize(0, 0)
     window.setCentralWidget(central)

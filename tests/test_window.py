@@ -543,8 +543,12 @@ def test_a_refused_file_stays_in_the_banner_while_frames_arrive(qtbot, w, tmp_pa
     show(qtbot, w, AttentionConfig(seq_len=7))
     show(qtbot, w, AttentionConfig(seq_len=9))
     assert w.banner.bar.isVisible() and "broken.json" in w.banner.message()
+    w.reset_layout()  # a restored dock layout sets every toolbar as saved: the message stays
+    qtbot.waitUntil(lambda: w.banner.bar.isVisible(), timeout=2000)
     w.banner.close_button.click()
     assert not w.banner.bar.isVisible()
+    w.reset_layout()
+    qtbot.waitUntil(lambda: not w.banner.bar.isVisible(), timeout=2000)
 
 
 def test_unavailable_device_is_shown_in_the_banner(qtbot, w):

@@ -22,6 +22,7 @@ the attribution and patching raise (:meth:`Fidelity.require`) instead of returni
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -88,9 +89,13 @@ class Fidelity:
                 raise InspectError(self.failures[check])
 
     def to_dict(self) -> dict:
+        """JSON-safe: a difference that is no number (NaN, infinite) is None."""
+        def num(x: float | None) -> float | None:
+            return x if x is None or math.isfinite(x) else None
+
         return {"ok": self.ok, "summary": self.summary, "n_tokens": self.n_tokens,
-                "hidden_max_abs_diff": self.hidden, "logits_max_abs_diff": self.logits,
-                "probs_max_abs_diff": self.probs, "attribution_abs_diff": self.attribution,
+                "hidden_max_abs_diff": num(self.hidden), "logits_max_abs_diff": num(self.logits),
+                "probs_max_abs_diff": num(self.probs), "attribution_abs_diff": num(self.attribution),
                 "failures": dict(self.failures), "notes": list(self.notes)}
 
 
@@ -105,6 +110,11 @@ def measure(loaded, text: str, *, max_tokens: int | None = None) -> Fidelity:
     resid, own_logits, hidden_states = residual_streams(
         loaded, ids, own_positions=CHECKED_POSITIONS if want_head else 0, hidden_states=True)
     has_head = own_logits is not None  # (n, V): the text's last n positions
+    own = [own_logits] if has_head else []
+    if not all(bool(torch.isfinite(t).all()) for t in [*own, *(hidden_states or ())]):
+        # (a diverged run's NaN weights: its loader already warns; a NaN compares as no number)
+        return Fidelity(n_tokens=len(ids), notes=("the model's own output is NaN or infinite, so "
+                                                  "there is nothing to check the lens against",))
     notes: list[str] = []
     L = loaded.n_layers
     failures: dict[str, str] = {}
