@@ -85,7 +85,7 @@ def test_all_panels_export_hidden_ones_too(win, qapp, tmp_path):
     written = export_panels(win, tmp_path, None, ["png"], ExportOptions(width=640))
     assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in
                                                      ("heads", "qkv", "scores", "softmax_grad", "diagnostics",
-                                                      "positions", "tiling", "decode", "qk_space"))
+                                                      "positions", "tiling", "efficient", "decode", "qk_space"))
     assert not win.dock("softmax_grad").isVisible(), "the export must not reopen a closed panel"
 
 
