@@ -141,8 +141,11 @@ def stylesheet(theme: Theme) -> str:
 
 
 def apply_app_theme(app: QApplication, theme: Theme) -> None:
-    """Fusion style with the theme's palette; pyqtgraph defaults for new items."""
-    app.setStyle("Fusion")
+    """Fusion style with the theme's palette; pyqtgraph defaults for new items. The style object
+    is made once per application: `setStyle` deletes the one every widget holds and made a new
+    window crash (a segfault in setStyle while an earlier window's widgets were going away)."""
+    if app.style() is None or app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
     app.setPalette(qt_palette(theme))
     app.setStyleSheet(stylesheet(theme))
     pg.setConfigOptions(background=theme.background, foreground=theme.foreground)
