@@ -37,7 +37,7 @@ from ..figures.text import RunsLabel
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..frame import Frame
 from ..stepthrough import ROUNDING_ULPS, DecodeView, decode_view
-from ..work.steps import ResultCache, StepWorker, compute
+from ..work.steps import ResultCache, StepRequests
 from .base import Panel, register_panel
 from .diagnostics import human_bytes, human_count
 from .player import StepPlayer
@@ -124,7 +124,7 @@ class DecodePanel(Panel):
         self.view: DecodeView | None = None
         self.message = ""
         self._key = None
-        self._worker: StepWorker | None = None
+        self.requests = StepRequests(self, CACHE, self._show)
         self._strip = np.zeros((0, 0), np.float32)  # (2·Hkv, S) ‖k‖ over ‖v‖, each over its max
         self._retranslate_labels()
 
@@ -154,27 +154,9 @@ class DecodePanel(Panel):
         if key == self._key and (self.view is not None or self.message):
             self._draw_all(keep=True)
             return
-        view = CACHE.get(key)
-        if view is not None:
-            self._show(key, view, None)
-            return
         job = lambda: decode_view(cfg)  # noqa: E731
-        if self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # an export's figure: now
-            result, error = compute(job)
-            if result is not None:
-                CACHE.put(key, result)
-            self._show(key, result, error)
-            return
-        self.cache.set_title(self.tr("<b>KV cache</b> · decoding {n} tokens, computing…").format(n=cfg.seq_len))
-        self.worker().request(key, job)
-
-    def worker(self) -> StepWorker:
-        if self._worker is None:
-            self._worker = StepWorker(CACHE)
-            self._worker.done.connect(lambda key, view: self._show(key, view, None))
-            self._worker.failed.connect(lambda key, message: self._show(key, None, message))
-            self.destroyed.connect(self._worker.stop)
-        return self._worker
+        if not self.requests.fetch(key, job):
+            self.cache.set_title(self.tr("<b>KV cache</b> · decoding {n} tokens, computing…").format(n=cfg.seq_len))
 
     def _show(self, key, view: DecodeView | None, error: str | None) -> None:
         if self.frame is None or key != self.frame.config:

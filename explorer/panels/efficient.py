@@ -32,7 +32,7 @@ from ..figures.plots import (
 from ..figures.text import RunsLabel
 from ..figures.themes import CATEGORY_COLORS, SIGNED_CMAP, WEIGHTS_CMAP, Theme
 from ..frame import Frame
-from ..work.steps import ResultCache, StepWorker, compute
+from ..work.steps import ResultCache, StepRequests
 from .base import Panel, register_panel
 
 CACHE = ResultCache(8)
@@ -90,7 +90,7 @@ class EfficientPanel(Panel):
         self.view: EfficientView | None = None
         self.message = ""
         self._key = None
-        self._worker: StepWorker | None = None
+        self.requests = StepRequests(self, CACHE, self._show)
         self._retranslate_labels()
 
     def _retranslate_labels(self) -> None:
@@ -115,28 +115,10 @@ class EfficientPanel(Panel):
         if key == self._key and (self.view is not None or self.message):
             self._draw_all()  # the same data in another theme or language
             return
-        view = CACHE.get(key)
-        if view is not None:
-            self._show(key, view, None)
-            return
         job = lambda: efficient_view(cfg, head)  # noqa: E731
-        if self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # an export's figure: now
-            result, error = compute(job)
-            if result is not None:
-                CACHE.put(key, result)
-            self._show(key, result, error)
-            return
-        self.variant.set_title(self.tr("<b>{kernel}</b> · head {h}, computing…").format(
-            kernel=self._variant_name(cfg), h=head))
-        self.worker().request(key, job)
-
-    def worker(self) -> StepWorker:
-        if self._worker is None:
-            self._worker = StepWorker(CACHE)
-            self._worker.done.connect(lambda key, view: self._show(key, view, None))
-            self._worker.failed.connect(lambda key, message: self._show(key, None, message))
-            self.destroyed.connect(self._worker.stop)
-        return self._worker
+        if not self.requests.fetch(key, job):
+            self.variant.set_title(self.tr("<b>{kernel}</b> · head {h}, computing…").format(
+                kernel=self._variant_name(cfg), h=head))
 
     def _show(self, key, view: EfficientView | None, error: str | None) -> None:
         if self.frame is None or key[0] != self.frame.config:

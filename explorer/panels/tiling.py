@@ -48,7 +48,7 @@ from ..stepthrough import (
     tile_states,
     tiling_view,
 )
-from ..work.steps import ResultCache, StepWorker, compute
+from ..work.steps import ResultCache, StepRequests
 from .base import Panel, register_panel
 from .player import StepPlayer
 
@@ -150,7 +150,7 @@ class TilingPanel(Panel):
         self.view: TilingView | None = None
         self.message = ""  # why nothing is drawn (a refused request), else ""
         self._key = None
-        self._worker: StepWorker | None = None
+        self.requests = StepRequests(self, CACHE, self._show)
         self._retranslate_labels()
 
     # ---- language --------------------------------------------------------------------------
@@ -196,27 +196,9 @@ class TilingPanel(Panel):
         if key == self._key and (self.view is not None or self.message):
             self._draw_all(keep=True)  # the same steps in another theme or language
             return
-        view = CACHE.get(key)
-        if view is not None:
-            self._show(key, view, None)
-            return
         job = lambda: tiling_view(f, head, bq, bk)  # noqa: E731
-        if self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # an export's figure: now
-            result, error = compute(job)
-            if result is not None:
-                CACHE.put(key, result)
-            self._show(key, result, error)
-            return
-        self.grid.set_title(self.tr("<b>Tiling</b> · the steps of head {h}, computing…").format(h=head))
-        self.worker().request(key, job)
-
-    def worker(self) -> StepWorker:
-        if self._worker is None:
-            self._worker = StepWorker(CACHE)
-            self._worker.done.connect(lambda key, view: self._show(key, view, None))
-            self._worker.failed.connect(lambda key, message: self._show(key, None, message))
-            self.destroyed.connect(self._worker.stop)
-        return self._worker
+        if not self.requests.fetch(key, job):
+            self.grid.set_title(self.tr("<b>Tiling</b> · the steps of head {h}, computing…").format(h=head))
 
     def _show(self, key, view: TilingView | None, error: str | None) -> None:
         if self.frame is None or key[0] != self.frame.config:

@@ -16,7 +16,8 @@ import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QWidget
 
 from ..stepthrough import StepThroughError
 from .base import Job, WorkerThread
@@ -82,3 +83,40 @@ class StepWorker(WorkerThread):
             self.done.emit(job.data, result)
         else:
             self.failed.emit(job.data, error)
+
+
+class StepRequests(QObject):
+    """A step-through panel's results by key: `fetch(key, job)` shows a cached result at once,
+    computes it at once in an export's figure (an offscreen panel that is drawn and thrown
+    away: no event loop to wait in), and otherwise asks the panel's own StepWorker, made on
+    first use and stopped with the panel. Each outcome goes to `show(key, result, error)`."""
+
+    def __init__(self, panel: QWidget, cache: ResultCache,
+                 show: Callable[[Hashable, object | None, str | None], None]) -> None:
+        super().__init__(panel)
+        self._panel, self.cache, self._show = panel, cache, show
+        self._worker: StepWorker | None = None
+
+    def fetch(self, key: Hashable, job: Callable[[], object]) -> bool:
+        """True when `show` was called now; False when the worker computes it (the panel then
+        says "computing…")."""
+        result = self.cache.get(key)
+        if result is not None:
+            self._show(key, result, None)
+            return True
+        if self._panel.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # an export's figure
+            result, error = compute(job)
+            if result is not None:
+                self.cache.put(key, result)
+            self._show(key, result, error)
+            return True
+        self._worker_for_panel().request(key, job)
+        return False
+
+    def _worker_for_panel(self) -> StepWorker:
+        if self._worker is None:
+            self._worker = StepWorker(self.cache)
+            self._worker.done.connect(lambda key, result: self._show(key, result, None))
+            self._worker.failed.connect(lambda key, message: self._show(key, None, message))
+            self._panel.destroyed.connect(self._worker.stop)
+        return self._worker
