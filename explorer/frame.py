@@ -474,7 +474,11 @@ def histogram(values: np.ndarray, bins: int = 60) -> tuple[np.ndarray, np.ndarra
     if v.size == 0:
         return np.array([-1.0, 1.0]), np.zeros(1), n_bad
     lo, hi = float(v.min()), float(v.max())
-    if hi - lo < 1e-12:
+    # numpy bins in the values' dtype: a range of a few float32 steps (-5.3732309 to -5.3732304)
+    # cannot hold `bins` distinct edges ("Too many bins for data range"): such values are one
+    # value, drawn as one bar
+    eps = float(np.finfo(v.dtype).eps) if np.issubdtype(v.dtype, np.floating) else 0.0
+    if hi - lo < max(1e-12, 4 * bins * eps * max(abs(lo), abs(hi))):
         lo, hi = lo - 0.5, hi + 0.5
     counts, edges = np.histogram(v, bins=bins, range=(lo, hi))
     density = counts / (v.size * (edges[1] - edges[0]))

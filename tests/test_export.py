@@ -34,7 +34,7 @@ from explorer.export import files as ex
 from explorer.export.cli import export_command
 
 ROOT = Path(__file__).resolve().parents[1]
-PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions", "tiling", "decode", "qk_space")
+PANELS = ("qkv", "scores", "softmax_grad", "heads", "diagnostics", "positions", "tiling", "efficient", "decode", "qk_space")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
