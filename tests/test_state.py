@@ -139,6 +139,7 @@ def test_a_config_set_on_the_state_alone_is_followed_everywhere(win, qtbot):
     undo history follow a config set through `window.state` alone; Undo restores it."""
     base = AttentionConfig()
     win.render_sync(base)
+    win.undo_stack.clear()  # (a step made less than MERGE_SECONDS ago would take this one in)
     before = win.undo_stack.count()
     target = base.replace(d_model=48, n_heads=3, causal=True, seq_len=6, scale=0.5)
     with qtbot.waitSignal(win.frame_rendered, timeout=30_000, check_params_cb=lambda c: c == target):
