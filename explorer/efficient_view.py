@@ -111,25 +111,31 @@ def _cost_curves(config: AttentionConfig):
     return sizes, curves
 
 
-def _corner(config: AttentionConfig, head: int, x: torch.Tensor | None) -> tuple[np.ndarray, int, int]:
-    """The first MAX_CELLS queries and keys of head `head`'s weights (batch row 0)."""
-    tr = engine.run(config, x)
+def _corner(config: AttentionConfig, head: int, x: torch.Tensor | None,
+            progress=None) -> tuple[np.ndarray, int, int]:
+    """The first MAX_CELLS queries and keys of head `head`'s weights (batch row 0);
+    `progress` goes to engine.run (an exception it raises stops the run)."""
+    tr = engine.run(config, x, progress)
     r, c = min(config.seq_len, MAX_CELLS), min(config.key_len, MAX_CELLS)
     with torch.inference_mode():
         rows = tr.head_rows("weights", head, slice(0, r), 0)[:, :c]
     return rows.float().numpy().copy(), config.seq_len, config.key_len
 
 
-def efficient_view(config: AttentionConfig, head: int) -> EfficientView:
+def efficient_view(config: AttentionConfig, head: int, progress=None) -> EfficientView:
     """The panel's data for `config` and `head` (two forwards and the report: seconds at
-    long S; the report is None when config approximates nothing)."""
+    long S; the report is None when config approximates nothing, and then the one forward is
+    both). `progress(done, total)` is handed to the forwards: an exception it raises (the
+    panel's worker: a newer request) stops them within ~0.1 s."""
     head = max(0, min(head, config.n_heads - 1))
     full_cfg = full_attention(config)
     if full_cfg.backend != "eager" and engine.memory_estimate(full_cfg.replace(backend="eager"))["head"] < (1 << 28):
         full_cfg = full_cfg.replace(backend="eager")  # the weights drawn come from eager anyway
     x = None  # both runs draw the same input from the seed
-    weights, rows, cols = _corner(config, head, x)
-    full, _, _ = _corner(full_cfg, head, x)
+    weights, rows, cols = _corner(config, head, x, progress)
+    full = weights if full_cfg == config else _corner(full_cfg, head, x, progress)[0]
+    if progress is not None:
+        progress(0, 1)  # a cancel taken before the report's two forwards
     report = engine.approximation_report(config, x) if config != full_attention(config) else None
     sizes, curves = cost_curves(config)
     kind = variant_kind(config)

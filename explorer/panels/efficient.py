@@ -115,8 +115,8 @@ class EfficientPanel(Panel):
         if key == self._key and (self.view is not None or self.message):
             self._draw_all()  # the same data in another theme or language
             return
-        job = lambda: efficient_view(cfg, head)  # noqa: E731
-        if not self.requests.fetch(key, job):
+        job = lambda check: efficient_view(cfg, head, check)  # noqa: E731
+        if not self.requests.fetch(key, job, cancellable=True):  # stopped by a newer request
             self.variant.set_title(self.tr("<b>{kernel}</b> · head {h}, computing…").format(
                 kernel=self._variant_name(cfg), h=head))
 

@@ -7,6 +7,12 @@ any pending job (a `WorkerThread`, explorer/work/base.py); `done(key, result)` o
 `failed(key, message)` are emitted in the UI thread, only for the newest request. Results
 are also kept in a small cache shared by every panel of a class, so an export's fresh
 panel draws at once.
+
+A job asked for with `cancellable=True` is called with a progress callback, `job(check)`,
+to hand to the engine (`engine.run(config, progress=check)`): once a newer request replaces
+it, or the panel goes, `check` raises `Cancelled` at the engine's next piece (~0.1 s), so a
+long config's computation (S = 4096, hundreds of MB of grids) neither runs on for seconds
+after Reset nor holds its memory meanwhile.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..stepthrough import StepThroughError
 from .base import Job, WorkerThread
+from .jobs import Cancelled
 
 
 class ResultCache:
@@ -46,10 +53,17 @@ class ResultCache:
                 self._items.popitem(last=False)
 
 
-def compute(job: Callable[[], object]) -> tuple[object | None, str | None]:
-    """(result, None) or (None, the message a panel shows)."""
+def _no_check(done: float = 0, total: float = 0, detail=None) -> None:
+    """The progress callback of a job computed at once (an export's figure): never cancels."""
+
+
+def compute(job: Callable[..., object], check: Callable | None = None) -> tuple[object | None, str | None]:
+    """(result, None) or (None, the message a panel shows); `job(check)` when `check` is given
+    (a cancellable job: its `Cancelled` goes through, the worker reports it as cancelled)."""
     try:
-        return job(), None
+        return (job() if check is None else job(check)), None
+    except Cancelled:
+        raise
     except (StepThroughError, ValueError) as exc:  # engine.ConfigError is a ValueError
         return None, str(exc)
     except Exception as exc:  # an engine bug must not kill the thread or the window
@@ -68,11 +82,12 @@ class StepWorker(WorkerThread):
         super().__init__(parent)
         self.cache = cache
 
-    def request(self, key: Hashable, job: Callable[[], object]) -> int:
-        return self.submit(lambda _job: self._run(key, job), data=key)
+    def request(self, key: Hashable, job: Callable[..., object], cancellable: bool = False) -> int:
+        """Run `job()` (`job(check)` when `cancellable`) for `key`; latest wins."""
+        return self.submit(lambda j: self._run(key, job, j.check if cancellable else None), data=key)
 
-    def _run(self, key: Hashable, job: Callable[[], object]) -> tuple[object | None, str | None]:
-        result, error = compute(job)
+    def _run(self, key: Hashable, job: Callable[..., object], check: Callable | None) -> tuple[object | None, str | None]:
+        result, error = compute(job, check)
         if result is not None:  # kept even when stale: the cache is shared by every panel
             self.cache.put(key, result)
         return result, error
@@ -97,20 +112,20 @@ class StepRequests(QObject):
         self._panel, self.cache, self._show = panel, cache, show
         self._worker: StepWorker | None = None
 
-    def fetch(self, key: Hashable, job: Callable[[], object]) -> bool:
+    def fetch(self, key: Hashable, job: Callable[..., object], *, cancellable: bool = False) -> bool:
         """True when `show` was called now; False when the worker computes it (the panel then
-        says "computing…")."""
+        says "computing…"). `cancellable`: `job(check)` (see the module docstring)."""
         result = self.cache.get(key)
         if result is not None:
             self._show(key, result, None)
             return True
         if self._panel.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # an export's figure
-            result, error = compute(job)
+            result, error = compute(job, _no_check if cancellable else None)
             if result is not None:
                 self.cache.put(key, result)
             self._show(key, result, error)
             return True
-        self._worker_for_panel().request(key, job)
+        self._worker_for_panel().request(key, job, cancellable)
         return False
 
     def _worker_for_panel(self) -> StepWorker:
