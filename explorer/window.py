@@ -487,7 +487,7 @@ class MainWindow(QMainWindow):
         panel = cls(self.state)  # a model panel follows the model's selection (layer, head, …)
         if cls.requires_model:
             panel.set_model(self.model_controller)
-        panel.apply_theme(self.theme)
+        panel.apply_theme(self.state.theme)  # later themes: the panel follows the state's event
         dock = QDockWidget(self._dock_title(name, cls), self)
         dock.setObjectName(f"dock_{name}")
         dock.setWidget(panel)
@@ -740,9 +740,10 @@ class MainWindow(QMainWindow):
 
     def apply_theme(self, theme: Theme) -> None:
         """The window in `theme` (the same as `state.set_theme(theme)`); applied again when
-        it is the theme already (a new language's fonts measure the style sheets afresh)."""
+        it is the theme already (a new language's fonts measure the style sheets afresh): the
+        state's event once more, which the panels follow themselves."""
         if theme == self.state.theme:
-            self._on_theme_changed(theme)
+            self.state.theme_changed.emit(theme)
         else:
             self.state.set_theme(theme)
 
@@ -750,9 +751,7 @@ class MainWindow(QMainWindow):
         self.theme = theme
         app = QApplication.instance()
         if app is not None:
-            apply_app_theme(app, theme)
-        for panel in self._panels.values():
-            panel.apply_theme(theme)
+            apply_app_theme(app, theme)  # the panels follow state.theme_changed (panels/base.py)
         if self.state.marked_panels:
             self._on_marked_panels(self.state.marked_panels)  # the accent of the new theme
 

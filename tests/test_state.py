@@ -228,3 +228,28 @@ def test_undo_never_leaves_a_false_check(win, qtbot):
     assert lesson.check_label.isVisible()
     win.dock("lesson").close()
     win.render_sync(AttentionConfig())
+
+
+def test_the_theme_reaches_the_panels_through_the_state_shown_ones_at_once(win, qtbot):
+    """issue 44: the window pushed a theme to every panel (hidden ones too: ~6 s for Dark
+    theme); a panel follows `state.theme_changed` itself, and one behind a closed dock takes
+    the theme when it is shown again."""
+    from PySide6.QtGui import QColor
+
+    win.render_sync(AttentionConfig())
+    win.dock("softmax_grad").close()
+    try:
+        win.state.set_theme(LIGHT)  # the state alone: no window method
+        assert win.panel("heads").graphics.backgroundBrush().color() == QColor(LIGHT.background)
+        win.show_panel("softmax_grad")
+        qtbot.waitUntil(lambda: win.panel("softmax_grad").isVisible(), timeout=5000)
+        assert win.panel("softmax_grad").graphics.backgroundBrush().color() == QColor(LIGHT.background)
+        win.dock("softmax_grad").close()
+        win.state.set_theme(DARK)
+        win.show_panel("softmax_grad")
+        qtbot.waitUntil(lambda: win.panel("softmax_grad").isVisible(), timeout=5000)
+        assert win.panel("softmax_grad").graphics.backgroundBrush().color() == QColor(DARK.background)
+        assert win.panel("heads").graphics.backgroundBrush().color() == QColor(DARK.background)
+    finally:
+        win.state.set_theme(DARK)
+        win.show_panel("softmax_grad")

@@ -140,12 +140,29 @@ def stylesheet(theme: Theme) -> str:
     """
 
 
+#: an application property: Fusion is set once (under a style sheet app.style().name() is "")
+_FUSION_SET = "attention_explorer_fusion"
+
+
 def apply_app_theme(app: QApplication, theme: Theme) -> None:
-    """Fusion style with the theme's palette; pyqtgraph defaults for new items. The style object
-    is made once per application: `setStyle` deletes the one every widget holds and made a new
-    window crash (a segfault in setStyle while an earlier window's widgets were going away)."""
-    if app.style() is None or app.style().name().lower() != "fusion":
-        app.setStyle("Fusion")
+    """Fusion style with the theme's palette; pyqtgraph defaults for new items.
+
+    The style object is made once per application: `setStyle` deletes the one every widget
+    holds and made a new window crash (a segfault in setStyle while an earlier window's
+    widgets were going away). Under a style sheet `app.style().name()` is "" (the style
+    sheet's style wraps Fusion), so an application property says it was done: the name test
+    alone set Fusion again at every theme switch (~1 s of re-polishing every widget at
+    1600×1000, and the crash risk above).
+
+    The style sheet is set again with each theme even where only the palette changed: under
+    an application style sheet a new palette does not reach the widgets below a window (the
+    sheet's style pins each one's palette when it polishes it), so only a re-polish of all
+    of them repaints the window in the new colours (tried: a sheet of palette(...) roles and
+    a re-polish of the widgets it colours left the docks' contents in the old theme)."""
+    if not app.property(_FUSION_SET):
+        if app.style() is None or app.style().name().lower() != "fusion":
+            app.setStyle("Fusion")
+        app.setProperty(_FUSION_SET, True)
     app.setPalette(qt_palette(theme))
     app.setStyleSheet(stylesheet(theme))
     pg.setConfigOptions(background=theme.background, foreground=theme.foreground)
