@@ -126,14 +126,27 @@ class Frame:
         return float(self.row(name, head, i)[j])
 
 
+#: a token's label (axes, titles, readouts) is at most this many characters: a session may
+#: name tokens of thousands of characters (the session fuzz: 5,000), and every label is
+#: measured, laid out and elided again at each draw (cut once here, where labels are made)
+LABEL_CHARS = 32
+
+
+def token_label(token: str) -> str:
+    """`token` as a label shows it: at most LABEL_CHARS characters ("…" ends a cut one)."""
+    token = str(token)
+    return token if len(token) <= LABEL_CHARS else token[:LABEL_CHARS - 1] + "…"
+
+
 def token_labels(config: AttentionConfig) -> tuple[list[str], list[str]]:
-    """Axis labels for queries and keys: the tokens when set, else positions.
+    """Axis labels for queries and keys: the tokens when set (cut to LABEL_CHARS), else
+    positions.
 
     Cross-attention keys come from a separate memory, labelled m0, m1, ...
     """
     S, Skv = config.seq_len, config.key_len
     if config.tokens is not None:
-        q = [f"{t}" for t in config.tokens]
+        q = [token_label(t) for t in config.tokens]
     else:
         q = [str(i) for i in range(S)]
     if config.kv_len is None:
