@@ -1633,6 +1633,10 @@ Replace them?</source>
         <translation>面板已复制到剪贴板</translation>
     </message>
     <message>
+        <source>panel copied to the clipboard as an image (too many points for a vector copy: File ▸ Export figure… writes its SVG)</source>
+        <translation>面板已作为图片复制到剪贴板（点太多，无法复制为矢量图：可用 文件 ▸ 导出图片… 保存其 SVG）</translation>
+    </message>
+    <message>
         <location line="+3"/>
         <source>&amp;Export figure…</source>
         <translation>导出图片(&amp;E)…</translation>
@@ -1649,8 +1653,8 @@ Replace them?</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>Copy the current panel to the clipboard (PNG, with SVG alongside)</source>
-        <translation>将当前面板复制到剪贴板（PNG，同时附带 SVG）</translation>
+        <source>Copy the current panel to the clipboard (PNG, with SVG alongside where it is small)</source>
+        <translation>将当前面板复制到剪贴板（PNG；图形不大时同时附带 SVG）</translation>
     </message>
 </context>
 <context>

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 from ..feature import Feature
 from ..host import host_of
 from .files import export_panels, export_widget, is_shown, panel_names, write_atomic
-from .fresh import panel_image, render_panel
+from .fresh import COPY_SVG_POINTS, render_panel, render_panels
 from .options import FORMATS, MAX_DPI, MAX_WIDTH, MIN_DPI, MIN_WIDTH, ExportError, ExportOptions
 
 WHAT_PANEL, WHAT_ALL, WHAT_WINDOW = "panel", "all", "window"
@@ -127,8 +127,10 @@ def run_export(window, request: ExportRequest,
 
 def copy_panel(window, name: str | None = None, options: ExportOptions | None = None) -> QMimeData:
     """Put panel `name` (default: the current one) on the clipboard as a PNG image, with its
-    SVG alongside for applications that take vectors; returns the mime data. The figure is a
-    fresh panel at the size the panel has on screen (in the window's theme by default)."""
+    SVG alongside for applications that take vectors when the panel has at most
+    COPY_SVG_POINTS vector points (`mime.formats()` says which); returns the mime data. The
+    figure is one fresh panel, drawn once for both, at the size the panel has on screen (in
+    the window's theme by default)."""
     window = host_of(window)
     name = name or current_panel_name(window)
     if name is None:
@@ -137,10 +139,13 @@ def copy_panel(window, name: str | None = None, options: ExportOptions | None = 
     size = (max(widget.width(), 480), max(widget.height(), 300))
     if options is None:  # twice the on-screen size: sharp when pasted into a slide
         options = ExportOptions(width=max(MIN_WIDTH, min(MAX_WIDTH, 2 * size[0])), theme="screen")
-    img = panel_image(window, name, options, size=size)
+    out = render_panels(window, [name], ["png", "svg"], options, size=size, svg_points_max=COPY_SVG_POINTS)
+    img = QImage()
+    img.loadFromData(out[(name, "png")], "PNG")
     mime = QMimeData()
     mime.setImageData(img)
-    mime.setData("image/svg+xml", render_panel(window, name, "svg", options, size=size))
+    if (name, "svg") in out:
+        mime.setData("image/svg+xml", out[(name, "svg")])
     QApplication.clipboard().setMimeData(mime)
     _clear_clipboard_at_exit()
     return mime
@@ -407,12 +412,17 @@ class ExportActions(Feature):
 
     def _copy(self, name: str | None = None) -> None:
         try:
-            copy_panel(self.host, name)
+            mime = copy_panel(self.host, name)
         except ExportError as exc:
             QMessageBox.warning(self.host.parent_widget(), QCoreApplication.translate("ExportDialog", "Copy panel"), str(exc))
             return
-        self.host.show_status(
-            QCoreApplication.translate("ExportDialog", "panel copied to the clipboard"), 4000)
+        if mime.hasFormat("image/svg+xml"):
+            text = QCoreApplication.translate("ExportDialog", "panel copied to the clipboard")
+        else:
+            text = QCoreApplication.translate(
+                "ExportDialog", "panel copied to the clipboard as an image (too many points for a vector copy: "
+                "File ▸ Export figure… writes its SVG)")
+        self.host.show_status(text, 6000)
 
     def retranslate_ui(self) -> None:
         self.export_action.setText(QCoreApplication.translate("ExportDialog", "&Export figure…"))
@@ -420,7 +430,7 @@ class ExportActions(Feature):
             "ExportDialog", "Save a panel, all panels or the window as PNG, SVG or PDF"))
         self.copy_action.setText(QCoreApplication.translate("ExportDialog", "&Copy panel as image"))
         self.copy_action.setStatusTip(QCoreApplication.translate(
-            "ExportDialog", "Copy the current panel to the clipboard (PNG, with SVG alongside)"))
+            "ExportDialog", "Copy the current panel to the clipboard (PNG, with SVG alongside where it is small)"))
 
 
 def install_export_actions(window) -> ExportActions:

@@ -290,9 +290,35 @@ def render_panel(window, name: str, fmt: str, options: ExportOptions, *,
     return render_panels(window, [name], [fmt], options, size=size)[(name, fmt)]
 
 
+#: Copy panel as image puts an SVG beside the PNG only for a panel of at most this many
+#: vector points (curve vertices and scatter symbols, `vector_points`): pyqtgraph's SVG
+#: exporter walks every point through a DOM, ~3 ms each on this CPU; at S = 5256 the
+#: position panel's SVG took 111 s (108 MB) and the Q/K space's 29 s, the PNG ~2–5 s
+COPY_SVG_POINTS = 20_000
+
+
+def vector_points(panel) -> int:
+    """How many points an SVG of `panel` would write: the vertices of its curves and its
+    scatter symbols (images are embedded as pictures, whatever their size)."""
+    import pyqtgraph as pg
+
+    n = 0
+    for item in panel.scene().items():
+        if not item.isVisible():
+            continue
+        if isinstance(item, pg.PlotCurveItem):
+            x = item.getData()[0]
+            n += 0 if x is None else len(x)
+        elif isinstance(item, pg.ScatterPlotItem):
+            n += len(item.data)
+    return n
+
+
 def render_panels(window, names: Sequence[str], formats: Sequence[str], options: ExportOptions, *,
-                  size: tuple[int, int] | None = None) -> dict[tuple[str, str], bytes]:
-    """{(name, fmt): bytes} for every panel and format, one fresh panel per name."""
+                  size: tuple[int, int] | None = None,
+                  svg_points_max: int | None = None) -> dict[tuple[str, str], bytes]:
+    """{(name, fmt): bytes} for every panel and format, one fresh panel per name.
+    `svg_points_max`: a panel with more `vector_points` gets no SVG (its key is left out)."""
     window = host_of(window)  # (the window or its host)
     from .render import figure_parts, figure_rect
 
@@ -305,6 +331,8 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
         with fresh_panel(window, name, options.theme, size) as panel:
             summary = model_summary(window.state, panel) if type(panel).requires_model else None
             for fmt in formats:
+                if fmt == "svg" and svg_points_max is not None and vector_points(panel) > svg_points_max:
+                    continue
                 scale = 1.0
                 if fmt == "png":
                     shown = max(1, figure_rect(figure_parts(panel)).width())
