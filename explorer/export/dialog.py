@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 from ..feature import Feature
 from ..host import host_of
 from .files import export_panels, export_widget, is_shown, panel_names, write_atomic
-from .fresh import COPY_SVG_POINTS, render_panel, render_panels
+from .fresh import render_panel, render_panels
 from .options import FORMATS, MAX_DPI, MAX_WIDTH, MIN_DPI, MIN_WIDTH, ExportError, ExportOptions
 
 WHAT_PANEL, WHAT_ALL, WHAT_WINDOW = "panel", "all", "window"
@@ -127,8 +127,8 @@ def run_export(window, request: ExportRequest,
 
 def copy_panel(window, name: str | None = None, options: ExportOptions | None = None) -> QMimeData:
     """Put panel `name` (default: the current one) on the clipboard as a PNG image, with its
-    SVG alongside for applications that take vectors when the panel has at most
-    COPY_SVG_POINTS vector points (`mime.formats()` says which); returns the mime data. The
+    SVG alongside for applications that take vectors where that SVG is quick to write
+    (`fresh.svg_is_quick`; `mime.formats()` says which); returns the mime data. The
     figure is one fresh panel, drawn once for both, at the size the panel has on screen (in
     the window's theme by default)."""
     window = host_of(window)
@@ -139,7 +139,7 @@ def copy_panel(window, name: str | None = None, options: ExportOptions | None = 
     size = (max(widget.width(), 480), max(widget.height(), 300))
     if options is None:  # twice the on-screen size: sharp when pasted into a slide
         options = ExportOptions(width=max(MIN_WIDTH, min(MAX_WIDTH, 2 * size[0])), theme="screen")
-    out = render_panels(window, [name], ["png", "svg"], options, size=size, svg_points_max=COPY_SVG_POINTS)
+    out = render_panels(window, [name], ["png", "svg"], options, size=size, quick_svg_only=True)
     img = QImage()
     img.loadFromData(out[(name, "png")], "PNG")
     mime = QMimeData()

@@ -290,35 +290,45 @@ def render_panel(window, name: str, fmt: str, options: ExportOptions, *,
     return render_panels(window, [name], [fmt], options, size=size)[(name, fmt)]
 
 
-#: Copy panel as image puts an SVG beside the PNG only for a panel of at most this many
-#: vector points (curve vertices and scatter symbols, `vector_points`): pyqtgraph's SVG
-#: exporter walks every point through a DOM, ~3 ms each on this CPU; at S = 5256 the
-#: position panel's SVG took 111 s (108 MB) and the Q/K space's 29 s, the PNG ~2–5 s
-COPY_SVG_POINTS = 20_000
+#: Copy panel as image puts an SVG beside the PNG only for a panel whose SVG is quick to
+#: write (`svg_is_quick`): pyqtgraph's exporter writes every scatter symbol as an element of
+#: its own through a DOM (~3–8 ms each on this CPU: the Q/K space's 3,500 points at S = 5256
+#: took 29 s) and embeds images at their full size (the position panel's S×S map at S = 5256:
+#: a 108 MB SVG in 111 s). Measured against a PNG of 2–5 s for the same panels.
+COPY_SVG_MAX = {"symbols": 1_000, "vertices": 100_000, "pixels": 1_000_000}
 
 
-def vector_points(panel) -> int:
-    """How many points an SVG of `panel` would write: the vertices of its curves and its
-    scatter symbols (images are embedded as pictures, whatever their size)."""
+def svg_load(panel) -> dict[str, int]:
+    """What an SVG of `panel` would write: scatter symbols, curve vertices, image pixels
+    (of its visible items)."""
+    import numpy as np
     import pyqtgraph as pg
 
-    n = 0
+    load = dict.fromkeys(COPY_SVG_MAX, 0)
     for item in panel.scene().items():
         if not item.isVisible():
             continue
         if isinstance(item, pg.PlotCurveItem):
             x = item.getData()[0]
-            n += 0 if x is None else len(x)
+            load["vertices"] += 0 if x is None else len(x)
         elif isinstance(item, pg.ScatterPlotItem):
-            n += len(item.data)
-    return n
+            load["symbols"] += len(item.data)
+        elif isinstance(image := getattr(item, "image", None), np.ndarray) and image.ndim >= 2:
+            load["pixels"] += image.shape[0] * image.shape[1]  # ImageItem, heatmap.RgbaImage
+    return load
+
+
+def svg_is_quick(panel) -> bool:
+    """Whether `panel`'s SVG is within COPY_SVG_MAX (seconds at most, not minutes)."""
+    load = svg_load(panel)
+    return all(load[k] <= limit for k, limit in COPY_SVG_MAX.items())
 
 
 def render_panels(window, names: Sequence[str], formats: Sequence[str], options: ExportOptions, *,
                   size: tuple[int, int] | None = None,
-                  svg_points_max: int | None = None) -> dict[tuple[str, str], bytes]:
+                  quick_svg_only: bool = False) -> dict[tuple[str, str], bytes]:
     """{(name, fmt): bytes} for every panel and format, one fresh panel per name.
-    `svg_points_max`: a panel with more `vector_points` gets no SVG (its key is left out)."""
+    `quick_svg_only`: a panel whose SVG is not `svg_is_quick` gets none (its key is left out)."""
     window = host_of(window)  # (the window or its host)
     from .render import figure_parts, figure_rect
 
@@ -331,7 +341,7 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
         with fresh_panel(window, name, options.theme, size) as panel:
             summary = model_summary(window.state, panel) if type(panel).requires_model else None
             for fmt in formats:
-                if fmt == "svg" and svg_points_max is not None and vector_points(panel) > svg_points_max:
+                if fmt == "svg" and quick_svg_only and not svg_is_quick(panel):
                     continue
                 scale = 1.0
                 if fmt == "png":
