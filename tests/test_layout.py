@@ -58,13 +58,15 @@ def left_width(win) -> int:
     return win.controls_dock.width()
 
 
-#: tiling's own controls need 725 px across: at 1280×800 it does not fit beside the Q/K/V column
-#: and the configuration, and the window grows instead (open: the panel's toolbar must wrap)
-TILING_TOO_WIDE = pytest.mark.xfail(strict=True, reason="tiling needs 725 px across at 1280×800")
+#: tiling's controls fit its readable width since its player has a row of its own (they needed
+#: 725 px across); at 1280×800 the window still grows ~11–50 px taller when tiling is brought
+#: forward (the dock layer's scale follows the window's height, so the readable size it checks
+#: grows with it) and tiling gets 320 px of its 340: open, the dock layer's to settle
+TILING_TOO_LOW = pytest.mark.xfail(strict=True, reason="tiling gets 320 px of its 340 readable px tall at 1280×800")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [pytest.param(SIZES[0], marks=TILING_TOO_WIDE), *SIZES[1:]],
+@pytest.mark.parametrize("size", [pytest.param(SIZES[0], marks=TILING_TOO_LOW), *SIZES[1:]],
                          ids=lambda s: f"{s[0]}x{s[1]}")
 def test_every_panel_view_brings_is_readable_and_hides_none(win, size):
     win.resize(*size)

@@ -20,7 +20,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QLabel
+from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QLabel
 
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
@@ -87,7 +87,7 @@ def block_combo(tip: str) -> QComboBox:
 class TilingPanel(Panel):
     name = "tiling"
     title = QT_TRANSLATE_NOOP("Panel", "Tiling: FlashAttention step by step")
-    readable_size = (560, 400)
+    readable_size = (560, 400)  # the player on a row of its own: 501 px across at least
 
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
@@ -100,9 +100,15 @@ class TilingPanel(Panel):
         self.times = QLabel("×")
         self.toolbar.addWidget(self.times)
         self.toolbar.addWidget(self.block_k)
-        self.player = StepPlayer()
-        self.toolbar.addWidget(self.player, 1)
+        self.toolbar.addStretch(1)
         self.toolbar.addSpacing(24)  # the panel's "?" sits in the corner
+        # the player on a row of its own under the blocks: beside them both needed 739 px
+        # across, more than the panel's readable width (the window grew at 1280×800)
+        self.player = StepPlayer()
+        player_row = QHBoxLayout()
+        player_row.setContentsMargins(6, 0, 6, 0)
+        player_row.addWidget(self.player, 1)
+        self.layout().insertLayout(1, player_row)
         for box in (self.block_q, self.block_k):
             box.currentIndexChanged.connect(self._on_blocks)
         self.player.position_changed.connect(self.draw_step)
@@ -139,6 +145,10 @@ class TilingPanel(Panel):
         self.l_plot = small(1)
         self.l_curve = self.l_plot.plot([], [])
         self.r_plot = small(2)
+        # the three share their x (the tile's query rows, set together in draw_step): only the
+        # lowest numbers them, so the column fits the panel's readable height (~40 px of axes)
+        for p in (self.m_plot, self.l_plot):
+            p.hideAxis("bottom")
         self.r_bars = BarsItem()
         self.r_plot.addItem(self.r_bars)
         self.partial = Heatmap(hover, SIGNED_CMAP)
