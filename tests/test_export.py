@@ -562,3 +562,25 @@ def test_window_actions_dialog_and_clipboard(tmp_path, window, qapp):
     mime = copy_panel(window, "heads")
     assert "image/svg+xml" in mime.formats()
     assert_not_blank(qapp.clipboard().image(), "clipboard image")
+
+
+@pytest.mark.slow
+def test_copy_of_a_panel_too_big_for_a_quick_svg_is_its_png_alone(window, qapp):
+    """issue 44: Copy panel as image at S=5256 took 30–111 s, the SVG put beside the PNG
+    (the position panel's S×S map: a 108 MB SVG). A panel whose SVG would be that big goes
+    on the clipboard as its PNG alone; a small one keeps its SVG."""
+    from engine import AttentionConfig
+    from explorer.export.dialog import copy_panel
+    from explorer.export.fresh import fresh_panel, svg_is_quick
+
+    cfg = AttentionConfig(seq_len=1100, backend="flash")  # a 1100 × 1100 map: over 1M pixels
+    window.render_sync(cfg)
+    try:
+        with fresh_panel(window, "positions", "screen", (640, 480)) as panel:
+            assert not svg_is_quick(panel)
+        mime = copy_panel(window, "positions")
+        assert "image/svg+xml" not in mime.formats()
+        assert_not_blank(qapp.clipboard().image(), "clipboard image")
+    finally:
+        window.render_sync(AttentionConfig())
+    assert "image/svg+xml" in copy_panel(window, "scores").formats()

@@ -282,8 +282,6 @@ _RESET_CHILD = textwrap.dedent("""
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and glibc's malloc_trim")
-@pytest.mark.xfail(reason="issue 44: Reset after a zoomed long frame kept 535 MB in the clean-clone run of "
-                   "this stop (goal < 150 MB): a new holder of the long frame to find", strict=False)
 def test_reset_after_a_zoomed_long_frame_gives_its_memory_back(tmp_path):
     """issue 27: eager S=4096 zoomed to exact cells, then Reset, kept ~830 MB: the zoomed
     detail's last job (its closure holding the old frame) stayed with the idle worker thread,

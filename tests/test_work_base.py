@@ -361,3 +361,35 @@ def test_the_ui_thread_collects_everything_only_when_the_heap_grew():
     finally:
         collector.release()
     assert gc.isenabled()
+
+
+def test_a_step_through_job_superseded_mid_run_stops_at_its_next_check(qtbot):
+    """issue 44: Reset after a long frame kept ~100–535 MB while the efficient panel's
+    forward of the old config ran on in its StepWorker; a cancellable job gets the
+    worker's check and a newer request stops it at the engine's next piece."""
+    from explorer.work.steps import ResultCache, StepWorker
+
+    worker = StepWorker(ResultCache())
+    shown: list = []
+    worker.done.connect(lambda key, result: shown.append((key, result)))
+    started, stopped = threading.Event(), threading.Event()
+
+    def long_job(check):  # an engine run: a check between pieces, until cancelled
+        started.set()
+        try:
+            for _ in range(TIMEOUT // 10):
+                check(0, 1)
+                time.sleep(0.01)
+        except Cancelled:
+            stopped.set()
+            raise
+        return "old"
+
+    try:
+        worker.request("old", long_job, cancellable=True)
+        assert started.wait(TIMEOUT / 1000)
+        worker.request("new", lambda check: "new", cancellable=True)
+        qtbot.waitUntil(lambda: shown == [("new", "new")], timeout=TIMEOUT)
+        assert stopped.is_set() and worker.cache.get("old") is None
+    finally:
+        worker.stop()

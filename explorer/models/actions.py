@@ -97,7 +97,11 @@ class ModelActions(Feature):
         entry."""
         from engine.models.files import shown_source
 
-        source = shown_source(source)  # a session may name a path of thousands of characters
+        # a session may name a path of thousands of characters, and the reason names it again:
+        # the banner is one line of at most ~400 characters (the session fuzz: 446 with 81 of "字")
+        shown = shown_source(source, 48)
+        reason = shown_source(reason.replace(source, shown), 240) if reason else reason
+        source = shown
         if reason:
             text = lambda: QCoreApplication.translate(  # noqa: E731
                 "MainWindow", "The session's model {folder} could not be opened ({reason}); everything else of "
