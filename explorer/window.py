@@ -739,11 +739,13 @@ class MainWindow(QMainWindow):
         self._show_formula(self.state.config, self.selection.head)
 
     def apply_theme(self, theme: Theme) -> None:
-        """The window in `theme` (the same as `state.set_theme(theme)`); applied again when
-        it is the theme already (a new language's fonts measure the style sheets afresh): the
-        state's event once more, which the panels follow themselves."""
+        """The window in `theme` (the same as `state.set_theme(theme)`, whose event the panels
+        follow); applied again when it is the theme already (after a language switch: its
+        fonts measure the style sheets and the plots' texts afresh), with no event."""
         if theme == self.state.theme:
-            self.state.theme_changed.emit(theme)
+            self._on_theme_changed(theme)
+            for panel in self._panels.values():
+                panel.restyle(theme)
         else:
             self.state.set_theme(theme)
 

@@ -102,7 +102,7 @@ class Panel(QWidget):
         self._reference_cb = follow(state.reference_changed, self.set_reference)
         # the window's theme: from the state's event, at once if shown, else when next shown
         self._theme_pending: Theme | None = None
-        follow(state.theme_changed, self._on_theme_changed)
+        follow(state.theme_changed, self.restyle)
         # "?" in the top-right corner, over the plots (no row of its own): what this panel shows
         self.help_button = QToolButton(self)
         self.help_button.setObjectName("panel_help")
@@ -237,10 +237,11 @@ class Panel(QWidget):
         cache_static_items(self.graphics.scene())
         self.redraw()
 
-    def _on_theme_changed(self, theme: Theme) -> None:
-        """`state.theme_changed` (also re-emitted for the same theme on a language switch):
-        a shown panel is restyled and redrawn now; a hidden one (behind a tab, closed) when it
-        is shown next (`showEvent`), so a switch costs what is on screen, not every panel."""
+    def restyle(self, theme: Theme) -> None:
+        """`state.theme_changed` (and the same theme again after a language switch, whose
+        fonts measure differently): a shown panel is restyled and redrawn now; a hidden one
+        (behind a tab, closed) when it is shown next (`showEvent`), so a switch costs what is
+        on screen, not every panel."""
         if self.isVisible():
             self._theme_pending = None
             self.apply_theme(theme)
