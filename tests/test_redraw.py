@@ -66,16 +66,22 @@ def test_a_new_seed_of_the_same_shape_repaints_every_histogram_and_bar(qtbot, w,
         show(qtbot, w, AttentionConfig(seed=seed))
         f = w.frame
         raw = f.scores_raw[0]
-        edges, density = scores.raw.hist.getData()
+        edges = scores.raw.hist.getData()[0]
         # the drawn histogram is this frame's: its bins hold every finite value
         assert edges[0] <= float(raw.min()) and float(raw.max()) <= edges[-1] + 1e-9
         assert float(_std(scores.raw.readout.text)) == pytest.approx(float(np.std(raw)), rel=6e-3)
         seen_std.add((_std(scores.raw.readout.text), _std(scores.scaled.readout.text)))
         assert np.allclose(grad.jac_bars.heights, np.nan_to_num(f.jac_norm[0]))
         assert np.allclose(grad.row_bars.heights, np.nan_to_num(f.row("weights", 0, 0)))
+        qkv, heads = w.panel("qkv"), w.panel("heads")
+        assert qkv.q.data is not None and np.array_equal(qkv.q.data, f.q[0])
+        assert np.array_equal(qkv.ctx.data, f.context[0])
+        assert np.array_equal(heads.big.data, f.weights_shown[0], equal_nan=True)
         qapp.processEvents()
-        seen_pixels.add(scores.graphics.grab().toImage().bits().tobytes())
-    assert len(seen_std) == 3 and len(seen_pixels) == 3
+        seen_pixels.add(tuple(p.graphics.grab().toImage().bits().tobytes() for p in (scores, qkv, heads)))
+    assert len(seen_std) == 3
+    for i in range(3):  # each panel looks different on each seed
+        assert len({pixels[i] for pixels in seen_pixels}) == 3
 
 
 def test_a_cell_move_keeps_the_histogram_and_a_head_change_redraws_it(qtbot, w):
@@ -87,6 +93,8 @@ def test_a_cell_move_keeps_the_histogram_and_a_head_change_redraws_it(qtbot, w):
     assert "q3·k2" in scores.raw.selected.label.format
     w.selection.set(head=2)
     assert not np.array_equal(scores.raw.hist.getData()[1], before)
+    assert np.array_equal(w.panel("qkv").q.data, w.frame.q[2])
+    assert np.array_equal(w.panel("heads").big.data, w.frame.weights_shown[2], equal_nan=True)
     assert "head 2" in plot_title(scores.raw.plot)
     scores.scope.setCurrentIndex(1)  # all heads
     assert float(np.std(w.frame.scores_raw)) == pytest.approx(float(_std(scores.raw.readout.text)), rel=6e-3)

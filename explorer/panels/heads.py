@@ -319,7 +319,8 @@ class HeadsPanel(Panel):
         levels = (0.0, top)
         for hm, fr, head in ((self.big_a, ref, ha), (self.big, f, h)):
             hm.set_cmap(WEIGHTS_CMAP)
-            hm.set_data(fr.weights_shown[head], levels, extent=(fr.config.seq_len, fr.config.key_len))
+            hm.set_data(fr.weights_shown[head], levels, extent=(fr.config.seq_len, fr.config.key_len),
+                        source=(fr, head))
         self.big_a.set_labels(ref.query_labels, ref.key_labels)
         set_bar_cmap(self.cbar, WEIGHTS_CMAP)
         set_bar_levels(self.cbar, levels)
@@ -340,7 +341,8 @@ class HeadsPanel(Panel):
             ha = min(h, ref.config.n_heads - 1)
             self.big.set_cmap(WEIGHTS_CMAP)
             levels = (0.0, max(ref.weight_max, 1e-6))
-            self.big.set_data(ref.weights_shown[ha], levels, extent=(ref.config.seq_len, ref.config.key_len))
+            self.big.set_data(ref.weights_shown[ha], levels, extent=(ref.config.seq_len, ref.config.key_len),
+                              source=(ref, ha))
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)
             set_bar_levels(self.cbar, levels)
             return self.tr("<b>A</b> (reference) · head {h}").format(h=ha)
@@ -350,7 +352,7 @@ class HeadsPanel(Panel):
         levels = (-max(m, 1e-9), max(m, 1e-9))
         self.big.set_cmap(SIGNED_CMAP)
         set_axis_label(self.cbar, "left", self.tr("weight B − A"))
-        self.big.set_data(diff, levels)
+        self.big.set_data(diff, levels, source=("B-A", f, ref, h))
         set_bar_cmap(self.cbar, SIGNED_CMAP)
         set_bar_levels(self.cbar, levels)
         # NaN against a number is a difference too: count the rows, never say "max |Δ| 0" for them
@@ -394,7 +396,7 @@ class HeadsPanel(Panel):
             if self.big.levels != levels:
                 self.big.set_levels(levels)
                 self.detail.recolour()  # the exact cells in the new scale too
-            self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len))
+            self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len), source=(frame, h))
             lead = None
         else:
             lead = self._draw_compared(mode, h)
