@@ -116,3 +116,18 @@ def test_another_reference_of_the_same_shape_redraws_its_lines(qtbot, w):
         assert edges[0] <= float(a.scores_raw[0].min()) and float(a.scores_raw[0].max()) <= edges[-1] + 1e-9
         a_std = re.search(r"A: std ([-0-9.e]+)", scores.raw.readout.text.replace("\u00a0", " ")).group(1)
         assert float(a_std) == pytest.approx(float(np.std(a.scores_raw[0])), rel=6e-3)
+
+
+def test_the_weights_colour_scale_holds_while_stepping_seeds(qtbot, w):
+    """Dragging the seed slider, the heads map's colour bar keeps its ticks on most seeds
+    (it grows at once for a larger weight, shrinks only under half of it), and no weight
+    is ever above the top of the scale."""
+    heads = w.panel("heads")
+    tops, changes = [], 0
+    for seed in range(200, 230):
+        show(qtbot, w, AttentionConfig(seed=seed))
+        top = float(heads.cbar.levels()[1])
+        assert w.frame.weight_max <= top + 1e-6
+        changes += bool(tops) and top != tops[-1]
+        tops.append(top)
+    assert changes <= 4, f"the colour scale changed {changes} times in 29 seed steps: {tops}"

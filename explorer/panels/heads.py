@@ -28,6 +28,9 @@ from ..frame import Frame
 from .base import Panel, register_panel
 from .zoom_detail import ZoomDetail
 
+#: the weights' colour scale shrinks once the largest weight is under this share of it
+HOLD_SHRINK = 0.5
+
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
     """Status-bar readout of one attention cell (exact, also in a long frame's level of detail)."""
@@ -276,7 +279,10 @@ class HeadsPanel(Panel):
         ws = frame.weights_shown
         self.detail.clear()
         self._detail_head = None
-        self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
+        # the colour scale holds while a slider moves: it grows at once when a weight passes
+        # it and shrinks only once the largest weight is under half of it (0.6 flipped the
+        # scale between 0.8 and 1.0 on one seed in six at the default config)
+        self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=HOLD_SHRINK)
         levels = (0.0, self._vmax)
         kv_of = [cfg.kv_head_of(g) for g in range(cfg.n_heads)]
         if self.reference is not None:
@@ -388,7 +394,7 @@ class HeadsPanel(Panel):
         zoomed = mode == "B" and math.isfinite(region_top) and region_top > 0
         if mode == "B":
             if self._vmax is None:  # a Reset forgot the scale while this frame is still shown
-                self._vmax = sticky_max(None, frame.weight_max, shrink=0.6)
+                self._vmax = sticky_max(None, frame.weight_max, shrink=HOLD_SHRINK)
             levels = (0.0, region_top if zoomed else self._vmax)
             self.big.set_cmap(WEIGHTS_CMAP)
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)
