@@ -361,7 +361,7 @@ class DiagnosticsPanel(Panel):
                 a_value = ("NaN" if np.isnan(a_raw[h]) else fmt_number(float(a_raw[h]))) if h < len(a_raw) else "–"
                 value = self.tr("A {a} | B {b}").format(a=a_value, b=value)
             else:
-                ref_bars.set(np.zeros(0))
+                ref_bars.set(np.zeros(0), source=("no A",))
             extra = ""
             if key == "head_entropy":  # every head at once (lessons 2, 3 and 5 quote these)
                 ent = f.entropy[f.valid_rows]
