@@ -27,6 +27,11 @@ A lesson's progress (`LessonProgress`: the chapter, whether its task started fro
 preset, whether the change it asks for happened) is state like the config, so the undo
 history restores it with the config: Undo can never leave a false ✓.
 
+What changed is said by identity: every frame the state is given is a new object, and the
+reference A and the selection's ints are replaced, never edited, so a panel keeps a drawing
+while the objects it was drawn from are the same ones (`explorer.figures.plots.same_sources`)
+and never compares array contents to find out.
+
 Nothing here imports Qt (import-linter's "Qt-free modules" contract): a Qt object that
 follows an event connects through `explorer.subscribe.follow`.
 """

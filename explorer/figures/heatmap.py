@@ -27,7 +27,7 @@ from PySide6.QtGui import QBrush, QColor, QImage, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..selection import HoverLink
-from .plots import LeanPlotItem, LeanViewBox, lean_axes, set_plot_title, style_plot
+from .plots import LeanPlotItem, LeanViewBox, lean_axes, same_sources, set_plot_title, style_plot
 from .text import titled
 from .themes import Theme
 from .token_axis import TokenAxis
@@ -215,7 +215,8 @@ class Heatmap:
         self.cmap = pg.colormap.get(cmap)
         self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)  # (256, 4) uint8
         self.levels: tuple[float, float] = (0.0, 1.0)
-        self._drawn_levels: tuple[float, float] | None = None
+        #: (source, shape, levels) drawn last (see set_data); None: draw again
+        self._drawn: tuple | None = None
         self.data: np.ndarray | None = None
         self.hatch = QGraphicsRectItem()
         self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
@@ -239,19 +240,30 @@ class Heatmap:
 
     # ---- data ------------------------------------------------------------
     def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None,
-                 extent: tuple[int, int] | None = None) -> None:
+                 extent: tuple[int, int] | None = None, source: tuple | None = None) -> None:
         """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them.
 
         ``extent`` = (S, Skv) the cells ``data`` stands for when it is a level of detail:
         each value then covers a tile of ⌈S/rows⌉ × ⌈Skv/cols⌉ cells, the axes, hover and
-        clicks keep the cells' own indices."""
+        clicks keep the cells' own indices.
+
+        ``source``: what ``data`` was taken from (e.g. ``(frame, head)``; compared by
+        plots.same_sources: identities): the map is kept when the source, the shape and the
+        levels are those drawn last, without a look at the data. Without a source (a caller
+        that hands none yet), the data are compared by content."""
         shape = (int(data.shape[0]), int(data.shape[1])) if extent is None else (int(extent[0]), int(extent[1]))
         per_pixel = (-(-shape[0] // max(1, data.shape[0])), -(-shape[1] // max(1, data.shape[1])))
         levels = self.levels if levels is None else usable_levels(levels)
-        if (self.data is not None and shape == self.shape and levels == self._drawn_levels
-                and np.array_equal(data, self.data, equal_nan=True)):
-            return  # unchanged (e.g. Q, K, V when only the mask moved): nothing to repaint
-        self.levels = self._drawn_levels = levels
+        key = (source, shape, levels)
+        if self.data is not None and self._drawn is not None:
+            if source is not None:
+                if same_sources(self._drawn, key):
+                    return  # drawn from the same data (a move of the selected cell)
+            elif (shape == self.shape and levels == self._drawn[2] and self._drawn[0] is None
+                  and np.array_equal(data, self.data, equal_nan=True)):
+                return  # unchanged: nothing to repaint
+        self._drawn = key
+        self.levels = levels
         self.data = data
         rgba, has_nan = colorize(data, self.lut, self.levels)
         self.image.setImage(rgba, autoLevels=False)
@@ -274,7 +286,7 @@ class Heatmap:
         if cmap != self.cmap.name:
             self.cmap = pg.colormap.get(cmap)
             self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)
-            self._drawn_levels = None
+            self._drawn = None
             if self.data is not None:  # (a level of detail keeps the cells it stands for, and the view)
                 self.set_data(self.data, extent=self.shape)
 
@@ -284,7 +296,7 @@ class Heatmap:
         if levels != self.levels:
             self.levels = levels
             if self.data is not None:  # (a level of detail keeps the cells it stands for, and the view)
-                self.set_data(self.data, extent=self.shape)
+                self.set_data(self.data, extent=self.shape, source=self._drawn and self._drawn[0])
 
     def set_labels(self, rows: Sequence[str] | None, cols: Sequence[str] | None) -> None:
         if self.left_axis is not None:

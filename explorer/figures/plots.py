@@ -11,7 +11,6 @@ labels' rich text is laid out by `text` (RunsLabel, TileLabel, titled).
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
 import pyqtgraph as pg
@@ -72,30 +71,49 @@ def symmetric_levels(m: float) -> tuple[float, float]:
     return (-v, v)
 
 
-def _key_part(v):
-    if isinstance(v, np.ndarray):
-        return (v.shape, v.dtype.str, v.tobytes())
-    return v
+#: what a key of `same_sources` may hold by value; anything else (a frame, an array) by identity
+_PLAIN = (int, float, str, bytes, bool, type(None))
 
 
-#: what each item last drew, per slot (kept beside the items, not written onto them; an item
-#: that is deleted takes its entry with it)
-_DRAWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+def same_sources(a: tuple | None, b: tuple) -> bool:
+    """Whether two keys of what a drawing was made from are the same, element by element:
+    plain values (int, float, str, None; tuples of them) by value, anything else — a frame,
+    a frame's array, a theme — by identity, never by content. A panel hands the objects its
+    state gave it (`state.frame`, the selection's ints, `state.reference`): a new frame is a
+    new object, so a drawing of it is redone without comparing a single number."""
+    if a is None or len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        if isinstance(x, tuple) and isinstance(y, tuple):
+            if not same_sources(x, y):
+                return False
+        elif not (isinstance(x, _PLAIN) and type(x) is type(y) and x == y):
+            return False
+    return True
 
 
-def unchanged(owner, slot: str, *values) -> bool:
-    """True when `values` are what `owner` last drew under `slot` (arrays by content).
+class Drawn:
+    """What a panel's items were last drawn from, per slot: the redraw-by-what-changed
+    bookkeeping (issue 44). `changed(slot, *sources)` is True — and remembers `sources` — when
+    they differ from the slot's last (see `same_sources`: identities, no content compared);
+    `forget()` makes every slot draw again (Reset view, a theme)."""
 
-    Otherwise remembers them and returns False. pyqtgraph items repaint (and
-    re-measure) on every setData / setFormat even when nothing changed; this
-    is the panels' "emit only when a value really changed".
-    """
-    key = tuple(_key_part(v) for v in values)
-    drawn = _DRAWN.setdefault(owner, {})
-    if drawn.get(slot) == key:
+    def __init__(self) -> None:
+        self._keys: dict[str, tuple] = {}
+
+    def changed(self, slot: str, *sources) -> bool:
+        if same_sources(self._keys.get(slot), sources):
+            return False
+        self._keys[slot] = sources
         return True
-    drawn[slot] = key
-    return False
+
+    def forget(self, slot: str | None = None) -> None:
+        if slot is None:
+            self._keys.clear()
+        else:
+            self._keys.pop(slot, None)
 
 
 def set_curve(curve: pg.PlotDataItem, x, y, **opts) -> None:
@@ -195,13 +213,19 @@ class HighlightBars:
         self._brushes = [QBrush(QColor("#888888"))] * 3
         self._key = None
 
-    def set(self, heights: np.ndarray, selected: int | None = None, other: np.ndarray | None = None) -> None:
-        """heights (n,); `selected` gets the accent; `other` (bool mask) the second colour."""
-        heights = np.asarray(heights, dtype=float)
-        key = (selected, None if other is None else np.asarray(other, bool).tobytes(), self.width, self.offset)
-        if key == self._key and np.array_equal(heights, self.heights):
-            return  # unchanged: keep the painted bars
+    def set(self, heights: np.ndarray, selected: int | None = None, other: np.ndarray | None = None,
+            source: tuple | None = None) -> None:
+        """heights (n,); `selected` gets the accent; `other` (bool mask) the second colour.
+
+        `source`: what heights and `other` were computed from (e.g. `(frame, head)`, compared
+        by `same_sources`: identities); without it, the `heights` object itself. The bars are
+        kept when the source, `selected`, the width and the offset are the same as last time;
+        no bar height is compared (a caller handing a new source always repaints)."""
+        key = (heights if source is None else source, selected, self.width, self.offset)
+        if same_sources(self._key, key):
+            return  # drawn from the same data: keep the painted bars
         self._key = key
+        heights = np.asarray(heights, dtype=float)
         self.heights = heights
         n = len(heights)
         alt = np.zeros(n, bool) if other is None else np.asarray(other, bool)
@@ -375,8 +399,9 @@ def fmt_percent(share: float) -> str:
 
 
 def set_label_text(label: pg.LabelItem, text: str, **opts) -> None:
-    """LabelItem.setText, skipped when text and options are unchanged (setHtml is costly)."""
-    if unchanged(label, "text", text, tuple(sorted(opts.items()))):
+    """LabelItem.setText, skipped when the label shows `text` with `opts` already (setHtml is
+    costly): compared with what the label holds (its `text` and `opts`), strings only."""
+    if label.text == text and all(label.opts.get(k) == v for k, v in opts.items()):
         return
     label.setText(text, **opts)
 
@@ -409,9 +434,10 @@ def set_plot_title(plot: pg.PlotItem, text: str, theme: Theme | None, size: floa
     theme's font scale; skipped when unchanged."""
     color = None if theme is None else theme.foreground
     css = f"{size:.3g}pt" if theme is None else theme.pt(size)
-    if unchanged(plot, "title", text, color, css):
-        return
     label = use_runs_title(plot)
+    if (label.text == text and label.opts.get("color") == color and label.opts.get("size") == css
+            and label.isVisible()):
+        return  # the label shows it already (compared with the label's own text and options)
     label.setVisible(True)  # (an empty title keeps its row: the plot does not jump when it comes)
     label.setText(text, color=color, size=css)
 

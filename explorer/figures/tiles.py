@@ -28,7 +28,7 @@ from PySide6.QtGui import QColor
 from ..selection import HoverLink
 from .heatmap import TokenAxis, crosshair_pen, usable_levels
 from .matrix_grid import MatrixGrid
-from .plots import LeanPlotItem, lean_axes, style_plot
+from .plots import LeanPlotItem, lean_axes, same_sources, style_plot
 from .text import parse_runs, upright
 from .themes import Theme, plot_font
 
@@ -43,6 +43,7 @@ class Tile:
         self.strip, self.index, self.name, self.width = strip, index, name, width
         self.on_click, self.describe = on_click, describe
         self.data: np.ndarray | None = None
+        self._drawn: tuple = (None,)  # (source, shape, levels) drawn last (see set_data)
         self.shape: tuple[int, int] = (0, 0)
         self.levels: tuple[float, float] = (0.0, 1.0)
         self._marker_spec: tuple[str, int, int] | None = None
@@ -53,13 +54,24 @@ class Tile:
     def vb(self) -> pg.ViewBox:
         return self.strip.vb
 
-    def set_data(self, data: np.ndarray, levels: tuple[float, float]) -> None:
-        """Show a (rows, cols) float array with fixed colour levels (skipped when unchanged)."""
+    def set_data(self, data: np.ndarray, levels: tuple[float, float], source: tuple | None = None) -> None:
+        """Show a (rows, cols) float array with fixed colour levels.
+
+        `source`: what `data` was taken from (e.g. `(frame, head)`; compared by
+        plots.same_sources: identities): the tile is kept when the source, the shape and the
+        levels are those drawn last, without a look at the data. Without a source (a caller
+        that hands none yet), the data are compared by content."""
         levels = usable_levels(levels)
         shape = (int(data.shape[0]), int(data.shape[1]))
-        if (self.data is not None and shape == self.shape and levels == self.levels
-                and np.array_equal(data, self.data, equal_nan=True)):
-            return
+        key = (source, shape, levels)
+        if self.data is not None:
+            if source is not None:
+                if same_sources(self._drawn, key):
+                    return  # drawn from the same data
+            elif (shape == self.shape and levels == self.levels and self._drawn[0] is None
+                  and np.array_equal(data, self.data, equal_nan=True)):
+                return
+        self._drawn = key
         self.levels, self.data = levels, data
         self.strip.grid.paint_tile(self.index, data, self.strip.lut, levels)
         if shape != self.shape:

@@ -350,16 +350,18 @@ class DiagnosticsPanel(Panel):
             vals = _zeroed(raw)
             none = np.isnan(raw)  # heads with no row left: hatched, "NaN" in the title
             bars.width, bars.offset = (0.36, 0.19) if ref is not None else (0.7, 0.0)  # paired A | B
-            bars.set(vals, selected=h, other=none if none.any() else None)
+            bars.set(vals, selected=h, other=none if none.any() else None, source=(raw,))
             head = self.tr("head {h}").format(h=h)
             value = "NaN" if none[h] else fmt_number(vals[h])
             if ref is not None:
-                a_raw = getattr(ref, key)[: f.config.n_heads]  # (≤H,) the heads both have
-                ref_bars.set(_zeroed(a_raw), other=np.isnan(a_raw) if np.isnan(a_raw).any() else None)
+                a_all = getattr(ref, key)
+                a_raw = a_all[: f.config.n_heads]  # (≤H,) the heads both have
+                ref_bars.set(_zeroed(a_raw), other=np.isnan(a_raw) if np.isnan(a_raw).any() else None,
+                             source=(a_all, f.config.n_heads))
                 a_value = ("NaN" if np.isnan(a_raw[h]) else fmt_number(float(a_raw[h]))) if h < len(a_raw) else "–"
                 value = self.tr("A {a} | B {b}").format(a=a_value, b=value)
             else:
-                ref_bars.set(np.zeros(0))
+                ref_bars.set(np.zeros(0), source=("no A",))
             extra = ""
             if key == "head_entropy":  # every head at once (lessons 2, 3 and 5 quote these)
                 ent = f.entropy[f.valid_rows]

@@ -28,6 +28,9 @@ from ..frame import Frame
 from .base import Panel, register_panel
 from .zoom_detail import ZoomDetail
 
+#: the weights' colour scale shrinks once the largest weight is under this share of it
+HOLD_SHRINK = 0.5
+
 
 def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
     """Status-bar readout of one attention cell (exact, also in a long frame's level of detail)."""
@@ -276,7 +279,10 @@ class HeadsPanel(Panel):
         ws = frame.weights_shown
         self.detail.clear()
         self._detail_head = None
-        self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=0.6)
+        # the colour scale holds while a slider moves: it grows at once when a weight passes
+        # it and shrinks only once the largest weight is under half of it (0.6 flipped the
+        # scale between 0.8 and 1.0 on one seed in six at the default config)
+        self._vmax = sticky_max(self._vmax, frame.weight_max, shrink=HOLD_SHRINK)
         levels = (0.0, self._vmax)
         kv_of = [cfg.kv_head_of(g) for g in range(cfg.n_heads)]
         if self.reference is not None:
@@ -319,7 +325,8 @@ class HeadsPanel(Panel):
         levels = (0.0, top)
         for hm, fr, head in ((self.big_a, ref, ha), (self.big, f, h)):
             hm.set_cmap(WEIGHTS_CMAP)
-            hm.set_data(fr.weights_shown[head], levels, extent=(fr.config.seq_len, fr.config.key_len))
+            hm.set_data(fr.weights_shown[head], levels, extent=(fr.config.seq_len, fr.config.key_len),
+                        source=(fr, head))
         self.big_a.set_labels(ref.query_labels, ref.key_labels)
         set_bar_cmap(self.cbar, WEIGHTS_CMAP)
         set_bar_levels(self.cbar, levels)
@@ -340,7 +347,8 @@ class HeadsPanel(Panel):
             ha = min(h, ref.config.n_heads - 1)
             self.big.set_cmap(WEIGHTS_CMAP)
             levels = (0.0, max(ref.weight_max, 1e-6))
-            self.big.set_data(ref.weights_shown[ha], levels, extent=(ref.config.seq_len, ref.config.key_len))
+            self.big.set_data(ref.weights_shown[ha], levels, extent=(ref.config.seq_len, ref.config.key_len),
+                              source=(ref, ha))
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)
             set_bar_levels(self.cbar, levels)
             return self.tr("<b>A</b> (reference) · head {h}").format(h=ha)
@@ -350,7 +358,7 @@ class HeadsPanel(Panel):
         levels = (-max(m, 1e-9), max(m, 1e-9))
         self.big.set_cmap(SIGNED_CMAP)
         set_axis_label(self.cbar, "left", self.tr("weight B − A"))
-        self.big.set_data(diff, levels)
+        self.big.set_data(diff, levels, source=("B-A", f, ref, h))
         set_bar_cmap(self.cbar, SIGNED_CMAP)
         set_bar_levels(self.cbar, levels)
         # NaN against a number is a difference too: count the rows, never say "max |Δ| 0" for them
@@ -386,7 +394,7 @@ class HeadsPanel(Panel):
         zoomed = mode == "B" and math.isfinite(region_top) and region_top > 0
         if mode == "B":
             if self._vmax is None:  # a Reset forgot the scale while this frame is still shown
-                self._vmax = sticky_max(None, frame.weight_max, shrink=0.6)
+                self._vmax = sticky_max(None, frame.weight_max, shrink=HOLD_SHRINK)
             levels = (0.0, region_top if zoomed else self._vmax)
             self.big.set_cmap(WEIGHTS_CMAP)
             set_bar_cmap(self.cbar, WEIGHTS_CMAP)
@@ -394,7 +402,7 @@ class HeadsPanel(Panel):
             if self.big.levels != levels:
                 self.big.set_levels(levels)
                 self.detail.recolour()  # the exact cells in the new scale too
-            self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len))
+            self.big.set_data(frame.weights_shown[h], extent=(cfg.seq_len, cfg.key_len), source=(frame, h))
             lead = None
         else:
             lead = self._draw_compared(mode, h)

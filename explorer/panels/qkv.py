@@ -174,6 +174,8 @@ class QKVPanel(Panel):
             if self.view.currentIndex() == 2 and not self.diffable():
                 with QSignalBlocker(self.view):
                     self.view.setCurrentIndex(0)
+        # what the tiles show is taken from (identities: plots.same_sources)
+        source = (self.comparison(), frame, self.reference)
         frame = self.reference if self.comparison() == "A" else frame
         diff = self.comparison() == "B-A"
         lead = self._lead()
@@ -181,7 +183,7 @@ class QKVPanel(Panel):
         self.keys.set_labels(frame.key_labels)
         shown = self._shown(lambda fr: {"X": fr.x, "memory": fr.memory if fr.memory is not None else np.zeros((0, 0))})
         x = shown["X"]
-        self.x.set_data(x, self._sym("ΔX" if diff else "X", x))
+        self.x.set_data(x, self._sym("ΔX" if diff else "X", x), source=source)
         cfg = frame.config
         pos = "" if cfg.positional in ("none", "rope", "alibi") else self.tr(" + {positional} positions").format(
             positional=cfg.positional)
@@ -193,7 +195,7 @@ class QKVPanel(Panel):
         if mem is None:
             self.x.set_title(f"{lead}<b>X</b>{pos} · {x.shape[0]}×{x.shape[1]}")
         else:
-            self.mem.set_data(mem, self._sym("Δmemory" if diff else "memory", mem))
+            self.mem.set_data(mem, self._sym("Δmemory" if diff else "memory", mem), source=source)
             self._names["memory"] = mem
             muted = self.theme.muted
             q_note, kv_note = self.tr("(the queries' input)"), self.tr("(keys and values come from it)")
@@ -222,16 +224,18 @@ class QKVPanel(Panel):
         d = "Δ" if mode == "B-A" else ""  # the difference's own sticky levels
         lead = self._lead()
         w_levels = self._sym(d + "W", wq, wk, wv)
-        self.wq.set_data(wq, w_levels)
-        self.wk.set_data(wk, w_levels)
-        self.wv.set_data(wv, w_levels)
+        # the selected head's slices of this frame (and A): a new cell keeps every tile
+        source = (mode, self.frame, self.reference, sel.head)
+        self.wq.set_data(wq, w_levels, source=source)
+        self.wk.set_data(wk, w_levels, source=source)
+        self.wv.set_data(wv, w_levels, source=source)
         set_bar_levels(self.w_bar, w_levels)
         qkv_levels = self._sym(d + "QKV", q, k, v)
-        self.q.set_data(q, qkv_levels)
-        self.k.set_data(k, qkv_levels)
-        self.v.set_data(v, qkv_levels)
+        self.q.set_data(q, qkv_levels, source=source)
+        self.k.set_data(k, qkv_levels, source=source)
+        self.v.set_data(v, qkv_levels, source=source)
         set_bar_levels(self.qkv_bar, qkv_levels)
-        self.ctx.set_data(ctx, self._sym(d + "context", ctx))
+        self.ctx.set_data(ctx, self._sym(d + "context", ctx), source=source)
         self._names.update({"W_Q": wq, "W_K": wk, "W_V": wv, "Q": q, "K": k, "V": v, "context": ctx})
         muted = self.theme.muted
         shared = ""

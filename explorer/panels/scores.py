@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QComboBox, QGraphicsItem, QLabel
 from ..compare import a_color, a_legend
 from ..figures.plots import (
     BarsItem,
+    Drawn,
     add_plot,
     fmt_number,
     lean_axes,
@@ -30,7 +31,6 @@ from ..figures.plots import (
     sticky_max,
     sticky_range,
     style_plot,
-    unchanged,
 )
 from ..figures.text import RunsLabel, unbroken
 from ..figures.themes import Theme
@@ -54,7 +54,8 @@ class _HistPlot:
         self.xrange: tuple[float, float] | None = None
         self.ymax: float | None = None
         self._forced: tuple[float, float] | None = None
-        self._last: tuple | None = None
+        #: what the histogram, the theory curve and the view were drawn from (see plots.Drawn)
+        self._drawn = Drawn()
         self._last_result: tuple[float, int] = (float("nan"), 0)
         # the histogram: filled bins (one drawRects) under a step outline (a plain curve item;
         # pyqtgraph's own curve fill splits the area into polygons, three times the cost)
@@ -110,18 +111,20 @@ class _HistPlot:
 
     def forget(self) -> None:
         """Frame the next histogram afresh: no remembered range, height or data."""
-        self.xrange, self.ymax, self._last = None, None, None
+        self.xrange, self.ymax = None, None
+        self._drawn.forget()
 
     def set(self, values: np.ndarray, theory_std: float, xrange: tuple[float, float] | None = None,
-            bins: int = 60, ref: np.ndarray | None = None) -> tuple[float, int]:
+            bins: int = 60, ref: np.ndarray | None = None, source: tuple | None = None) -> tuple[float, int]:
         """Histogram `values` against N(0, theory_std²); xrange forces the view (fp16 limits).
-        `ref`: the same values of the pinned reference A, overlaid with bins of their own."""
-        if (self._last is not None and self._last[1:4] == (theory_std, xrange, bins)
-                and np.array_equal(values, self._last[0], equal_nan=True)
-                and (ref is None) == (self._last[4] is None)
-                and (ref is None or np.array_equal(ref, self._last[4], equal_nan=True))):
-            return self._last_result  # same numbers: keep what is painted
-        self._last = (values, theory_std, xrange, bins, ref)
+        `ref`: the same values of the pinned reference A, overlaid with bins of their own.
+        `source`: what `values` and `ref` were taken from (the frame, the head or "all", A and
+        its head: identities, see plots.same_sources); the same source as last time keeps the
+        painted histogram without looking at a value (a move of the selected cell); None: drawn anew."""
+        if source is None:
+            self._drawn.forget("hist")
+        if not self._drawn.changed("hist", source, theory_std, xrange, bins, ref is None):
+            return self._last_result  # drawn from the same data: keep what is painted
         edges, density, n_bad = histogram(values, bins)
         self.hist.setData(edges, density, stepMode="center")
         self._fill_bins(edges, density)
@@ -141,14 +144,14 @@ class _HistPlot:
             self.xrange = sticky_range(None if self._forced else self.xrange, lo, hi)
         self._forced = xrange
         x0, x1 = self.xrange
-        if not unchanged(self.theory, "curve", x0, x1, theory_std):  # the same curve: keep its pixmap
+        if self._drawn.changed("theory", x0, x1, theory_std):  # the same curve: keep its pixmap
             xs = np.linspace(x0, x1, 240)
             self._pdf = gaussian_pdf(xs, theory_std)
             self.theory.setData(xs, self._pdf)
         pdf = self._pdf
         peak = max(float(density.max()) if density.size else 0.0, float(pdf.max()))
         self.ymax = sticky_max(self.ymax, 1.08 * peak, shrink=0.35, room=1.3)
-        if not unchanged(self.plot, "range", self.xrange, self.ymax):
+        if self._drawn.changed("range", self.xrange, self.ymax):
             self.plot.setRange(xRange=self.xrange, yRange=(0, self.ymax), padding=0)
         self._last_result = (finite_std(values), n_bad)
         return self._last_result
@@ -242,6 +245,10 @@ class ScoresPanel(Panel):
         if f.sample_rows is not None:  # say that the histograms are of a sample of rows
             who += " · " + unbroken(self.tr("{n} of {S} query rows").format(n=len(f.sample_rows), S=cfg.seq_len))
         ref_raw, ref_after = self._reference_values(h)
+        # what both histograms are taken from: this frame's head (or all heads) and A's
+        ref = self.reference
+        source = (f, None if self.all_heads() else h,
+                  ref, None if ref is None or self.all_heads() else min(h, ref.config.n_heads - 1))
         muted, th = self.theme.muted, self.theme
         # ---- before scaling -----------------------------------------------------
         fp16 = cfg.dtype == "float16"
@@ -249,7 +256,8 @@ class ScoresPanel(Panel):
         # near the float16 limit, show it: the bars pile up against ±65504
         near = fp16 and (f.overflow.inf_scores_raw or (math.isfinite(peak) and peak > 0.25 * FLOAT16_MAX))
         std_raw, bad_raw = self.raw.set(raw, math.sqrt(dk),
-                                        (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None, ref=ref_raw)
+                                        (-1.08 * FLOAT16_MAX, 1.08 * FLOAT16_MAX) if near else None, ref=ref_raw,
+                                        source=source)
         std = self.tr("std")
         set_plot_title(self.raw.plot, self.tr("<b>Q·Kᵀ</b> before scaling · {who}").format(who=who), th)
         theory = unbroken(self.tr("(theory √d_k = {value})").format(value=f"{math.sqrt(dk):.3g}"))
@@ -280,7 +288,7 @@ class ScoresPanel(Panel):
         # ---- after scaling ------------------------------------------------------
         theory = scale * math.sqrt(dk)
         name = "N(0, 1)" if cfg.scale is None else f"N(0, ({scale:.3g}·√d_k)²)"
-        std_after, bad_after = self.scaled.set(after, theory, ref=ref_after)
+        std_after, bad_after = self.scaled.set(after, theory, ref=ref_after, source=source)
         how = self.tr("pre-scaled Q") if cfg.prescale_q else f"×{scale:.3g}"
         extra = " + ALiBi" if cfg.positional == "alibi" else ""
         set_plot_title(self.scaled.plot, self.tr("<b>softmax input</b> ({how}) · {who}").format(

@@ -21,6 +21,7 @@ from ..compare import a_color, a_legend
 from ..figures.heatmap import TokenAxis
 from ..figures.plots import (
     MAX_BARS,
+    Drawn,
     HighlightBars,
     add_plot,
     fmt_number,
@@ -30,7 +31,6 @@ from ..figures.plots import (
     set_plot_title,
     sticky_max,
     style_plot,
-    unchanged,
 )
 from ..figures.text import unbroken, upright
 from ..figures.themes import Theme
@@ -71,7 +71,8 @@ class SoftmaxGradPanel(Panel):
         self.row_plot, self.row_axis = _bar_plot(lay, 0, 1)
         self.row_bars = HighlightBars(self.row_plot)
         self.row_ref = pg.PlotCurveItem()
-        self._ref_drawn: dict[str, bytes] = {}  # what the two A lines show now
+        #: what the lines and marks were drawn from (frames and indices: see plots.Drawn)
+        self._drawn = Drawn()
         self.row_ref.setZValue(5)
         self.row_plot.addItem(self.row_ref, ignoreBounds=True)
         self.masked_marks = pg.ScatterPlotItem(symbol="x", size=8)
@@ -151,6 +152,7 @@ class SoftmaxGradPanel(Panel):
     def reset_view(self) -> None:
         self._row_ymax = None
         self._shape = None
+        self._drawn.forget()
         super().reset_view()
 
     def _on_click(self, ev) -> None:
@@ -243,9 +245,9 @@ class SoftmaxGradPanel(Panel):
         # ---- Jacobian norm per query ------------------------------------------
         jac = np.nan_to_num(f.jac_norm[h])
         xs = np.arange(S)
-        self.jac_bars.set(jac, selected=i)
+        self.jac_bars.set(jac, selected=i, source=(f, h))
         if cfg.n_heads > 1:
-            if not unchanged(self.jac_others, "rows", h, f.jac_norm):
+            if self._drawn.changed("others", f, h):
                 # every other head's row, each ended by a NaN (a break in the one curve): (H−1)·(S+1)
                 rows = np.full((cfg.n_heads, S + 1), np.nan)
                 rows[:, :S] = np.nan_to_num(f.jac_norm)
@@ -263,11 +265,11 @@ class SoftmaxGradPanel(Panel):
         row = f.row("weights", h, i)
         vis = f.mask[i]
         heights = np.nan_to_num(row)
-        self.row_bars.set(heights, selected=j, other=~vis)
+        self.row_bars.set(heights, selected=j, other=~vis, source=(f, h, i))
         hidden = np.nonzero(~vis)[0]
         if len(hidden) > MAX_BARS:  # more marks than pixels: the bars' second colour says it
             hidden = hidden[:0]
-        if not unchanged(self.masked_marks, "keys", hidden):
+        if self._drawn.changed("masked", f, i):
             self.masked_marks.setData(hidden, np.zeros(len(hidden)))
             self.masked_marks.setVisible(len(hidden) > 0)  # an empty scatter still repaints with the bars
         n_vis = int(vis.sum())
@@ -308,9 +310,8 @@ class SoftmaxGradPanel(Panel):
         if ref.config.seq_len != f.config.seq_len:
             self.jac_ref.hide()
             return "<br>" + unbroken(self.tr("A has {n} queries: not drawn").format(n=ref.config.seq_len))
-        ys = np.nan_to_num(ref.jac_norm[self._ref_head(h)])  # (S,)
-        if self._ref_drawn.get("jac") != ys.tobytes():  # unchanged: keep what is painted
-            self._ref_drawn["jac"] = ys.tobytes()
+        if self._drawn.changed("ref_jac", ref, self._ref_head(h)):  # the same A line: keep it
+            ys = np.nan_to_num(ref.jac_norm[self._ref_head(h)])  # (S,)
             self.jac_ref.setData(np.arange(len(ys)), ys)
         self.jac_ref.show()
         mean = ref.jac_norm[ref.valid_rows]
@@ -327,9 +328,8 @@ class SoftmaxGradPanel(Panel):
             self.row_ref.hide()
             return "<br>" + unbroken(self.tr("A has {n} keys: not drawn").format(n=ref.config.key_len))
         ha = self._ref_head(h)
-        ys = np.nan_to_num(ref.row("weights", ha, i))  # (Skv,)
-        if self._ref_drawn.get("row") != ys.tobytes():
-            self._ref_drawn["row"] = ys.tobytes()
+        if self._drawn.changed("ref_row", ref, ha, i):
+            ys = np.nan_to_num(ref.row("weights", ha, i))  # (Skv,)
             self.row_ref.setData(np.arange(len(ys)), ys)
         self.row_ref.show()
         ent = float(ref.entropy[ha, i])
