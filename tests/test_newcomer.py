@@ -60,3 +60,48 @@ def test_a_comparison_chapter_opens_on_b_and_says_the_difference_will_come(qtbot
     np.testing.assert_array_equal(heads.big.data, weights(ch.try_config, head) - weights(ch.config, head))
     win.grab().save(f"/tmp/nc/compare-{key}-after.png")
     win.clear_reference()
+
+
+# ---- item 4: every chapter's box shows its own ✓ (the model chapter, the training chapters) -------
+
+def _index(key: str) -> int:
+    return next(i for i, c in enumerate(CHAPTERS) if c.key == key)
+
+
+def test_the_model_chapter_box_waits_for_a_deletion_test_then_shows_its_check(qtbot, win, qapp):
+    lesson = win.show_lessons(_index("11-real-model"))
+    qapp.processEvents()
+    assert not lesson.check_label.isVisible()
+    assert lesson.metric_label.text().startswith("The ✓ comes once you run a deletion test")
+    win.model_controller.deletion_changed.emit(object())  # what the controller says once a deletion ran
+    qapp.processEvents()
+    assert lesson.check_label.isVisible() and lesson.check_label.text() == "✓"
+    assert lesson.metric_label.text().startswith("A deletion test ran")
+    win.model_controller.deletion_changed.emit(None)  # the model closed: the ✓ stays, like a config task's
+    qapp.processEvents()
+    assert lesson.check_label.isVisible()
+
+
+@pytest.mark.slow
+def test_the_training_chapters_show_their_check_when_the_lab_meets_the_task(qtbot, win, qapp):
+    """Chapter 12: Start in the lab, the ✓ once the layer-1 induction score passes 0.5; chapter 14:
+    Open in inspector, the ✓ once the explorer proved the circuit on that run."""
+    lesson = win.show_lessons(_index("12-induction-head"))
+    qtbot.wait(50)
+    lesson.apply_button.click()
+    qtbot.waitUntil(lambda: "training" in win.panel_names() and win.dock("training").isVisible(), timeout=10_000)
+    assert not lesson.check_label.isVisible()
+    assert "passes 0.5 within 600 steps" in lesson.metric_label.text()
+    lab = win.state.training_lab
+    lab.start()
+    qtbot.waitUntil(lesson.check_label.isVisible, timeout=240_000)
+    assert "the best layer-1 induction score is" in lesson.metric_label.text()
+    qtbot.waitUntil(lambda: lab.state == "done", timeout=240_000)
+    win.grab().save("/tmp/nc/lesson12-check.png")
+    lesson.chapter_list.setCurrentRow(_index("14-find-a-circuit"))
+    qapp.processEvents()
+    assert not lesson.check_label.isVisible() and "proves the circuit" in lesson.metric_label.text()
+    assert lab.open_in_inspector()
+    qtbot.waitUntil(lesson.check_label.isVisible, timeout=120_000)
+    assert lesson.metric_label.text().startswith("The circuit is proved: layer 1 head 0 is the induction head")
+    win.grab().save("/tmp/nc/lesson14-check.png")
