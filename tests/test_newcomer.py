@@ -105,3 +105,63 @@ def test_the_training_chapters_show_their_check_when_the_lab_meets_the_task(qtbo
     qtbot.waitUntil(lesson.check_label.isVisible, timeout=120_000)
     assert lesson.metric_label.text().startswith("The circuit is proved: layer 1 head 0 is the induction head")
     win.grab().save("/tmp/nc/lesson14-check.png")
+
+
+# ---- item 10: a live switch to Chinese leaves no English behind (and back) -------------------------
+
+@pytest.fixture
+def chinese_then_english(qapp):
+    from explorer import i18n
+
+    def switch(lang: str) -> None:
+        i18n.set_language(lang)
+        qapp.processEvents()
+        qapp.processEvents()
+
+    yield switch
+    switch("en")
+
+
+def test_a_live_switch_translates_the_lab_message_and_the_model_header(qtbot, win, qapp, chinese_then_english):
+    from explorer.training.feature import show_training
+
+    lab_panel = show_training(win)
+    lab = win.state.training_lab
+    lab.step(5)
+    qtbot.waitUntil(lambda: lab.current is not None and lab.current.steps_done >= 5 and not lab.running,
+                    timeout=TIMEOUT)
+    assert lab.open_in_inspector()
+    c = win.model_controller
+    qtbot.waitUntil(lambda: "model_grid" in win.panel_names() and c.loaded is not None and not c.busy,
+                    timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: win.panel("model_grid").info.text().count("reproduces the model's own"), timeout=TIMEOUT)
+    message = lab_panel.form.message
+    assert message.text().startswith("Opened in the inspector")
+    grid = win.panel("model_grid")
+    assert "A training-lab run:" in grid.notice.text()
+    chinese_then_english("zh_CN")
+    assert message.text().startswith("已在检查器中打开"), message.text()
+    assert "与模型自身的 logits 一致" in grid.info.text() and "层" in grid.info.text(), grid.info.text()
+    assert "训练实验室的一次运行" in grid.notice.text() and "A training-lab run" not in grid.notice.text()
+    assert "它的词元是任务的符号" in grid.notice.text()
+    chinese_then_english("en")
+    assert message.text().startswith("Opened in the inspector")
+    assert "reproduces the model's own" in grid.info.text()
+
+
+def test_back_in_english_the_reference_map_has_english_axes(qtbot, win, qapp, chinese_then_english):
+    from engine import AttentionConfig
+
+    win.render_sync(AttentionConfig(seq_len=6))
+    win.act_pin.trigger()
+    win.render_sync(AttentionConfig(seq_len=8))  # another shape: A and B side by side
+    qapp.processEvents()
+    heads = win.panel("heads")
+    assert heads.comparison() == "A|B"
+    chinese_then_english("zh_CN")
+    assert texts(heads).count("查询") == 2  # A's map and B's
+    chinese_then_english("en")
+    shown = texts(heads)
+    assert "查询" not in shown and "键" not in shown.replace("键盘", "")
+    assert shown.count("query") >= 2 and shown.count("key") >= 2
+    win.clear_reference()

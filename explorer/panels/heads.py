@@ -185,6 +185,8 @@ class HeadsPanel(Panel):
         self._retranslate_view()
         set_axis_label(self.big.item, "left", self.tr("query"))
         set_axis_label(self.big.item, "bottom", self.tr("key"))
+        set_axis_label(self.big_a.item, "left", self.tr("query"))  # (A's map, side by side)
+        set_axis_label(self.big_a.item, "bottom", self.tr("key"))
         set_axis_label(self.cbar, "left", self.tr("weight"))  # (keeps the style style_colorbar set)
         super().retranslate_ui()
 
