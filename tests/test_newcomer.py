@@ -165,3 +165,55 @@ def test_back_in_english_the_reference_map_has_english_axes(qtbot, win, qapp, ch
     assert "查询" not in shown and "键" not in shown.replace("键盘", "")
     assert shown.count("query") >= 2 and shown.count("key") >= 2
     win.clear_reference()
+
+
+# ---- item 12: closing with a modified session offers to save it ------------------------------------
+
+def test_closing_a_modified_untitled_session_offers_to_save_it(qapp, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from engine import AttentionConfig
+
+    button = QMessageBox.StandardButton
+    asked: list[tuple[str, str, bool]] = []
+
+    def answering(choice):
+        def exec_(box):
+            asked.append((box.windowTitle(), box.text(), box.defaultButton() is box.button(button.Save)))
+            return choice
+        return exec_
+
+    with shown_window(qapp) as w:
+        w.state.set_config(AttentionConfig(seq_len=6))  # a change: the title's "*"
+        qapp.processEvents()
+        assert w.isWindowModified() and "untitled" in w.windowTitle()
+        w.sessions.interactive = True  # (offscreen nobody could answer: not asked)
+        monkeypatch.setattr(QMessageBox, "exec", answering(button.Cancel))
+        assert not w.close() and w.isVisible()
+        title, text, save_default = asked[-1]
+        assert title == "Unsaved session" and save_default
+        assert text.startswith("This session is untitled and has changes") and text.endswith("Save it first?")
+        # Save: the file dialog of an untitled session, then the window closes
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(tmp_path / "mine"), ""))
+        monkeypatch.setattr(QMessageBox, "exec", answering(button.Save))
+        assert w.close()
+        assert (tmp_path / "mine.json").is_file() and not w.isWindowModified()
+
+
+def test_closing_a_saved_session_or_discarding_asks_no_more(qapp, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    from engine import AttentionConfig
+
+    asked = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: asked.append(box.text()) or QMessageBox.StandardButton.Discard)
+    with shown_window(qapp) as w:
+        w.sessions.interactive = True
+        assert w.save_session(tmp_path / "s.json")
+        w.state.set_config(AttentionConfig(seq_len=7))
+        qapp.processEvents()
+        assert w.close()  # Discard: closes, nothing written
+        assert asked == ["s.json has changes that are not saved. Save them first?"]
+    with shown_window(qapp) as w:
+        w.sessions.interactive = True
+        assert not w.isWindowModified() and w.close() and len(asked) == 1  # nothing changed: not asked

@@ -2699,6 +2699,18 @@ Replace them?</source>
         <source>{panel} has the window: Focus panel again (or double-click its title) to go back</source>
         <translation>{panel} 占满了窗口：再按“只看此面板”（或双击它的标题）即可恢复</translation>
     </message>
+    <message>
+        <source>This session is untitled and has changes: the configuration, selection and snapshots are lost when the window closes. Save it first?</source>
+        <translation>这个会话尚未命名且有改动：窗口关闭后，配置、选择和快照都会丢失。先保存吗？</translation>
+    </message>
+    <message>
+        <source>{name} has changes that are not saved. Save them first?</source>
+        <translation>{name} 有未保存的改动。先保存吗？</translation>
+    </message>
+    <message>
+        <source>Unsaved session</source>
+        <translation>未保存的会话</translation>
+    </message>
 </context>
 <context>
     <name>ModelActions</name>
