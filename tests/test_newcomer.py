@@ -217,3 +217,54 @@ def test_closing_a_saved_session_or_discarding_asks_no_more(qapp, monkeypatch, t
     with shown_window(qapp) as w:
         w.sessions.interactive = True
         assert not w.isWindowModified() and w.close() and len(asked) == 1  # nothing changed: not asked
+
+
+# ---- item 13: every control reachable with Tab, and visibly focused -----------------------------
+
+def test_tab_reaches_every_slider_and_combo_box_and_a_ring_shows_where_the_focus_is(win, qapp):
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QAbstractSlider, QApplication, QComboBox, QScrollBar
+
+    dock = win.controls_dock
+    controls = [c for c in dock.findChildren(QAbstractSlider) + dock.findChildren(QComboBox)
+                if c.isVisibleTo(dock) and c.isEnabled() and not isinstance(c, QScrollBar)]
+    assert len(controls) >= 4
+    win.activateWindow()
+    controls[0].setFocus(Qt.FocusReason.TabFocusReason)
+    qapp.processEvents()
+    reached = set()
+    for _ in range(200):  # Tab through the window
+        w = QApplication.focusWidget()
+        reached.add(id(w))
+        if all(id(c) in reached for c in controls):
+            break
+        QTest.keyClick(w, Qt.Key.Key_Tab)
+        qapp.processEvents()
+    missed = [c.objectName() or type(c).__name__ for c in controls if id(c) not in reached]
+    assert missed == []
+    # the ring: drawn around the focused slider, in the highlight colour, 2 px outside it
+    slider = next(c for c in controls if isinstance(c, QAbstractSlider))
+    dock.widget().ensureWidgetVisible(slider)
+    slider.setFocus(Qt.FocusReason.TabFocusReason)
+    qapp.processEvents()
+    ring = win.features["focus"].ring.painter
+    assert ring is not None and ring.isVisible() and ring.geometry().contains(slider.geometry())
+    image = win.grab().toImage()
+    box = ring.geometry()  # (in the slider's parent)
+    top_left = ring.parentWidget().mapTo(win, box.topLeft())
+    highlight = QApplication.palette().color(QPalette.ColorRole.Highlight)
+
+    def near(x: int, y: int) -> bool:
+        c = QColor(image.pixel(x, y))
+        return max(abs(c.red() - highlight.red()), abs(c.green() - highlight.green()),
+                   abs(c.blue() - highlight.blue())) < 60
+
+    mid_y = top_left.y() + box.height() // 2
+    assert near(top_left.x() + 1, mid_y) and near(top_left.x() + box.width() - 2, mid_y)
+    assert near(top_left.x() + box.width() // 2, top_left.y() + 1)  # its top edge
+    assert box.right() > slider.geometry().right() and box.top() < slider.geometry().top()  # around it
+    win.grab().save("/tmp/nc/focus-ring.png")
+    slider.clearFocus()
+    qapp.processEvents()
+    assert not ring.isVisible()
