@@ -268,3 +268,78 @@ def test_tab_reaches_every_slider_and_combo_box_and_a_ring_shows_where_the_focus
     slider.clearFocus()
     qapp.processEvents()
     assert not ring.isVisible()
+
+
+# ---- item 11: nothing cut or crowded in these states, in both languages -------------------------
+
+def cut_texts(panel) -> list[str]:
+    """The texts of `panel`'s plots that do not fit inside their view (tests/test_lesson_layout.py)."""
+    return [text for _view, boxes in text_boxes(panel) for text, box, area in boxes
+            if not area.adjusted(-1, -1, 1, 1).contains(box)]
+
+
+def cut_buttons(root) -> list[str]:
+    """Visible buttons whose text is wider than the button (Qt then draws it cut)."""
+    from PySide6.QtWidgets import QAbstractButton
+
+    out = []
+    for b in root.findChildren(QAbstractButton):
+        if b.isVisible() and b.text():
+            need = max(b.fontMetrics().horizontalAdvance(line) for line in b.text().split("\n"))
+            if need + 6 > b.width():
+                out.append(b.text())
+    return out
+
+
+@pytest.fixture(params=["en", "zh_CN"])
+def lang(request, win, qapp):
+    from explorer import i18n
+
+    i18n.set_language(request.param)
+    qapp.processEvents()
+    yield request.param
+    i18n.set_language("en")
+    qapp.processEvents()
+
+
+def test_the_nan_state_cuts_no_title(win, qapp, lang):
+    """Every row masked with −inf (lesson 4's change): the softmax panel's sweep title said
+    "…nothing to co" cut at the panel's edge."""
+    cfg = CHAPTERS[_index("04-masks")].try_config
+    win.render_sync(cfg)
+    for _ in range(3):
+        qapp.processEvents()
+    assert win.frame.overflow.nan_rows
+    for name in ("heads", "scores", "softmax_grad", "diagnostics", "qkv"):
+        assert cut_texts(win.panel(name)) == [], f"{lang}: {name}"
+    if lang == "en":
+        assert "no curves: no row sees a key" in texts(win.panel("softmax_grad"))
+
+
+def test_lesson_11s_button_is_never_cut(win, qapp, lang):
+    lesson = win.show_lessons(_index("11-real-model"))
+    qapp.processEvents()
+    qapp.processEvents()
+    assert cut_buttons(lesson) == []
+    if lang == "en" and lesson._demo_action() is not None:
+        assert lesson.apply_button.text() == "Open the demo model"
+    win.dock("lesson").close()
+    qapp.processEvents()
+
+
+def test_the_formula_strip_of_a_narrow_window_shows_results_not_cut_products(qapp):
+    from engine import AttentionConfig
+
+    with shown_window(qapp) as w:
+        w.resize(1280, 800)
+        w.render_sync(AttentionConfig(seq_len=512))
+        qapp.processEvents()
+        strip = w.formula
+        assert cut_buttons(strip) == []
+        q = strip.buttons["q"]
+        assert q.text().endswith("= (512, 16)") and "…" not in q.text()
+        assert "(512, 64)·(64, 16) = (512, 16)" in q.toolTip()  # the whole product, on hover
+        w.resize(1900, 1000)
+        qapp.processEvents()
+        assert "(512, 64)·(64, 16) = (512, 16)" in strip.buttons["q"].text()  # room: the whole
+        assert cut_buttons(strip) == []

@@ -4695,6 +4695,10 @@ Replace them?</source>
         <source>A: H undefined (NaN row)</source>
         <translation>A：H 无定义（NaN 行）</translation>
     </message>
+    <message>
+        <source>no curves: no row sees a key</source>
+        <translation>没有曲线：没有行能看到键</translation>
+    </message>
 </context>
 <context>
     <name>StepPlayer</name>

@@ -165,6 +165,11 @@ class LessonPanel(Panel):
         nav.addStretch(1)
         nav.addWidget(self.apply_button)
         v.addLayout(nav)
+        # the preset's button on a row of its own when the row is too narrow for its text
+        # ("Open the demo model" was cut to "pen the demo mod"): `_fit_nav`
+        self._nav, self._nav2 = nav, QHBoxLayout()
+        self._nav2.addStretch(1)
+        v.addLayout(self._nav2)
         self.notice = QLabel()
         self.notice.setObjectName("lessonNotice")
         self.notice.setWordWrap(True)
@@ -543,12 +548,30 @@ class LessonPanel(Panel):
         self.notice.setVisible(bool(self.notice.text()))
         demo = needs_model and not self.model_panels_shown() and self._demo_action() is not None
         self.apply_button.setText(self.tr("Open the demo model") if demo else self.tr("Apply preset"))
+        self._fit_nav()
         self.apply_button.setEnabled(not needs_model or self.model_panels_shown() or demo)
         self.do_button.setEnabled(bool(ch.try_changes) and not needs_model)
         self.do_button.setToolTip(
             self.tr("Applies the preset with: {changes}").format(
                 changes=", ".join(f"{k} = {v!r}" for k, v in ch.try_changes.items()))
             if ch.try_changes else "")
+
+    def _fit_nav(self) -> None:
+        """Apply preset beside Previous / Next when the row has room for all their texts,
+        else on the row under them."""
+        nav = self._nav
+        parts = (self.prev_button, self.position_label, self.next_button, self.apply_button)
+        need = (sum(w.sizeHint().width() for w in parts) + nav.spacing() * (len(parts) + 1)
+                + 16 + 8)  # (the body's margins, a little air)
+        wrap = self.width() < need
+        if wrap == (self._nav2.indexOf(self.apply_button) >= 0):
+            return
+        (nav if wrap else self._nav2).removeWidget(self.apply_button)
+        (self._nav2 if wrap else nav).addWidget(self.apply_button)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_nav()
 
     def retranslate_ui(self) -> None:
         self.prev_button.setText(self.tr("◀ Previous"))
