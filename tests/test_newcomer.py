@@ -343,3 +343,20 @@ def test_the_formula_strip_of_a_narrow_window_shows_results_not_cut_products(qap
         qapp.processEvents()
         assert "(512, 64)·(64, 16) = (512, 16)" in strip.buttons["q"].text()  # room: the whole
         assert cut_buttons(strip) == []
+
+
+def test_the_decode_cache_strip_labels_every_row_of_a_gqa_cache(qtbot, win, qapp):
+    """Lesson 9: "The decode strips keep 2 rows, each labelled with the four query heads that
+    read it" — the strip's labels read K0 and V0 only."""
+    ch = CHAPTERS[_index("09-kv-cache-gqa")]
+    win.show_lessons(_index("09-kv-cache-gqa")).apply_button.click()
+    win.render_sync(ch.try_config)
+    win.dock("decode").raise_()
+    panel = win.panel("decode")
+    qtbot.waitUntil(lambda: "2×16 each" in texts(panel), timeout=TIMEOUT)
+    for _ in range(3):
+        qapp.processEvents()
+    labels = [t for t in texts(panel).splitlines() if t.startswith(("K", "V")) and "←" in t]
+    assert sorted(labels) == ["K0←q0–3", "K1←q4–7", "V0←q0–3", "V1←q4–7"]
+    assert cut_texts(panel) == []
+    win.dock("lesson").close()
