@@ -360,3 +360,22 @@ def test_the_decode_cache_strip_labels_every_row_of_a_gqa_cache(qtbot, win, qapp
     assert sorted(labels) == ["K0←q0–3", "K1←q4–7", "V0←q0–3", "V1←q4–7"]
     assert cut_texts(panel) == []
     win.dock("lesson").close()
+
+
+def test_the_tiling_rescale_plot_has_room_and_nothing_is_cut(qtbot, win, qapp):
+    """Lesson 10 in the default window: the rescale e^(m_old − m_new) had ~13–20 px of plot."""
+    from explorer.panels.tiling import MIN_PLOT_PX
+
+    ch = CHAPTERS[_index("10-flash")]
+    win.show_lessons(_index("10-flash")).apply_button.click()
+    win.render_sync(ch.config)
+    win.dock("tiling").raise_()
+    panel = win.panel("tiling")
+    qtbot.waitUntil(lambda: "rescale e^(m_old − m_new)" in texts(panel), timeout=TIMEOUT)
+    for _ in range(3):
+        qapp.processEvents()
+    assert panel.r_plot.vb.height() >= MIN_PLOT_PX >= 22
+    assert panel.partial.vb.height() >= MIN_PLOT_PX
+    assert cut_texts(panel) == []
+    panel.grab().save("/tmp/nc/tiling-test.png")
+    win.dock("lesson").close()
