@@ -95,14 +95,13 @@ class SessionsFeature(Feature):
 
     def unsaved_question(self) -> QMessageBox:
         """The question the window asks on closing with unsaved changes."""
-        tr = QCoreApplication.translate
         if self.session_path is None:
-            text = tr("MainWindow", "This session is untitled and has changes: the configuration, selection "
+            text = QCoreApplication.translate("MainWindow", "This session is untitled and has changes: the configuration, selection "
                                     "and snapshots are lost when the window closes. Save it first?")
         else:
-            text = tr("MainWindow", "{name} has changes that are not saved. Save them first?").format(
+            text = QCoreApplication.translate("MainWindow", "{name} has changes that are not saved. Save them first?").format(
                 name=self.session_path.name)
-        box = QMessageBox(QMessageBox.Icon.Question, tr("MainWindow", "Unsaved session"), text,
+        box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("MainWindow", "Unsaved session"), text,
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                           | QMessageBox.StandardButton.Cancel, self.host.parent_widget())
         box.setDefaultButton(QMessageBox.StandardButton.Save)

@@ -2701,7 +2701,7 @@ Replace them?</source>
     </message>
     <message>
         <source>This session is untitled and has changes: the configuration, selection and snapshots are lost when the window closes. Save it first?</source>
-        <translation>这个会话尚未命名且有改动：窗口关闭后，配置、选择和快照都会丢失。先保存吗？</translation>
+        <translation>这个会话尚未命名且有改动：窗口关闭后，配置、选择和快照都会失去。先保存吗？</translation>
     </message>
     <message>
         <source>{name} has changes that are not saved. Save them first?</source>
@@ -5019,6 +5019,18 @@ Replace them?</source>
         <source>The training lab stepped aside for the model panels: Lessons ▸ Training lab… brings it back.</source>
         <translation>训练实验室暂时隐藏，好让模型面板显示出来：课程 ▸ 训练实验室… 可以再打开它。</translation>
     </message>
+    <message>
+        <source>Only the latest run can be saved: the earlier runs keep their curves and heads, not their model.</source>
+        <translation>只能保存最新的一次运行：较早的运行只保留曲线和头，不保留模型。</translation>
+    </message>
+    <message>
+        <source>Saving the run to {folder}…</source>
+        <translation>正在把这次运行保存到 {folder}…</translation>
+    </message>
+    <message>
+        <source>Saved to {folder}</source>
+        <translation>已保存到 {folder}</translation>
+    </message>
 </context>
 <context>
     <name>TrainingPanel</name>
@@ -5724,7 +5736,7 @@ ind {i}</source>
     </message>
     <message>
         <source>The ✓ comes once the trained run, opened with Open in inspector, proves the circuit (detectors, exact patching and the deletion test, as this chapter says).</source>
-        <translation>训练好的运行用“在检查器中打开”打开、并证明了回路（检测器、精确修补和删除测试，如本章所述）后出现 ✓。</translation>
+        <translation>训练好的运行用“在检查器中打开”打开、并确认了回路（检测器、精确修补和删除测试，如本章所说）后出现 ✓。</translation>
     </message>
     <message>
         <source>Checking the circuit of the run in the inspector…</source>
@@ -5732,11 +5744,11 @@ ind {i}</source>
     </message>
     <message>
         <source>The circuit is proved: layer {layer} head {head} is the induction head; exact patching restores {value} of logit({answer}).</source>
-        <translation>回路已证明：第 {layer} 层第 {head} 个头是归纳头；精确修补恢复了 logit({answer}) 的 {value}。</translation>
+        <translation>回路已确认：第 {layer} 层第 {head} 个头是归纳头；精确修补恢复了 logit({answer}) 的 {value}。</translation>
     </message>
     <message>
         <source>Not proved yet: {text}</source>
-        <translation>尚未证明：{text}</translation>
+        <translation>尚未确认：{text}</translation>
     </message>
 </context>
 <context>
