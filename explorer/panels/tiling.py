@@ -66,7 +66,7 @@ _NOTES = (
 
 
 #: the least height of the m, ℓ, rescale and partial-output plots (without title or axis)
-MIN_PLOT_PX = 22
+MIN_PLOT_PX = 20
 
 
 def verdict_text(diff: float, ulps_: float) -> str:
