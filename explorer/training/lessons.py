@@ -266,7 +266,7 @@ def connect_lesson_panel(window, lesson_panel, open_lab) -> None:
     ctl = window.state.models
     if ctl is not None:
         ctl.model_changed.connect(lambda model: follow_inspector(window, lesson_panel, model))
-    LessonChecks(window, lesson_panel)
+    lesson_panel.outside_checks = LessonChecks(window, lesson_panel)  # (the panel keeps it)
 
 
 def _tr(text: str) -> str:
@@ -307,11 +307,27 @@ class LessonChecks:
         self.proving: set[tuple[str, str]] = set()  # asked of the worker, not back yet
         self.worker: Worker | None = None
         lab = window.state.training_lab
-        lab.changed.connect(lambda _what: self.sync())
-        window.state.lesson_changed.connect(lambda _key: self.sync())
+        # the lab and the state outlive the window: followed only while the panel is
+        lab.changed.connect(self._on_changed)
+        window.state.lesson_changed.connect(self._on_changed)
+        lesson_panel.destroyed.connect(lambda *_a, lab=lab, state=window.state: self._unfollow(lab, state))
         self.sync()
 
+    def _on_changed(self, *_args) -> None:
+        self.sync()
+
+    def _unfollow(self, lab, state) -> None:
+        for signal in (lab.changed, state.lesson_changed):
+            try:
+                signal.disconnect(self._on_changed)
+            except (RuntimeError, TypeError, ValueError):  # (gone already)
+                pass
+
     def sync(self) -> None:
+        from shiboken6 import isValid
+
+        if not isValid(self.panel):
+            return
         lab = self.window.state.training_lab
         for key, task in self.tasks.items():
             self.panel.set_outside_check(key, *self.check(task, lab))
