@@ -65,10 +65,6 @@ _NOTES = (
 )
 
 
-#: the least height of the m, ℓ, rescale and partial-output plots (without title or axis)
-MIN_PLOT_PX = 20
-
-
 def verdict_text(diff: float, ulps_: float) -> str:
     """"max |Δ| vs eager = 2.4e-07 = 1.4 ε ✓" (⚠ beyond ROUNDING_ULPS, NaN spelled out)."""
     if not math.isfinite(ulps_):
@@ -148,11 +144,10 @@ class TilingPanel(Panel):
         self.partial = Heatmap(hover, SIGNED_CMAP)
         ci.addItem(self.partial.cell, row=3, col=1)
         # m, ℓ and the rescale share the query rows of the tile: one x axis, under the rescale
-        # (four titles and three axes in the column left each plot ~13 px)
+        # (four titles and three axes in the column left each plot ~13 px at 1600×1000; no
+        # minimum height: a dock's minimum would take height from the panels beside it)
         for p in (self.m_plot, self.l_plot):
             p.hideAxis("bottom")
-        for vb in (self.m_plot.vb, self.l_plot.vb, self.r_plot.vb, self.partial.vb):
-            vb.setMinimumHeight(MIN_PLOT_PX)
         self.note = RunsLabel("", justify="left", size="9pt")
         ci.addItem(self.note, row=4, col=0, colspan=2)
         ci.layout.setColumnStretchFactor(0, 3)
