@@ -6,15 +6,36 @@ title, gives one panel the whole window; again restores the layout from before.
 
 Made from the state and the host (explorer.host). Texts are translated in the "MainWindow"
 context, like the rest of the window.
+
+The keyboard's focus ring (`FocusRing`): the Fusion style marks a focused slider or combo box
+so faintly (on the dark theme not at all) that Tab seemed to go nowhere; a ring in the
+palette's highlight colour is drawn around whichever control has the keyboard focus.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QRect, Qt
+from PySide6.QtGui import QAction, QKeySequence, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLineEdit,
+    QTabBar,
+    QWidget,
+)
+from shiboken6 import isValid
 
 from .feature import Feature
+
+#: controls that get the ring (a plot's view or a text area shows its focus its own way)
+RING_CONTROLS = (QAbstractSlider, QComboBox, QAbstractSpinBox, QAbstractButton, QLineEdit, QTabBar,
+                 QAbstractItemView)
+RING_WIDTH = 2  # px
 
 
 class FocusFeature(Feature):
@@ -34,6 +55,7 @@ class FocusFeature(Feature):
         for dock in host.docks():
             dock.installEventFilter(self)
         host.dock_added.connect(lambda name: host.dock(name).installEventFilter(self))
+        self.ring = FocusRing(self)
 
     def retranslate_ui(self) -> None:
         self.act_focus.setText(QCoreApplication.translate("MainWindow", "&Focus panel"))
@@ -102,3 +124,77 @@ class FocusFeature(Feature):
             return False
         self.focus_panel(name)
         return True
+
+
+class _RingPainter(QWidget):
+    """The ring itself: a frame-only child over the focused control's parent (mouse passes through)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(QApplication.palette().color(QPalette.ColorRole.Highlight), RING_WIDTH)
+        p.setPen(pen)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        half = RING_WIDTH / 2
+        p.drawRoundedRect(self.rect().toRectF().adjusted(half, half, -half, -half), 3, 3)
+        p.end()
+
+
+class FocusRing(QObject):
+    """A ring around the control with the keyboard focus (any of RING_CONTROLS), following it
+    as it moves or resizes; hidden when the focus leaves the controls."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._painter: _RingPainter | None = None
+        self.target: QWidget | None = None
+        QApplication.instance().focusChanged.connect(self._on_focus)
+
+    def _on_focus(self, _old, new) -> None:
+        if self.target is not None:
+            try:
+                self.target.removeEventFilter(self)
+            except RuntimeError:  # (deleted)
+                pass
+        self.target = new if isinstance(new, RING_CONTROLS) and new.parentWidget() is not None else None
+        if self.target is None:
+            if self._painter is not None and isValid(self._painter):
+                self._painter.hide()
+            return
+        self.target.installEventFilter(self)
+        self.place()
+
+    def place(self) -> None:
+        """Over the target, RING_WIDTH + 1 px outside it where its parent has room."""
+        t = self.target
+        if t is None:
+            return
+        parent = t.parentWidget()
+        if self._painter is None or not isValid(self._painter):  # (deleted with its last parent)
+            self._painter = _RingPainter()
+        ring = self._painter
+        if ring.parentWidget() is not parent:
+            ring.setParent(parent)
+        m = RING_WIDTH + 1
+        # (kept inside the parent: a control at its parent's edge would lose that side of the ring)
+        ring.setGeometry(QRect(t.geometry()).adjusted(-m, -m, m, m).intersected(parent.rect()))
+        ring.setVisible(t.isVisible())
+        ring.raise_()
+        ring.update()
+
+    @property
+    def painter(self) -> QWidget | None:
+        """The ring's widget while it is shown somewhere (None before the first focus)."""
+        return self._painter if self._painter is not None and isValid(self._painter) else None
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.target and event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show,
+                                                   QEvent.Type.Hide):
+            self.place()
+        return False

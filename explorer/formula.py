@@ -96,12 +96,38 @@ class FormulaStrip(QWidget):
         self._steps = steps
         for step in steps:
             b = self.buttons[step.key]
-            b.setText(f"{step.name}\n{step.shapes}")
             b.setEnabled(True)
             b.setProperty("inactive", not step.active)  # greyed by the style sheet, still a link
-            b.setToolTip(QCoreApplication.translate("Formula", "Show the panel that draws this step"))
             b.style().unpolish(b)
             b.style().polish(b)
+        self._fit_texts()
+
+    @staticmethod
+    def short_shapes(shapes: str) -> str:
+        """A step's shapes as its result only: "(512, 64)·(64, 16) = (512, 16)" → "= (512, 16)"."""
+        _, eq, result = shapes.rpartition("= ")
+        return f"= {result}" if eq else shapes
+
+    def _fit_texts(self) -> None:
+        """Each step's whole product when the strip has room for all of them, else its result
+        only (the whole in its tooltip): a narrow window elided the middle, "(512,…"."""
+        if not self._steps:
+            return
+        texts = {s.key: f"{s.name}\n{s.shapes}" for s in self._steps}
+        for s in self._steps:
+            self.buttons[s.key].setText(texts[s.key])
+        if self._lay.sizeHint().width() > self.width():  # (the buttons' own size for the whole texts)
+            texts = {s.key: f"{s.name}\n{self.short_shapes(s.shapes)}" for s in self._steps}
+        tip = QCoreApplication.translate("Formula", "Show the panel that draws this step")
+        for s in self._steps:
+            b = self.buttons[s.key]
+            b.setText(texts[s.key])
+            whole = f"{s.name}: {s.shapes}"
+            b.setToolTip(tip if texts[s.key].endswith(s.shapes) else f"{whole}\n{tip}")
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_texts()
 
     def retranslate(self, config: AttentionConfig, head: int = 0) -> None:
         """The texts again, in the current language."""

@@ -22,7 +22,14 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QLibraryInfo,
+    QLocale,
+    QSettings,
+    QTranslator,
+)
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 
 from assets import asset_path
@@ -203,6 +210,66 @@ def install_fonts() -> list[str]:
     return families
 
 
+class LiveText(str):
+    """A line translated now that can be translated again after a language switch (`now`):
+    for texts a model keeps and a widget shows later (the training lab's message line)."""
+
+    context: str
+    source: str
+    values: dict
+
+    def __new__(cls, context: str, source: str, **values) -> LiveText:
+        text = QCoreApplication.translate(context, source)
+        obj = super().__new__(cls, text.format(**values) if values else text)
+        obj.context, obj.source, obj.values = context, source, values
+        return obj
+
+    def now(self) -> LiveText:
+        return LiveText(self.context, self.source, **self.values)
+
+
+def now(text: str) -> str:
+    """`text` in the current language: a LiveText translated again, any other str as it is."""
+    return text.now() if isinstance(text, LiveText) else text
+
+
+#: lines the engine writes (English: it imports no Qt) that the window shows: (pattern, source);
+#: the pattern's groups fill the source's {fields}. Translated in the "Engine" context.
+ENGINE_LINES: tuple[tuple[str, str], ...] = (
+    (r"A training-lab run: (?P<summary>.+), (?P<steps>\S+) steps\.",
+     QT_TRANSLATE_NOOP("Engine", "A training-lab run: {summary}, {steps} steps.")),
+    (r"Its tokens are the task's symbols: type e\.g\. '(?P<example>[^']*)' \(spaces are ignored, "
+     r"characters outside the vocabulary skipped\); <bos> comes first as in training\.",
+     QT_TRANSLATE_NOOP("Engine", "Its tokens are the task's symbols: type e.g. '{example}' (spaces are "
+                                 "ignored, characters outside the vocabulary skipped); <bos> comes first "
+                                 "as in training.")),
+    (r"The text has (?P<n>\d+) tokens; only the first (?P<shown>\d+) are shown \(the limit is (?P<limit>\d+)\)\.",
+     QT_TRANSLATE_NOOP("Engine", "The text has {n} tokens; only the first {shown} are shown (the limit is {limit}).")),
+    (r"reproduces the model's own logits: max \|Δ\| (?P<d>\S+) \(hidden states (?P<h>\S+), attribution (?P<a>\S+)\)",
+     QT_TRANSLATE_NOOP("Engine", "reproduces the model's own logits: max |Δ| {d} (hidden states {h}, attribution {a})")),
+    (r"reproduces the model's own logits: max \|Δ\| (?P<d>\S+) \(hidden states (?P<h>\S+)\)",
+     QT_TRANSLATE_NOOP("Engine", "reproduces the model's own logits: max |Δ| {d} (hidden states {h})")),
+    (r"reproduces the model's own logits: max \|Δ\| (?P<d>\S+) \(attribution (?P<a>\S+)\)",
+     QT_TRANSLATE_NOOP("Engine", "reproduces the model's own logits: max |Δ| {d} (attribution {a})")),
+    (r"reproduces the model's own logits: max \|Δ\| (?P<d>\S+)",
+     QT_TRANSLATE_NOOP("Engine", "reproduces the model's own logits: max |Δ| {d}")),
+    (r"reproduces the model's own hidden states: max \|Δ\| (?P<d>\S+)",
+     QT_TRANSLATE_NOOP("Engine", "reproduces the model's own hidden states: max |Δ| {d}")),
+)
+
+
+def engine_text(line: str) -> str:
+    """One of the engine's English lines (`ENGINE_LINES`) in the interface language; a line
+    not in the table (a refusal naming a file, a number) is shown as the engine wrote it."""
+    import re
+
+    for pattern, source in ENGINE_LINES:
+        m = re.fullmatch(pattern, line)
+        if m is not None:
+            return QCoreApplication.translate("Engine", source).format(**m.groupdict())
+    return line
+
+
 def setup(settings: QSettings | None = None) -> str:
     """Fonts, and the start-up language unless one was chosen already in this process."""
     install_fonts()
@@ -213,9 +280,12 @@ def setup(settings: QSettings | None = None) -> str:
 
 __all__ = [
     "LANGUAGES",
+    "LiveText",
     "current_language",
+    "engine_text",
     "install_fonts",
     "lesson_language",
+    "now",
     "qm_path",
     "set_language",
     "setup",

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from .feature import Feature
 from .session import SessionError, load_session, save_session
@@ -48,6 +48,9 @@ class SessionsFeature(Feature):
         host.add_action("file", self.act_save_as)
         menu.addSeparator()
         host.history.stack.cleanChanged.connect(self._update_modified)
+        #: ask Save / Discard / Cancel when the window closes with unsaved changes (only where a
+        #: person can answer: not offscreen)
+        self.interactive = QGuiApplication.platformName() != "offscreen"
 
     def retranslate_ui(self) -> None:
         for a, text, tip in (
@@ -77,6 +80,32 @@ class SessionsFeature(Feature):
         snaps = self.state.snapshots  # snapshot edits are changes to save too
         clean = self.host.history.stack.isClean()
         self.host.set_window_modified(not clean or (snaps is not None and snaps.edited))
+
+    # ---- closing --------------------------------------------------------------------------------
+    def may_close(self) -> bool:
+        """Unsaved changes (the title's "*"), untitled or not: Save (the file it came from, or a
+        dialog for an untitled one), Discard or Cancel. Save cancelled or failed: stay open."""
+        if not self.interactive or not self.host.parent_widget().isWindowModified():
+            return True
+        box = self.unsaved_question()
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_session(self.session_path)
+        return answer == QMessageBox.StandardButton.Discard
+
+    def unsaved_question(self) -> QMessageBox:
+        """The question the window asks on closing with unsaved changes."""
+        if self.session_path is None:
+            text = QCoreApplication.translate("MainWindow", "This session is untitled and has changes: the configuration, selection "
+                                    "and snapshots are lost when the window closes. Save it first?")
+        else:
+            text = QCoreApplication.translate("MainWindow", "{name} has changes that are not saved. Save them first?").format(
+                name=self.session_path.name)
+        box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("MainWindow", "Unsaved session"), text,
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self.host.parent_widget())
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        return box
 
     # ---- open and save --------------------------------------------------------------------------
     def apply_session(self, s) -> None:

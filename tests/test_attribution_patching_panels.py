@@ -444,8 +444,12 @@ def test_cancel_stops_an_exact_run_and_run_starts_it_again(qtbot, window, monkey
     key = window.model_controller.analyses.pending("patching")
     hold.set()
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    # the estimate runs meanwhile (the method box still says exact): the status says what runs
-    qtbot.waitUntil(lambda: panel.status.text().startswith("Estimating the patching effects"), timeout=TIMEOUT_MS)
+    # the estimate runs meanwhile (the method box still says exact): the status says what runs,
+    # and that the plots hold the earlier exact result until then (issue 47 item 7)
+    qtbot.waitUntil(lambda: panel.status.text().startswith(
+        "Exact patching cancelled. Until the estimate comes, the plots show the earlier exact result; "
+        "estimating…"), timeout=TIMEOUT_MS)
+    assert read(panel.heads.item).endswith("· exact") and "logit(J) − logit(A)" not in label(panel.legend)
     release.set()
     qtbot.waitUntil(lambda: idle(window), timeout=TIMEOUT_MS)
     assert window.model_controller.analyses.get("patching", key) is None  # stopped, nothing kept

@@ -102,7 +102,7 @@ def test_fully_padded_rows_are_nan_not_collapsed(win, qapp):
     assert "sink mass (key 0) · head 0: NaN" in diag
     assert "here (scaled): NaN" in _sweep_title(win)
     # every row fully masked: no key count to draw curves for, and the sweep says so (item 8)
-    assert "no curves: no query row sees a key, nothing to compare" in _sweep_title(win)
+    assert "no curves: no row sees a key" in _sweep_title(win)
     assert "keys/row" not in _sweep_title(win)
     assert not win.panel("softmax_grad").sweep_scaled.isVisible()
 

@@ -1898,6 +1898,10 @@ Replace them?</source>
         <source>thumbnails: B, the current config</source>
         <translation>小图：B，当前配置</translation>
     </message>
+    <message>
+        <source>B is still A: change the config and B − A appears</source>
+        <translation>B 仍等于 A：改变配置后，这里会显示 B − A</translation>
+    </message>
 </context>
 <context>
     <name>History</name>
@@ -2118,6 +2122,14 @@ Replace them?</source>
     <message>
         <source>output error vs full softmax</source>
         <translation>与完整 softmax 相比的输出误差</translation>
+    </message>
+    <message>
+        <source>A deletion test ran: the heads drawn strongest in the model head panel changed the most.</source>
+        <translation>删除测试已运行：模型单头面板中颜色最深的头变化最大。</translation>
+    </message>
+    <message>
+        <source>The ✓ comes once you run a deletion test: click a token in “Model: one head and the deletion test”.</source>
+        <translation>运行一次删除测试后出现 ✓：在“模型：单个头与删除测试”中点击一个词元。</translation>
     </message>
 </context>
 <context>
@@ -2690,6 +2702,18 @@ Replace them?</source>
         <location line="+12"/>
         <source>{panel} has the window: Focus panel again (or double-click its title) to go back</source>
         <translation>{panel} 占满了窗口：再按“只看此面板”（或双击它的标题）即可恢复</translation>
+    </message>
+    <message>
+        <source>This session is untitled and has changes: the configuration, selection and snapshots are lost when the window closes. Save it first?</source>
+        <translation>这个会话尚未命名且有改动：窗口关闭后，配置、选择和快照都会失去。先保存吗？</translation>
+    </message>
+    <message>
+        <source>{name} has changes that are not saved. Save them first?</source>
+        <translation>{name} 有未保存的改动。先保存吗？</translation>
+    </message>
+    <message>
+        <source>Unsaved session</source>
+        <translation>未保存的会话</translation>
     </message>
 </context>
 <context>
@@ -3779,6 +3803,10 @@ Replace them?</source>
         <source>entering layer {layer} · position {pos} “{clean}” (corrupted “{corrupted}”) · effect {value}</source>
         <translation>进入第 {layer} 层 · 位置 {pos}“{clean}”（破损后“{corrupted}”）· 效果 {value}</translation>
     </message>
+    <message>
+        <source>Exact patching cancelled. Until the estimate comes, the plots show the earlier {method} result; estimating…</source>
+        <translation>精确修补已取消。估计结果出来之前，图中显示的是之前的{method}结果；正在估计…</translation>
+    </message>
 </context>
 <context>
     <name>PositionsPanel</name>
@@ -4671,6 +4699,10 @@ Replace them?</source>
         <source>A: H undefined (NaN row)</source>
         <translation>A：H 无定义（NaN 行）</translation>
     </message>
+    <message>
+        <source>no curves: no row sees a key</source>
+        <translation>没有曲线：没有行能看到键</translation>
+    </message>
 </context>
 <context>
     <name>StepPlayer</name>
@@ -4990,6 +5022,18 @@ Replace them?</source>
         <location filename="../../explorer/training/lessons.py" line="+301"/>
         <source>The training lab stepped aside for the model panels: Lessons ▸ Training lab… brings it back.</source>
         <translation>训练实验室暂时隐藏，好让模型面板显示出来：课程 ▸ 训练实验室… 可以再打开它。</translation>
+    </message>
+    <message>
+        <source>Only the latest run can be saved: the earlier runs keep their curves and heads, not their model.</source>
+        <translation>只能保存最新的一次运行：较早的运行只保留曲线和头，不保留模型。</translation>
+    </message>
+    <message>
+        <source>Saving the run to {folder}…</source>
+        <translation>正在把这次运行保存到 {folder}…</translation>
+    </message>
+    <message>
+        <source>Saved to {folder}</source>
+        <translation>已保存到 {folder}</translation>
     </message>
 </context>
 <context>
@@ -5666,6 +5710,84 @@ ind {i}</source>
     <message>
         <source>● this config: S = {S}, {kind}</source>
         <translation>● 当前配置：S = {S}，{kind}</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingLessons</name>
+    <message>
+        <source>The ✓ comes when the best layer-{layer} {score} score passes {above} within {within} steps: press Start in the Training lab.</source>
+        <translation>当第 {layer} 层最佳的{score}得分在 {within} 步内超过 {above} 时出现 ✓：在训练实验室中按“开始”。</translation>
+    </message>
+    <message>
+        <source>Step {step}: the best layer-{layer} {score} score is {value}, above {above}.</source>
+        <translation>第 {step} 步：第 {layer} 层最佳的{score}得分为 {value}，高于 {above}。</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>previous-token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <source>The lab&apos;s expectation is met: {text}</source>
+        <translation>实验室的预期已达成：{text}</translation>
+    </message>
+    <message>
+        <source>The ✓ comes with the Training lab&apos;s: press Start and let both runs end.</source>
+        <translation>训练实验室出现 ✓ 时这里也出现：按“开始”，让两次运行都结束。</translation>
+    </message>
+    <message>
+        <source>The ✓ comes once the trained run, opened with Open in inspector, proves the circuit (detectors, exact patching and the deletion test, as this chapter says).</source>
+        <translation>训练好的运行用“在检查器中打开”打开、并确认了回路（检测器、精确修补和删除测试，如本章所说）后出现 ✓。</translation>
+    </message>
+    <message>
+        <source>Checking the circuit of the run in the inspector…</source>
+        <translation>正在检查检查器中这次运行的回路…</translation>
+    </message>
+    <message>
+        <source>The circuit is proved: layer {layer} head {head} is the induction head; exact patching restores {value} of logit({answer}).</source>
+        <translation>回路已确认：第 {layer} 层第 {head} 个头是归纳头；精确修补恢复了 logit({answer}) 的 {value}。</translation>
+    </message>
+    <message>
+        <source>Not proved yet: {text}</source>
+        <translation>尚未确认：{text}</translation>
+    </message>
+</context>
+<context>
+    <name>Engine</name>
+    <message>
+        <source>A training-lab run: {summary}, {steps} steps.</source>
+        <translation>训练实验室的一次运行：{summary}，{steps} 步。</translation>
+    </message>
+    <message>
+        <source>Its tokens are the task&apos;s symbols: type e.g. &apos;{example}&apos; (spaces are ignored, characters outside the vocabulary skipped); &lt;bos&gt; comes first as in training.</source>
+        <translation>它的词元是任务的符号：例如输入“{example}”（空格被忽略，词表之外的字符被跳过）；与训练时一样，&lt;bos&gt; 在最前面。</translation>
+    </message>
+    <message>
+        <source>The text has {n} tokens; only the first {shown} are shown (the limit is {limit}).</source>
+        <translation>文本有 {n} 个词元；只显示前 {shown} 个（上限为 {limit}）。</translation>
+    </message>
+    <message>
+        <source>reproduces the model&apos;s own logits: max |Δ| {d} (hidden states {h}, attribution {a})</source>
+        <translation>与模型自身的 logits 一致：最大 |Δ| {d}（隐藏状态 {h}，归因 {a}）</translation>
+    </message>
+    <message>
+        <source>reproduces the model&apos;s own logits: max |Δ| {d} (hidden states {h})</source>
+        <translation>与模型自身的 logits 一致：最大 |Δ| {d}（隐藏状态 {h}）</translation>
+    </message>
+    <message>
+        <source>reproduces the model&apos;s own logits: max |Δ| {d} (attribution {a})</source>
+        <translation>与模型自身的 logits 一致：最大 |Δ| {d}（归因 {a}）</translation>
+    </message>
+    <message>
+        <source>reproduces the model&apos;s own logits: max |Δ| {d}</source>
+        <translation>与模型自身的 logits 一致：最大 |Δ| {d}</translation>
+    </message>
+    <message>
+        <source>reproduces the model&apos;s own hidden states: max |Δ| {d}</source>
+        <translation>与模型自身的隐藏状态一致：最大 |Δ| {d}</translation>
     </message>
 </context>
 </TS>

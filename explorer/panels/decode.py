@@ -52,6 +52,10 @@ _NOTES = (
 )
 
 
+#: a cache strip of up to this many rows labels every row (a taller one thins its labels out)
+LABELLED_ROWS = 4
+
+
 def group_labels(view: DecodeView) -> tuple[list[str], list[str]]:
     """(cache rows "K0←q0–3" … "V1←q4–7", query head rows "q5 → kv1"): which query heads share
     each KV head (short: a tick label holds 10 characters)."""
@@ -188,6 +192,10 @@ class DecodePanel(Panel):
         self._strip = np.concatenate([v.k_norm / (np.nanmax(v.k_norm) or 1.0),
                                       v.v_norm / (np.nanmax(v.v_norm) or 1.0)]).astype(np.float32)
         self.weights.set_labels(q_rows, cols)
+        # a label on every cache row (the lesson says so) while it has at most LABELLED_ROWS:
+        # the strip is given the height (only K0 and V0 of a GQA 2-KV-head cache were labelled)
+        n = len(kv_rows)
+        self.cache.vb.setMinimumHeight(self.fontMetrics().height() * n if n <= LABELLED_ROWS else 0)
         g, S = cfg.group_size, cfg.seq_len
         self.kv_line.setData([-0.5, S - 0.5], [cfg.kv_heads - 0.5] * 2)
         self.kv_line.setPen(th.pen(QColor(th.foreground), 2))

@@ -188,6 +188,8 @@ class HeadsPanel(Panel):
         self._retranslate_view()
         set_axis_label(self.big.item, "left", self.tr("query"))
         set_axis_label(self.big.item, "bottom", self.tr("key"))
+        set_axis_label(self.big_a.item, "left", self.tr("query"))  # (A's map, side by side)
+        set_axis_label(self.big_a.item, "bottom", self.tr("key"))
         set_axis_label(self.cbar, "left", self.tr("weight"))  # (keeps the style style_colorbar set)
         super().retranslate_ui()
 
@@ -209,7 +211,14 @@ class HeadsPanel(Panel):
         mode = VIEWS[max(self.view.currentIndex(), 0)]
         if mode == "B-A" and not self._same_shape():
             return "A|B"
+        if mode == "B-A" and self._b_is_a():
+            return "B"  # B − A would be a flat 0: B itself, its title says the difference will come
         return mode
+
+    def _b_is_a(self) -> bool:
+        """Whether B is still A's config (a comparison chapter at its preset): B − A is all 0."""
+        f, ref = self.frame, self.reference
+        return f is not None and ref is not None and f.config == ref.config
 
     def _same_shape(self) -> bool:
         return comparable(self.reference, self.frame, "weights")
@@ -431,9 +440,13 @@ class HeadsPanel(Panel):
                     else self.tr("thumbnails: B, the current config"))
             self.big.set_title(f"{lead}<br><span style='color:{self.theme.muted}'>{unbroken(note)}</span>")
         else:
+            waiting = ""
+            if self.reference is not None and VIEWS[max(self.view.currentIndex(), 0)] == "B-A":
+                waiting = "<br><span style='color:{c}'>{t}</span>".format(c=self.theme.warning, t=self.tr(
+                    "B is still A: change the config and B − A appears"))
             self.big.set_title(
                 f"<b>{head}</b> · kv {kv}{share} · softmax(QKᵀ·{fmt_number(cfg.effective_scale)})"
-                f"<br><span style='color:{self.theme.muted}'>{facts}</span>"
+                f"<br><span style='color:{self.theme.muted}'>{facts}</span>{waiting}"
             )
         tr, tc = thumb_cell(self.frame)
         self.thumbs.set_selection(h, sel.query // tr, sel.key // tc)

@@ -117,6 +117,9 @@ class LessonPanel(Panel):
         # change happened the ✓ stays (the rest of a task, e.g. "then switch to min", moves
         # the metric again): both are state.lesson_progress, which undo restores
         self._pinned = None  # the frame this chapter pinned as A (a comparison chapter's preset)
+        # chapters whose task no config change shows (the model chapter, the training lab's):
+        # chapter key → (done, what the box says), told by whoever checks it (set_outside_check)
+        self._outside: dict[str, tuple[bool, str]] = {}
         try:
             self.chapters: list[Chapter] = load_chapters()
             self.load_error = ""
@@ -162,6 +165,11 @@ class LessonPanel(Panel):
         nav.addStretch(1)
         nav.addWidget(self.apply_button)
         v.addLayout(nav)
+        # the preset's button on a row of its own when the row is too narrow for its text
+        # ("Open the demo model" was cut to "pen the demo mod"): `_fit_nav`
+        self._nav, self._nav2 = nav, QHBoxLayout()
+        self._nav2.addStretch(1)
+        v.addLayout(self._nav2)
         self.notice = QLabel()
         self.notice.setObjectName("lessonNotice")
         self.notice.setWordWrap(True)
@@ -212,6 +220,25 @@ class LessonPanel(Panel):
         follow(self.app_state.lesson_progress_changed, self._on_progress_changed)
         if self.app_state.models is not None:  # the model chapter follows a model being opened
             self.app_state.models.model_changed.connect(self._on_model_changed)
+            # ... and its task: a deletion test run (a click on a token in model_head)
+            self.app_state.models.deletion_changed.connect(self._on_deletion)
+
+    def set_outside_check(self, chapter_key: str, done: bool, text: str) -> None:
+        """The task of chapter `chapter_key` is checked outside this panel (the training lab's
+        verdict, the circuit's proof): `done` gives the box its ✓ (kept once given, like a
+        config task's), `text` says what the ✓ waits for or what was found."""
+        self._outside[chapter_key] = (done, text)
+        ch = self.chapter()
+        if ch is not None and ch.key == chapter_key:
+            self._update_try()
+
+    def _on_deletion(self, result) -> None:
+        for ch in self.chapters:
+            if self.needs_model(ch) and result is not None:
+                self._outside[ch.key] = (True, self.tr("A deletion test ran: the heads drawn strongest in "
+                                                        "the model head panel changed the most."))
+        if self.isVisible():
+            self._update_try()
 
     def _demo_action(self):
         """File ▸ Open demo model, when this build has it and the demo model is installed."""
@@ -365,6 +392,10 @@ class LessonPanel(Panel):
     def _update_try(self) -> None:
         ch, w = self.chapter(), self.host
         exp = ch.expect if ch is not None else None
+        if ch is not None and w is not None and not exp and self._outside_task(ch) is not None:
+            self._wanted = set()
+            self._update_outside(ch)
+            return
         if ch is None or not exp or w is None or self.needs_model(ch):
             self._wanted = set()
             self._set_holds(None)
@@ -407,6 +438,26 @@ class LessonPanel(Panel):
         self._set_holds(True if achieved else holds)
         if (started, achieved) != (progress.started, progress.achieved):
             self._set_progress(started=started, achieved=achieved)  # (follows: _update_try again)
+
+    def _outside_task(self, ch: Chapter) -> tuple[bool, str] | None:
+        """(done, text) of a chapter checked outside the panel, None for a config task."""
+        if ch.key in self._outside:
+            return self._outside[ch.key]
+        if self.needs_model(ch):
+            return False, self.tr("The ✓ comes once you run a deletion test: click a token in "
+                                  "“Model: one head and the deletion test”.")
+        return None
+
+    def _update_outside(self, ch: Chapter) -> None:
+        """The box of a chapter checked outside: its line, and the ✓ once done (kept)."""
+        done, text = self._outside_task(ch)
+        progress = self.progress()
+        achieved = progress.achieved or done
+        self.metric_label.setVisible(bool(text))
+        self.metric_label.setText(text)
+        self._set_holds(True if achieved else None)
+        if achieved and not progress.achieved:
+            self._set_progress(started=True, achieved=True)  # (follows: _update_try again)
 
     def _set_holds(self, holds: bool | None) -> None:
         self.check_label.setVisible(bool(holds))
@@ -497,12 +548,30 @@ class LessonPanel(Panel):
         self.notice.setVisible(bool(self.notice.text()))
         demo = needs_model and not self.model_panels_shown() and self._demo_action() is not None
         self.apply_button.setText(self.tr("Open the demo model") if demo else self.tr("Apply preset"))
+        self._fit_nav()
         self.apply_button.setEnabled(not needs_model or self.model_panels_shown() or demo)
         self.do_button.setEnabled(bool(ch.try_changes) and not needs_model)
         self.do_button.setToolTip(
             self.tr("Applies the preset with: {changes}").format(
                 changes=", ".join(f"{k} = {v!r}" for k, v in ch.try_changes.items()))
             if ch.try_changes else "")
+
+    def _fit_nav(self) -> None:
+        """Apply preset beside Previous / Next when the row has room for all their texts,
+        else on the row under them."""
+        nav = self._nav
+        parts = (self.prev_button, self.position_label, self.next_button, self.apply_button)
+        need = (sum(w.sizeHint().width() for w in parts) + nav.spacing() * (len(parts) + 1)
+                + 16 + 8)  # (the body's margins, a little air)
+        wrap = self.width() < need
+        if wrap == (self._nav2.indexOf(self.apply_button) >= 0):
+            return
+        (nav if wrap else self._nav2).removeWidget(self.apply_button)
+        (self._nav2 if wrap else nav).addWidget(self.apply_button)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_nav()
 
     def retranslate_ui(self) -> None:
         self.prev_button.setText(self.tr("◀ Previous"))

@@ -62,6 +62,7 @@ from ..figures.plots import (
 )
 from ..figures.tables import setup_table, style_table
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
+from ..i18n import engine_text
 from ..models.source import sample_labels
 from .base import Panel, register_panel
 
@@ -327,6 +328,8 @@ class ModelGridPanel(Panel):
         self.table.setToolTip(self.tr("Click a column title to sort, a row to select the head"))
         self.table_model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(TABLE_COLUMNS) - 1)
         self._redraw()
+        self._show_info()  # the model's header line and its notes, in the new language
+        self._show_notice()
 
     def _fill_samples(self) -> None:
         self.samples.blockSignals(True)
@@ -433,7 +436,7 @@ class ModelGridPanel(Panel):
             text += self.tr(" · {n} tokens").format(n=self.trace.seq_len)
         fidelity = getattr(c.loaded, "fidelity", None)  # checked on opening (engine.models.fidelity)
         if fidelity is not None:
-            text += f" · {fidelity.summary}"
+            text += f" · {engine_text(fidelity.summary)}"
         if c.busy_text:
             text += f" · {c.busy_text}"
         self.info.setText(text)
@@ -444,7 +447,7 @@ class ModelGridPanel(Panel):
         notes = list(c.loaded.notices) if c is not None and c.loaded is not None else []
         if self.trace is not None and self.trace.notice:
             notes.insert(0, self.trace.notice)
-        self.notice.setText("  ".join(f"ℹ {n}" for n in notes))
+        self.notice.setText("  ".join(f"ℹ {engine_text(n)}" for n in notes))
         self.notice.setVisible(bool(notes))
         self.notice.setStyleSheet(f"color: {self.theme.warning};")
 

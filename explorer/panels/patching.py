@@ -131,6 +131,7 @@ class PatchingPanel(AnalysisPanel):
         self._model_text: str | None = None  # the model's text the clean field was given
         self._corrupt_of: str | None = None  # the clean text "Corrupt" made the corrupted one of
         self._stopped = None  # the exact run's key, cancelled: not asked again until Run
+        self._pair_key = None  # the key of the result `pair` holds (drawn until the next comes)
         # ---- toolbar: the texts ------------------------------------------------------------
         self.clean_label, self.corrupted_label = QLabel(), QLabel()
         self.clean, self.corrupted = QLineEdit(), QLineEdit()
@@ -246,7 +247,14 @@ class PatchingPanel(AnalysisPanel):
             return self.tr("Corrupting the clean text…")
         if key[-1:] == ("exact",):
             return self.tr("Patching every head and position exactly…")
+        if self._stopped is not None and self.pair is not None and self._pair_key != key:
+            # cancelled: the estimate runs, the plots still hold an earlier result (its titles say which)
+            return self.tr("Exact patching cancelled. Until the estimate comes, the plots show the "
+                           "earlier {method} result; estimating…").format(method=self._pair_method())
         return self.tr("Estimating the patching effects (one backward pass)…")
+
+    def _pair_method(self) -> str:
+        return self.tr("estimate") if self.pair.heads.method == "attribution" else self.tr("exact")
 
     # ---- the model -----------------------------------------------------------------------
     def set_model(self, controller) -> None:
@@ -394,10 +402,12 @@ class PatchingPanel(AnalysisPanel):
                 self.draw_refusal(got.error)
                 return
             self.pair = got.result
+            self._pair_key = self.asked.get("patching")
         if self.pair is None or (key is not None and key[:1] == ("corrupt",)):
             return
         self.draw_grids()
-        if self._stopped is not None and self.method_key() == "exact" and not self._exact_running():
+        if (got is not None and self._stopped is not None and self.method_key() == "exact"
+                and not self._exact_running()):  # (the estimate itself: until then, busy_text)
             self._set_status(self.tr("Exact patching cancelled: the estimate is shown. Press Run "
                                      "exact to start it again."), warning=True)
         cache_static_items(self.graphics.scene())

@@ -85,6 +85,16 @@ class PositionsPanel(Panel):
     def heatmaps(self) -> list[Heatmap]:
         return [self.table]
 
+    _view_of: tuple | None = None  # ((config, head), PositionalView) last computed
+
+    def _view(self, cfg, head: int):
+        """positional_view of `cfg`, computed once per config (and head, for ALiBi): a
+        selection or language change at S = 4096 recomputed its S×S similarity (~2.5 s)."""
+        key = (cfg, head if cfg.positional == "alibi" else 0)
+        if self._view_of is None or self._view_of[0] != key:
+            self._view_of = (key, positional_view(cfg, head))
+        return self._view_of[1]
+
     def shuffle_words(self) -> None:
         """The typed sentence in another order (a new config: Ctrl+Z takes it back)."""
         cfg = self.frame.config if self.frame is not None else None
@@ -107,7 +117,7 @@ class PositionsPanel(Panel):
     def draw_selection(self) -> None:
         f, th = self.frame, self.theme
         cfg = f.config
-        view = positional_view(cfg, self.selection.head)
+        view = self._view(cfg, self.selection.head)
         muted = th.muted
         self.table.set_data(view.table, view.levels)
         set_bar_levels(self.cbar, view.levels)

@@ -204,7 +204,7 @@ class SoftmaxGradPanel(Panel):
         if keys:
             keys_note = f"<br><span style='color:{self.theme.muted}'>{unbroken(curves + keys)}</span>"
         else:
-            none = self.tr("no curves: no query row sees a key, nothing to compare")
+            none = self.tr("no curves: no row sees a key")  # (a narrow column: said short)
             keys_note = f"<br><span style='color:{self.theme.warning}'>{none}</span>"
         jac = frame.jac_norm[frame.valid_rows]
         here = float(jac.mean()) if jac.size else float("nan")
@@ -213,7 +213,7 @@ class SoftmaxGradPanel(Panel):
             self.here_mark.setPos(math.log10(dk), here)
         scaled = (self.tr("scaled") if cfg.scale is None
                   else self.tr("scale {scale}").format(scale=f"{cfg.effective_scale:.3g}"))
-        value = f"{here:.3f}" if math.isfinite(here) else self.tr("NaN (no row sees a key)")
+        value = f"{here:.3f}" if math.isfinite(here) else "NaN"  # (why: the line under it)
         set_plot_title(self.sweep_plot, self.tr("<b>why √d_k</b> · here ({scaled}): {value}").format(
             scaled=scaled, value=value) + keys_note, self.theme)
         self._fit_sweep_top()

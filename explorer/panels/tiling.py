@@ -153,6 +153,11 @@ class TilingPanel(Panel):
         self.r_plot.addItem(self.r_bars)
         self.partial = Heatmap(hover, SIGNED_CMAP)
         ci.addItem(self.partial.cell, row=3, col=1)
+        # m, ℓ and the rescale share the query rows of the tile: one x axis, under the rescale
+        # (four titles and three axes in the column left each plot ~13 px at 1600×1000; no
+        # minimum height: a dock's minimum would take height from the panels beside it)
+        for p in (self.m_plot, self.l_plot):
+            p.hideAxis("bottom")
         self.note = RunsLabel("", justify="left", size="9pt")
         ci.addItem(self.note, row=4, col=0, colspan=2)
         ci.layout.setColumnStretchFactor(0, 3)

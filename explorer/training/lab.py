@@ -28,11 +28,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from engine import ConfigError
 from engine.training import CircuitCheck, ProbeSnapshot, TrainConfig, TrainStep, first_reached
 
+from ..i18n import LiveText
 from .presets import PRESETS, Preset, PresetRun, Verdict
 from .worker import Progress, TrainingWorker
 
@@ -44,6 +45,11 @@ MAX_RUNS = 8
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("TrainingLab", text)
+
+
+def _live(text: str, **values) -> LiveText:
+    """A message line the lab's panel translates again after a language switch."""
+    return LiveText("TrainingLab", text, **values)
 
 
 @dataclass(eq=False)
@@ -153,8 +159,9 @@ class TrainingLab(QObject):
         return run is not None and run is self.current and run.savable
 
     def say_cannot_save(self) -> None:
-        self._set_message(_tr("Only the latest run can be saved: the earlier runs keep their "
-                              "curves and heads, not their model."), "error", blocking=False)
+        self._set_message(_live(QT_TRANSLATE_NOOP("TrainingLab", "Only the latest run can be saved: the earlier "
+                                                  "runs keep their curves and heads, not their model.")),
+                          "error", blocking=False)
 
     def viewed_run(self) -> Run | None:
         """The run whose heads, scores and timeline are shown."""
@@ -416,7 +423,7 @@ class TrainingLab(QObject):
         at quit). Returns False when there is no window to open it in."""
         ctl = self.models
         if ctl is None or self.current is None:
-            self._set_message(QCoreApplication.translate("TrainingLab", "There is no model inspector in this window."),
+            self._set_message(_live(QT_TRANSLATE_NOOP("TrainingLab", "There is no model inspector in this window.")),
                               "error", blocking=False)
             return False
         self.pause()
@@ -428,7 +435,7 @@ class TrainingLab(QObject):
         self._temp_dirs.append(str(Path(folder).parent))
         self._saves[folder] = "inspector"
         self.worker.save(folder)
-        self._set_message(QCoreApplication.translate("TrainingLab", "Saving the run for the inspector…"), "info")
+        self._set_message(_live(QT_TRANSLATE_NOOP("TrainingLab", "Saving the run for the inspector…")), "info")
         return True
 
     def save_run(self, folder: str | Path) -> bool:
@@ -443,7 +450,7 @@ class TrainingLab(QObject):
         folder = str(Path(folder).expanduser())
         self._saves[folder] = "user"
         self.worker.save(folder)
-        self._set_message(_tr("Saving the run to {folder}…").format(folder=folder), "info")
+        self._set_message(_live(QT_TRANSLATE_NOOP("TrainingLab", "Saving the run to {folder}…"), folder=folder), "info")
         return True
 
     def unsaved_run(self) -> Run | None:
@@ -472,7 +479,8 @@ class TrainingLab(QObject):
         ctl = self.models
         if ctl is not None:
             ctl.load(folder)
-            self._set_message(QCoreApplication.translate("TrainingLab", "Opened in the inspector: the model panels show this run's model."), "info")
+            self._set_message(_live(QT_TRANSLATE_NOOP(
+                "TrainingLab", "Opened in the inspector: the model panels show this run's model.")), "info")
 
     def _on_saved_by_user(self, run: Run | None, folder: str, error: str) -> None:
         if error:
@@ -482,7 +490,7 @@ class TrainingLab(QObject):
         if run is not None:
             run.saved_folder, run.saved_steps = folder, run.steps_done
             self._follow_in_inspector(run, folder)
-        self._set_message(_tr("Saved to {folder}").format(folder=folder), "info")
+        self._set_message(_live(QT_TRANSLATE_NOOP("TrainingLab", "Saved to {folder}"), folder=folder), "info")
         self.saved.emit(folder, "")
 
     def _follow_in_inspector(self, run: Run, folder: str) -> None:

@@ -266,6 +266,137 @@ def connect_lesson_panel(window, lesson_panel, open_lab) -> None:
     ctl = window.state.models
     if ctl is not None:
         ctl.model_changed.connect(lambda model: follow_inspector(window, lesson_panel, model))
+    lesson_panel.outside_checks = LessonChecks(window, lesson_panel)  # (the panel keeps it)
+
+
+def _tr(text: str) -> str:
+    from PySide6.QtCore import QCoreApplication
+
+    return QCoreApplication.translate("TrainingLessons", text)
+
+
+def score_reached(task: TrainingTask, runs) -> tuple[float, int] | None:
+    """(score, step) of the first step, within ``task.within`` of a run of the task's preset's
+    first config, whose best head of layer ≥ ``task.layer`` scores above ``task.above``."""
+    from .presets import PRESETS
+
+    first = PRESETS[task.preset].runs[0].config
+    for run in runs:
+        if run.config != first:
+            continue
+        for s in run.history[:task.within]:
+            value = float(s.scores[task.score][task.layer:].max())
+            if value > task.above:
+                return value, s.step
+    return None
+
+
+class LessonChecks:
+    """The lesson box's ✓ for the training chapters (12–14), as a config chapter gets its own:
+    the lab's run is checked against the chapter's task on every change of the lab, and the
+    lesson panel told (``set_outside_check``). ``circuit_proved`` is checked once the run is
+    opened in the inspector, on a copy of the saved run loaded in a worker thread (the window's
+    model keeps its hooks to itself), by `circuit_proof`."""
+
+    def __init__(self, window, lesson_panel) -> None:
+        from ..work.base import Worker
+
+        self.window, self.panel = window, lesson_panel
+        self.tasks = {t.chapter: t for t in training_tasks()}
+        self.proved: dict[tuple[str, str], TaskResult] = {}  # (chapter, folder) → its proof
+        self.proving: set[tuple[str, str]] = set()  # asked of the worker, not back yet
+        self.worker: Worker | None = None
+        lab = window.state.training_lab
+        # the lab and the state outlive the window: followed only while the panel is
+        lab.changed.connect(self._on_changed)
+        window.state.lesson_changed.connect(self._on_changed)
+        lesson_panel.destroyed.connect(lambda *_a, lab=lab, state=window.state: self._unfollow(lab, state))
+        self.sync()
+
+    def _on_changed(self, *_args) -> None:
+        self.sync()
+
+    def _unfollow(self, lab, state) -> None:
+        for signal in (lab.changed, state.lesson_changed):
+            try:
+                signal.disconnect(self._on_changed)
+            except (RuntimeError, TypeError, ValueError):  # (gone already)
+                pass
+
+    def sync(self) -> None:
+        from shiboken6 import isValid
+
+        if not isValid(self.panel):
+            return
+        lab = self.window.state.training_lab
+        for key, task in self.tasks.items():
+            self.panel.set_outside_check(key, *self.check(task, lab))
+
+    def check(self, task: TrainingTask, lab) -> tuple[bool, str]:
+        if task.kind == "score_above":
+            hit = score_reached(task, lab.runs)
+            if hit is None:
+                return False, _tr("The ✓ comes when the best layer-{layer} {score} score passes {above} "
+                                  "within {within} steps: press Start in the Training lab.").format(
+                    layer=task.layer, score=_tr(task.score.replace("_", "-")), above=f"{task.above:g}",
+                    within=task.within)
+            return True, _tr("Step {step}: the best layer-{layer} {score} score is {value}, above {above}.").format(
+                step=hit[1], layer=task.layer, score=_tr(task.score.replace("_", "-")), value=f"{hit[0]:.2f}",
+                above=f"{task.above:g}")
+        if task.kind == "preset_expectation":
+            v = lab.verdict() if lab.preset_key == task.preset else None
+            if v is not None and v.state == "met":
+                return True, _tr("The lab's expectation is met: {text}").format(text=v.text)
+            return False, _tr("The ✓ comes with the Training lab's: press Start and let both runs end.")
+        return self._circuit(task, lab)
+
+    def _circuit(self, task: TrainingTask, lab) -> tuple[bool, str]:
+        folder = lab.inspector_folder
+        waiting = _tr("The ✓ comes once the trained run, opened with Open in inspector, proves the circuit "
+                      "(detectors, exact patching and the deletion test, as this chapter says).")
+        if folder is None:
+            return False, waiting
+        result = self.proved.get((task.chapter, folder))
+        if result is None:
+            self._prove(task, folder)
+            return False, _tr("Checking the circuit of the run in the inspector…")
+        if result.holds:  # (the whole proof is the lab's and the tests'; the box has little room)
+            return True, _tr("The circuit is proved: layer {layer} head {head} is the induction head; "
+                             "exact patching restores {value} of logit({answer}).").format(
+                layer=result.head[0], head=result.head[1], value=f"{result.value:.2f}", answer=task.answer)
+        return False, _tr("Not proved yet: {text}").format(text=result.text)
+
+    def _prove(self, task: TrainingTask, folder: str) -> None:
+        from ..work.base import Worker
+
+        if (task.chapter, folder) in self.proving:
+            return
+        self.proving.add((task.chapter, folder))
+        if self.worker is None:
+            self.worker = Worker()
+            self.worker.done.connect(self._on_proved)
+            self.worker.failed.connect(self._on_failed)
+            self.panel.destroyed.connect(self.worker.stop)
+
+        def job(_job):
+            from engine.models import load_model
+
+            return task.chapter, folder, circuit_proof(task, load_model(folder))
+
+        self.worker.submit(job, lane=(task.chapter, folder))
+
+    def _on_proved(self, _rid, result) -> None:
+        chapter, folder, proof = result
+        self.proving.discard((chapter, folder))
+        self.proved[(chapter, folder)] = proof
+        self.sync()
+
+    def _on_failed(self, _rid, message: str) -> None:
+        """The run could not be checked (its folder gone, a refusal): said in the box."""
+        for key in list(self.proving):
+            self.proving.discard(key)
+            self.proved[key] = TaskResult(False, None, None, message)
+        self.sync()
 
 
 def follow_inspector(window, lesson_panel, model) -> bool:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from ..figures.heatmap import Heatmap
 from ..figures.themes import Theme
+from ..i18n import now
 from ..panels.base import Panel, register_panel
 from .figures import TrainingFigures
 from .form import TrainingForm
@@ -235,7 +236,7 @@ class TrainingPanel(Panel):
         self.inspect_button.setEnabled(lab.models is not None)
         self.save_button.setEnabled(self.lab.can_save())
         text, kind = lab.message
-        self.form.show_message(text, kind, self.theme)
+        self.form.show_message(now(text), kind, self.theme)  # (in the language of now)
         if run is None:
             set_text(self.status_label, "")
             return
