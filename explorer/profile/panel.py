@@ -570,13 +570,13 @@ class ProfilePanel(Panel):
         if c is None or c.kind != "crosses":
             self.cross_line.hide()
             return
+        self.cross_line.show()  # (first: a hidden line's label keeps its old text)
         self.cross_line.setPos(math.log10(c.seq_len))
         self.cross_line.setPen(th.pen(STYLE["linear"][0], 1.5, Qt.PenStyle.DashLine))
         self.cross_line.label.setFormat(self.tr("linear < {exact} from S ≈ {S}").format(
             exact=c.exact, S=f"{c.seq_len:,.0f}"))
         self.cross_line.label.setColor(QColor(th.foreground))
         self.cross_line.label.setFont(th.font(8.5))
-        self.cross_line.show()
 
     def _draw_legend(self, backends: list[str]) -> None:
         th = self.theme
