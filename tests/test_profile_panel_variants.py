@@ -123,3 +123,23 @@ def test_the_crossover_is_in_chinese_too(panel, qapp):
     finally:
         panel.win.set_language("en")
         qapp.processEvents()
+
+
+def test_the_status_lines_variant_parts_are_in_chinese(panel, qapp):
+    """The status bar's config line names the kernel, global tokens and block summaries in the
+    window's language (the English words stay those of config files and captions)."""
+    win = panel.win
+    configs = {"核=performer m=64": SMALL.replace(seq_len=16, kernel="performer"),
+               "全局=2": SMALL.replace(seq_len=16, window=4, global_tokens=2),
+               "块均值=4": SMALL.replace(seq_len=16, summary_block=4)}
+    english = {"核=performer m=64": "kernel=performer m=64", "全局=2": "global=2", "块均值=4": "summary_block=4"}
+    win.set_language("zh_CN")
+    try:
+        for want, config in configs.items():
+            win.render_sync(config)
+            qapp.processEvents()
+            assert want in win.status_config.text() and english[want] not in win.status_config.text()
+    finally:
+        win.set_language("en")
+        qapp.processEvents()
+    assert english["块均值=4"] in win.status_config.text()
