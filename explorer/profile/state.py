@@ -155,9 +155,13 @@ class ProfileState(QObject):
             self.worker.cancel(self._rid)
 
     def stop(self) -> None:
-        """Cancel and wait (the window closing): the thread ends with its measuring process."""
+        """Cancel and wait (the window closing): the thread ends with its measuring process.
+        Called again as the window's objects are destroyed, when the worker may be gone."""
         if self.worker is not None:
-            self.worker.stop()
+            try:
+                self.worker.stop()
+            except RuntimeError:  # its C++ object deleted already (stopped by the window's shutdown)
+                self.worker = None
 
     def next_point(self) -> tuple[int, str] | None:
         """The (S, backend) being measured now, while running."""
