@@ -112,7 +112,8 @@ def test_the_crossover_line_and_its_mark(panel, qapp):
 
 
 def test_the_crossover_is_in_chinese_too(panel, qapp):
-    points = [_pt(256, "flash", 0.01), _pt(1024, "flash", 0.06), _pt(256, "linear", 0.02), _pt(1024, "linear", 0.03)]
+    points = [_pt(256, "flash", 0.01), _pt(1024, "flash", 0.06), _pt(256, "linear", 0.02), _pt(1024, "linear", 0.03),
+              _pt(65536, "flash", None, PAST_MAX), _pt(65536, "linear", 0.5)]
     _show(panel, qapp, points)
     panel.win.set_language("zh_CN")
     qapp.processEvents()
@@ -120,6 +121,8 @@ def test_the_crossover_is_in_chinese_too(panel, qapp):
         note = plain(panel.note.text)
         assert "交叉点" in note and "S ≈ 512" in note and "Crossover" not in note, note
         assert "S ≈ 512" in panel.cross_line.label.toPlainText() and "from" not in panel.cross_line.label.toPlainText()
+        cells = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
+        assert cells[-1] == f"未运行（> {MAX_LENGTH}）" and "未运行" in panel.table.item(2, 0).toolTip()
     finally:
         panel.win.set_language("en")
         qapp.processEvents()

@@ -4145,6 +4145,38 @@ Replace them?</source>
         <source>linear &lt; {exact} from S ≈ {S}</source>
         <translation>从 S ≈ {S} 起 linear &lt; {exact}</translation>
     </message>
+    <message>
+        <source>not run: would need {need}, over the {budget} memory budget</source>
+        <translation>未运行：需要 {need}，超出 {budget} 内存预算</translation>
+    </message>
+    <message>
+        <source>no numbers: {why}</source>
+        <translation>没有数据：{why}</translation>
+    </message>
+    <message>
+        <source>not readable here</source>
+        <translation>此处无法读取</translation>
+    </message>
+    <message>
+        <source>time: {t} (median of {n}: {runs})</source>
+        <translation>时间：{t}（{n} 次的中位数：{runs}）</translation>
+    </message>
+    <message>
+        <source>peak memory added: {peak} (estimate {est})</source>
+        <translation>增加的内存峰值：{peak}（估计 {est}）</translation>
+    </message>
+    <message>
+        <source>ran: {impl}</source>
+        <translation>运行的实现：{impl}</translation>
+    </message>
+    <message>
+        <source>not run: would need {need}</source>
+        <translation>未运行：需要 {need}</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
 </context>
 <context>
     <name>QKSpacePanel</name>

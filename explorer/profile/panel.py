@@ -85,6 +85,26 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("ProfilePanel", text)
 
 
+#: the texts `_tr` translates at run time, marked for lupdate (a variable's text is not found)
+TR_TEXTS = (
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run: full attention is measured to S = {max} (its time grows as n²); it would need {need}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run: would need {need}, over the {budget} memory budget"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "no numbers: {why}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not readable here"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "time: {t} (median of {n}: {runs})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "peak memory added: {peak} (estimate {est})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "ran: {impl}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run (> {max})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run: would need {need}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "failed"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: {variant} beats {exact} from S ≈ {S} on this machine (slower at S = {below}, faster at S = {above} and every S measured after)"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: {variant} beats {exact} at every S measured (S = {first} to {last})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: {variant} never beats {exact} up to S = {last}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: measure {variant} beside flash, sdpa or eager to see where it wins"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not measured yet — press Measure"),
+)
+
+
 def _length_label(S: int) -> str:
     return f"{S // 1024}K" if S >= 1024 and S % 1024 == 0 else str(S)
 
