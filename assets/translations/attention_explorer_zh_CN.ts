@@ -4177,6 +4177,14 @@ Replace them?</source>
         <source>failed</source>
         <translation>失败</translation>
     </message>
+    <message>
+        <source>ways out of O(n²):</source>
+        <translation>O(n²) 的出路：</translation>
+    </message>
+    <message>
+        <source>The efficient variants, each on full attention&apos;s layer: they may go to S = 65,536 (full attention stops at 16,384)</source>
+        <translation>高效变体，各自用完整注意力的同一层：可测到 S = 65,536（完整注意力只测到 16,384）</translation>
+    </message>
 </context>
 <context>
     <name>QKSpacePanel</name>

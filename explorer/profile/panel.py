@@ -32,12 +32,14 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
 from engine.memory import format_bytes
 from engine.profile import (
     ALL_BACKENDS,
+    BACKENDS,
     MAX_LENGTH,
     Crossover,
     ProfilePoint,
@@ -215,8 +217,14 @@ class ProfilePanel(Panel):
     # ---- construction ------------------------------------------------------------------------
     def _build_controls(self) -> None:
         self.controls = QWidget()
-        row = QHBoxLayout(self.controls)
-        row.setContentsMargins(0, 0, 0, 0)
+        # two rows: the sweep, full attention's backends and the buttons; the variants and the status
+        rows = QVBoxLayout(self.controls)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(2)
+        row, second = QHBoxLayout(), QHBoxLayout()
+        rows.addLayout(row)
+        rows.addLayout(second)
+        self.variants_label = QLabel()
         self.from_label, self.to_label, self.repeats_label = QLabel(), QLabel(), QLabel()
         self.first = QComboBox()
         self.last = QComboBox()
@@ -231,14 +239,13 @@ class ProfilePanel(Panel):
         for w in (self.from_label, self.first, self.to_label, self.last):
             row.addWidget(w)
         row.addSpacing(8)
+        second.addWidget(self.variants_label)
         for b in ALL_BACKENDS:
-            if b == "linear":
-                row.addSpacing(8)  # the ways out of O(n²) after full attention's backends
             box = QCheckBox(b)
             box.setObjectName(f"profile_{b}")
             box.toggled.connect(self._on_settings)
             self.checks[b] = box
-            row.addWidget(box)
+            (row if b in BACKENDS else second).addWidget(box)
         row.addSpacing(8)
         self.repeats = QSpinBox()
         self.repeats.setObjectName("profile_repeats")
@@ -260,7 +267,9 @@ class ProfilePanel(Panel):
         row.addWidget(self.progress)
         self.status = QLabel()
         self.status.setObjectName("hint")
-        row.addWidget(self.status, 1)
+        row.addStretch(1)
+        second.addSpacing(12)
+        second.addWidget(self.status, 1)
         self.first.currentIndexChanged.connect(self._on_settings)
         self.last.currentIndexChanged.connect(self._on_settings)
         self.repeats.valueChanged.connect(self._on_settings)
@@ -280,6 +289,9 @@ class ProfilePanel(Panel):
     # ---- language ------------------------------------------------------------------------------
     def _retranslate_labels(self) -> None:
         self.from_label.setText(self.tr("S from"))
+        self.variants_label.setText(self.tr("ways out of O(n²):"))
+        self.variants_label.setToolTip(self.tr("The efficient variants, each on full attention's layer: they may "
+                                               "go to S = 65,536 (full attention stops at 16,384)"))
         self.to_label.setText(self.tr("to"))
         self.repeats_label.setText(self.tr("repeats"))
         self.repeats.setToolTip(self.tr("Runs per point; the time is their median, the memory the first run's"))
