@@ -85,3 +85,15 @@ def test_the_crossover_is_read_off_the_measured_times():
     for b in VARIANT_BACKENDS:
         assert memory_estimate(point_config(SMALL, VARIANT_MAX_LENGTH, b))["total"] < 1 << 30, b
     assert memory_estimate(point_config(SMALL, VARIANT_MAX_LENGTH, "eager"))["total"] > 100 << 30
+
+
+def test_bench_profile_variants_is_refused_without_profile():
+    """`--variants` belongs to `--profile` (its crossover line is tested above, on the table)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "main.py", "bench", "--variants"], cwd=root, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and "--variants only applies with --profile" in r.stderr
