@@ -180,7 +180,7 @@ class ProfilePanel(Panel):
         self.graphics.ci.addItem(self.note, row=1, col=0, colspan=2)
         # each backend's items, made the first time it is drawn (most profiles show a few)
         self.curves: dict[str, dict[str, Curves]] = {"time": {}, "memory": {}}
-        # the S from which linear is faster: a dashed line on the time plot, labelled at its top
+        # the S from which linear is faster: a dashed line on the time plot, labelled near its foot
         self.cross_line = pg.InfiniteLine(angle=90, movable=False, label="",
                                           labelOpts={"position": 0.06, "anchors": [(0, 1), (0, 1)]})
         self.cross_line.setZValue(3)
@@ -581,7 +581,7 @@ class ProfilePanel(Panel):
                        color=th.foreground, size=th.pt(8.5))
 
     def crossover(self) -> Crossover | None:
-        """Linear attention against full attention's fastest measured row, or None when
+        """Linear attention against flash (else sdpa, else eager) as measured, or None when
         linear is not part of the profile."""
         if "linear" not in self._backends():
             return None
