@@ -130,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="instead: the training lab's benchmarks (steps/s, seconds to induction per seed)")
     bench.add_argument("--profile", action="store_true",
                        help="instead: the length profile (time and peak memory of every backend, S 256 → 4096)")
+    bench.add_argument("--variants", action="store_true",
+                       help="with --profile: eager, sdpa, flash and the efficient variants, S 256 → 65536, "
+                            "and the S where linear attention beats flash")
     return p
 
 
@@ -143,6 +146,7 @@ _ONLY_WITH = {
     ("train", ("gif",), "--gif PATH (the heads forming as an animation)"): ("frames", "fps", "width", "force"),
     ("export", ("sweep",), "--sweep FIELD=START:STOP:STEP (an animation)"): ("fps",),
     ("bench", ("soak", "monkey"), "--soak N or --monkey N (random changes or user actions)"): ("seed",),
+    ("bench", ("profile",), "--profile (the length profile)"): ("variants",),
 }
 
 
@@ -246,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "bench" and args.profile:
             from engine.profile import profile_command
 
-            return profile_command(args.json, args.quick)
+            return profile_command(args.json, args.quick, variants=args.variants)
         if args.command == "bench" and args.train:
             from explorer.training.bench import bench_command as training_bench
 

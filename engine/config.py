@@ -329,7 +329,7 @@ class AttentionConfig:
         if self.pad:
             masks.append(words("pad={p}").format(p=self.pad))
         if self.global_tokens:
-            masks.append(f"global={self.global_tokens}")
+            masks.append(words("global={n}").format(n=self.global_tokens))
         parts.append(words("mask={masks}").format(masks="+".join(masks) if masks else words("none")))
         parts.append(words("scale=1/√d_k") if self.scale is None else words("scale={s}").format(s=f"{self.scale:g}"))
         if self.prescale_q:
@@ -337,11 +337,13 @@ class AttentionConfig:
         parts.append(self.dtype)
         if self.positional != "none":
             parts.append(words("pos={p}").format(p=words(self.positional)))
-        # the efficient variants: field names and values, as in a config file (not translated)
-        if self.kernel != "softmax":
-            parts.append(f"kernel={self.kernel}" + (f" m={self.n_features}" if self.kernel == "performer" else ""))
+        # the efficient variants (the kernel's name is a config value, kept as written)
+        if self.kernel == "performer":
+            parts.append(words("kernel={kernel} m={m}").format(kernel=self.kernel, m=self.n_features))
+        elif self.kernel != "softmax":
+            parts.append(words("kernel={kernel}").format(kernel=self.kernel))
         if self.summary_block is not None:
-            parts.append(f"summary_block={self.summary_block}")
+            parts.append(words("summary_block={b}").format(b=self.summary_block))
         return parts
 
     def summary(self) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import multiprocessing
 import os
 import statistics
@@ -37,9 +38,9 @@ from .backends import BackendUnavailable, available_backends
 from .config import AttentionConfig, ConfigError
 from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate, release_free_memory
 
-__all__ = ["ALL_BACKENDS", "BACKENDS", "DEFAULT_LENGTHS", "MAX_LENGTH", "TILE", "VARIANTS", "VARIANT_BACKENDS",
-           "VARIANT_MAX_LENGTH", "ProfilePoint", "config_shape", "length_profile",
-           "point_config", "profile_command", "profile_plan", "profile_table"]
+__all__ = ["ALL_BACKENDS", "BACKENDS", "DEFAULT_LENGTHS", "EXACT_BACKENDS", "MAX_LENGTH", "PAST_MAX", "TILE", "VARIANTS",
+           "VARIANT_BACKENDS", "VARIANT_LENGTHS", "VARIANT_MAX_LENGTH", "Crossover", "ProfilePoint", "config_shape",
+           "crossover", "length_profile", "point_config", "profile_command", "profile_plan", "profile_table"]
 
 #: the ways out of O(n²) a profile measures as rows of their own (docs/contract.md, "Efficient
 #: attention"): the profile's config with that variant, everything else kept
@@ -57,6 +58,12 @@ DEFAULT_LENGTHS = (256, 512, 1024, 2048, 4096)
 MAX_LENGTH = 16384
 #: the longest S of a profile of the efficient variants alone (they run there in seconds)
 VARIANT_MAX_LENGTH = 65536
+#: full attention's backends whose times the crossover compares with, first found first
+EXACT_BACKENDS = ("flash", "sdpa", "eager")
+#: `python main.py bench --profile --variants`: 256 → 65,536, doubling
+VARIANT_LENGTHS = tuple(2**k for k in range(8, 17))
+#: why a full-attention point past MAX_LENGTH is not run (it is drawn at its memory estimate)
+PAST_MAX = f"full attention is measured to S = {MAX_LENGTH} (its time grows as n²)"
 #: block_q = block_k of the tiled reference (FlashAttention's usual 64–128)
 TILE = 128
 #: ATTN_EXPLORER_PROFILE=inprocess measures in the calling thread instead of a child process
@@ -77,7 +84,8 @@ class ProfilePoint:
     need (the run was not made). estimate_bytes: the estimate for every point (to compare
     with the measurement). samples: each repeat's seconds. impl: what ran
     (AttentionTrace.backend_impl, or "tiled"). error: why a point has no numbers (it ran
-    and failed, or cannot run here); None otherwise.
+    and failed, or cannot run here); None otherwise. note: why an estimated point was not
+    run when it fits the budget (full attention past MAX_LENGTH: PAST_MAX), else "".
     """
 
     seq_len: int
@@ -90,6 +98,7 @@ class ProfilePoint:
     samples: tuple[float, ...] = ()
     impl: str = ""
     error: str | None = None
+    note: str = ""  # why an estimated point was not run when the budget is not the reason (PAST_MAX)
 
     @property
     def measured(self) -> bool:
@@ -122,7 +131,9 @@ def _check(config: AttentionConfig, lengths: Sequence[int], backends: Sequence[s
     bad = [b for b in backends if b not in ALL_BACKENDS]
     if bad or not backends:
         raise ConfigError(f"backends must be some of {', '.join(ALL_BACKENDS)}, got {list(backends)!r}")
-    top = VARIANT_MAX_LENGTH if set(backends) <= set(VARIANT_BACKENDS) else MAX_LENGTH
+    # with a variant the sweep may go to 65,536: full attention's points past 16,384 are then
+    # returned not run, at their estimate (note PAST_MAX), beside the variants' measured ones
+    top = VARIANT_MAX_LENGTH if set(backends) & set(VARIANT_BACKENDS) else MAX_LENGTH
     lens = []
     for S in lengths:
         if isinstance(S, bool) or not isinstance(S, int) or not 1 <= S <= top:
@@ -442,6 +453,8 @@ def length_profile(config: AttentionConfig, lengths: Sequence[int] = DEFAULT_LEN
                                      error=f"{backend} is unavailable here: {why}")
             elif need > budget:  # not run: drawn as the estimate
                 point = ProfilePoint(**base, seconds=None, peak_bytes=need, estimated=True)
+            elif S > MAX_LENGTH and backend not in VARIANTS:  # full attention past its range
+                point = ProfilePoint(**base, seconds=None, peak_bytes=need, estimated=True, note=PAST_MAX)
             elif isolate:
                 if child is None:
                     child = _Child(None if budget == memory_budget() else budget, threads)
@@ -502,7 +515,8 @@ def format_seconds(s: float) -> str:
 
 
 def profile_table(points: Sequence[ProfilePoint]) -> str:
-    """The points as rows S × backend: 'time · peak' or 'not run: would need …'."""
+    """The points as rows S × backend: 'time · peak' or 'not run: would need …'; with a
+    linear row, the crossover line (:func:`crossover`) under them."""
     backends = list(dict.fromkeys(p.backend for p in points))
     lengths = sorted({p.seq_len for p in points})
     cell = {(p.seq_len, p.backend): p for p in points}
@@ -510,6 +524,8 @@ def profile_table(points: Sequence[ProfilePoint]) -> str:
     def text(p: ProfilePoint | None) -> str:
         if p is None:
             return "—"
+        if p.estimated and p.note:
+            return f"not run (> {MAX_LENGTH})"
         if p.estimated:
             return f"not run: needs {format_bytes(p.peak_bytes)}"
         if p.error:
@@ -522,14 +538,86 @@ def profile_table(points: Sequence[ProfilePoint]) -> str:
     lines = ["  ".join(c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
              for r in rows]
     errors = [f"  S={p.seq_len} {p.backend}: {p.error}" for p in points if p.error]
-    return "\n".join(lines + errors)
+    notes = [f"not run (> {MAX_LENGTH}): {PAST_MAX}"] if any(p.note for p in points) else []
+    cross = [f"crossover: {crossover(points).text()}"] if "linear" in backends else []
+    return "\n".join(lines + errors + notes + cross)
 
 
-def profile_command(as_json: bool = False, quick: bool = False, lengths: Sequence[int] | None = None) -> int:
+@dataclass(frozen=True)
+class Crossover:
+    """Where a variant's measured time line crosses full attention's (:func:`crossover`).
+
+    kind: "crosses" (slower at ``below``, faster at ``above`` and at every S measured after;
+    ``seq_len`` the S where the two log–log lines between them meet), "always" (faster at
+    every S both were measured at; ``above`` the shortest), "never" (not faster at the
+    longest S both were measured at, ``longest``) or "unmeasured" (no S where both were
+    measured). variant, exact: the two rows compared."""
+
+    variant: str
+    exact: str
+    kind: str
+    seq_len: float | None = None
+    below: int | None = None
+    above: int | None = None
+    longest: int | None = None
+
+    def text(self) -> str:
+        """One English line (the CLI's; the window words it in its own language)."""
+        v, e = self.variant, self.exact
+        if self.kind == "crosses":
+            return (f"{v} beats {e} from S ≈ {self.seq_len:,.0f} on this machine "
+                    f"(slower at S = {self.below:,}, faster at S = {self.above:,} and beyond, up to {self.longest:,})")
+        if self.kind == "always":
+            return f"{v} beats {e} at every S measured (S = {self.above:,} to {self.longest:,})"
+        if self.kind == "never":
+            return f"{v} never beats {e} up to S = {self.longest:,}"
+        return f"{v} vs {e}: no S where both were measured"
+
+
+def crossover(points: Sequence[ProfilePoint], variant: str = "linear", exact: str | None = None) -> Crossover:
+    """The S from which ``variant``'s measured time beats full attention's, read off the
+    measured points (estimates and failures ignored). ``exact``: the full-attention row to
+    compare with; default the first of EXACT_BACKENDS (flash, sdpa, eager) measured at an S
+    where ``variant`` was. Noise at short S does not count: the crossing is the shortest S
+    from which the variant is faster at every longer S measured."""
+    def times(b: str) -> dict[int, float]:
+        return {p.seq_len: p.seconds for p in points if p.backend == b and p.seconds and not p.estimated}
+
+    mine = times(variant)
+    if exact is None:
+        exact = next((b for b in EXACT_BACKENDS if set(times(b)) & set(mine)), EXACT_BACKENDS[0])
+    theirs = times(exact)
+    common = sorted(set(mine) & set(theirs))
+    if not common:
+        return Crossover(variant, exact, "unmeasured")
+    faster = [mine[S] < theirs[S] for S in common]
+    longest = common[-1]
+    if not faster[-1]:
+        return Crossover(variant, exact, "never", longest=longest)
+    i = len(faster)
+    while i > 0 and faster[i - 1]:
+        i -= 1
+    if i == 0:
+        return Crossover(variant, exact, "always", above=common[0], longest=longest)
+    s0, s1 = common[i - 1], common[i]
+    d0 = math.log(mine[s0] / theirs[s0])  # ≥ 0: slower (or even)
+    d1 = math.log(mine[s1] / theirs[s1])  # < 0: faster
+    t = d0 / (d0 - d1) if d0 != d1 else 1.0
+    at = math.exp(math.log(s0) + t * (math.log(s1) - math.log(s0)))
+    return Crossover(variant, exact, "crosses", seq_len=at, below=s0, above=s1, longest=longest)
+
+
+def profile_command(as_json: bool = False, quick: bool = False, lengths: Sequence[int] | None = None,
+                    variants: bool = False) -> int:
     """`python main.py bench --profile`: the length profile of the default config (B=1, H=4,
     d_model=64, float32), 256 → 4096 doubling, every backend, 3 repeats (``quick``: 256 →
-    1024, one repeat), as a table or JSON; progress on stderr."""
+    1024, one repeat), as a table or JSON; progress on stderr. ``variants`` (`--variants`):
+    eager, sdpa, flash and the efficient variants, 256 → 65,536 (quick: 256, 2048, 16,384),
+    with the crossover of linear attention and flash under the table (JSON: "crossover")."""
     config = AttentionConfig()
+    backends = ("eager", "sdpa", "flash", *VARIANT_BACKENDS) if variants else BACKENDS
+    if variants and not lengths:
+        lengths = (256, 2048, 16384) if quick else VARIANT_LENGTHS
     lengths = tuple(lengths) if lengths else ((256, 512, 1024) if quick else DEFAULT_LENGTHS)
     repeats = 1 if quick else 3
     t0 = time.perf_counter()
@@ -538,13 +626,14 @@ def profile_command(as_json: bool = False, quick: bool = False, lengths: Sequenc
         if point is not None:
             print(f"[{done}/{total}] S={point.seq_len} {point.backend}", file=sys.stderr, flush=True)
 
-    points = length_profile(config, lengths, BACKENDS, repeats, progress)
+    points = length_profile(config, lengths, backends, repeats, progress)
     elapsed = time.perf_counter() - t0
     if as_json:
         import json
 
+        extra = {"crossover": asdict(crossover(points)) | {"text": crossover(points).text()}} if variants else {}
         print(json.dumps({"config": config.to_dict(), "lengths": list(lengths), "repeats": repeats,
-                          "seconds": elapsed, "points": [p.to_dict() for p in points]}, indent=2))
+                          "seconds": elapsed, "points": [p.to_dict() for p in points], **extra}, indent=2))
         return 0
     print(f"length profile · {config_shape(config)} · median of {repeats} · one torch thread, a child process "
           f"per sweep · budget {format_bytes(points[0].budget_bytes) if points else '?'} · {elapsed:.0f} s")

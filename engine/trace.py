@@ -480,7 +480,7 @@ class AttentionTrace:
         self._reference = (ref.cpu(), _max_abs_diff(self.output, ref.cpu()))
 
     def _ensure_reference(self, progress: Progress | None = None) -> tuple[torch.Tensor, float] | None:
-        if self.config.backend == "eager" and not self.config.efficient:
+        if self.config.backend == "eager":  # (a variant too: the contract's None for eager)
             return None
         with self._lock:
             if self._reference is None:
@@ -499,9 +499,11 @@ class AttentionTrace:
     @property
     def backend_max_abs_diff(self) -> float | None:
         """max |output − eager output| over the finite entries; None for the eager backend
-        and where the eager reference (even block by block) does not fit the budget. For an
-        efficient variant (engine.efficient, whatever the backend): its blocked or prefix-sum
-        output against the eager formula of its own attention matrix.
+        (an efficient variant's too) and where the eager reference (even block by block) does
+        not fit the budget. An efficient variant runs its own algorithm whatever the backend
+        (engine.efficient): on sdpa or flash this is its blocked or prefix-sum output against
+        the eager formula of its own attention matrix (softmax of the variant's scores, times
+        V: what eager materialises), not against full softmax (that is approximation_report).
         Measured on first access for a fused trace (with the grids when they are computed)."""
         ref = self._ensure_reference()
         return None if ref is None else ref[1]

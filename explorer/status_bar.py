@@ -42,6 +42,8 @@ SUMMARY_WORDS = (
     QT_TRANSLATE_NOOP("MainWindow", "scale={s}"), QT_TRANSLATE_NOOP("MainWindow", "prescale Q"),
     QT_TRANSLATE_NOOP("MainWindow", "pos={p}"), QT_TRANSLATE_NOOP("MainWindow", "sinusoidal"),
     QT_TRANSLATE_NOOP("MainWindow", "learned"),
+    QT_TRANSLATE_NOOP("MainWindow", "global={n}"), QT_TRANSLATE_NOOP("MainWindow", "kernel={kernel}"),
+    QT_TRANSLATE_NOOP("MainWindow", "kernel={kernel} m={m}"), QT_TRANSLATE_NOOP("MainWindow", "summary_block={b}"),
 )
 
 

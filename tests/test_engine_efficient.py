@@ -272,7 +272,26 @@ def test_grids_are_lazy_and_agree_head_by_head(kw):
     torch.testing.assert_close(torch.softmax(tr.scores.float(), -1), tr.weights.float(), atol=1e-6, rtol=1e-5)
     ent = -(tr.weights * tr.weights.clamp_min(1e-30).log()).sum(-1)
     torch.testing.assert_close(tr.entropy, ent, atol=1e-5, rtol=1e-4)
-    assert tr.backend_max_abs_diff < 1e-5  # the efficient path against its formula
+    assert tr.backend_max_abs_diff is None  # eager: nothing to compare with (the contract)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel="linear", causal=True), dict(kernel="performer"),
+                                dict(window=3, global_tokens=2), dict(summary_block=4, causal=True)],
+                         ids=["linear", "performer", "local+global", "hier"])
+def test_a_variants_max_abs_diff_is_none_on_eager_and_its_formula_on_a_fused_backend(kw):
+    """docs/contract.md: backend_max_abs_diff is None for the eager backend, a variant's too;
+    on sdpa or flash the variant's own algorithm is checked against the eager formula of its
+    own attention matrix (its weights · V through W_O), not against full softmax."""
+    eager = run(AttentionConfig(seq_len=20, **kw))
+    assert eager.backend_max_abs_diff is None and eager.eager_output is None
+    for backend in ("sdpa", "flash"):
+        tr = run(AttentionConfig(seq_len=20, backend=backend, **kw))
+        context = tr.weights @ torch.repeat_interleave(tr.v, tr.config.n_heads // tr.config.kv_heads, dim=1)
+        torch.testing.assert_close(tr.context, context, atol=1e-5, rtol=1e-4)
+        assert 0 <= tr.backend_max_abs_diff < 1e-5
+        full = run(AttentionConfig(seq_len=20, backend=backend, causal=kw.get("causal", False)))
+        off = float((tr.output - full.output).abs().max())
+        assert off > 1e-3 and tr.backend_max_abs_diff < off / 100  # not the distance to full softmax
 
 
 def test_fully_masked_rows_follow_the_mask_value():

@@ -2715,6 +2715,22 @@ Replace them?</source>
         <source>Unsaved session</source>
         <translation>未保存的会话</translation>
     </message>
+    <message>
+        <source>global={n}</source>
+        <translation>全局={n}</translation>
+    </message>
+    <message>
+        <source>kernel={kernel}</source>
+        <translation>核={kernel}</translation>
+    </message>
+    <message>
+        <source>kernel={kernel} m={m}</source>
+        <translation>核={kernel} m={m}</translation>
+    </message>
+    <message>
+        <source>summary_block={b}</source>
+        <translation>块均值={b}</translation>
+    </message>
 </context>
 <context>
     <name>ModelActions</name>
@@ -4128,6 +4144,78 @@ Replace them?</source>
     <message>
         <source>hierarchical (blocks of 256)</source>
         <translation>分层（256 个键一块）</translation>
+    </message>
+    <message>
+        <source>not run: full attention is measured to S = {max} (its time grows as n²); it would need {need}</source>
+        <translation>未运行：完整注意力只测到 S = {max}（它的时间按 n² 增长）；它需要 {need}</translation>
+    </message>
+    <message>
+        <source>not run (&gt; {max})</source>
+        <translation>未运行（&gt; {max}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Crossover&lt;/b&gt;: {variant} beats {exact} from S ≈ {S} on this machine (slower at S = {below}, faster at S = {above} and every S measured after)</source>
+        <translation>&lt;b&gt;交叉点&lt;/b&gt;：在本机上从 S ≈ {S} 起 {variant} 快于 {exact}（S = {below} 时更慢，S = {above} 及之后测量的每个 S 都更快）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Crossover&lt;/b&gt;: {variant} beats {exact} at every S measured (S = {first} to {last})</source>
+        <translation>&lt;b&gt;交叉点&lt;/b&gt;：在测量的每个 S 上 {variant} 都快于 {exact}（S = {first} 到 {last}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Crossover&lt;/b&gt;: {variant} never beats {exact} up to S = {last}</source>
+        <translation>&lt;b&gt;交叉点&lt;/b&gt;：直到 S = {last}，{variant} 都没有快过 {exact}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Crossover&lt;/b&gt;: measure {variant} beside flash, sdpa or eager to see where it wins</source>
+        <translation>&lt;b&gt;交叉点&lt;/b&gt;：把 {variant} 与 flash、sdpa 或 eager 一起测量，才能看出它从哪里开始更快</translation>
+    </message>
+    <message>
+        <source> · hollow: not run (over the {budget} budget, or full attention past S = {max})</source>
+        <translation> · 空心：未运行（超出 {budget} 预算，或完整注意力超过 S = {max}）</translation>
+    </message>
+    <message>
+        <source>linear &lt; {exact} from S ≈ {S}</source>
+        <translation>从 S ≈ {S} 起 linear &lt; {exact}</translation>
+    </message>
+    <message>
+        <source>not run: would need {need}, over the {budget} memory budget</source>
+        <translation>未运行：需要 {need}，超出 {budget} 内存预算</translation>
+    </message>
+    <message>
+        <source>no numbers: {why}</source>
+        <translation>没有数据：{why}</translation>
+    </message>
+    <message>
+        <source>not readable here</source>
+        <translation>此处无法读取</translation>
+    </message>
+    <message>
+        <source>time: {t} (median of {n}: {runs})</source>
+        <translation>时间：{t}（{n} 次的中位数：{runs}）</translation>
+    </message>
+    <message>
+        <source>peak memory added: {peak} (estimate {est})</source>
+        <translation>增加的内存峰值：{peak}（估计 {est}）</translation>
+    </message>
+    <message>
+        <source>ran: {impl}</source>
+        <translation>运行的实现：{impl}</translation>
+    </message>
+    <message>
+        <source>not run: would need {need}</source>
+        <translation>未运行：需要 {need}</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>ways out of O(n²):</source>
+        <translation>O(n²) 的出路：</translation>
+    </message>
+    <message>
+        <source>The efficient variants, each on full attention&apos;s layer: they may go to S = 65,536 (full attention stops at 16,384)</source>
+        <translation>高效变体，各自用完整注意力的同一层：可测到 S = 65,536（完整注意力只测到 16,384）</translation>
     </message>
 </context>
 <context>

@@ -2,7 +2,12 @@
 
     time of one layer vs S (log–log)      | peak memory a run adds vs S (log–log)
     O(n²) and O(n) guides through the first points; hollow markers: not run, the estimate
-    a note: the config, what each number measures   ·   a table: every point's numbers
+    a note: the config, the crossover, what each number measures  ·  a table: every point's numbers
+
+The efficient variants (linear, performer, local + global, hierarchical) are rows like the
+backends, to S = 65,536 (full attention's stop at 16,384: past it, not run, at their
+estimate). Where linear and full attention were both measured, the S from which linear is
+faster (`engine.profile.crossover`) is a dashed line on the time plot and a line of the note.
 
 The numbers are `engine.profile.length_profile`'s, measured off the UI thread (see
 state.py); the panel draws the window's `ProfileState`, so an export draws the last
@@ -27,11 +32,21 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
 from engine.memory import format_bytes
-from engine.profile import BACKENDS, ProfilePoint, config_shape, format_seconds
+from engine.profile import (
+    ALL_BACKENDS,
+    BACKENDS,
+    MAX_LENGTH,
+    Crossover,
+    ProfilePoint,
+    config_shape,
+    crossover,
+    format_seconds,
+)
 
 from ..figures.plots import (
     add_plot,
@@ -72,6 +87,26 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("ProfilePanel", text)
 
 
+#: the texts `_tr` translates at run time, marked for lupdate (a variable's text is not found)
+TR_TEXTS = (
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run: full attention is measured to S = {max} (its time grows as n²); it would need {need}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run: would need {need}, over the {budget} memory budget"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "no numbers: {why}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not readable here"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "time: {t} (median of {n}: {runs})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "peak memory added: {peak} (estimate {est})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "ran: {impl}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run (> {max})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not run: would need {need}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "failed"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: {variant} beats {exact} from S ≈ {S} on this machine (slower at S = {below}, faster at S = {above} and every S measured after)"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: {variant} beats {exact} at every S measured (S = {first} to {last})"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: {variant} never beats {exact} up to S = {last}"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "<b>Crossover</b>: measure {variant} beside flash, sdpa or eager to see where it wins"),
+    QT_TRANSLATE_NOOP("ProfilePanel", "not measured yet — press Measure"),
+)
+
+
 def _length_label(S: int) -> str:
     return f"{S // 1024}K" if S >= 1024 and S % 1024 == 0 else str(S)
 
@@ -79,6 +114,9 @@ def _length_label(S: int) -> str:
 def point_text(p: ProfilePoint) -> str:
     """A point's numbers, for its tooltip and table cell's tooltip."""
     head = f"S = {p.seq_len} · {_tr(NAMES[p.backend])}"
+    if p.estimated and p.note:
+        return "\n".join((head, _tr("not run: full attention is measured to S = {max} (its time grows as n²); "
+                                    "it would need {need}").format(max=MAX_LENGTH, need=format_bytes(p.estimate_bytes))))
     if p.estimated:
         return "\n".join((head, _tr("not run: would need {need}, over the {budget} memory budget").format(
             need=format_bytes(p.estimate_bytes), budget=format_bytes(p.budget_bytes))))
@@ -99,12 +137,30 @@ def cell_text(p: ProfilePoint | None, pending: bool = False) -> str:
     measuring) or '—' (not measured)."""
     if p is None:
         return "…" if pending else "—"
+    if p.estimated and p.note:
+        return _tr("not run (> {max})").format(max=MAX_LENGTH)
     if p.estimated:
         return _tr("not run: would need {need}").format(need=format_bytes(p.estimate_bytes))
     if p.error:
         return _tr("failed")
     peak = "?" if p.peak_bytes is None else format_bytes(p.peak_bytes)
     return f"{format_seconds(p.seconds)} · {peak}"
+
+
+def crossover_text(c: Crossover) -> str:
+    """The crossover's line of the note (rich text), in the current language."""
+    if c.kind == "crosses":
+        return _tr("<b>Crossover</b>: {variant} beats {exact} from S ≈ {S} on this machine "
+                   "(slower at S = {below}, faster at S = {above} and every S measured after)").format(
+            variant=c.variant, exact=c.exact, S=f"{c.seq_len:,.0f}", below=f"{c.below:,}", above=f"{c.above:,}")
+    if c.kind == "always":
+        return _tr("<b>Crossover</b>: {variant} beats {exact} at every S measured (S = {first} to {last})").format(
+            variant=c.variant, exact=c.exact, first=f"{c.above:,}", last=f"{c.longest:,}")
+    if c.kind == "never":
+        return _tr("<b>Crossover</b>: {variant} never beats {exact} up to S = {last}").format(
+            variant=c.variant, exact=c.exact, last=f"{c.longest:,}")
+    return _tr("<b>Crossover</b>: measure {variant} beside flash, sdpa or eager to see where it wins").format(
+        variant=c.variant)
 
 
 @register_panel
@@ -122,8 +178,14 @@ class ProfilePanel(Panel):
         self.mem_plot = self._plot(1, "memory")
         self.note = RunsLabel("", justify="left", size="9pt")
         self.graphics.ci.addItem(self.note, row=1, col=0, colspan=2)
-        self.curves = {kind: {b: Curves(plot, b, self._tip) for b in BACKENDS}
-                       for kind, plot in (("time", self.time_plot), ("memory", self.mem_plot))}
+        # each backend's items, made the first time it is drawn (most profiles show a few)
+        self.curves: dict[str, dict[str, Curves]] = {"time": {}, "memory": {}}
+        # the S from which linear is faster: a dashed line on the time plot, labelled near its foot
+        self.cross_line = pg.InfiniteLine(angle=90, movable=False, label="",
+                                          labelOpts={"position": 0.06, "anchors": [(0, 1), (0, 1)]})
+        self.cross_line.setZValue(3)
+        self.cross_line.hide()
+        self.time_plot.addItem(self.cross_line, ignoreBounds=True)
         # (texts set here, not later: a text item cached as a pixmap while empty stays blank)
         self.guides = {kind: [(plot.plot([], []), pg.TextItem(text, anchor=(1, 0))) for text in ("O(n²)", "O(n)")]
                        for kind, plot in (("time", self.time_plot), ("memory", self.mem_plot))}
@@ -155,8 +217,14 @@ class ProfilePanel(Panel):
     # ---- construction ------------------------------------------------------------------------
     def _build_controls(self) -> None:
         self.controls = QWidget()
-        row = QHBoxLayout(self.controls)
-        row.setContentsMargins(0, 0, 0, 0)
+        # two rows: the sweep, full attention's backends and the buttons; the variants and the status
+        rows = QVBoxLayout(self.controls)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(2)
+        row, second = QHBoxLayout(), QHBoxLayout()
+        rows.addLayout(row)
+        rows.addLayout(second)
+        self.variants_label = QLabel()
         self.from_label, self.to_label, self.repeats_label = QLabel(), QLabel(), QLabel()
         self.first = QComboBox()
         self.last = QComboBox()
@@ -171,12 +239,13 @@ class ProfilePanel(Panel):
         for w in (self.from_label, self.first, self.to_label, self.last):
             row.addWidget(w)
         row.addSpacing(8)
-        for b in BACKENDS:
+        second.addWidget(self.variants_label)
+        for b in ALL_BACKENDS:
             box = QCheckBox(b)
             box.setObjectName(f"profile_{b}")
             box.toggled.connect(self._on_settings)
             self.checks[b] = box
-            row.addWidget(box)
+            (row if b in BACKENDS else second).addWidget(box)
         row.addSpacing(8)
         self.repeats = QSpinBox()
         self.repeats.setObjectName("profile_repeats")
@@ -198,7 +267,9 @@ class ProfilePanel(Panel):
         row.addWidget(self.progress)
         self.status = QLabel()
         self.status.setObjectName("hint")
-        row.addWidget(self.status, 1)
+        row.addStretch(1)
+        second.addSpacing(12)
+        second.addWidget(self.status, 1)
         self.first.currentIndexChanged.connect(self._on_settings)
         self.last.currentIndexChanged.connect(self._on_settings)
         self.repeats.valueChanged.connect(self._on_settings)
@@ -218,6 +289,9 @@ class ProfilePanel(Panel):
     # ---- language ------------------------------------------------------------------------------
     def _retranslate_labels(self) -> None:
         self.from_label.setText(self.tr("S from"))
+        self.variants_label.setText(self.tr("ways out of O(n²):"))
+        self.variants_label.setToolTip(self.tr("The efficient variants, each on full attention's layer: they may "
+                                               "go to S = 65,536 (full attention stops at 16,384)"))
         self.to_label.setText(self.tr("to"))
         self.repeats_label.setText(self.tr("repeats"))
         self.repeats.setToolTip(self.tr("Runs per point; the time is their median, the memory the first run's"))
@@ -346,7 +420,7 @@ class ProfilePanel(Panel):
     def _backends(self) -> list[str]:
         st = self.state
         shown = {b for _S, b in st.plan} if st.plan else set(st.backends)
-        return [b for b in BACKENDS if b in shown]
+        return [b for b in ALL_BACKENDS if b in shown]
 
     def redraw(self) -> None:
         st, th = self.state, self.theme
@@ -357,12 +431,15 @@ class ProfilePanel(Panel):
         for kind, plot in (("time", self.time_plot), ("memory", self.mem_plot)):
             plot.getAxis("bottom").setTicks(ticks)
             drawn: list[ProfilePoint] = []
-            for b, curves in self.curves[kind].items():
+            for b in ALL_BACKENDS:
                 mine = sorted((p for p in points if p.backend == b), key=lambda p: p.seq_len)
                 mine = mine if b in backends else []
-                if self._fresh((kind, b), (tuple(mine), th)):  # a new point redraws its backend only
+                curves = self.curves[kind].get(b)
+                if curves is None and b in backends:
+                    curves = self.curves[kind][b] = Curves(plot, b, self._tip)
+                if curves is not None and self._fresh((kind, b), (tuple(mine), th)):  # a new point: its backend
                     curves.set_data(kind, mine, th)
-                drawn += [p for p in mine if p.estimated and kind == "memory"]
+                drawn += [p for p in mine if p.estimated and not p.note and kind == "memory"]
             if kind == "memory":
                 self._label_estimates(drawn)
             ys = [math.log10(v) for p in points if (v := point_value(p, kind)) is not None]
@@ -382,6 +459,7 @@ class ProfilePanel(Panel):
                 holder.setFont(th.font(10.0))
                 holder.setPos((xr[0] + xr[1]) / 2, (lo + hi) / 2)
                 holder.show()
+        self._draw_crossover(backends)
         self._draw_titles()
         self._draw_legend(backends)
         self._keep_guides_off_the_legend()
@@ -474,8 +552,13 @@ class ProfilePanel(Panel):
         set_plot_title(self.time_plot, self.tr("<b>Time</b> of one run vs S · median of {n} · log–log").format(
             n=reps), th)
         budget = st.points[0].budget_bytes if st.points else None
-        over = self.tr(" · hollow: not run, over the {budget} budget").format(budget=format_bytes(budget)) \
-            if any(p.estimated for p in st.points) else ""
+        if any(p.note for p in st.points):
+            over = self.tr(" · hollow: not run (over the {budget} budget, or full attention past S = {max})").format(
+                budget=format_bytes(budget), max=MAX_LENGTH)
+        elif any(p.estimated for p in st.points):
+            over = self.tr(" · hollow: not run, over the {budget} budget").format(budget=format_bytes(budget))
+        else:
+            over = ""
         set_plot_title(self.mem_plot, self.tr("<b>Peak memory</b> a run adds vs S{over}").format(over=over), th)
         muted = th.muted
         if st.config is None:
@@ -492,8 +575,40 @@ class ProfilePanel(Panel):
                       "engine.tiled_attention alone), one torch thread · memory: the peak resident memory "
                       "the first run added in the measuring process (Linux VmHWM) · not run: "
                       "engine.memory_estimate over the budget")
-        set_label_text(self.note, f"{first}<br><span style='color:{muted}'>{how}</span>",
+        cross = self.crossover_line()
+        cross = f"<br>{cross}" if cross else ""
+        set_label_text(self.note, f"{first}{cross}<br><span style='color:{muted}'>{how}</span>",
                        color=th.foreground, size=th.pt(8.5))
+
+    def crossover(self) -> Crossover | None:
+        """Linear attention against flash (else sdpa, else eager) as measured, or None when
+        linear is not part of the profile."""
+        if "linear" not in self._backends():
+            return None
+        return crossover(self.state.points)
+
+    def crossover_line(self) -> str:
+        """The note's crossover line (rich text; "" without a linear row): where linear's
+        measured time beats flash (or sdpa, eager), or that it never does up to the longest S."""
+        c = self.crossover()
+        if c is None or (c.kind == "unmeasured" and self.state.running):
+            return ""
+        return crossover_text(c)
+
+    def _draw_crossover(self, backends: list[str]) -> None:
+        """The dashed vertical line at the crossover's S on the time plot (hidden otherwise)."""
+        c = self.crossover() if "linear" in backends else None
+        th = self.theme
+        if c is None or c.kind != "crosses":
+            self.cross_line.hide()
+            return
+        self.cross_line.show()  # (first: a hidden line's label keeps its old text)
+        self.cross_line.setPos(math.log10(c.seq_len))
+        self.cross_line.setPen(th.pen(STYLE["linear"][0], 1.5, Qt.PenStyle.DashLine))
+        self.cross_line.label.setFormat(self.tr("linear < {exact} from S ≈ {S}").format(
+            exact=c.exact, S=f"{c.seq_len:,.0f}"))
+        self.cross_line.label.setColor(QColor(th.foreground))
+        self.cross_line.label.setFont(th.font(8.5))
 
     def _draw_legend(self, backends: list[str]) -> None:
         th = self.theme

@@ -17,9 +17,12 @@ from PySide6.QtCore import QObject, Signal
 
 from engine import AttentionConfig
 from engine.profile import (
+    ALL_BACKENDS,
     BACKENDS,
     DEFAULT_LENGTHS,
     MAX_LENGTH,
+    VARIANT_BACKENDS,
+    VARIANT_MAX_LENGTH,
     ProfilePoint,
     length_profile,
     profile_plan,
@@ -29,8 +32,9 @@ from ..work.base import Cancelled, Job, WorkerThread
 
 __all__ = ["LENGTH_CHOICES", "ProfileState", "ProfileWorker"]
 
-#: the lengths a sweep can start and end at: powers of two up to engine.profile.MAX_LENGTH
-LENGTH_CHOICES = tuple(2**k for k in range(4, MAX_LENGTH.bit_length()))
+#: the lengths a sweep can start and end at: powers of two up to engine.profile.VARIANT_MAX_LENGTH
+#: (full attention alone stops at MAX_LENGTH: `ProfileState.sweep`)
+LENGTH_CHOICES = tuple(2**k for k in range(4, VARIANT_MAX_LENGTH.bit_length()))
 
 
 def doubling(first: int, last: int) -> tuple[int, ...]:
@@ -109,20 +113,29 @@ class ProfileState(QObject):
         if lengths is not None:
             self.lengths = tuple(lengths)
         if backends is not None:
-            self.backends = tuple(b for b in BACKENDS if b in backends)
+            self.backends = tuple(b for b in ALL_BACKENDS if b in backends)
         if repeats is not None:
             self.repeats = int(repeats)
         self.changed.emit("settings")
 
+    def sweep(self) -> tuple[int, ...]:
+        """The lengths a measurement covers: the settings' up to 65,536 when a variant is
+        chosen (full attention's points past 16,384 then come back not run, at their
+        estimate), else up to 16,384 (the engine's limits, engine.profile)."""
+        top = VARIANT_MAX_LENGTH if set(self.backends) & set(VARIANT_BACKENDS) else MAX_LENGTH
+        return tuple(S for S in self.lengths if S <= top)
+
     # ---- measuring ------------------------------------------------------------------------
     def measure(self, config: AttentionConfig) -> bool:
-        """Start measuring ``config`` with the settings (False when one runs already or no
-        backend is chosen). The previous points are replaced as the new ones arrive."""
-        if self.running or not self.backends or not self.lengths:
+        """Start measuring ``config`` with the settings (False when one runs already, no
+        backend is chosen or no length is left: `sweep`). The previous points are replaced
+        as the new ones arrive."""
+        lengths = self.sweep()
+        if self.running or not self.backends or not lengths:
             return False
         self.config = config
         self.points = []
-        self.plan = profile_plan(self.lengths, self.backends)
+        self.plan = profile_plan(lengths, self.backends)
         self.done, self.total = 0, len(self.plan)
         self.running, self.cancelled, self.error = True, False, ""
         self.started = time.monotonic()
@@ -132,7 +145,7 @@ class ProfileState(QObject):
             w.progressed.connect(self._on_progress)
             w.finished_profile.connect(self._on_finished)
             w.failed.connect(self._on_failed)
-        self._rid = self.worker.measure(config, self.lengths, self.backends, self.repeats)
+        self._rid = self.worker.measure(config, lengths, self.backends, self.repeats)
         self.changed.emit("running")
         self.changed.emit("points")
         return True
@@ -142,9 +155,13 @@ class ProfileState(QObject):
             self.worker.cancel(self._rid)
 
     def stop(self) -> None:
-        """Cancel and wait (the window closing): the thread ends with its measuring process."""
+        """Cancel and wait (the window closing): the thread ends with its measuring process.
+        Called again as the window's objects are destroyed, when the worker may be gone."""
         if self.worker is not None:
-            self.worker.stop()
+            try:
+                self.worker.stop()
+            except RuntimeError:  # its C++ object deleted already (stopped by the window's shutdown)
+                self.worker = None
 
     def next_point(self) -> tuple[int, str] | None:
         """The (S, backend) being measured now, while running."""
