@@ -4982,8 +4982,8 @@ Replace them?</source>
     </message>
     <message>
         <location line="+8"/>
-        <source>partial output &lt;b&gt;O/ℓ&lt;/b&gt; · max |O/ℓ − final| = {gap}</source>
-        <translation>部分输出 &lt;b&gt;O/ℓ&lt;/b&gt; · max |O/ℓ − 最终值| = {gap}</translation>
+        <source>partial &lt;b&gt;O/ℓ&lt;/b&gt; · max |Δ final| = {gap}</source>
+        <translation>部分 &lt;b&gt;O/ℓ&lt;/b&gt; · 与最终值 max |Δ| = {gap}</translation>
     </message>
     <message>
         <location line="+12"/>

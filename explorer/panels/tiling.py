@@ -153,11 +153,11 @@ class TilingPanel(Panel):
         self.r_plot.addItem(self.r_bars)
         self.partial = Heatmap(hover, SIGNED_CMAP)
         ci.addItem(self.partial.cell, row=3, col=1)
-        # m, ℓ and the rescale share the query rows of the tile: one x axis, under the rescale
-        # (four titles and three axes in the column left each plot ~13 px at 1600×1000; no
-        # minimum height: a dock's minimum would take height from the panels beside it)
-        for p in (self.m_plot, self.l_plot):
-            p.hideAxis("bottom")
+        # the partial output gets no more height than the small plots above it (its rows are
+        # the tile's few query rows): no minimum heights, a dock's minimum would take height
+        # from the panels beside it
+        for row in range(4):
+            ci.layout.setRowStretchFactor(row, 1)
         self.note = RunsLabel("", justify="left", size="9pt")
         ci.addItem(self.note, row=4, col=0, colspan=2)
         ci.layout.setColumnStretchFactor(0, 3)
@@ -178,7 +178,8 @@ class TilingPanel(Panel):
             box.setItemText(0, self.tr("auto ({n})").format(n=auto_block(n)))
         set_axis_label(self.grid.item, "left", self.tr("query"))
         set_axis_label(self.grid.item, "bottom", self.tr("key"))
-        set_axis_label(self.r_plot, "bottom", self.tr("query row"))
+        # (the small plots' x: the query rows numbered as on the grid's query axis; no label of
+        # their own, which took the rescale's last pixels in the panel's readable height)
         set_axis_label(self.partial.item, "left", self.tr("query"))
         set_axis_label(self.partial.item, "bottom", self.tr("dim of V"))
 
@@ -333,7 +334,7 @@ class TilingPanel(Panel):
         final = v.output[q0:q1]
         ok = np.isfinite(out) & np.isfinite(final)
         gap = float(np.abs(out[ok] - final[ok]).max()) if ok.any() else float("nan")
-        set_plot_title(self.partial.item, self.tr("partial output <b>O/ℓ</b> · max |O/ℓ − final| = {gap}").format(
+        set_plot_title(self.partial.item, self.tr("partial <b>O/ℓ</b> · max |Δ final| = {gap}").format(
             gap=fmt_number(gap, 2)), th, size=9.0)
         n_grew = int(grew.sum())
         if skipped:
