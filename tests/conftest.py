@@ -97,3 +97,23 @@ def plain(text: str) -> str:
     import re
 
     return re.sub(r"<[^>]+>", "", text).replace("\u00a0", " ").replace("&nbsp;", " ")
+
+
+def panel_text(panel) -> str:
+    """Every text a panel draws (titles, readouts, notes), one per line, as a reader reads it."""
+    from explorer.figures.layout import text_boxes
+
+    return "\n".join(plain(t) for _view, boxes in text_boxes(panel) for t, _b, _a in boxes)
+
+
+def profile_finished(state, qapp, timeout_s: float = 240.0) -> None:
+    """Process events until the length profile `state` stops running (a failure after
+    `timeout_s`); then once more, so what its end posted is drawn."""
+    import time
+
+    end = time.monotonic() + timeout_s
+    while state.running and time.monotonic() < end:
+        qapp.processEvents()
+        time.sleep(0.01)  # (the measuring process reports by the event loop: no busy spin)
+    assert not state.running, "the profile did not finish"
+    qapp.processEvents()

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import plain, shown_window
+from conftest import panel_text, shown_window
 from PySide6.QtCore import Qt
 
 import engine
@@ -25,8 +25,7 @@ def win(qapp):
         yield w
 
 
-def texts(panel) -> str:
-    return "\n".join(plain(t) for _view, boxes in text_boxes(panel) for t, _b, _a in boxes)
+texts = panel_text  # every text the panel draws
 
 
 def weights(cfg, head: int) -> np.ndarray:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import profile_finished
 
 from engine import AttentionConfig, memory_estimate
 from engine.memory import BUDGET_ENV
@@ -215,13 +216,6 @@ def win(qapp):
         yield w
 
 
-def _wait_done(state, qapp, timeout_s: float = 240.0) -> None:
-    end = time.monotonic() + timeout_s
-    while state.running and time.monotonic() < end:
-        qapp.processEvents()
-        time.sleep(0.01)
-    assert not state.running, "the profile did not finish"
-    qapp.processEvents()
 
 
 def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
@@ -238,7 +232,7 @@ def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
     qapp.processEvents()
     assert panel.state.running and panel.progress.isVisible() and panel.cancel_button.isEnabled()
     assert not panel.measure_button.isEnabled()
-    _wait_done(panel.state, qapp)
+    profile_finished(panel.state, qapp)
     assert panel.state.error == "", panel.state.error
     assert panel.state.config == SMALL.replace(seed=1), "Measure profiles the window's current config"
     return panel
@@ -367,7 +361,7 @@ def test_cancel_from_the_panel_keeps_the_points(win, qapp):
         time.sleep(0.01)
     t0 = time.monotonic()
     panel.cancel_button.click()
-    _wait_done(panel.state, qapp, 30)
+    profile_finished(panel.state, qapp, 30)
     assert time.monotonic() - t0 < 5.0
     assert panel.state.cancelled and len(panel.state.points) == 1
     assert panel.status.text() == "cancelled: 1 of 2 points measured"

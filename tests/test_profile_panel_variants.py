@@ -6,10 +6,9 @@ line, the dashed line on the time plot)."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
-from conftest import plain
+from conftest import plain, profile_finished
 
 from engine import AttentionConfig
 from engine.profile import MAX_LENGTH, PAST_MAX, ProfilePoint
@@ -35,13 +34,6 @@ def panel(qapp):
         yield made
 
 
-def _wait(state, qapp, timeout_s: float = 240.0) -> None:
-    end = time.monotonic() + timeout_s
-    while state.running and time.monotonic() < end:
-        qapp.processEvents()
-        time.sleep(0.01)
-    assert not state.running, "the profile did not finish"
-    qapp.processEvents()
 
 
 def _show(panel, qapp, points: list[ProfilePoint]) -> None:
@@ -68,7 +60,7 @@ def test_measured_variants_are_drawn_and_named_with_the_crossover(panel, qapp):
     st.set_settings(lengths=(64, 128, 256), backends=("flash", "linear", "performer", "local+global",
                                                       "hierarchical"), repeats=1)
     panel.measure_button.click()
-    _wait(st, qapp)
+    profile_finished(st, qapp)
     assert st.error == "" and len(st.points) == 15 and all(p.seconds for p in st.points)
     legend = [label.text for _sample, label in panel.legend.items]
     assert legend == ["flash (fused, tiled kernel)", *VARIANT_NAMES]

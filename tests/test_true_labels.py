@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import plain, shown_window
+from conftest import panel_text, shown_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
@@ -35,8 +35,7 @@ def win(qapp):
         yield w
 
 
-def texts(panel) -> str:
-    return "\n".join(plain(t) for _view, boxes in text_boxes(panel) for t, _b, _a in boxes)
+texts = panel_text  # every text the panel draws
 
 
 # ---- the formula strip names the scaling as the controls do ---------------------------------------
