@@ -146,7 +146,7 @@ class CircuitsPanel(AnalysisPanel):
     def needs(self):
         model = self.loaded
         layer, head = self.model_layer(), min(self.selection.head, model.n_heads - 1)
-        return [("detectors", (), lambda _job: model.all_head_scores()),
+        return [("detectors", (), lambda job: model.all_head_scores(progress=job.check)),
                 ("circuits", (layer, head), lambda _job: model.circuits(layer, head, top=PAIRS))]
 
     # ---- drawing -----------------------------------------------------------------------------
