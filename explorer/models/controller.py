@@ -204,7 +204,8 @@ class ModelController(QObject):
             model = load_model(path, device=device, allow_download=request.allow_download,
                                trust_remote_code=request.trust_remote_code,
                                n_layers=request.n_layers,
-                               tqdm_class=progress_tqdm(ctx) if request.allow_download else None)
+                               tqdm_class=progress_tqdm(ctx) if request.allow_download else None,
+                               check=ctx.check)  # a cancel between its steps
             if ctx.cancelled():
                 raise Cancelled("load cancelled")
             return model
@@ -465,7 +466,9 @@ class ModelController(QObject):
         return None
 
     def shutdown(self) -> None:
-        self.worker.stop()
+        """Quit: the running job is cancelled and waited for briefly; a load still inside
+        transformers is left running (ModelWorker.stop_for_quit)."""
+        self.worker.stop_for_quit()
 
 
 def _default_device() -> str:
