@@ -304,6 +304,8 @@ def attribute(loaded, text: str, target, *, position: int = -1,
     with torch.inference_mode(), hooked(pre=pre, post=post):
         logit = float(own_logit_at(loaded, ids, p)[t])  # the model's own, after any softcap
     u = w_u[:, t].detach().double().cpu()
+    if an.logit_scale is not None:  # Cohere's logit_scale, Granite's 1 / logits_scaling
+        u = u * an.logit_scale
     if an.final_proj is not None:  # OPT's project_out after the final norm: u in the stream's space
         u = an.final_proj.weight.detach().double().cpu().t() @ u
     zero = torch.zeros_like(u)
@@ -318,7 +320,7 @@ def attribute(loaded, text: str, target, *, position: int = -1,
 
     for layer in range(L):
         delta = got["out"][layer] - got["in"][layer]
-        if not close(got["a"][layer] + got["m"].get(layer, zero), delta, got["out"][layer]):
+        if not close(an.residual_scale * (got["a"][layer] + got["m"].get(layer, zero)), delta, got["out"][layer]):
             raise InspectError(f"layer {layer} adds more to the residual stream than its attention "
                                "and MLP outputs (a post-norm model, or extra norms), so the logit "
                                "does not split into them")
@@ -330,16 +332,17 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         f, offset, scale = (lambda c: c.double()), zero, None
     heads = np.zeros((L, H))
     parts: dict[str, float] = {"embeddings": float(f(got["in"][0]) @ u)}
-    bias_total = float(offset @ u) + (0.0 if b_u is None else float(b_u[t]))
+    bias_total = float(offset @ u) + (0.0 if b_u is None else float(b_u[t]) * (an.logit_scale or 1.0))
+    rs = an.residual_scale  # Granite: the stream gets rs × what attention and MLP output
     for layer in range(L):
         z = got["z"][layer].reshape(H, dh)
         w_o, b_o = an.output_weights(layer)  # (H, Dh, d), (d,)
-        contrib = torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
+        contrib = rs * torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
         f_a = None
         if an.attn_post_norms[layer] is not None:  # its scale frozen at this run's attention output
             f_a, off_a, _s = _frozen_norm(an.attn_post_norms[layer], got["ain"][layer], got["a"][layer],
                                           tol, f"the norm after layer {layer}'s attention")
-            bias_total += float(f(off_a) @ u)
+            bias_total += float(f(rs * off_a) @ u)
 
         def g(c, f_a=f_a):
             return f(c if f_a is None else f_a(c))
@@ -347,16 +350,16 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         for h in range(H):
             heads[layer, h] = float(g(contrib[h]) @ u)
         if b_o is not None:
-            bias_total += float(g(b_o.double()) @ u)
+            bias_total += float(g(rs * b_o.double()) @ u)
         if layer in got["m"]:
-            parts[f"mlp {layer}"] = float(f(got["m"][layer]) @ u)
+            parts[f"mlp {layer}"] = float(f(rs * got["m"][layer]) @ u)
     parts["biases"] = bias_total
     total = float(heads.sum() + sum(parts.values()))
     notes = [] if notice is None else [notice]
     if dtype in (torch.float16, torch.bfloat16):
         notes.append(f"the model runs in {str(dtype).replace('torch.', '')}: the parts add up to "
                      "the logit only to that precision")
-    if not close(got["in"][0] + sum(got["a"].values()) + sum(got["m"].values(), zero), resid, resid):
+    if not close(got["in"][0] + rs * (sum(got["a"].values()) + sum(got["m"].values(), zero)), resid, resid):
         notes.append("the parts do not add up to the final residual stream exactly")
     if an.softcap is not None:
         notes.append(f"this model caps its logits ({an.softcap:g} · tanh(z / {an.softcap:g})): the "
