@@ -13,6 +13,7 @@ import contextlib
 import inspect as _inspect
 import os
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -297,6 +298,7 @@ def load_model(
     transformers' log level), so load one model at a time.
     """
     with offline_mode(not allow_download):
+        _check_readable(source)
         _recover_training_run(source)
         folder = resolve_source(source, allow_download=allow_download, tqdm_class=tqdm_class)
         check = check or _no_check
@@ -313,6 +315,19 @@ def load_model(
 
 def _no_check() -> None:
     """A load that is not cancelled."""
+
+
+def _check_readable(source: str | os.PathLike) -> None:
+    """A local folder this user may not read is named before anything reads it
+    (:func:`.files.check_readable`)."""
+    from .files import check_readable, path_exists
+
+    try:
+        text = os.fspath(source).strip()
+    except TypeError:
+        return
+    if text and path_exists(text) and Path(text).expanduser().is_dir():
+        check_readable(Path(text).expanduser())
 
 
 def _recover_training_run(source: str | os.PathLike) -> None:
@@ -476,7 +491,9 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     if device_map is not None:
         kwargs["device_map"] = device_map
     try:
-        lm, loading = (head or AutoModel).from_pretrained(folder, **kwargs)
+        with warnings.catch_warnings():  # a refusal of a pickle .bin is one line, no torch warning
+            warnings.filterwarnings("ignore", message=_UNPICKLER_WARNING, category=UserWarning)
+            lm, loading = (head or AutoModel).from_pretrained(folder, **kwargs)
     except ModelLoadError:
         raise
     except Exception as exc:
@@ -563,6 +580,10 @@ def _check_fidelity(loaded: LoadedModel, check: Callable[[], None] | None = None
     if not loaded.fidelity.ok:
         loaded.notices.append(f"Warning: the circuits lens {loaded.fidelity.summary}.")
 
+
+#: what torch's weights-only unpickler warns of a pickle it reads (a plain pickle .bin: "Detected
+#: pickle protocol 4 in the checkpoint…"), two lines on stderr besides the refusal (issue 46, item 14)
+_UNPICKLER_WARNING = r"Detected pickle protocol"
 
 _LAYER_NAME = re.compile(r"(?:^|\.)(?:layers|layer|h|blocks|block)\.(\d+)\.")
 
