@@ -244,7 +244,8 @@ class ModelController(QObject):
         return self._inspect()
 
     def cancel(self) -> None:
-        """Stop waiting for the load (a download stops; a local load finishes unseen)."""
+        """Stop waiting for the load (a download stops; a local load at its next step or
+        block of its opening check, its result unseen)."""
         rid = self._rids.get("load")
         if rid is None:
             return
