@@ -58,6 +58,7 @@ def llama_folder(tmp_path_factory):
     return mf.build_llama(tmp_path_factory.mktemp("llama_quit"))
 
 
+@pytest.mark.slow
 def test_quitting_during_a_model_load_exits_0_at_once(tmp_path, llama_folder):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "ATTN_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
