@@ -109,3 +109,30 @@ def test_an_uncancelled_job_gives_the_numbers_of_an_unchecked_one(deep_llama, na
         assert checked.logit == pytest.approx(ref.logit, rel=1e-6)
     else:
         assert checked == pytest.approx(ref, rel=1e-6)
+
+
+def test_head_circuits_stop_at_their_next_block(deep_llama):
+    """The QK/OV circuits run no forward pass: W_U·W_E and the token-pair search are summed in
+    blocks, and a cancel is seen before the next block (here: at the second check)."""
+    import numpy as np
+
+    from engine.models.anatomy import cache_of
+
+    cache_of(deep_llama).pop("w_ue", None)
+    calls = []
+
+    def cancel_at_second(_done, _total):
+        calls.append(1)
+        if len(calls) == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        deep_llama.circuits(1, 2, top=5, progress=cancel_at_second)
+    assert len(calls) == 2
+    seen = []
+    cache_of(deep_llama).pop("w_ue", None)
+    checked = deep_llama.circuits(1, 2, top=5, progress=lambda d, t: seen.append(d))
+    plain = deep_llama.circuits(1, 2, top=5)
+    assert len(seen) >= 3  # W_U·W_E and both pair searches
+    assert [(p.row_id, p.col_id) for p in checked.qk_pairs] == [(p.row_id, p.col_id) for p in plain.qk_pairs]
+    np.testing.assert_allclose(checked.ov_eigenvalues, plain.ov_eigenvalues)

@@ -960,11 +960,12 @@ class LoadedModel:
 
         return all_head_scores(self, n_tokens=n_tokens, batch=batch, seed=seed, progress=progress)
 
-    def circuits(self, layer: int, head: int, *, top: int = 10, vocab=None):
-        """The QK and OV circuits of one head (:class:`engine.models.circuits.HeadCircuits`)."""
+    def circuits(self, layer: int, head: int, *, top: int = 10, vocab=None, progress=None):
+        """The QK and OV circuits of one head (:class:`engine.models.circuits.HeadCircuits`;
+        ``progress`` as it calls it: raising cancels)."""
         from .circuits import head_circuits
 
-        return head_circuits(self, layer, head, top=top, vocab=vocab)
+        return head_circuits(self, layer, head, top=top, vocab=vocab, progress=progress)
 
     def logit_lens(self, text: str, *, k: int | None = None, max_tokens: int | None = None, progress=None):
         """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`);

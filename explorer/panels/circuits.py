@@ -147,7 +147,7 @@ class CircuitsPanel(AnalysisPanel):
         model = self.loaded
         layer, head = self.model_layer(), min(self.selection.head, model.n_heads - 1)
         return [("detectors", (), lambda job: model.all_head_scores(progress=job.check)),
-                ("circuits", (layer, head), lambda _job: model.circuits(layer, head, top=PAIRS))]
+                ("circuits", (layer, head), lambda job: model.circuits(layer, head, top=PAIRS, progress=job.check))]
 
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:
