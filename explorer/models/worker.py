@@ -62,6 +62,8 @@ class ModelWorker(WorkerThread):
         :func:`exit_if_left_running` ends the process once the window has shut down: waiting
         for the load is what held a quit up to STOP_WAIT_S (issue 46)."""
         self.jobs.close()
+        if self in _LEFT_RUNNING and self.isRunning():  # (the window shuts down twice: once is enough)
+            return False
         if not self.isRunning() or self.wait(int(self.QUIT_WAIT_S * 1000)):
             self._ended()
             return True
