@@ -39,4 +39,7 @@ def main_gui(session: str | None = None, model: str | None = None) -> int:
     finally:
         window.shutdown()
     sys.stdout.flush()
+    from .models.worker import exit_if_left_running
+
+    exit_if_left_running(int(code))  # a model load that takes no cancel does not hold up the quit
     return int(code)

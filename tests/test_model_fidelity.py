@@ -5,7 +5,7 @@ For every family a tiny random model (2 layers, d_model 32-64) is built with tra
 saved with a tokenizer, opened with ``load_model``, and compared with transformers' *own*
 model (``AutoModelForCausalLM`` / ``AutoModel``, eager attention) — its logits, its
 ``output_hidden_states`` through its own final norm and ``lm_head`` (and Gemma-2's softcap,
-written out here from its config), its attentions. Never with the project's own code.
+Cohere's and Granite's logit scaling, written out here from its config), its attentions. Never with the project's own code.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from engine.models import InspectError, ModelLoadError, load_model
 TEXT = "the cat sat on the mat . the cat"
 CORRUPTED = "the dog sat on the mat . the dog"  # the same token length
 VOCAB = len(SPECIALS) + len(WORDS)
-CAUSAL = ("gpt2", "llama_gqa", "llama_mqa", "qwen2", "mistral", "opt_pre", "opt_post", "gemma2", "neox")
+CAUSAL = ("gpt2", "llama_gqa", "llama_mqa", "qwen2", "mistral", "opt_pre", "opt_post", "gemma2", "neox",
+          "cohere", "granite")
 
 
 def _save(model, folder, *, bos=True):
@@ -87,6 +88,39 @@ def build_neox(folder):
     return _save(GPTNeoXForCausalLM(cfg), folder)
 
 
+def build_cohere(folder):
+    """Cohere: parallel attention and MLP from one LayerNorm without bias, tied embeddings,
+    its logits multiplied by ``logit_scale`` after lm_head (0.0625 in Command R)."""
+    from transformers import CohereConfig, CohereForCausalLM
+
+    torch.manual_seed(8)
+    cfg = CohereConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=MAX_LEN,
+                       logit_scale=0.25, bos_token_id=1, eos_token_id=2, pad_token_id=3)
+    model = CohereForCausalLM(cfg)
+    with torch.no_grad():  # logits large enough that the scale changes the distribution
+        model.model.embed_tokens.weight.mul_(20)
+    return _save(model, folder)
+
+
+def build_granite(folder):
+    """Granite: its logits divided by ``logits_scaling``, what attention and MLP add scaled by
+    ``residual_multiplier``, the embeddings by ``embedding_multiplier``, the scores by
+    ``attention_multiplier`` (granite-3's values, about)."""
+    from transformers import GraniteConfig, GraniteForCausalLM
+
+    torch.manual_seed(9)
+    cfg = GraniteConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=MAX_LEN,
+                        logits_scaling=8.0, residual_multiplier=0.22, embedding_multiplier=12.0,
+                        attention_multiplier=0.015625, tie_word_embeddings=False, bos_token_id=1,
+                        eos_token_id=2, pad_token_id=3)
+    model = GraniteForCausalLM(cfg)
+    with torch.no_grad():
+        model.lm_head.weight.mul_(200)  # logits well past 1 after the division
+    return _save(model, folder)
+
+
 def build_bert(folder):
     from transformers import BertConfig, BertForMaskedLM
 
@@ -106,6 +140,8 @@ BUILDERS = {
     "opt_post": lambda f: build_opt(f, pre_norm=False),
     "gemma2": build_gemma2,
     "neox": build_neox,
+    "cohere": build_cohere,
+    "granite": build_granite,
     "bert": build_bert,
 }
 
@@ -120,6 +156,8 @@ OWN_FINAL_NORM = {
     "opt_post": lambda m: None,
     "gemma2": lambda m: m.model.norm,
     "neox": lambda m: m.gpt_neox.final_layer_norm,
+    "cohere": lambda m: m.model.norm,
+    "granite": lambda m: m.model.norm,
 }
 
 
@@ -139,10 +177,15 @@ class Family:
                                 output_attentions=True)
 
     def own_head(self, hidden):
-        """transformers' own final norm, lm_head, and the config's logit softcap."""
+        """transformers' own final norm, lm_head, and the config's logit scaling (Cohere's
+        ``logit_scale``, Granite's ``logits_scaling``) and softcap, written out here."""
         with torch.no_grad():
             norm = OWN_FINAL_NORM[self.name](self.ref)
             logits = self.ref.lm_head(hidden if norm is None else norm(hidden))
+        if self.name == "cohere":
+            logits = logits * self.ref.config.logit_scale
+        if self.name == "granite":
+            logits = logits / self.ref.config.logits_scaling
         cap = getattr(self.ref.config, "final_logit_softcapping", None)
         return logits if cap is None else cap * torch.tanh(logits / cap)
 

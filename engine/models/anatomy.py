@@ -15,8 +15,10 @@ every architecture through one :class:`Anatomy`:
 * the final norm (found by the model's own structure: ``ln_f``, ``norm``, OPT's
   ``decoder.final_layer_norm``, GPT-NeoX's ``final_layer_norm``; OPT's ``project_out`` after
   it), the unembedding W_U (d, V) from the causal LM's ``get_output_embeddings()`` (GPT-NeoX's
-  ``embed_out`` is transformers' ``lm_head``), and the step after it (Gemma-2's
-  ``final_logit_softcapping``: cap · tanh(logits / cap));
+  ``embed_out`` is transformers' ``lm_head``), and the steps after it (Cohere's ``logit_scale``
+  and Granite's ``1 / logits_scaling``, a factor; Gemma-2's ``final_logit_softcapping``:
+  cap · tanh(logits / cap)); Granite's ``residual_multiplier``, the factor on what every
+  attention and MLP adds to the stream (``residual_scale``);
 * :meth:`Anatomy.own_logits`: the model's *own* output (transformers' causal-LM forward), which
   :mod:`.fidelity` compares with what is computed here from the parts.
 
@@ -75,6 +77,27 @@ class HeadWeights:
     b_o: torch.Tensor | None  # (d,)
 
 
+def _positive(value) -> float | None:
+    """A config's number when it is a positive finite float (None otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if 0 < value < float("inf") else None
+
+
+def _logit_scale(config) -> float | None:
+    """What the causal LM multiplies its logits by after ``lm_head`` (None: nothing): Cohere's
+    ``logit_scale`` (``logits * logit_scale``), Granite's ``logits_scaling`` (``logits /
+    logits_scaling``)."""
+    scale = _positive(getattr(config, "logit_scale", None))
+    if scale is not None and scale != 1.0:
+        return scale
+    divisor = _positive(getattr(config, "logits_scaling", None))
+    if divisor is not None and divisor != 1.0:
+        return 1.0 / divisor
+    return None
+
+
 def _first_attr(module: nn.Module, names) -> nn.Module | None:
     """The first of ``names`` (dotted paths allowed) that is a submodule of ``module``."""
     for name in names:
@@ -123,6 +146,7 @@ class Anatomy:
             self.pos_embed = core.pos_emb
             self.final_proj = None
             self.softcap = None
+            self.logit_scale, self.residual_scale = None, 1.0
             self.attn_post_norms = self.mlp_post_norms = [None] * len(self.blocks)
             return
         self.blocks = self._find_blocks(model)
@@ -152,6 +176,8 @@ class Anatomy:
         self.final_proj = None
         softcap = getattr(model.config, "final_logit_softcapping", None)
         self.softcap = float(softcap) if isinstance(softcap, int | float) and softcap > 0 else None
+        self.logit_scale = _logit_scale(model.config)
+        self.residual_scale = _positive(getattr(model.config, "residual_multiplier", None)) or 1.0
         if self.kind == "bert" or not self.causal:
             self.final_norm, self.norm = None, "post"
         else:
@@ -274,10 +300,12 @@ class Anatomy:
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """The model's final hidden state (after its final norm) → logits, float32: the
-        unembedding, its bias, and the model's logit softcapping where it has one."""
+        unembedding, its bias, the model's logit scaling (Cohere, Granite) and its logit
+        softcapping (Gemma-2) where it has them."""
         w, b = self.unembedding()  # type: ignore[misc]
         out = hidden.to(w.device, torch.float32) @ w
         out = out if b is None else out + b
+        out = out if self.logit_scale is None else out * self.logit_scale
         return out if self.softcap is None else self.cap(out)
 
     def cap(self, logits):

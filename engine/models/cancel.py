@@ -78,6 +78,14 @@ def checkpoints(model: torch.nn.Module | None,
         _CHECK.reset(token)
 
 
+def checked(loaded, progress: Callable[[int, int], object] | None):
+    """:func:`checkpoints` over the whole of a loaded model (its causal LM where it has one,
+    so the LM head's forward is checked too): what every circuits job (lens, detectors,
+    attribution, patching) runs its forward passes in."""
+    whole = loaded.lm if getattr(loaded, "lm", None) is not None else loaded.model
+    return checkpoints(whole, progress)
+
+
 def attention_pieces(fn: Callable, module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                      attention_mask, *args, keep_weights: bool = True, **kwargs):
     """``fn(module, query, key, value, attention_mask, …)`` (a model's eager attention:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..backends.eager import repeat_kv
 from .cancel import attention_pieces, cancellable
 
 IMPLEMENTATION = "attention_explorer"
@@ -69,22 +70,16 @@ _ACTIVE: ContextVar[Capture | None] = ContextVar("attention_explorer_capture", d
 _EAGER_CACHE: dict[type, Callable] = {}
 
 
-def _repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
-    if n_rep == 1:
-        return x
-    b, h, s, d = x.shape
-    return x[:, :, None].expand(b, h, n_rep, s, d).reshape(b, h * n_rep, s, d)
-
-
 def generic_eager_attention(module, query, key, value, attention_mask, scaling=None,
                             dropout=0.0, **kwargs):
     """Textbook eager attention, used only when a model's modeling module has no
-    ``eager_attention_forward`` of its own."""
+    ``eager_attention_forward`` of its own (transformers' Llama formula: the same numbers;
+    the KV heads repeated by the engine's one :func:`engine.backends.eager.repeat_kv`)."""
     if scaling is None:
         scaling = query.shape[-1] ** -0.5
     n_rep = query.shape[1] // key.shape[1]
-    key = _repeat_kv(key, n_rep)
-    value = _repeat_kv(value, n_rep)
+    key = repeat_kv(key, n_rep)
+    value = repeat_kv(value, n_rep)
     scores = torch.matmul(query, key.transpose(2, 3)) * scaling
     if attention_mask is not None:
         scores = scores + attention_mask[..., : key.shape[-2]]

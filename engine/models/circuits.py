@@ -19,6 +19,7 @@ what is computed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -93,14 +94,17 @@ def product_singular_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.svd(ra @ rb.T, compute_uv=False)
 
 
-def unembed_embed(w_u: torch.Tensor, w_e: torch.Tensor) -> torch.Tensor:
+def unembed_embed(w_u: torch.Tensor, w_e: torch.Tensor, check: Callable[[], None] = lambda: None
+                  ) -> torch.Tensor:
     """W_U W_E (d, d) in float64 for W_U (d, V) and W_E (V', d), over their first
     min(V, V') tokens, summed a block of tokens at a time: no float64 copy of either matrix
-    (GPT-2's would be 2 × 309 MB), at most 16 MiB of them at once."""
+    (GPT-2's would be 2 × 309 MB), at most 16 MiB of them at once; ``check()`` before each
+    block (a cancel raises from it)."""
     n = min(w_u.shape[1], w_e.shape[0])
     out = torch.zeros(w_u.shape[0], w_e.shape[1], dtype=torch.float64)
     step = max(1, 2**21 // max(w_u.shape[0], w_e.shape[1]))  # tokens per block
     for a in range(0, n, step):
+        check()
         out += w_u[:, a:a + step].double() @ w_e[a:a + step].double()
     return out
 
@@ -155,14 +159,16 @@ def _vocab_ids(vocab, n: int) -> np.ndarray:
     return ids
 
 
-def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray, k: int
-               ) -> list[TokenPair]:
-    """The k largest entries of left @ right.T (n, n), computed in row chunks."""
+def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray, k: int,
+               check: Callable[[], None] = lambda: None) -> list[TokenPair]:
+    """The k largest entries of left @ right.T (n, n), computed in row chunks (``check()``
+    before each)."""
     best_v = torch.empty(0)
     best_i = torch.empty(0, dtype=torch.long)
     n = left.shape[0]
     chunk = max(1, 2**22 // max(n, 1))
     for start in range(0, n, chunk):
+        check()
         block = left[start:start + chunk] @ right.T  # (c, n)
         v, i = block.reshape(-1).topk(min(k, block.numel()))
         best_v = torch.cat([best_v, v])
@@ -177,14 +183,22 @@ def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray,
             for j in range(m)]
 
 
-def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None) -> HeadCircuits:
+def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None,
+                  progress: Callable[[int, int], object] | None = None) -> HeadCircuits:
     """The circuits of (``layer``, ``head``); see :class:`HeadCircuits` and the module
     docstring. ``top``: how many token pairs; ``vocab``: token ids to search the full
-    circuits over (default: the whole vocabulary up to :data:`PAIR_VOCAB` ordinary tokens)."""
+    circuits over (default: the whole vocabulary up to :data:`PAIR_VOCAB` ordinary tokens).
+    ``progress(0, 1)`` is called before each block of W_U·W_E and of the token-pair search;
+    raising from it cancels."""
     layer, head = check_head(loaded, layer, head)
     if not is_whole(top) or top < 0:
         raise InspectError(f"top must be an integer >= 0, not {top!r}")
     top = int(top)
+
+    def check() -> None:
+        if progress is not None:
+            progress(0, 1)
+
     an = anatomy_of(loaded)
     hw = an.head_weights(layer)
     kv = loaded.kv_head_of[head]
@@ -201,7 +215,7 @@ def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None) -
     if w_e is not None and w_u is not None:
         cache = cache_of(loaded)
         if "w_ue" not in cache:  # W_U W_E (d, d), the same for every head
-            cache["w_ue"] = unembed_embed(w_u, w_e)
+            cache["w_ue"] = unembed_embed(w_u, w_e, check)
         small = w_o.double() @ cache["w_ue"] @ w_v.double()  # (Dh, Dh)
         eig = np.linalg.eigvals(small.numpy())
         total = float(np.abs(eig).sum())
@@ -211,10 +225,10 @@ def head_circuits(loaded, layer: int, head: int, *, top: int = 10, vocab=None) -
     if w_e is not None and top > 0:
         ids = _pair_ids(loaded, vocab)
         e = w_e[torch.as_tensor(ids)]
-        qk_pairs = _top_pairs(loaded, e @ w_q, e @ w_k, ids, top)
+        qk_pairs = _top_pairs(loaded, e @ w_q, e @ w_k, ids, top, check)
         if w_u is not None:
             ov_pairs = _top_pairs(loaded, e @ w_v @ w_o, w_u[:, torch.as_tensor(ids)].T.contiguous(),
-                                  ids, top)
+                                  ids, top, check)
     return HeadCircuits(
         layer=layer, head=head, kv_head=kv,
         w_q=w_q.numpy(), w_k=w_k.numpy(), w_v=w_v.numpy(), w_o=w_o.numpy(),

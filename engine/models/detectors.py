@@ -25,11 +25,14 @@ a seeded NumPy generator: the same seed gives the same scores.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import torch
 
 from ..memory import format_bytes
 from .anatomy import bos_id, cache_of, special_ids, vocab_size
+from .cancel import checked
 from .capture import capturing
 from .errors import InspectError
 from .files import available_memory, job_room
@@ -98,8 +101,11 @@ def _check_sizes(loaded, n_tokens, batch, seed) -> tuple[int, int, int]:
 
 
 def all_head_scores(loaded, *, n_tokens: int | None = None, batch: int = DEFAULT_BATCH,
-                    seed: int = 0) -> dict[str, np.ndarray]:
-    """Every detector's (L, H) float32 scores from one forward pass (cached per model)."""
+                    seed: int = 0, progress: Callable[[int, int], object] | None = None
+                    ) -> dict[str, np.ndarray]:
+    """Every detector's (L, H) float32 scores from one forward pass (cached per model).
+    ``progress(done, total)`` is called after each forward pass of a piece of the batch and
+    with the same count inside it (:func:`.cancel.checked`); raising from it cancels."""
     n_tokens, batch, seed = _check_sizes(loaded, n_tokens, batch, seed)
     cache = cache_of(loaded).setdefault("head_scores", {})
     key = (n_tokens, batch, seed)
@@ -111,12 +117,16 @@ def all_head_scores(loaded, *, n_tokens: int | None = None, batch: int = DEFAULT
     L, H = loaded.n_layers, loaded.n_heads
     weight = {k: torch.zeros(L, H, dtype=torch.float64) for k in DETECTOR_NAMES}  # Σ over queries
     piece = sequences_that_fit(loaded, ids.shape[1], batch)
-    for start in range(0, batch, piece):
-        part = slice(start, start + piece)
-        for layer, a in enumerate(_attention(loaded, ids[part])):  # (b, H, S, S)
-            for k in DETECTOR_NAMES:
-                on_key = (a * patterns[k][part, None]).sum(-1)  # (b, H, S)
-                weight[k][layer] += (on_key * rows[k][part, None]).sum((0, 2)).double()
+    with checked(loaded, progress) as report:
+        total = -(-batch // piece)
+        report(0, total)
+        for start in range(0, batch, piece):
+            part = slice(start, start + piece)
+            for layer, a in enumerate(_attention(loaded, ids[part])):  # (b, H, S, S)
+                for k in DETECTOR_NAMES:
+                    on_key = (a * patterns[k][part, None]).sum(-1)  # (b, H, S)
+                    weight[k][layer] += (on_key * rows[k][part, None]).sum((0, 2)).double()
+            report(start // piece + 1, total)
     out = {}
     for k in DETECTOR_NAMES:
         n_rows = float(rows[k].sum().clamp_min(1))  # queries the pattern covers, in every sequence
@@ -158,11 +168,11 @@ def sequences_that_fit(loaded, s: int, batch: int, free: int | None = None) -> i
 
 
 def head_scores(loaded, kind: str, *, n_tokens: int | None = None, batch: int = DEFAULT_BATCH,
-                seed: int = 0) -> np.ndarray:
+                seed: int = 0, progress: Callable[[int, int], object] | None = None) -> np.ndarray:
     """(L, H) float32 in [0, 1]: the mean attention, over the queries the pattern applies to,
     on the key(s) ``kind`` names (see the module docstring for the definitions, after
     TransformerLens' ``head_detector``), on ``batch`` sequences of BOS + ``n_tokens`` random
     tokens repeated twice (default n_tokens: 32, or what fits the model's positions)."""
     if not isinstance(kind, str) or kind not in DETECTOR_NAMES:
         raise _unknown(kind)
-    return all_head_scores(loaded, n_tokens=n_tokens, batch=batch, seed=seed)[kind]
+    return all_head_scores(loaded, n_tokens=n_tokens, batch=batch, seed=seed, progress=progress)[kind]

@@ -14,7 +14,8 @@ class ModelLoadError(RuntimeError):
     ``"no_weights"``, ``"corrupt_weights"``, ``"not_cached"``, ``"remote_code"``,
     ``"no_attention"``, ``"unsupported"``, ``"too_large"``, ``"no_tokenizer"``,
     ``"device"``, ``"download"``, ``"bad_config"``: config.json holds impossible sizes or
-    disagrees with the weights); ``files`` names the files involved (for
+    disagrees with the weights, ``"unreadable"``: a file or the folder this user may not
+    read); ``files`` names the files involved (for
     ``"remote_code"``: the Python files that would run if the user opted in).
     """
 

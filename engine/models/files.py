@@ -195,6 +195,36 @@ def check_regular_files(folder: Path, names=MODEL_FILES) -> None:
             reason="no_config" if bad[0].startswith(("config", "generation")) else "no_tokenizer", files=bad)
 
 
+def check_readable(folder: Path) -> None:
+    """ModelLoadError (reason "unreadable") naming what in `folder` this user may not read: the
+    folder itself (not listable), or the first of its files that cannot be opened (its owner
+    or mode; a file of a read-protected training run too). Without this an unreadable
+    config.json was "not valid JSON", an unreadable folder spoke of a training_run.json it
+    does not hold, and an unreadable weights file of "[Errno 13]" (issue 46, item 14). Each
+    regular file is opened and closed, nothing read."""
+    try:
+        names = sorted(os.listdir(folder))
+    except PermissionError:
+        raise ModelLoadError(f"The folder '{folder}' cannot be read: permission denied (its owner "
+                             "or mode does not let this user list it). Make it readable, or copy it.",
+                             reason="unreadable") from None
+    except OSError:
+        return  # (not a folder, or gone: what reads it next says so)
+    for name in names:
+        path = folder / name
+        try:
+            if not path.is_file():
+                continue
+            with open(path, "rb"):
+                pass
+        except PermissionError:
+            raise ModelLoadError(f"{name} in '{folder}' cannot be read: permission denied (its owner "
+                                 "or mode does not let this user read it). Make it readable.",
+                                 reason="unreadable", files=[name]) from None
+        except OSError:
+            continue
+
+
 def looks_like_path(source: str) -> bool:
     """True when ``source`` is clearly meant as a folder, not a hub id."""
     return (

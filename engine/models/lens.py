@@ -27,6 +27,7 @@ import torch
 
 from .agreement import CHECKED_POSITIONS
 from .anatomy import anatomy_of, first_output, hooked, input_of, resolve_token
+from .cancel import checked
 from .errors import InspectError, is_whole
 
 
@@ -118,9 +119,8 @@ def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | Non
 
     ``k``: the top tokens per cell (default 5, or the whole vocabulary when it is smaller).
     ``progress(done, total)`` is called after the forward pass and after each block of rows
-    put through the unembedding (at most 128 MiB of logits each); raising from it cancels."""
-    from .agreement import compare_logits, lens_failure, logits_close
-
+    put through the unembedding (at most 128 MiB of logits each), and with the same count
+    inside the forward pass (:func:`.cancel.checked`); raising from it cancels within a block."""
     an = anatomy_of(loaded)
     an.require_unembedding("The logit lens")
     loaded.require_fidelity("lens")
@@ -134,11 +134,26 @@ def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | Non
     L, s = loaded.n_layers, len(ids)
     chunk = max(1, 2**25 // n_vocab)  # rows of logits held at once (128 MiB of float32)
     total = 1 + -(-(L + 1) * s // chunk)
-    if progress is not None:
-        progress(0, total)
-    resid, own, _ = residual_streams(loaded, ids, own_positions=CHECKED_POSITIONS)
-    if progress is not None:
-        progress(1, total)
+    with checked(loaded, progress) as report:  # a cancel is seen inside the forward pass too
+        report(0, total)
+        resid, own, _ = residual_streams(loaded, ids, own_positions=CHECKED_POSITIONS)
+        report(1, total)
+        top_ids, top_probs, next_probs = _lens_rows(loaded, an, resid, own, ids, k, chunk, total, report)
+    ti = top_ids.numpy().astype(np.int64)
+    names = loaded.tokens_of(ti.reshape(-1).tolist())
+    nested = [[names[(r * s + p) * k:(r * s + p + 1) * k] for p in range(s)] for r in range(L + 1)]
+    return LogitLens(tokens=loaded.tokens_of(ids), token_ids=list(ids), top_ids=ti,
+                     top_probs=top_probs.numpy().astype(np.float32),
+                     top_tokens=nested, next_probs=next_probs.numpy(),
+                     notice=notice)
+
+
+def _lens_rows(loaded, an, resid, own, ids, k, chunk, total, report):
+    """The lens's (L+1, S, k) top ids and probabilities and (L+1, S) next-token probabilities
+    from the residual streams (L+1, S, d), ``chunk`` rows of logits at a time, reported."""
+    from .agreement import compare_logits, lens_failure, logits_close
+
+    L, s = loaded.n_layers, len(ids)
     nxt = torch.tensor([*ids[1:], 0], dtype=torch.long)
     with torch.inference_mode():
         normed = an.apply_final_norm(resid).float()  # (L+1, S, d)
@@ -157,19 +172,12 @@ def logit_lens(loaded, text: str, *, k: int | None = None, max_tokens: int | Non
             idx.append(i)
             w = want[start:start + chunk]
             nextp.append(torch.exp(logits.gather(-1, w[:, None]) - lse)[:, 0])
-            if progress is not None:
-                progress(2 + start // chunk, total)
+            report(2 + start // chunk, total)
         top_ids = torch.cat(idx).reshape(L + 1, s, k)
         top_probs = torch.cat(vals).reshape(L + 1, s, k)
         next_probs = torch.cat(nextp).reshape(L + 1, s)
         next_probs[:, -1] = float("nan")
-    ti = top_ids.numpy().astype(np.int64)
-    names = loaded.tokens_of(ti.reshape(-1).tolist())
-    nested = [[names[(r * s + p) * k:(r * s + p + 1) * k] for p in range(s)] for r in range(L + 1)]
-    return LogitLens(tokens=loaded.tokens_of(ids), token_ids=list(ids), top_ids=ti,
-                     top_probs=top_probs.numpy().astype(np.float32),
-                     top_tokens=nested, next_probs=next_probs.numpy(),
-                     notice=notice)
+    return top_ids, top_probs, next_probs
 
 
 def token_position(position, s: int) -> int:
@@ -180,15 +188,17 @@ def token_position(position, s: int) -> int:
     return int(position) % s
 
 
-def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
+def top_prediction(loaded, text: str, *, position: int = -1, max_tokens: int | None = None,
+                   progress: Callable[[int, int], object] | None = None) -> int:
     """The id of the model's most likely next token after ``position`` of ``text`` (negative:
     from the end): its own output, one forward pass (the last row of the logit lens, without
-    the other rows); causal LMs only."""
+    the other rows); causal LMs only. ``progress(0, 1)`` is called inside the forward pass
+    (:func:`.cancel.checked`); raising from it cancels."""
     an = anatomy_of(loaded)
     an.require_unembedding("A next-token prediction")
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
     p = token_position(position, len(ids))
-    with torch.inference_mode():
+    with torch.inference_mode(), checked(loaded, progress):
         return int(own_logit_at(loaded, ids, p).argmax())
 
 
@@ -231,16 +241,21 @@ def _frozen_norm(norm, x: torch.Tensor, y: torch.Tensor, tol: float = 1e-3, what
 
 
 def logit_attribution(loaded, text: str, target, *, position: int = -1,
-                      max_tokens: int | None = None) -> LogitAttribution:
+                      max_tokens: int | None = None,
+                      progress: Callable[[int, int], object] | None = None) -> LogitAttribution:
     """Direct logit attribution of ``target`` (token string or id) at ``position`` of ``text``
     (see the module docstring). Pre-norm (or norm-free) causal LMs only. Refused (InspectError
     naming |Δ|) where the parts do not add up to the model's own logit, or where the model's
-    opening check (:mod:`.fidelity`) failed."""
+    opening check (:mod:`.fidelity`) failed. ``progress(done, total)`` is called inside its
+    forward pass (:func:`.cancel.checked`) and once the parts are split; raising from it cancels."""
     from .agreement import number, tolerance
 
     anatomy_of(loaded).require_unembedding("Logit attribution")
     loaded.require_fidelity("attribution")
-    att = attribute(loaded, text, target, position=position, max_tokens=max_tokens)
+    with checked(loaded, progress) as report:
+        report(0, 1)
+        att = attribute(loaded, text, target, position=position, max_tokens=max_tokens)
+        report(1, 1)
     gap = abs(anatomy_of(loaded).cap(att.total) - att.logit)
     if gap > 10 * tolerance(loaded) * max(1.0, abs(att.logit)):
         raise InspectError(f"the logit attribution's parts do not add up to the model's own logit: "
@@ -289,6 +304,8 @@ def attribute(loaded, text: str, target, *, position: int = -1,
     with torch.inference_mode(), hooked(pre=pre, post=post):
         logit = float(own_logit_at(loaded, ids, p)[t])  # the model's own, after any softcap
     u = w_u[:, t].detach().double().cpu()
+    if an.logit_scale is not None:  # Cohere's logit_scale, Granite's 1 / logits_scaling
+        u = u * an.logit_scale
     if an.final_proj is not None:  # OPT's project_out after the final norm: u in the stream's space
         u = an.final_proj.weight.detach().double().cpu().t() @ u
     zero = torch.zeros_like(u)
@@ -303,7 +320,7 @@ def attribute(loaded, text: str, target, *, position: int = -1,
 
     for layer in range(L):
         delta = got["out"][layer] - got["in"][layer]
-        if not close(got["a"][layer] + got["m"].get(layer, zero), delta, got["out"][layer]):
+        if not close(an.residual_scale * (got["a"][layer] + got["m"].get(layer, zero)), delta, got["out"][layer]):
             raise InspectError(f"layer {layer} adds more to the residual stream than its attention "
                                "and MLP outputs (a post-norm model, or extra norms), so the logit "
                                "does not split into them")
@@ -315,16 +332,17 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         f, offset, scale = (lambda c: c.double()), zero, None
     heads = np.zeros((L, H))
     parts: dict[str, float] = {"embeddings": float(f(got["in"][0]) @ u)}
-    bias_total = float(offset @ u) + (0.0 if b_u is None else float(b_u[t]))
+    bias_total = float(offset @ u) + (0.0 if b_u is None else float(b_u[t]) * (an.logit_scale or 1.0))
+    rs = an.residual_scale  # Granite: the stream gets rs × what attention and MLP output
     for layer in range(L):
         z = got["z"][layer].reshape(H, dh)
         w_o, b_o = an.output_weights(layer)  # (H, Dh, d), (d,)
-        contrib = torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
+        contrib = rs * torch.einsum("hd,hde->he", z, w_o.double())  # (H, d)
         f_a = None
         if an.attn_post_norms[layer] is not None:  # its scale frozen at this run's attention output
             f_a, off_a, _s = _frozen_norm(an.attn_post_norms[layer], got["ain"][layer], got["a"][layer],
                                           tol, f"the norm after layer {layer}'s attention")
-            bias_total += float(f(off_a) @ u)
+            bias_total += float(f(rs * off_a) @ u)
 
         def g(c, f_a=f_a):
             return f(c if f_a is None else f_a(c))
@@ -332,16 +350,16 @@ def attribute(loaded, text: str, target, *, position: int = -1,
         for h in range(H):
             heads[layer, h] = float(g(contrib[h]) @ u)
         if b_o is not None:
-            bias_total += float(g(b_o.double()) @ u)
+            bias_total += float(g(rs * b_o.double()) @ u)
         if layer in got["m"]:
-            parts[f"mlp {layer}"] = float(f(got["m"][layer]) @ u)
+            parts[f"mlp {layer}"] = float(f(rs * got["m"][layer]) @ u)
     parts["biases"] = bias_total
     total = float(heads.sum() + sum(parts.values()))
     notes = [] if notice is None else [notice]
     if dtype in (torch.float16, torch.bfloat16):
         notes.append(f"the model runs in {str(dtype).replace('torch.', '')}: the parts add up to "
                      "the logit only to that precision")
-    if not close(got["in"][0] + sum(got["a"].values()) + sum(got["m"].values(), zero), resid, resid):
+    if not close(got["in"][0] + rs * (sum(got["a"].values()) + sum(got["m"].values(), zero)), resid, resid):
         notes.append("the parts do not add up to the final residual stream exactly")
     if an.softcap is not None:
         notes.append(f"this model caps its logits ({an.softcap:g} · tanh(z / {an.softcap:g})): the "

@@ -13,7 +13,8 @@ import contextlib
 import inspect as _inspect
 import os
 import re
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -276,6 +277,7 @@ def load_model(
     n_layers: int | None = None,
     memory_limit: int | None = None,
     tqdm_class=None,
+    check: Callable[[], None] | None = None,
 ) -> LoadedModel:
     """Load a Hugging Face model for inspection.
 
@@ -290,20 +292,42 @@ def load_model(
     Python code never runs unless ``trust_remote_code=True``.
 
     A download can be cancelled by raising from the ``tqdm_class``'s
-    ``update``. Loading briefly switches process-wide state (HF offline flag,
+    ``update``; a load by raising from ``check()``, which is called between its
+    steps (config, the meta-device build, transformers' ``from_pretrained``, the
+    tokenizer) and inside the opening check's forward passes (:mod:`.cancel`). Loading briefly switches process-wide state (HF offline flag,
     transformers' log level), so load one model at a time.
     """
     with offline_mode(not allow_download):
+        _check_readable(source)
         _recover_training_run(source)
         folder = resolve_source(source, allow_download=allow_download, tqdm_class=tqdm_class)
+        check = check or _no_check
+        check()
         if _is_training_run(folder):  # a run saved by the training lab (engine.training)
-            return _load_training_run(folder, source=os.fspath(source), device=device)
+            return _load_training_run(folder, source=os.fspath(source), device=device, check=check)
         raw_config = read_config(folder)
         notices = _check_remote_code(folder, raw_config, trust_remote_code)
         with _quiet():
             return _load(folder, raw_config, notices, source=os.fspath(source), device=device,
                          trust_remote_code=trust_remote_code, dtype=dtype, n_layers=n_layers,
-                         memory_limit=memory_limit)
+                         memory_limit=memory_limit, check=check)
+
+
+def _no_check() -> None:
+    """A load that is not cancelled."""
+
+
+def _check_readable(source: str | os.PathLike) -> None:
+    """A local folder this user may not read is named before anything reads it
+    (:func:`.files.check_readable`)."""
+    from .files import check_readable, path_exists
+
+    try:
+        text = os.fspath(source).strip()
+    except TypeError:
+        return
+    if text and path_exists(text) and Path(text).expanduser().is_dir():
+        check_readable(Path(text).expanduser())
 
 
 def _recover_training_run(source: str | os.PathLike) -> None:
@@ -325,7 +349,8 @@ def _is_training_run(folder: Path) -> bool:
     return is_training_run(folder)
 
 
-def _load_training_run(folder: Path, *, source: str, device: str) -> LoadedModel:
+def _load_training_run(folder: Path, *, source: str, device: str,
+                       check: Callable[[], None] | None = None) -> LoadedModel:
     """A training-lab run: its own tiny transformer (attention through :mod:`.capture` like a
     transformers model) and a tokenizer of the task's symbols."""
     from ..config import ConfigError
@@ -344,14 +369,15 @@ def _load_training_run(folder: Path, *, source: str, device: str) -> LoadedModel
                          tokenizer=tokenizer, notices=notices, summary=None,  # type: ignore[arg-type]
                          memory_bytes=sum(p.numel() * p.element_size() for p in model.parameters()))
     loaded._probe()
-    _check_fidelity(loaded)
+    _check_fidelity(loaded, check)
     return loaded
 
 
 def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dtype, n_layers,
-          memory_limit) -> LoadedModel:
+          memory_limit, check: Callable[[], None]) -> LoadedModel:
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
+    check()
     try:
         cfg = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code,
                                          local_files_only=True)
@@ -373,6 +399,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             f"This model ('{cfg.model_type}') has no attention layers (its config has no "
             "attention heads), so there is nothing to show.", reason="no_attention")
     _check_shape_fields(cfg, raw_config)
+    check()
     total_layers = int(getattr(cfg, "num_hidden_layers", 0) or 0)
     if getattr(cfg, "num_hidden_layers", None) == 0:
         raise ModelLoadError(
@@ -416,6 +443,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     # shapes, and its size counted, before anything real is allocated
     built_bytes = _check_against_weights(cfg, info, trust_remote_code, itemsize)
     need = int(max(weight_bytes, built_bytes) * 1.1) + _OVERHEAD_BYTES
+    check()
 
     device_map = None
     if device == "auto":
@@ -463,7 +491,9 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     if device_map is not None:
         kwargs["device_map"] = device_map
     try:
-        lm, loading = (head or AutoModel).from_pretrained(folder, **kwargs)
+        with warnings.catch_warnings():  # a refusal of a pickle .bin is one line, no torch warning
+            warnings.filterwarnings("ignore", message=_UNPICKLER_WARNING, category=UserWarning)
+            lm, loading = (head or AutoModel).from_pretrained(folder, **kwargs)
     except ModelLoadError:
         raise
     except Exception as exc:
@@ -476,6 +506,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
             msg = f"The weights ({names}) could not be loaded: {one_line_reason(exc)}"
         raise ModelLoadError(msg, reason="corrupt_weights",
                              files=[wf.path.name for wf in info.weights]) from exc
+    check()
     unexpected = [m.group(1) for k in loading.get("unexpected_keys", ())
                   if (m := _LAYER_NAME.search(str(k))) and int(m.group(1)) >= total_layers]
     if unexpected and n_layers is None:  # (.bin weights: their layer count is known only now)
@@ -498,6 +529,7 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
     model.eval()
     if lm is not None:
         lm.eval()
+    check()
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust_remote_code,
@@ -515,21 +547,43 @@ def _load(folder, raw_config, notices, *, source, device, trust_remote_code, dty
         summary=None,  # type: ignore[arg-type]  # filled by _probe
         memory_bytes=need, lm=lm,
     )
+    check()
     loaded._probe()
     loaded.notices.extend(_tokenizer_notice(loaded))
-    _check_fidelity(loaded)
+    _check_fidelity(loaded, check)
     return loaded
 
 
-def _check_fidelity(loaded: LoadedModel) -> None:
+def _check_fidelity(loaded: LoadedModel, check: Callable[[], None] | None = None) -> None:
     """Measure on the probe text whether the circuits lens reproduces the model's own forward
-    pass; a failure is kept (the lens, attribution and patching then refuse) and noticed."""
+    pass; a failure is kept (the lens, attribution and patching then refuse) and noticed.
+    ``check()`` is called inside its forward passes: what it raises cancels the load (it is
+    not taken for a failure of the check)."""
+    from .cancel import checked
     from .fidelity import measure_safely
 
-    loaded.fidelity = measure_safely(loaded, PROBE_TEXT)
+    stop: list[BaseException] = []
+
+    def progress(_done, _total) -> None:
+        try:
+            (check or _no_check)()
+        except BaseException as exc:
+            stop.append(exc)
+            raise
+
+    with checked(loaded, progress if check is not None else None) as report:
+        report(0, 1)
+        fidelity = measure_safely(loaded, PROBE_TEXT)
+    if stop:
+        raise stop[0]
+    loaded.fidelity = fidelity
     if not loaded.fidelity.ok:
         loaded.notices.append(f"Warning: the circuits lens {loaded.fidelity.summary}.")
 
+
+#: what torch's weights-only unpickler warns of a pickle it reads (a plain pickle .bin: "Detected
+#: pickle protocol 4 in the checkpoint…"), two lines on stderr besides the refusal (issue 46, item 14)
+_UNPICKLER_WARNING = r"Detected pickle protocol"
 
 _LAYER_NAME = re.compile(r"(?:^|\.)(?:layers|layer|h|blocks|block)\.(\d+)\.")
 
@@ -891,24 +945,27 @@ class LoadedModel:
 
     # -- circuits: what a head does (engine.models.detectors / circuits / lens / patching) ----
     def head_scores(self, kind: str, *, n_tokens: int | None = None, batch: int = 4,
-                    seed: int = 0):
+                    seed: int = 0, progress=None):
         """(L, H) detector scores in [0, 1]: ``kind`` "previous_token", "duplicate_token" or
         "induction" (see :func:`engine.models.detectors.head_scores`)."""
         from .detectors import head_scores
 
-        return head_scores(self, kind, n_tokens=n_tokens, batch=batch, seed=seed)
+        return head_scores(self, kind, n_tokens=n_tokens, batch=batch, seed=seed, progress=progress)
 
-    def all_head_scores(self, *, n_tokens: int | None = None, batch: int = 4, seed: int = 0):
-        """Every detector's (L, H) scores from one forward pass: dict kind → array."""
+    def all_head_scores(self, *, n_tokens: int | None = None, batch: int = 4, seed: int = 0,
+                        progress=None):
+        """Every detector's (L, H) scores from one forward pass: dict kind → array
+        (``progress`` as :func:`engine.models.detectors.all_head_scores` calls it)."""
         from .detectors import all_head_scores
 
-        return all_head_scores(self, n_tokens=n_tokens, batch=batch, seed=seed)
+        return all_head_scores(self, n_tokens=n_tokens, batch=batch, seed=seed, progress=progress)
 
-    def circuits(self, layer: int, head: int, *, top: int = 10, vocab=None):
-        """The QK and OV circuits of one head (:class:`engine.models.circuits.HeadCircuits`)."""
+    def circuits(self, layer: int, head: int, *, top: int = 10, vocab=None, progress=None):
+        """The QK and OV circuits of one head (:class:`engine.models.circuits.HeadCircuits`;
+        ``progress`` as it calls it: raising cancels)."""
         from .circuits import head_circuits
 
-        return head_circuits(self, layer, head, top=top, vocab=vocab)
+        return head_circuits(self, layer, head, top=top, vocab=vocab, progress=progress)
 
     def logit_lens(self, text: str, *, k: int | None = None, max_tokens: int | None = None, progress=None):
         """Every layer's top-k next tokens (:class:`engine.models.lens.LogitLens`);
@@ -917,19 +974,21 @@ class LoadedModel:
 
         return logit_lens(self, text, k=k, max_tokens=max_tokens, progress=progress)
 
-    def top_prediction(self, text: str, *, position: int = -1, max_tokens: int | None = None) -> int:
+    def top_prediction(self, text: str, *, position: int = -1, max_tokens: int | None = None,
+                       progress=None) -> int:
         """The id of the model's top next token after ``position`` (:func:`engine.models.lens.top_prediction`)."""
         from .lens import top_prediction
 
-        return top_prediction(self, text, position=position, max_tokens=max_tokens)
+        return top_prediction(self, text, position=position, max_tokens=max_tokens, progress=progress)
 
     def logit_attribution(self, text: str, target, *, position: int = -1,
-                          max_tokens: int | None = None):
+                          max_tokens: int | None = None, progress=None):
         """``target``'s logit split into heads, MLPs, embeddings and biases
         (:class:`engine.models.lens.LogitAttribution`)."""
         from .lens import logit_attribution
 
-        return logit_attribution(self, text, target, position=position, max_tokens=max_tokens)
+        return logit_attribution(self, text, target, position=position, max_tokens=max_tokens,
+                                 progress=progress)
 
     def activation_patching(self, clean: str, corrupted: str, answer, *, wrong=None,
                             over: str = "heads", method: str = "exact", batch: int = 16,

@@ -15,23 +15,28 @@ pass); for a metric logit(answer) − logit(wrong), the spread of a difference o
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 
 from .anatomy import anatomy_of
+from .cancel import checked
 
 #: a clean–corrupted gap under this share of the metric's scale is within noise
 NOISE_SHARE = 0.1
 
 
-def logit_spread(loaded, text: str, *, difference: bool = False, max_tokens: int | None = None) -> float:
+def logit_spread(loaded, text: str, *, difference: bool = False, max_tokens: int | None = None,
+                 progress: Callable[[int, int], object] | None = None) -> float:
     """Standard deviation (logit units) of the model's logits over its vocabulary at the last
     position of ``text``; √2 times it with ``difference`` (the metric is a difference of two
-    logits). Causal LMs with an unembedding only (InspectError otherwise, as patching)."""
+    logits). Causal LMs with an unembedding only (InspectError otherwise, as patching).
+    ``progress(0, 1)`` is called inside the forward pass (:func:`.cancel.checked`); raising
+    from it cancels."""
     an = anatomy_of(loaded)
     an.require_unembedding("The patching metric's scale")
     ids, _notice, _n = loaded.tokenize(text, max_tokens=max_tokens)
-    with torch.inference_mode():
+    with torch.inference_mode(), checked(loaded, progress):
         final = an.forward(torch.tensor([ids])).last_hidden_state[0, -1].float()  # (d,)
         logits = an.logits(final[None])[0].double()  # (vocab,)
     spread = float(logits.std()) if logits.numel() > 1 else 0.0

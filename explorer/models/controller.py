@@ -204,7 +204,8 @@ class ModelController(QObject):
             model = load_model(path, device=device, allow_download=request.allow_download,
                                trust_remote_code=request.trust_remote_code,
                                n_layers=request.n_layers,
-                               tqdm_class=progress_tqdm(ctx) if request.allow_download else None)
+                               tqdm_class=progress_tqdm(ctx) if request.allow_download else None,
+                               check=ctx.check)  # a cancel between its steps
             if ctx.cancelled():
                 raise Cancelled("load cancelled")
             return model
@@ -243,7 +244,8 @@ class ModelController(QObject):
         return self._inspect()
 
     def cancel(self) -> None:
-        """Stop waiting for the load (a download stops; a local load finishes unseen)."""
+        """Stop waiting for the load (a download stops; a local load at its next step or
+        block of its opening check, its result unseen)."""
         rid = self._rids.get("load")
         if rid is None:
             return
@@ -465,7 +467,9 @@ class ModelController(QObject):
         return None
 
     def shutdown(self) -> None:
-        self.worker.stop()
+        """Quit: the running job is cancelled and waited for briefly; a load still inside
+        transformers is left running (ModelWorker.stop_for_quit)."""
+        self.worker.stop_for_quit()
 
 
 def _default_device() -> str:

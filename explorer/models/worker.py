@@ -7,7 +7,10 @@ are what it sees of the worker (`explorer.work.jobs.Job`).
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +18,10 @@ from PySide6.QtCore import Signal
 
 from ..work.base import Cancelled, Job, WorkerThread, one_line
 
-__all__ = ["Cancelled", "ModelWorker", "first_line", "progress_tqdm"]
+__all__ = ["Cancelled", "ModelWorker", "exit_if_left_running", "first_line", "progress_tqdm"]
+
+#: model workers that quitting left running (a load inside transformers, which takes no cancel)
+_LEFT_RUNNING: weakref.WeakSet = weakref.WeakSet()
 
 
 def first_line(exc: BaseException) -> str:
@@ -44,6 +50,25 @@ class ModelWorker(WorkerThread):
     ORDER = ("load", "inspect", "delete", "detectors", "circuits", "lens", "attribution",
              "patching", "qk_space")
     STOP_WAIT_S = 120.0  # a local load runs to its end
+    #: how long quitting waits for the running job to see its cancel: every job checks at
+    #: least at block granularity (engine.models.cancel), but a load inside transformers'
+    #: from_pretrained or an import sees none until that step ends (tens of seconds for a
+    #: large model on a busy machine)
+    QUIT_WAIT_S = 1.5
+
+    def stop_for_quit(self) -> bool:
+        """Cancel everything and wait up to QUIT_WAIT_S for the thread; True when it ended.
+        Otherwise the thread is left running (its result goes nowhere) and
+        :func:`exit_if_left_running` ends the process once the window has shut down: waiting
+        for the load is what held a quit up to STOP_WAIT_S (issue 46)."""
+        self.jobs.close()
+        if self in _LEFT_RUNNING and self.isRunning():  # (the window shuts down twice: once is enough)
+            return False
+        if not self.isRunning() or self.wait(int(self.QUIT_WAIT_S * 1000)):
+            self._ended()
+            return True
+        _LEFT_RUNNING.add(self)
+        return False
 
     def submit(self, kind: str, fn: Callable[[Job], Any]) -> int:  # type: ignore[override]
         if kind not in self.ORDER:
@@ -83,3 +108,18 @@ def progress_tqdm(job: Job):
             return out
 
     return _Bar
+
+
+def exit_if_left_running(code: int) -> None:
+    """The application's last step: when quitting left a model worker running, end the process
+    now with ``code`` (``os._exit``: the interpreter's own exit would destroy the running
+    QThread, which aborts, or wait for it). Everything the window saves is saved by then;
+    stdout and stderr are flushed first. Returns when no worker was left running."""
+    if not any(w.isRunning() for w in list(_LEFT_RUNNING)):
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)

@@ -82,15 +82,18 @@ class AttributionView:
 
 def attribution_job(model, text: str, position: int, typed: str):
     """The job (in the model's worker): the target resolved, then the attribution."""
-    def job(_job) -> AttributionView:
+    def job(j) -> AttributionView:
+        check = j.check  # a cancel is seen inside each forward pass (engine.models.cancel)
         if typed:
-            return AttributionView(model.logit_attribution(text, typed, position=position), "typed")
+            return AttributionView(model.logit_attribution(text, typed, position=position, progress=check),
+                                   "typed")
         ids, _notice, _n = model.tokenize(text)
         p = min(position, len(ids) - 1)
         if p + 1 < len(ids):
-            return AttributionView(model.logit_attribution(text, int(ids[p + 1]), position=p), "next")
-        top = model.top_prediction(text, position=p)
-        return AttributionView(model.logit_attribution(text, top, position=p), "prediction")
+            return AttributionView(model.logit_attribution(text, int(ids[p + 1]), position=p, progress=check),
+                                   "next")
+        top = model.top_prediction(text, position=p, progress=check)
+        return AttributionView(model.logit_attribution(text, top, position=p, progress=check), "prediction")
     return job
 
 

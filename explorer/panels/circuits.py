@@ -146,8 +146,8 @@ class CircuitsPanel(AnalysisPanel):
     def needs(self):
         model = self.loaded
         layer, head = self.model_layer(), min(self.selection.head, model.n_heads - 1)
-        return [("detectors", (), lambda _job: model.all_head_scores()),
-                ("circuits", (layer, head), lambda _job: model.circuits(layer, head, top=PAIRS))]
+        return [("detectors", (), lambda job: model.all_head_scores(progress=job.check)),
+                ("circuits", (layer, head), lambda job: model.circuits(layer, head, top=PAIRS, progress=job.check))]
 
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:

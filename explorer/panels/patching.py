@@ -93,7 +93,7 @@ class PatchPair:
 def patch_job(model, clean: str, corrupted: str, answer: str, wrong: str, method: str):
     """The job (in the model's worker): heads then positions, progress over both."""
     def job(j) -> PatchPair:
-        ans = answer or model.top_prediction(clean)
+        ans = answer or model.top_prediction(clean, progress=j.check)
         s = len(model.tokenize(clean)[0])
         n_heads = model.n_layers * math.ceil(model.n_heads / BATCH)
         total = n_heads + model.n_layers * math.ceil(s / BATCH) if method == "exact" else 2
@@ -105,7 +105,7 @@ def patch_job(model, clean: str, corrupted: str, answer: str, wrong: str, method
                                               progress=lambda d, _t: j.progress(done + d, total), **kw)
         from engine.models.metric_scale import logit_spread
 
-        scale = logit_spread(model, clean, difference=bool(wrong))  # one more forward pass
+        scale = logit_spread(model, clean, difference=bool(wrong), progress=j.check)  # one more forward
         return PatchPair(heads, positions, not answer, scale)
     return job
 
