@@ -10,7 +10,7 @@ length follows S) and measures, for each backend,
   of the process that measured it (peak RSS − the RSS before the run, Linux VmHWM reset
   before each point), so the numbers are the machine's, not a formula.
 
-Each point runs in a child process (multiprocessing "spawn": a fresh interpreter holding
+Each point runs in a child process (engine/child.py, "spawn": a fresh interpreter holding
 nothing else, whose peak is this run's; a run that dies there cannot take the caller with
 it, and Cancel ends it at once). Where no child can be started (a frozen app, or
 ``ATTN_EXPLORER_PROFILE=inprocess``) the points run in the calling thread.
@@ -23,10 +23,8 @@ it is returned with ``estimated=True``, ``seconds=None`` and ``peak_bytes`` = th
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import math
-import multiprocessing
 import os
 import statistics
 import sys
@@ -35,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 from .backends import BackendUnavailable, available_backends
+from .child import ChildProcess
 from .config import AttentionConfig, ConfigError
 from .memory import BUDGET_ENV, format_bytes, memory_budget, memory_estimate, release_free_memory
 
@@ -303,32 +302,9 @@ def measure_point(config: AttentionConfig, backend: str, repeats: int, block: in
     return {"samples": samples, "peak_bytes": peak, "impl": impl}
 
 
-def end_with_parent(poll_s: float = 0.5) -> None:
-    """Make this (child) process end when its parent does: at once on Linux (the kernel sends
-    SIGKILL, prctl PR_SET_PDEATHSIG), and anywhere within `poll_s` (a daemon thread that sees
-    the process reparented). A point being measured would otherwise run on for minutes after
-    the window was killed."""
-    parent = os.getppid()
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-            import signal
-
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    import threading
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(poll_s)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
-
-
-def _serve(conn, budget: int | None, threads: int | None) -> None:  # pragma: no cover - the child
-    """The measuring process: answers ("point", config dict, backend, repeats, block)
-    with ("done", result) until ("stop",)."""
-    end_with_parent()
+def _serve(commands, results, budget: int | None, threads: int | None) -> None:  # pragma: no cover - the child
+    """The measuring process (an engine.child.ChildProcess): answers ("point", config dict,
+    backend, repeats, block) with ("done", result) until ("stop",)."""
     if budget is not None:
         os.environ[BUDGET_ENV] = str(budget)
     if threads is not None:
@@ -340,66 +316,26 @@ def _serve(conn, budget: int | None, threads: int | None) -> None:  # pragma: no
         _warm_up()
     except Exception:  # a warm-up failure shows up in the points themselves
         pass
-    conn.send(("ready", meter.resettable))
+    results.send(("ready", meter.resettable))
     while True:
         try:
-            msg = conn.recv()
+            msg = commands.recv()
         except (EOFError, OSError):
             return
         if msg[0] != "point":
             return
         _kind, cfg_dict, backend, repeats, block = msg
         result = measure_point(AttentionConfig.from_dict(cfg_dict), backend, repeats, block, meter)
-        conn.send(("done", result))
+        results.send(("done", result))
 
 
-class _Child:
-    """One measuring process and its pipe."""
+def _child(budget: int | None, threads: int | None) -> ChildProcess:
+    """A measuring process (engine/child.py: it ends with its parent)."""
+    return ChildProcess(_serve, budget, threads, name="attention-explorer-profile")
 
-    def __init__(self, budget: int | None, threads: int | None) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self.conn, child_conn = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child_conn, budget, threads), daemon=True,
-                                name="attention-explorer-profile")
-        self.proc.start()
-        child_conn.close()
-        self.resettable = True
 
-    def wait(self, cancel: Cancel | None, timeout_s: float | None) -> tuple | None:
-        """The child's next message; None when cancelled, timed out or the child died."""
-        start = time.monotonic()
-        while True:
-            try:
-                if self.conn.poll(0.05):
-                    return self.conn.recv()
-            except (EOFError, OSError):
-                return None
-            if cancel is not None and cancel():
-                return None
-            if not self.proc.is_alive() and not self.conn.poll(0):
-                return None
-            if timeout_s is not None and time.monotonic() - start > timeout_s:
-                return None
-
-    def end(self, kill: bool = False) -> None:
-        if not kill:
-            with contextlib.suppress(OSError, ValueError):
-                self.conn.send(("stop",))
-            self.proc.join(2)
-        if self.proc.is_alive():
-            self.proc.terminate()
-            self.proc.join(2)
-        if self.proc.is_alive():  # pragma: no cover
-            self.proc.kill()
-            self.proc.join(2)
-        self.conn.close()
-
-    def died(self) -> str:
-        code = self.proc.exitcode
-        if code is not None and code < 0:
-            why = " (killed: out of memory?)" if code == -9 else ""
-            return f"the measuring process ended by signal {-code}{why}"
-        return f"the measuring process ended (exit status {code})"
+def _died(child: ChildProcess) -> str:
+    return f"the measuring process ended: {child.why_ended()}"
 
 
 def _isolated() -> bool:
@@ -433,7 +369,8 @@ def length_profile(config: AttentionConfig, lengths: Sequence[int] = DEFAULT_LEN
     points: list[ProfilePoint] = []
     if progress is not None:
         progress(0, total, None)
-    child: _Child | None = None
+    child: ChildProcess | None = None
+    resettable = True  # the child resets its peak between points (its first message says)
     meter = None if isolate else PeakMeter()
     usable = available_backends(config.device, config.dtype)
     try:
@@ -457,30 +394,31 @@ def length_profile(config: AttentionConfig, lengths: Sequence[int] = DEFAULT_LEN
                 point = ProfilePoint(**base, seconds=None, peak_bytes=need, estimated=True, note=PAST_MAX)
             elif isolate:
                 if child is None:
-                    child = _Child(None if budget == memory_budget() else budget, threads)
+                    child = _child(None if budget == memory_budget() else budget, threads)
                     hello = child.wait(cancel, None)
                     if hello is None:
                         if cancel is not None and cancel():
                             break
                         raise RuntimeError(f"the length profile could not start its measuring process: "
-                                           f"{child.died()}")
-                    child.resettable = bool(hello[1])
-                child.conn.send(("point", cfg.to_dict(), backend, repeats, block))
+                                           f"{_died(child)}")
+                    resettable = bool(hello[1])
+                child.send(("point", cfg.to_dict(), backend, repeats, block))
                 reply = child.wait(cancel, point_timeout_s)
                 if reply is None:
                     if cancel is not None and cancel():
                         child.end(kill=True)
+                        child.close()
                         child = None
                         break
-                    error = (f"took over {point_timeout_s:.0f} s" if child.proc.is_alive()
-                             else child.died())
+                    error = f"took over {point_timeout_s:.0f} s" if child.alive() else _died(child)
                     child.end(kill=True)
+                    child.close()
                     child = None
                     point = ProfilePoint(**base, seconds=None, peak_bytes=None, estimated=False, error=error)
                 else:
                     point = _point(base, reply[1])
-                    if not child.resettable:  # a fresh process for the next peak
-                        child.end()
+                    if not resettable:  # a fresh process for the next peak
+                        child.close()
                         child = None
             else:
                 point = _point(base, measure_point(cfg, backend, repeats, block, meter, cancel))
@@ -492,6 +430,7 @@ def length_profile(config: AttentionConfig, lengths: Sequence[int] = DEFAULT_LEN
     finally:
         if child is not None:
             child.end(kill=cancel is not None and cancel())
+            child.close()
     return points
 
 

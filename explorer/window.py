@@ -977,30 +977,5 @@ class MainWindow(QMainWindow):
     def focused_panel(self) -> str | None:
         return self.features["focus"].focused_panel()
 
-    def __getattr__(self, name: str):
-        """The features' actions, menus and status labels under the names scripts and tests
-        know (`act_undo`, `menu_file`, `status_config`, `recent_menu`, ...)."""
-        if name.startswith("menu_") and name[5:] in MENUS:
-            return self.__dict__["menus"][name[5:]]
-        owner = _FEATURE_ATTRS.get(name)
-        if owner is not None and owner in self.__dict__.get("features", {}):
-            return getattr(self.__dict__["features"][owner], name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-
-#: window attribute → the feature that owns it (MainWindow.__getattr__)
-_FEATURE_ATTRS = {
-    **{a: "menus" for a in ("act_reset", "act_quit", "act_undo", "act_redo", "act_pin", "act_unpin", "act_dark",
-                            "act_next_head", "act_prev_head", "act_query_down", "act_query_up", "act_key_right",
-                            "act_key_left")},
-    **{a: "sessions" for a in ("act_open", "act_save", "act_save_as", "recent_menu")},
-    **{a: "help" for a in ("act_help", "act_shortcuts", "act_about", "act_languages", "language_menu",
-                           "language_group")},
-    "act_focus": "focus",
-    **{a: "lessons" for a in ("act_lessons", "lessons_button")},
-    **{a: "status" for a in ("status_config", "status_compute", "status_render", "status_backend",
-                             "frame_progress")},
-}
-
 
 __all__ = ["MainWindow", "WindowHost", "make_settings"]

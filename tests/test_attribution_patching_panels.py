@@ -155,7 +155,7 @@ def test_a_model_docks_both_panels_in_tabs_beside_the_circuits_panels(window):
     names = window.panel_names()
     for name, beside in (("attribution", "logit_lens"), ("patching", "circuits")):
         assert name in names and window.panel(name).requires_model
-        assert f"act_view_{name}" in {a.objectName() for a in window.menu_view.actions()}
+        assert f"act_view_{name}" in {a.objectName() for a in window.menus["view"].actions()}
         assert window.dock(name) in window.tabifiedDockWidgets(window.dock(beside))
     assert window.panel("model_grid").isVisible() and window.panel("model_head").isVisible()
 

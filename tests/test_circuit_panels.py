@@ -82,7 +82,7 @@ def test_a_model_docks_the_circuits_panels_behind_the_grid_and_head(window):
     for name in ("circuits", "logit_lens"):
         assert name in names
         assert window.panel(name).requires_model
-        assert f"act_view_{name}" in {a.objectName() for a in window.menu_view.actions()}
+        assert f"act_view_{name}" in {a.objectName() for a in window.menus["view"].actions()}
     # model_grid and model_head stay in front; the circuits panels wait in tabs beside them
     assert window.panel("model_grid").isVisible() and window.panel("model_head").isVisible()
     assert window.tabifiedDockWidgets(window.dock("model_grid")).count(window.dock("circuits")) == 1

@@ -44,7 +44,7 @@ def show(win, qapp, cfg: AttentionConfig):
 def pinned(win, qapp, a: AttentionConfig, b: AttentionConfig):
     """A pinned at `a`, then B = `b` shown; returns (frame A, frame B)."""
     fa = show(win, qapp, a)
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     fb = show(win, qapp, b)
     return fa, fb
 
@@ -195,7 +195,7 @@ def test_long_frames_compare_side_by_side_without_crashing(win, qapp):
     # a short A against a long B, and the exports of it
     win.clear_reference()
     show(win, qapp, A_CFG)
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     show(win, qapp, long_a)
     assert heads.comparison() == "A|B"
     with fresh_panel(win, "heads") as fig:
@@ -317,7 +317,7 @@ def test_snapshot_edits_mark_the_session_modified(win, qapp, tmp_path):
     path = tmp_path / "s.json"
     assert win.save_session(path)
     assert not win.isWindowModified() and "*" not in win.windowTitle().replace("[*]", "")
-    win.act_pin.trigger()  # adds a snapshot
+    win.menus_feature.act_pin.trigger()  # adds a snapshot
     assert win.isWindowModified()
     assert win.save_session(path) and not win.isWindowModified()
     win.snapshots.rename(len(win.snapshots) - 1, "with √d_k")

@@ -175,7 +175,7 @@ def labels(w) -> dict[str, str]:
         "axis key": w.panel("softmax_grad").row_plot.getAxis("bottom").labelText,
         "axis query": w.panel("heads").big.item.getAxis("left").labelText,
         "diagnostics toolbar": w.panel("diagnostics").cache_label.text(),
-        "compute": w.status_compute.text(),
+        "compute": w.status.status_compute.text(),
         "lesson": w.panel("lesson").title_label.text(),
         "lesson button": w.panel("lesson").apply_button.text(),
         "title": w.windowTitle(),
@@ -189,7 +189,7 @@ def test_switching_to_chinese_relabels_the_window_and_back(qtbot, window):
     qtbot.waitUntil(lambda: w.frame is not None, timeout=20_000)
     en = labels(w)
     assert en["query length"] == "query length" and "&File" in en["menus"]
-    assert w.language() == "en" and w.act_languages["en"].isChecked()
+    assert w.language() == "en" and w.features["help"].act_languages["en"].isChecked()
 
     assert w.set_language("zh_CN")
     try:
@@ -208,7 +208,7 @@ def test_switching_to_chinese_relabels_the_window_and_back(qtbot, window):
         assert load_chapters()[2].title("zh") in cn["lesson"]
         assert cn["lesson button"] == zh("LessonPanel", "Apply preset")
         assert cn["title"].startswith("注意力探索器")
-        assert w.act_languages["zh_CN"].isChecked() and not w.act_languages["en"].isChecked()
+        assert w.features["help"].act_languages["zh_CN"].isChecked() and not w.features["help"].act_languages["en"].isChecked()
         assert w.settings.value(i18n.SETTINGS_KEY) == "zh_CN"
         # exports follow the language: the caption, and the panels draw translated text
         from explorer.export import caption_text
@@ -247,12 +247,12 @@ def test_the_status_bar_and_the_formula_strip_follow_the_language(window):
     w = window
     cfg = AttentionConfig(causal=True, window=3, positional="sinusoidal", prescale_q=True)
     w.render_sync(cfg)
-    en_status, en_mask = w.status_config.text(), w.formula.buttons["mask"].text()
+    en_status, en_mask = w.status.status_config.text(), w.formula.buttons["mask"].text()
     assert en_status == cfg.summary().replace("  ", " · ")
     assert "causal" in en_mask
     assert w.set_language("zh_CN")
     try:
-        status, mask = w.status_config.text(), w.formula.buttons["mask"].text()
+        status, mask = w.status.status_config.text(), w.formula.buttons["mask"].text()
         masks = zh("MainWindow", "causal") + "+" + zh("MainWindow", "window={w}").format(w=3)
         for part in (zh("MainWindow", "heads={n}").format(n=4), zh("MainWindow", "mask={masks}").format(masks=masks),
                      zh("MainWindow", "prescale Q"),
@@ -263,7 +263,7 @@ def test_the_status_bar_and_the_formula_strip_follow_the_language(window):
         assert zh("Formula", "causal") in mask and "causal" not in mask, mask
     finally:
         assert w.set_language("en")
-    assert w.status_config.text() == en_status and w.formula.buttons["mask"].text() == en_mask
+    assert w.status.status_config.text() == en_status and w.formula.buttons["mask"].text() == en_mask
 
 
 @pytest.mark.slow

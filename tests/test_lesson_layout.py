@@ -122,7 +122,7 @@ def test_every_lesson_shows_the_panels_it_names_at_a_readable_size(win, qapp, qt
 def test_focus_panel_gives_one_panel_the_window_and_back(win, qapp):
     shown = {n for n in win.panel_names() if win.dock(n).isVisible()}
     sizes = {n: win.dock(n).size() for n in shown}
-    assert win.focus_panel("scores") and win.act_focus.isChecked()
+    assert win.focus_panel("scores") and win.features["focus"].act_focus.isChecked()
     qapp.processEvents()
     assert [n for n in win.panel_names() if win.dock(n).isVisible()] == ["scores"]
     assert not win.controls_dock.isVisible()
@@ -130,7 +130,7 @@ def test_focus_panel_gives_one_panel_the_window_and_back(win, qapp):
     assert not win.focus_panel()  # again: the layout from before
     qapp.processEvents()
     assert {n for n in win.panel_names() if win.dock(n).isVisible()} == shown
-    assert win.controls_dock.isVisible() and not win.act_focus.isChecked()
+    assert win.controls_dock.isVisible() and not win.features["focus"].act_focus.isChecked()
     for n in shown:  # (restoreState may move a splitter by a few pixels)
         got, was = win.dock(n).size(), sizes[n]
         assert abs(got.width() - was.width()) <= 0.06 * was.width(), (n, got, was)
@@ -173,7 +173,7 @@ def test_a_double_click_on_a_dock_title_focuses_its_panel_and_back(win, qapp):
 
 def test_focus_panel_without_a_panel_says_how(win, qapp):
     win.statusBar().clearMessage()
-    win.act_focus.setChecked(True)  # as Qt ticks the checkable action before asking
+    win.features["focus"].act_focus.setChecked(True)  # as Qt ticks the checkable action before asking
     assert not win.focus_panel("no such panel")
-    assert not win.act_focus.isChecked()
+    assert not win.features["focus"].act_focus.isChecked()
     assert "Focus panel" in win.statusBar().currentMessage()

@@ -36,14 +36,14 @@ def test_lessons_panel_is_registered_but_not_a_default_panel(window):
     from explorer.export import panel_names
 
     assert "lesson" not in panel_names(window)  # not a figure
-    assert any(a.text().replace("&", "") == "Show lessons" for a in window.menu_lessons.actions())
+    assert any(a.text().replace("&", "") == "Show lessons" for a in window.menus["lessons"].actions())
     # one menu entry per chapter, after "Show lessons" and a separator
-    titles = [a.text() for a in window.menu_lessons.actions() if not a.isSeparator()]
+    titles = [a.text() for a in window.menus["lessons"].actions() if not a.isSeparator()]
     assert sum(any(t.endswith(ch.title()) for ch in CHAPTERS) for t in titles) == len(CHAPTERS)
 
 
 def test_opened_from_the_menu_in_its_own_dock(qtbot, window):
-    window.act_lessons.trigger()
+    window.features["lessons"].act_lessons.trigger()
     panel = window.panel("lesson")
     dock = window.dock("lesson")
     assert dock.isVisible() and dock.widget() is panel

@@ -88,11 +88,11 @@ def test_a_slow_frame_shows_progress_and_cancel_keeps_the_last_one(qtbot, window
         window.set_config(small)
     slow = AttentionConfig(seq_len=4096, d_model=64, n_heads=8, backend="flash")
     window.set_config(slow)
-    qtbot.waitUntil(lambda: window.frame_progress.isVisible(), timeout=TIMEOUT)
-    assert "%" in window.frame_progress.bar.text() or window.frame_progress.bar.value() >= 0
+    qtbot.waitUntil(lambda: window.status.frame_progress.isVisible(), timeout=TIMEOUT)
+    assert "%" in window.status.frame_progress.bar.text() or window.status.frame_progress.bar.value() >= 0
     with qtbot.waitSignal(window.worker.cancelled, timeout=TIMEOUT):
-        window.frame_progress.cancel_button.click()
-    qtbot.waitUntil(lambda: not window.frame_progress.isVisible(), timeout=5000)
+        window.status.frame_progress.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.status.frame_progress.isVisible(), timeout=5000)
     assert window.frame.config == small  # the panels keep the last complete frame
     assert window.config == slow  # and the controls the user's values
     assert "Cancelled" in window.banner.message()

@@ -240,7 +240,7 @@ def test_the_sliders_panel_is_a_closed_tab_beside_qkv(win):
 
     assert "qk_space" in CLOSED_PANEL_NAMES
     assert win.dock("qk_space") in win.tabifiedDockWidgets(win.dock("qkv"))
-    assert "act_view_qk_space" in {a.objectName() for a in win.menu_view.actions()}
+    assert "act_view_qk_space" in {a.objectName() for a in win.menus["view"].actions()}
     assert not win.panel("qk_space").requires_model
 
 
@@ -371,7 +371,7 @@ def test_the_model_panel_is_a_tab_beside_the_circuits_panels(with_model):
     assert "model_qk_space" in MODEL_PANEL_NAMES
     assert w.panel("model_qk_space").requires_model
     assert w.dock("model_qk_space") in w.tabifiedDockWidgets(w.dock("circuits"))
-    assert "act_view_model_qk_space" in {a.objectName() for a in w.menu_view.actions()}
+    assert "act_view_model_qk_space" in {a.objectName() for a in w.menus["view"].actions()}
     # beside a model, the sliders' panel says which layer it draws
     assert "the sliders' layer" in w.dock("qk_space").windowTitle()
 

@@ -95,9 +95,9 @@ def show(win, qapp, config):
 
 def test_pin_adds_snapshots_and_any_becomes_a(win, qapp):
     a = show(win, qapp, AttentionConfig(d_model=64, n_heads=4))
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     b = show(win, qapp, AttentionConfig(d_model=64, n_heads=4, scale=1.0))
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     assert len(win.snapshots) == 2 and win.reference is b
     show(win, qapp, AttentionConfig(d_model=64, n_heads=4, scale=0.02))
     dock = show_snapshots(win)
@@ -129,10 +129,10 @@ def test_snapshots_are_saved_and_reopened_with_their_reference(win, qapp, tmp_pa
     import explorer
 
     show(win, qapp, AttentionConfig(d_model=128, n_heads=2))
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     win.snapshots.rename(0, "wide")
     show(win, qapp, AttentionConfig(d_model=32, n_heads=2, causal=True))
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     win.snapshots.use(0)
     assert win.save_session(tmp_path / "s.json")
     again = explorer.create_window(tmp_path / "s.json")

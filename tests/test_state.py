@@ -148,17 +148,17 @@ def test_a_config_set_on_the_state_alone_is_followed_everywhere(win, qtbot):
     assert win.controls.heads.currentData() == 3 and win.controls.d_model.value() == 48
     assert win.controls.causal.isChecked() and win.controls.seq_len.value() == 6
     # the status bar says it
-    assert "heads=3" in win.status_config.text() and "causal" in win.status_config.text()
+    assert "heads=3" in win.status.status_config.text() and "causal" in win.status.status_config.text()
     # the panels draw it: the scores panel's title names the multiplier
     assert "×0.5" in plot_title(win.panel("scores").scaled.plot)
     # the undo history has the step, named after what changed, and Undo puts the config back
     assert win.undo_stack.count() == before + 1
-    assert win.act_undo.text() == "&Undo 5 settings"
+    assert win.menus_feature.act_undo.text() == "&Undo 5 settings"
     with qtbot.waitSignal(win.frame_rendered, timeout=30_000, check_params_cb=lambda c: c == base):
         win.undo()
     assert win.state.config == base and win.controls.heads.currentData() == base.n_heads
     assert not win.controls.causal.isChecked()
-    assert "causal" not in win.status_config.text() and f"heads={base.n_heads}" in win.status_config.text()
+    assert "causal" not in win.status.status_config.text() and f"heads={base.n_heads}" in win.status.status_config.text()
     assert "×0.5" not in plot_title(win.panel("scores").scaled.plot)
 
 

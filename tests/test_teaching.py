@@ -393,18 +393,18 @@ def test_undo_redo_and_the_modified_mark(win, qapp, tmp_path):
     qapp.processEvents()
     assert (win.config.d_model, win.config.causal) == (32, True)
     assert win.isWindowModified() and "*" in win.windowTitle().replace("[*]", "*")
-    assert win.act_undo.text() == "&Undo causal = on"
-    win.act_undo.trigger()
+    assert win.menus_feature.act_undo.text() == "&Undo causal = on"
+    win.menus_feature.act_undo.trigger()
     assert (win.config.d_model, win.config.causal) == (32, False)
     assert c.causal.isChecked() is False
-    win.act_undo.trigger()
+    win.menus_feature.act_undo.trigger()
     assert win.config.d_model == 64 and c.d_model.value() == 64
     assert not win.isWindowModified()  # back where it was saved
-    win.act_redo.trigger()
+    win.menus_feature.act_redo.trigger()
     assert win.config.d_model == 32
     win.reset()
     assert win.config == AttentionConfig()
-    win.act_undo.trigger()
+    win.menus_feature.act_undo.trigger()
     assert win.config.d_model == 32  # Reset is a step of its own
 
 
@@ -426,7 +426,7 @@ def test_opening_a_session_starts_an_unmodified_history(win, qapp, tmp_path):
     win.set_config(AttentionConfig(n_heads=2))
     assert win.open_session(path)
     assert win.config.causal and not win.isWindowModified()
-    assert not win.act_undo.isEnabled()
+    assert not win.menus_feature.act_undo.isEnabled()
 
 
 # ---- every panel explains itself -------------------------------------------------------------------
@@ -607,7 +607,7 @@ def test_without_positions_shuffling_only_permutes_the_weights(win, qapp):
     g = show(win, qapp, win.config)
     perm = [words.index(t) for t in shuffled]
     np.testing.assert_allclose(g.weights, f.weights[:, perm][:, :, perm], atol=1e-6)
-    win.act_undo.trigger()
+    win.menus_feature.act_undo.trigger()
     assert win.config.tokens == words
 
 
@@ -630,7 +630,7 @@ def test_every_control_explains_itself_in_the_status_bar(win, qapp):
 
 def test_pin_a_reference_and_see_the_difference(win, qapp):
     a = show(win, qapp, AttentionConfig(d_model=256, n_heads=4))
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     assert win.reference is a
     b = show(win, qapp, AttentionConfig(d_model=256, n_heads=4, scale=1.0))
     win.selection.set(head=2)
@@ -650,5 +650,5 @@ def test_pin_a_reference_and_see_the_difference(win, qapp):
     assert heads.comparison() == "A|B"
     assert not heads.view.model().item(2).isEnabled()
     assert "shapes differ" in heads.view.model().item(2).toolTip()
-    win.act_unpin.trigger()
+    win.menus_feature.act_unpin.trigger()
     assert win.reference is None and not heads.view.isVisible()

@@ -183,7 +183,7 @@ def test_window_exports_the_lab_run_from_the_status_bar(qapp, tmp_path):
         panel = show_training(w)
         button = panel.findChild(QPushButton, "training_export_forming")
         assert button is not None and button.text()
-        assert w.findChild(type(w.act_open), "action_export_heads_forming") is not None
+        assert w.findChild(type(w.sessions.act_open), "action_export_heads_forming") is not None
         lab = w.training_lab
         lab.apply_preset(None)
         lab.set_settings(lab.make_config({"d_model": 32, "batch": 8, "steps": 30, "vocab": 24, "seq_len": 17}))

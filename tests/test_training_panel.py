@@ -53,7 +53,7 @@ def win(qapp):
 
 @pytest.fixture(scope="module")
 def panel(win):
-    win.findChild(type(win.act_open), "action_training_lab").trigger()  # Lessons ▸ Training lab…
+    win.findChild(type(win.sessions.act_open), "action_training_lab").trigger()  # Lessons ▸ Training lab…
     p = win.panel("training")
     assert p.isVisible()
     return p

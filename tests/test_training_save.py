@@ -140,9 +140,9 @@ def test_a_folder_of_other_files_gets_the_run_in_a_new_folder_inside(win, qtbot,
 
 def test_file_menu_save_training_run_saves_the_same_way(win, qtbot, monkeypatch, tmp_path):
     panel = _train(qtbot, win, 3, fresh=False)
-    action = win.findChild(type(win.act_open), "action_save_training_run")
-    menu = win.menu_file.actions()
-    assert action in menu and menu.index(action) == menu.index(win.act_save_as) + 1
+    action = win.findChild(type(win.sessions.act_open), "action_save_training_run")
+    menu = win.menus["file"].actions()
+    assert action in menu and menu.index(action) == menu.index(win.sessions.act_save_as) + 1
     assert action.text() == "Save training &run…"
     _choose(monkeypatch, tmp_path / "from_menu")
     action.trigger()

@@ -114,16 +114,16 @@ def test_undo_after_reset_says_reset(win, qapp):
     win.controls.reset.click()  # the controls' "Reset to defaults"
     qapp.processEvents()
     assert win.config == AttentionConfig()
-    assert win.act_undo.text() == "&Undo Reset"
+    assert win.menus_feature.act_undo.text() == "&Undo Reset"
     win.undo()
     qapp.processEvents()
     assert win.config == AttentionConfig(d_model=128, n_heads=2, causal=True, pad=2)
-    assert win.act_redo.text() == "&Redo Reset"
+    assert win.menus_feature.act_redo.text() == "&Redo Reset"
     win.redo()
     qapp.processEvents()
-    assert win.act_undo.text() == "&Undo Reset" and win.config == AttentionConfig()
-    win.act_reset.trigger()  # already the defaults: no step, the last one keeps its name
-    assert win.act_undo.text() == "&Undo Reset"
+    assert win.menus_feature.act_undo.text() == "&Undo Reset" and win.config == AttentionConfig()
+    win.menus_feature.act_reset.trigger()  # already the defaults: no step, the last one keeps its name
+    assert win.menus_feature.act_undo.text() == "&Undo Reset"
 
 
 # ---- the Samples menu tells every sentence apart ------------------------------------------------------

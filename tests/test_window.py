@@ -96,9 +96,9 @@ def test_frame_rendered_carries_the_config_the_panels_show(qtbot, w):
     assert not heads.thumbs.hatch.path().isEmpty()  # causal: the masked cells are hatched
     assert heads.big.shape == (11, 11)
     assert w.panel("qkv").x.shape == (11, 64)
-    assert "compute" in w.status_compute.text() and "ms" in w.status_render.text()
-    assert "eager" in w.status_backend.text()
-    for label in (w.status_config, w.status_compute, w.status_render, w.status_backend):
+    assert "compute" in w.status.status_compute.text() and "ms" in w.status.status_render.text()
+    assert "eager" in w.status.status_backend.text()
+    for label in (w.status.status_config, w.status.status_compute, w.status.status_render, w.status.status_backend):
         # a fixed size (new texts do not re-lay out the window) that fits the whole text
         assert label.minimumWidth() == label.maximumWidth()
         assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()
@@ -227,7 +227,7 @@ def test_control_positional_backend_device(qtbot, w):
     assert "RoPE" in w.panel("qkv").q.title
     _pick(w.controls.backend, "sdpa")
     wait_for(qtbot, w, lambda c: c.backend == "sdpa")
-    assert "sdpa" in w.status_backend.text()
+    assert "sdpa" in w.status.status_backend.text()
     assert w.frame.trace.backend_max_abs_diff is not None
     import torch
 
@@ -358,7 +358,7 @@ def test_a_long_hover_readout_is_shown_whole_in_the_status_bar(qtbot, w):
     the right took the rest. A readout wider than the room they leave has the bar to itself
     until the hover ends; a short one keeps them."""
     bar = w.statusBar()
-    labels = [w.status_config, w.status_compute, w.status_render, w.status_backend]
+    labels = [w.status.status_config, w.status.status_compute, w.status.status_render, w.status.status_backend]
     long_text = ("head 3 (kv 3) · query 4000 ‘4000’ → key 4095 ‘4095’ · weight 0 · score -3.403e+38 · "
                  "masked: this query sees no key, min gives every key the same weight")
     w.hover.described.emit(long_text)
@@ -447,19 +447,19 @@ def test_status_says_computing_only_while_a_slow_frame_is_awaited(qtbot, w, monk
     cfg = w.config.replace(seed=5)
     with qtbot.waitSignal(w.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == cfg):
         w.set_config(cfg)
-        qtbot.waitUntil(lambda: "computing" in w.status_config.text(), timeout=2000)
-    assert "computing" not in w.status_config.text()  # the summary is back
-    assert "S=8" in w.status_config.text()
+        qtbot.waitUntil(lambda: "computing" in w.status.status_config.text(), timeout=2000)
+    assert "computing" not in w.status.status_config.text()  # the summary is back
+    assert "S=8" in w.status.status_config.text()
 
 
 def test_keyboard_shortcuts_move_the_selection(qtbot, w):
-    w.act_next_head.trigger()
-    w.act_query_down.trigger()
-    w.act_key_right.trigger()
-    w.act_key_right.trigger()
+    w.menus_feature.act_next_head.trigger()
+    w.menus_feature.act_query_down.trigger()
+    w.menus_feature.act_key_right.trigger()
+    w.menus_feature.act_key_right.trigger()
     assert (w.selection.head, w.selection.query, w.selection.key) == (1, 1, 2)
-    assert w.act_next_head.shortcut().toString() == "]"
-    assert w.act_open.shortcut().toString() == "Ctrl+O"
+    assert w.menus_feature.act_next_head.shortcut().toString() == "]"
+    assert w.sessions.act_open.shortcut().toString() == "Ctrl+O"
 
 
 def test_selection_is_clamped_to_a_smaller_config(qtbot, w):
@@ -571,7 +571,7 @@ def test_save_and_open_session_through_the_window(qtbot, w, tmp_path):
     path = tmp_path / "s.json"
     assert w.save_session(path)
     assert str(path.resolve()) == w.recent_files()[0]
-    assert any(path.name in a.text() for a in w.recent_menu.actions())
+    assert any(path.name in a.text() for a in w.sessions.recent_menu.actions())
     w.reset()
     wait_for(qtbot, w, lambda c: c == AttentionConfig())
     assert w.open_session(path)
@@ -596,11 +596,11 @@ def test_settings_hold_geometry_and_recent_files_only(qtbot, w):
 
 def test_theme_switch_restyles_the_panels(qtbot, w):
     assert w.theme.dark
-    w.act_dark.trigger()  # unchecks: light theme
+    w.menus_feature.act_dark.trigger()  # unchecks: light theme
     assert not w.theme.dark
     bg = w.panel("heads").graphics.backgroundBrush().color()
     assert bg == QColor("#ffffff")
-    w.act_dark.trigger()
+    w.menus_feature.act_dark.trigger()
     assert w.theme.dark
     assert w.panel("heads").graphics.backgroundBrush().color() == QColor("#15181d")
 
@@ -729,7 +729,7 @@ def test_lean_axes_keep_pyqtgraphs_bounds(qtbot, w):
     show(qtbot, w, AttentionConfig(seq_len=13, n_heads=8, n_kv_heads=2, d_model=64))
     check("resize, more heads")
     w.panel("heads").big.vb.setRange(xRange=(2, 6), yRange=(3, 9), padding=0)
-    w.act_dark.trigger()
+    w.menus_feature.act_dark.trigger()
     show(qtbot, w, AttentionConfig(seq_len=5, tokens=tuple("a much longer sentence here".split())))
     check("zoom, theme, tokens")
     assert len(axes()) > 8  # the numeric axes (token axes are TokenAxis, on pyqtgraph's own drawing)

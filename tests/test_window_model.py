@@ -436,7 +436,7 @@ def test_gqa_model_names_the_kv_head(tmp_path, qapp):
 def test_file_menu_offers_the_model_actions(w):
     actions = w.features["models"]
     file_menu = next(a.menu() for a in w.menuBar().actions()
-                     if a.menu() is not None and w.act_open in a.menu().actions())
+                     if a.menu() is not None and w.sessions.act_open in a.menu().actions())
     assert actions.open_action in file_menu.actions()
     assert actions.demo_action in file_menu.actions() and actions.demo_action.isEnabled()
     assert actions.open_action.text() and actions.demo_action.text()

@@ -80,12 +80,12 @@ def test_a_slow_dtype_run_shows_progress_and_cancels_between_chunks(qtbot, windo
     with qtbot.waitSignal(window.frame_rendered, timeout=TIMEOUT, check_params_cb=lambda c: c == small):
         window.set_config(small)
     window.set_config(SLOW)
-    qtbot.waitUntil(lambda: window.frame_progress.isVisible(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.status.frame_progress.isVisible(), timeout=TIMEOUT)
     import time
 
     t0 = time.perf_counter()
     with qtbot.waitSignal(window.worker.cancelled, timeout=TIMEOUT):
-        window.frame_progress.cancel_button.click()
+        window.status.frame_progress.cancel_button.click()
     assert time.perf_counter() - t0 < 3.0
     assert window.frame.config == small and "Cancelled" in window.banner.message()
 

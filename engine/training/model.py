@@ -8,7 +8,8 @@ and, unless ``attn_only``, a 4×d_model GELU MLP; LayerNorm placed "pre"
 dropout on embeddings, attention weights and residual branches; an untied
 unembedding. Every weight is N(0, init_std²), LayerNorms start at (1, 0).
 
-Attention is computed eagerly (the weights are what the lab shows). Masked
+Attention is computed eagerly (the weights are what the lab shows), by one formula
+(:func:`attention`, with the engine's ``repeat_kv`` and softmax). Masked
 scores get the dtype's most negative value, as transformers' eager mask
 does, so a row whose keys are all hidden (the deletion test's mask mode)
 gives finite numbers, not NaN.
@@ -26,6 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..backends.eager import attention_weights, repeat_kv
 from .config import TrainConfig
 
 
@@ -37,40 +39,41 @@ def apply_dropout(x: torch.Tensor, p: float, generator: torch.Generator | None, 
     return x * keep / (1.0 - p)
 
 
-def repeat_kv(x: torch.Tensor, group: int) -> torch.Tensor:
-    """(B, Hkv, T, Dh) → (B, Hkv·group, T, Dh): query head h reads KV head h // group."""
-    return x if group == 1 else x.repeat_interleave(group, dim=1)
+def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, bias: torch.Tensor | None,
+              scaling: float, p: float = 0.0, generator: torch.Generator | None = None,
+              training: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The model's one attention formula: softmax(Q Kᵀ · scaling + bias) · dropout · V.
 
-
-def scaled_scores(query: torch.Tensor, key: torch.Tensor, scaling: float) -> torch.Tensor:
-    """Q Kᵀ · scaling: query (B, H, T, Dh), key (B, Hkv, T, Dh) → (B, H, T, T)."""
+    query (B, H, T, Dh); key, value (B, Hkv, T, Dh) (query head h reads KV head h // (H/Hkv):
+    the engine's `repeat_kv`); bias additive, broadcastable to (B, H, T, T), masked cells
+    very negative. Returns (output (B, T, H, Dh), weights (B, H, T, T), scores (B, H, T, T)).
+    The softmax is the engine's (`engine.backends.eager.attention_weights`); Q Kᵀ is one
+    batched product, not the engine's one-head-at-a-time `per_head_qk` (which makes the
+    playground's paths agree to the bit, at B·H products a step: a training step wants one,
+    and the trainer's numbers stay those its runs were saved with)."""
     group = query.shape[1] // key.shape[1]
-    return torch.matmul(query, repeat_kv(key, group).transpose(-1, -2)) * scaling
-
-
-def attend_values(weights: torch.Tensor, value: torch.Tensor, p: float,
-                  generator: torch.Generator | None, training: bool) -> torch.Tensor:
-    """dropout(weights) · V: (B, H, T, T), (B, Hkv, T, Dh) → (B, T, H, Dh)."""
+    scores = torch.matmul(query, repeat_kv(key, group).transpose(-1, -2)) * scaling  # (B, H, T, T)
+    if bias is not None:
+        scores = scores + bias
+    weights = attention_weights(scores)
     used = apply_dropout(weights, p, generator, training)
-    group = weights.shape[1] // value.shape[1]
-    return torch.matmul(used, repeat_kv(value, group)).transpose(1, 2)
+    out = torch.matmul(used, repeat_kv(value, weights.shape[1] // value.shape[1])).transpose(1, 2)
+    return out, weights, scores
 
 
 def eager_attention_forward(module: nn.Module, query: torch.Tensor, key: torch.Tensor,
                             value: torch.Tensor, attention_mask: torch.Tensor | None,
                             scaling: float, dropout: float = 0.0,
                             generator: torch.Generator | None = None, **_: object):
-    """softmax(Q Kᵀ · scaling + mask) V with transformers' signature and return convention,
-    so :mod:`engine.models.capture` finds it as this module's eager function.
+    """:func:`attention` with transformers' signature and return convention, so
+    :mod:`engine.models.capture` finds it as this module's eager function.
 
     query (B, H, T, Dh); key, value (B, Hkv, T, Dh); attention_mask additive, broadcastable
     to (B, H, T, T). Returns (output (B, T, H, Dh), weights (B, H, T, T)).
     """
-    scores = scaled_scores(query, key, scaling)
-    if attention_mask is not None:
-        scores = scores + attention_mask
-    weights = torch.softmax(scores, dim=-1)
-    return attend_values(weights, value, dropout, generator, module.training), weights
+    out, weights, _scores = attention(query, key, value, attention_mask, scaling, dropout, generator,
+                                      module.training)
+    return out, weights
 
 
 @dataclass
@@ -109,10 +112,8 @@ class CausalSelfAttention(nn.Module):
             out, weights = attend(self, q, k, v, bias, scaling=self.scaling, dropout=0.0)
             logit_max = None
         else:
-            scores = scaled_scores(q, k, self.scaling) + bias  # (B, H, T, T), masked very negative
+            out, weights, scores = attention(q, k, v, bias, self.scaling, self.p, generator, self.training)
             logit_max = scores.detach().amax(dim=(0, 2, 3))  # (H,) the largest unmasked logit
-            weights = torch.softmax(scores, dim=-1)
-            out = attend_values(weights, v, self.p, generator, self.training)  # (B, T, H, Dh)
         return self.o_proj(out.reshape(b, t, -1)), LayerOutput(weights, logit_max)
 
 

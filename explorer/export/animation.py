@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -34,7 +34,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..host import host_of
-from ..work import collector
+from ..work.base import TaskWorker
 from .files import panel_names, publish, reason
 from .options import (
     MAX_WIDTH,
@@ -381,7 +381,6 @@ class AnimationJob(EncodingJob):
                 raise ExportError(f"{p} already exists (use --force to overwrite)")
         self._at = _Progress()
         self._started = False
-        self._holding = False  # the collector is held for the pools (work/collector.py)
         self._finished = False
         self._closing: Future | None = None
         self._frames: dict[int, Future] = {}
@@ -409,10 +408,10 @@ class AnimationJob(EncodingJob):
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ExportError(f"cannot create the folder {out}: {reason(exc)}") from None
-        collector.hold()  # (its threads allocate: no collection in them)
-        self._holding = True
-        self._compute = ThreadPoolExecutor(1, thread_name_prefix="sweep-compute")
-        self._encode = ThreadPoolExecutor(1, thread_name_prefix="sweep-encode")
+        # two worker threads (explorer/work/base.py: stopped at exit, the collector held while
+        # they run): the engine one frame ahead, the encoders
+        self._compute = TaskWorker("sweep-compute")
+        self._encode = TaskWorker("sweep-encode")
         for n in self.names:
             try:
                 fd, tmp = tempfile.mkstemp(prefix=f".{req.path(n).stem}.", suffix=f".part.{req.fmt}", dir=out)
@@ -435,7 +434,8 @@ class AnimationJob(EncodingJob):
 
     def _prefetch(self, i: int) -> None:
         if i < len(self.configs) and i not in self._frames:
-            self._frames[i] = self._compute.submit(_compute_frame, self.configs[i], "diagnostics" in self.names)
+            config, diagnostics = self.configs[i], "diagnostics" in self.names
+            self._frames[i] = self._compute.task(lambda job: _compute_frame(config, diagnostics, job.check))
 
     _errors: ClassVar[tuple[type[Exception], ...]] = (ExportError, SweepError)
 
@@ -461,7 +461,7 @@ class AnimationJob(EncodingJob):
             del self._frames[i]
             self._prefetch(i + 2)
             if self._at.value == len(self.configs):
-                self._closing = self._encode.submit(self._close_all)
+                self._closing = self._encode.task(lambda job: self._close_all())
         return True
 
     def _draw(self, name: str, frame, i: int) -> None:
@@ -489,7 +489,8 @@ class AnimationJob(EncodingJob):
             self._check_memory(max(a * b for a, b in self._size.values()) * 3)  # the real height
         bg = caption_colours(panel.figure_theme)[1]
         arr = fit_frame(arr, self._size[name], (bg.red(), bg.green(), bg.blue()))
-        self._pending.append(self._encode.submit(self._encoders[name].add, arr))
+        enc = self._encoders[name]
+        self._pending.append(self._encode.task(lambda job: enc.add(arr)))
 
     def _close_all(self) -> None:
         for enc in self._encoders.values():
@@ -529,7 +530,7 @@ class AnimationJob(EncodingJob):
             fut.cancel()
         if self._started:
             for enc in self._encoders.values():
-                self._encode.submit(enc.abandon)
+                self._encode.task(lambda job, enc=enc: enc.abandon())
         self._release()
         self._remove_temporaries()
 
@@ -537,12 +538,9 @@ class AnimationJob(EncodingJob):
         with contextlib.suppress(Exception):
             self._stack.close()
         self._panels.clear()
-        if self._started:  # a frame still computing finishes in the background, unused
-            self._compute.shutdown(wait=False, cancel_futures=True)
-            self._encode.shutdown(wait=True)
-        if self._holding:
-            self._holding = False
-            collector.release()
+        if self._started:  # a frame still computing stops at its next engine block
+            self._compute.stop()
+            self._encode.drain()
 
     def _remove_temporaries(self) -> None:
         for enc in self._encoders.values():
@@ -550,14 +548,15 @@ class AnimationJob(EncodingJob):
                 os.unlink(enc.tmp)
 
 
-def _compute_frame(config, with_backends: bool):
+def _compute_frame(config, with_backends: bool, check=None):
     """The frame of one swept config (in the compute thread), with the backend comparison
-    when the diagnostics panel is in the animation."""
+    when the diagnostics panel is in the animation. `check`: the engine's progress callback
+    (`Job.check`: it raises Cancelled once the export stops)."""
     from ..frame import build_frame, measure_backends
 
-    frame = build_frame(config)
+    frame = build_frame(config, progress=check)
     if with_backends:
-        frame.backends = measure_backends(config)
+        frame.backends = measure_backends(config, progress=check)
     return frame
 
 

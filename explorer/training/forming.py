@@ -28,7 +28,7 @@ import contextlib
 import math
 import os
 import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +39,7 @@ from ..export.files import check_target, publish, reason
 from ..export.options import MAX_WIDTH, MIN_WIDTH, ExportError, ExportUsageError
 from ..host import host_of
 from ..qt_app import headless_app
-from ..work import collector
+from ..work.base import TaskWorker
 
 #: frames of an animation: enough to see the plateau, the drop and the heads sharpening
 DEFAULT_FRAMES = 48
@@ -281,7 +281,6 @@ class FormingJob(EncodingJob):
         self.total = len(self.snapshots)
         self.heads_box: tuple[int, int, int, int] | None = None  # (x0, y0, x1, y1) in frame px
         self._started = False
-        self._holding = False  # the collector is held for the pools (work/collector.py)
         self._finished = False
         self._closing: Future | None = None
         self._pending: list[Future] = []
@@ -302,9 +301,7 @@ class FormingJob(EncodingJob):
             raise ExportError(f"cannot write in {p.parent}: {reason(exc)}") from None
         os.close(fd)
         self._encoder = Encoder(self._tmp, req.fmt, req.fps)
-        collector.hold()  # (its threads allocate: no collection in them)
-        self._holding = True
-        self._encode = ThreadPoolExecutor(1, thread_name_prefix="forming-encode")
+        self._encode = TaskWorker("forming-encode")  # (explorer/work/base.py: stopped at exit)
         self._started = True
         theme = figure_theme(req.theme, self.window_theme or DARK)
         self._figure = _offscreen(figure_class()(self.run, theme), theme)
@@ -335,10 +332,10 @@ class FormingJob(EncodingJob):
             self._record_heads_box()
         bg = caption_colours(self._theme)[1]
         arr = fit_frame(arr, self._size, (bg.red(), bg.green(), bg.blue()))
-        self._pending.append(self._encode.submit(self._encoder.add, arr))
+        self._pending.append(self._encode.task(lambda job: self._encoder.add(arr)))
         self.done += 1
         if self.done == self.total:
-            self._closing = self._encode.submit(self._encoder.close)
+            self._closing = self._encode.task(lambda job: self._encoder.close())
         return True
 
     def _record_heads_box(self) -> None:
@@ -377,7 +374,7 @@ class FormingJob(EncodingJob):
             return
         self._finished = True
         if self._started:
-            self._encode.submit(self._encoder.abandon)
+            self._encode.task(lambda job: self._encoder.abandon())
         self._release()
         self._remove_temporary()
 
@@ -387,10 +384,7 @@ class FormingJob(EncodingJob):
             fig.hide()
             fig.deleteLater()
         if self._started:
-            self._encode.shutdown(wait=True)
-        if self._holding:
-            self._holding = False
-            collector.release()
+            self._encode.drain()
 
     def _remove_temporary(self) -> None:
         if self._tmp is not None:

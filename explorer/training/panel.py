@@ -51,7 +51,7 @@ REDRAW_MAX_S = 0.5
 #: the share of one core the display may take while training: the time between redraws is
 #: the UI thread's measured CPU time per redraw (drawing, painting, relaying) over this,
 #: kept between REDRAW_S and REDRAW_MAX_S. The training process runs in a session of its own
-#: (serve.serve_process): where the kernel shares the CPU by session, the drawing comes out of
+#: (explorer/training/serve.py): where the kernel shares the CPU by session, the drawing comes out of
 #: the machine's spare time, not the training's share. A third of a core: a redraw of the
 #: default run costs 21-27 ms of UI-thread CPU on the 2-core machine, so the display keeps
 #: 11-12 Hz; a quarter held it at 8-10 Hz (issue 17). Larger runs cost more a redraw and get

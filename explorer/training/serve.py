@@ -17,6 +17,14 @@ step costs. A process rather than a thread of the window: the GUI's drawing is P
 (pyqtgraph), and a training thread that must take the GIL back after every torch call ran
 at 40 % of its bare speed beside a 10 Hz display (measured here); in its own process it
 runs on its own core.
+
+The process is started in a session of its own (`engine.child.ChildProcess(...,
+own_session=True)`): where the kernel shares the CPU between sessions before threads
+(Linux's autogroup, on by default in desktop kernels) a child of the window's session would
+split one share with the window: every millisecond of drawing came out of the training
+(measured on the 2-core machine beside three other busy sessions: the window drawing at
+~25 % of a core and the training at ~30 %, their sum the session's ~55 %). In its own
+session the training has its own share, as a script started beside the window would.
 """
 
 from __future__ import annotations
@@ -164,25 +172,6 @@ class _Loop:
             self.playing = False
         stopped = not self.busy() and not self.commands.poll()
         self.progress(steps, tr.steps_done % self.every == 0, stopped, reached, time.perf_counter() - t0)
-
-
-def serve_process(commands, results, threads: int | None = 1) -> None:
-    """The training process's entry point: `serve` in a session of its own.
-
-    Where the kernel shares the CPU between sessions before threads (Linux's autogroup, on
-    by default in desktop kernels) a child of the window's session would split one share
-    with the window: every millisecond of drawing came out of the training (measured on the
-    2-core machine beside three other busy sessions: the window drawing at ~25 % of a core
-    and the training at ~30 %, their sum the session's ~55 %). In its own session the
-    training has its own share, as a script started beside the window would."""
-    import os
-
-    if hasattr(os, "setsid"):
-        try:
-            os.setsid()
-        except OSError:  # already a session or group leader: it keeps the window's share
-            pass
-    serve(commands, results, threads)
 
 
 def serve(commands, results, threads: int | None = 1) -> None:

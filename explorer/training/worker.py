@@ -1,7 +1,8 @@
 """The window's side of the training loop: a child process trains, a QThread relays.
 
-`TrainingWorker` starts `serve.serve` in a child process (multiprocessing "spawn": a fresh
-interpreter, no Qt in it) and a QThread that reads the child's messages and posts them to a
+`TrainingWorker` starts `serve.serve` in a child process (engine/child.py, the app's one
+child-process runner: a fresh interpreter, no Qt in it, in a session of its own, ending
+with the window) and a QThread that reads the child's messages and posts them to a
 `Mailbox` (explorer/work/mailbox.py), whose delivery in the UI thread emits them as signals. The UI thread only ever sends commands, so
 neither the training nor the drawing waits for the other: a 10 Hz display costs the
 training nothing on a 2-core machine (see serve.py for the measurement that chose a
@@ -34,12 +35,13 @@ import threading
 
 from PySide6.QtCore import QThread, Signal
 
+from engine.child import ChildProcess
 from engine.training import TrainConfig
 
 from ..work import collector
 from ..work.base import stop_at_exit
 from ..work.mailbox import Mailbox
-from .serve import Progress, serve, serve_process
+from .serve import Progress, serve
 
 __all__ = ["Progress", "TrainingWorker", "default_mode"]
 
@@ -72,7 +74,7 @@ class TrainingWorker(QThread):
         self.seq = 0  # the latest play/step/pause request sent
         self._stopped = False
         self._lock = threading.Lock()
-        self._proc = None
+        self._child: ChildProcess | None = None
         self._thread = None
         self._commands = None
         self._replay: list[tuple] | None = []  # commands sent before the child's first answer
@@ -89,15 +91,9 @@ class TrainingWorker(QThread):
             self.wait(2000)
         if self.mode == "process":
             try:
-                ctx = multiprocessing.get_context("spawn")
-                cmd_r, cmd_w = ctx.Pipe(duplex=False)
-                res_r, res_w = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=serve_process, args=(cmd_r, res_w, self.threads), daemon=True,
-                                   name="attention-explorer-training")
-                proc.start()
-                cmd_r.close()
-                res_w.close()
-                self._proc = proc
+                # its own session: see serve.py's note on the CPU share
+                self._child = ChildProcess(serve, self.threads, name="attention-explorer-training", own_session=True)
+                cmd_w, res_r = self._child.commands, self._child.results
             except (OSError, RuntimeError, ValueError):
                 self.mode = "thread"
         if self.mode == "thread":
@@ -124,6 +120,7 @@ class TrainingWorker(QThread):
             if self._stopped or self._replay is None or self.mode != "process":
                 return False
             self.mode = "thread"
+            self._child = None  # (it has ended)
             old = self._commands
             cmd_w, self._results = self._start_thread()
             self._commands = cmd_w
@@ -179,23 +176,11 @@ class TrainingWorker(QThread):
         with self._lock:
             if self._stopped:
                 return ""
-            proc, commands = self._proc, self._commands
-            self._proc, self._commands, self._replay = None, None, []
+            child, commands = self._child, self._commands
+            self._child, self._commands, self._replay = None, None, []
         if commands is not None:
             commands.close()
-        code = None
-        if proc is not None:
-            proc.join(2)
-            code = proc.exitcode
-        if code is not None and code < 0:
-            import signal
-
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            return f"killed by {name}" + (": out of memory?" if name == "SIGKILL" else "")
-        return "ended" if code is None else f"exit status {code}"
+        return "ended" if child is None else child.why_ended()
 
     def _send(self, *command) -> None:
         with self._lock:
@@ -249,11 +234,8 @@ class TrainingWorker(QThread):
         except (OSError, ValueError):
             pass
         commands.close()
-        if self._proc is not None:
-            self._proc.join(10)
-            if self._proc.is_alive():
-                self._proc.terminate()
-                self._proc.join(5)
+        if self._child is not None:
+            self._child.end(wait_s=10)  # up to 10 s to return, then SIGTERM, then SIGKILL
         if self._thread is not None:
             self._thread.join(10)
         if not self.isRunning() or self.wait(10_000):

@@ -19,13 +19,22 @@ when the queue empties after a job. `Worker` is the plain worker with signals fo
 soon: every job here checks it between blocks, files or engine calls), then waits for the
 thread up to STOP_WAIT_S. Every worker is also stopped at interpreter exit: a QThread
 destroyed while it runs aborts the process.
+
+`TaskWorker` is the same thread serving tasks in the order given (none replaces another),
+each with a `concurrent.futures.Future`: for a loop in the UI thread that polls its
+results one step at a time (the sweep and heads-forming exports: a frame computed ahead,
+frames streamed to an encoder). `stop()` cancels what has not started; `drain()` waits for
+every task given, then stops.
 """
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import weakref
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import wait as wait_futures
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
@@ -34,7 +43,8 @@ from . import collector
 from .jobs import Cancelled, Job, JobQueue, one_line
 from .mailbox import Mailbox
 
-__all__ = ["Cancelled", "Job", "Worker", "WorkerThread", "one_line", "run_events_until", "stop_at_exit"]
+__all__ = ["Cancelled", "Job", "TaskWorker", "Worker", "WorkerThread", "one_line", "run_events_until",
+           "stop_at_exit"]
 
 #: Every live worker thread, stopped at exit.
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -215,3 +225,53 @@ class Worker(WorkerThread):
 
     def job_progress(self, job: Job, done: float, total: float, detail: Any) -> None:
         self.progress.emit(job.id, float(done), float(total))
+
+
+class TaskWorker(WorkerThread):
+    """One thread running tasks in the order given, each answered by a Future (see the
+    module docstring). A task is `fn(job)`: `job.check` is a progress callback that ends an
+    engine call once the worker stops. The Future is settled in the worker thread (a Future
+    is made for that: no Qt object and no Python slot is touched there); a task raising
+    `Cancelled` (the worker stopped under it) settles it with that exception."""
+
+    def __init__(self, name: str = "") -> None:
+        super().__init__()
+        self.setObjectName(name)  # (the thread's name in a debugger)
+        self._lanes = itertools.count()  # each task its own lane: nothing is replaced
+        self._futures: list[Future] = []  # given and not yet settled (pruned at each call)
+
+    def task(self, fn: Callable[[Job], Any]) -> Future:
+        """Queue `fn(job)` after the tasks given before; its Future (cancelled, never run,
+        if the worker stops first)."""
+        fut: Future = Future()
+
+        def run(job: Job) -> None:
+            if not fut.set_running_or_notify_cancel():  # cancelled while it waited
+                return
+            try:
+                result = fn(job)
+            except BaseException as exc:  # (Cancelled included: the Future holds it)
+                fut.set_exception(exc)
+            else:
+                fut.set_result(result)
+
+        self._futures = [f for f in self._futures if not f.done()]
+        self._futures.append(fut)
+        if self.jobs.closed:
+            fut.cancel()
+        else:
+            self.submit(run, ("task", next(self._lanes)))
+        return fut
+
+    def stop(self) -> None:
+        """Cancel the tasks not started, end the running one at its next check, stop."""
+        for fut in self._futures:
+            fut.cancel()  # (False for the running one: it sees cancelled() turn true)
+        super().stop()
+
+    def drain(self, timeout_s: float | None = None) -> bool:
+        """Wait for every task given to settle (up to `timeout_s`), then stop; True if all
+        did. (Their outcomes are in their Futures: the UI thread need not run meanwhile.)"""
+        _, not_done = wait_futures(list(self._futures), timeout=timeout_s)
+        self.stop()
+        return not not_done
