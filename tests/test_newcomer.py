@@ -104,7 +104,7 @@ def test_back_in_english_the_reference_map_has_english_axes(qtbot, win, qapp, ch
     from engine import AttentionConfig
 
     win.render_sync(AttentionConfig(seq_len=6))
-    win.act_pin.trigger()
+    win.menus_feature.act_pin.trigger()
     win.render_sync(AttentionConfig(seq_len=8))  # another shape: A and B side by side
     qapp.processEvents()
     heads = win.panel("heads")

@@ -133,8 +133,8 @@ def test_the_status_lines_variant_parts_are_in_chinese(panel, qapp):
         for want, config in configs.items():
             win.render_sync(config)
             qapp.processEvents()
-            assert want in win.status_config.text() and english[want] not in win.status_config.text()
+            assert want in win.status.status_config.text() and english[want] not in win.status.status_config.text()
     finally:
         win.set_language("en")
         qapp.processEvents()
-    assert english["块均值=4"] in win.status_config.text()
+    assert english["块均值=4"] in win.status.status_config.text()
