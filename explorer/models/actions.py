@@ -98,9 +98,10 @@ class ModelActions(Feature):
         from engine.models.files import shown_source
 
         # a session may name a path of thousands of characters, and the reason names it again:
-        # the banner is one line of at most ~400 characters (the session fuzz: 446 with 81 of "字")
-        shown = shown_source(source, 48)
-        reason = shown_source(reason.replace(source, shown), 240) if reason else reason
+        # the banner is one line of at most ~400 characters (the session fuzz: 446 with 81 of "字"):
+        # ~95 of sentence, a folder whole up to 140 (a usual path is), the reason in 160
+        shown = shown_source(source, 140)
+        reason = shown_source(reason.replace(source, shown), 160) if reason else reason
         source = shown
         if reason:
             text = lambda: QCoreApplication.translate(  # noqa: E731
