@@ -34,16 +34,9 @@ from ..figures.themes import CATEGORY_COLORS, SIGNED_CMAP, WEIGHTS_CMAP, Theme
 from ..frame import Frame
 from ..work.steps import ResultCache, StepRequests
 from .base import Panel, register_panel
+from .diagnostics import human_bytes
 
 CACHE = ResultCache(8)
-
-
-def fmt_bytes(n: float) -> str:
-    """1.5 MB, 3.2 GB (powers of 1024, as engine.memory's messages)."""
-    for unit, k in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= k:
-            return f"{n / k:.3g} {unit}"
-    return f"{n:.0f} B"
 
 
 @register_panel
@@ -209,7 +202,7 @@ class EfficientPanel(Panel):
                     "(full: {b_full}, ×{br})").format(
                 flops=fmt_number(rep.flops), flops_full=fmt_number(rep.flops_full),
                 fr=f"{rep.flops / rep.flops_full:.3g}" if rep.flops_full else "–",
-                b=fmt_bytes(rep.bytes), b_full=fmt_bytes(rep.bytes_full),
+                b=human_bytes(rep.bytes), b_full=human_bytes(rep.bytes_full),
                 br=f"{rep.bytes / rep.bytes_full:.3g}" if rep.bytes_full else "–"),
         ]
         text = "<br>".join(lines) + f"<br><span style='color:{muted}'>" + self.tr(
