@@ -260,12 +260,47 @@ def test_the_nan_state_cuts_no_title(win, qapp, lang):
     for _ in range(3):
         qapp.processEvents()
     assert win.frame.overflow.nan_rows
-    # (scores left out: its selected cell's "q·k = …" label can sit cut at the plot's edge, a
-    # selection-dependent cut not of the NaN state)
-    for name in ("heads", "softmax_grad", "diagnostics", "qkv"):
+    for name in ("heads", "softmax_grad", "diagnostics", "qkv", "scores"):
         assert cut_texts(win.panel(name)) == [], f"{lang}: {name}"
     if lang == "en":
         assert "no curves: no row sees a key" in texts(win.panel("softmax_grad"))
+
+
+@pytest.mark.parametrize("width", [300, 230])
+def test_the_selected_cells_label_stays_inside_a_squeezed_scores_plot(qapp, width):
+    """The scores panel squeezed (two plots ~90 and ~55 px wide): the cells with the largest
+    and the smallest score put their line at the plot's edges; the "q5·k0 = 14" label sat
+    half outside the plot there. It flips, shifts across the line, or shows just the value."""
+    from engine import AttentionConfig
+    from explorer.figures.plots import fmt_number
+    from explorer.frame import build_frame
+    from explorer.panels import PANELS
+    from explorer.state import AppState
+
+    state = AppState()
+    panel = PANELS["scores"](state)
+    try:
+        panel.resize(width, 260)
+        panel.show()
+        frame = build_frame(AttentionConfig())
+        state.set_frame(frame)
+        panel.show_frame(frame)
+        raw = frame.scores_raw[0]
+        for pick in (np.argmax, np.argmin):
+            i, j = (int(n) for n in np.unravel_index(pick(raw), raw.shape))
+            state.selection.set(0, i, j)
+            qapp.processEvents()
+            panel.graphics.grab()  # (painted: every label laid out for this size)
+            for hist, name in ((panel.raw, "scores_raw"), (panel.scaled, "scores")):
+                label = hist.selected.label
+                assert label.isVisible()
+                box, view = label.sceneBoundingRect(), hist.plot.vb.sceneBoundingRect()
+                assert view.adjusted(-0.5, -0.5, 0.5, 0.5).contains(box), (width, i, j, label.toPlainText())
+                value = fmt_number(frame.cell(name, 0, i, j))
+                assert label.toPlainText() in (f"q{i}·k{j} = {value}", value)
+    finally:
+        panel.deleteLater()
+        qapp.processEvents()
 
 
 def test_lesson_11s_button_is_never_cut(win, qapp, lang):
