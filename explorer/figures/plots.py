@@ -18,6 +18,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem
 
+from engine.numbers import number
+
 # (their home is text.py; re-exported for the modules that import them from here still)
 from .text import title_label, titled, use_runs_title
 from .themes import Theme
@@ -441,14 +443,8 @@ def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
 
 def fmt_number(value: float, digits: int = 3) -> str:
     """`value` to `digits` significant digits for a readout: "NaN" and "±inf" spelled out,
-    and no "-0" (a value that rounds to zero prints as 0)."""
-    v = float(value)
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "−inf"
-    text = f"{v:.{digits}g}"
-    return "0" if float(text) == 0 else text
+    and no "-0" (a value that rounds to zero prints as 0): engine.numbers.number."""
+    return number(value, digits)
 
 
 def fmt_percent(share: float) -> str:
