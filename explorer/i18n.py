@@ -296,6 +296,19 @@ ENGINE_REFUSALS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be between {lo} and {hi}, got {value}"),
     QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be true or false, got {value}"),
     QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be one of {allowed}; got {value}"),
+    # engine.memory's budget checks (the parts they list stay as the engine wrote them)
+    QT_TRANSLATE_NOOP("EngineRefusal", "this config needs about {total}: {parts} at {shape}; over the {budget} memory "
+                                       "budget: {advice}; a fused backend (sdpa, flash) holds no grid"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "this config needs about {total}: {parts} at {shape}; over the {budget} memory "
+                                       "budget: {advice}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "this {what} needs about {total}, no attention grid: {parts} at {shape}; over "
+                                       "the {budget} memory budget: {advice}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "decoding this config needs about {need} (KV cache, weights, the causal mask; "
+                                       "S = {S}, d_model = {d_model}), over the {budget} memory budget: lower seq_len, "
+                                       "d_model or batch"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "lower d_model"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, batch or d_model"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, heads or batch"),
     QT_TRANSLATE_NOOP("EngineRefusal", "device 'cuda' was asked for but no CUDA device is available"),
     QT_TRANSLATE_NOOP("EngineRefusal", "backend {name} is unavailable: {why}"),
     # the training circuit check (engine.training.trainer.Trainer.check_circuit)
@@ -323,7 +336,7 @@ def engine_text(line: str) -> str:
     """One of the engine's English lines (`ENGINE_LINES`, `ENGINE_REFUSALS`) in the interface
     language; a line not in the tables (a refusal naming a file, a number) is shown as the
     engine wrote it. A field that is itself one of the engine's lines (the circuit check's
-    "; at the unseen prefix length …") is translated too."""
+    "; at the unseen prefix length …", a memory refusal's advice) is translated too."""
     import re
 
     for pattern, source in ENGINE_LINES:
@@ -333,7 +346,7 @@ def engine_text(line: str) -> str:
     for source in ENGINE_REFUSALS:
         m = re.fullmatch(_template_pattern(source), line, re.S)
         if m is not None:
-            values = {k: engine_text(v) if v.startswith("; ") else v for k, v in m.groupdict().items()}
+            values = {k: engine_text(v) for k, v in m.groupdict().items()}  # (a part may be a line too)
             return QCoreApplication.translate("EngineRefusal", source).format(**values)
     return line
 

@@ -3,6 +3,8 @@ until it differs from A, and a line saying the difference will come)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -301,6 +303,122 @@ def test_the_selected_cells_label_stays_inside_a_squeezed_scores_plot(qapp, widt
     finally:
         panel.deleteLater()
         qapp.processEvents()
+
+
+# ---- item 11: "nan nats" and "q·k = -0" -----------------------------------------------------------
+
+def test_a_number_that_is_no_number_or_a_negative_zero_reads_as_expected():
+    from engine.numbers import fixed, number, tidy
+    from explorer.figures.plots import fmt_number
+
+    assert number(-0.0) == fmt_number(-0.0) == "0" and number(-1e-12, 2) == "-1e-12"
+    assert fixed(-0.001) == "0.00" and fixed(-0.0) == "0.00" and fixed(-0.006) == "-0.01"
+    assert fixed(0.25, sign=True) == "+0.25" and fixed(-0.0001, 3, sign=True) == "0.000"
+    assert fixed(float("nan")) == "—" and number(float("nan")) == "NaN" and number(float("-inf")) == "−inf"
+    assert f"{tidy(-0.0004, 3):.3f}" == "0.000" and f"{tidy(-0.0, 2):.2f}" == "0.00"
+
+
+@pytest.fixture(scope="module")
+def diverged():
+    """A run whose weights overflow by step 3 (no norm, ×1000 scores, lr 1, no clipping)."""
+    from engine.training import TrainConfig, Trainer
+
+    t = Trainer(TrainConfig(n_layers=4, attn_only=False, norm="none", scale=1000.0, lr=1.0, init_std=1.0,
+                            grad_clip=0.0, batch=8, steps=4))
+    t.step(4)
+    assert np.isnan(t.history[-1].loss)
+    return t
+
+
+def test_a_diverged_run_says_its_loss_is_not_a_number(qapp, diverged, chinese_then_english):
+    """The heads-forming frame and the circuit check said "loss nan nats (predictable part nan)"."""
+    from explorer.i18n import engine_text
+    from explorer.training.forming import frame_caption
+
+    _label, summary = frame_caption(diverged, diverged.probe())
+    assert "nan" not in summary.lower() and "loss not a number: the run diverged" in summary, summary
+    check = diverged.check_circuit()
+    assert check.message == "the loss is not a number: the run diverged"
+    chinese_then_english("zh_CN")
+    assert engine_text(check.message) == "损失不是一个数：这次运行发散了"
+
+
+def test_the_nan_states_hover_says_nan_not_nan(win, qapp):
+    """A row that sees no key (lesson 4's change): the heads panel's readout said "weight nan"."""
+    from explorer.panels.heads import describe_cell
+
+    win.render_sync(CHAPTERS[_index("04-masks")].try_config)
+    f = win.frame
+    row = next(r for r in range(f.config.seq_len) if np.isnan(f.cell("weights", 0, r, 0)))
+    text = describe_cell(f, 0, row, 0)
+    assert "weight NaN" in text and "nan" not in text, text
+
+
+# ---- item 10: the engine's refusals and chapter 14's reasons in Chinese -----------------------------
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _refusals() -> list[str]:
+    """What the engine says when it refuses a setting of the sliders, the training lab's form, a
+    session's config, or a run too large for memory."""
+    from engine import AttentionConfig
+    from engine.memory import check_memory
+    from engine.training import TrainConfig
+
+    bad = [lambda: AttentionConfig(n_heads=3), lambda: AttentionConfig(d_model=0), lambda: AttentionConfig(seq_len="x"),
+           lambda: AttentionConfig(causal=3), lambda: AttentionConfig(dtype="float8"),
+           lambda: AttentionConfig(positional="rope", d_model=12, n_heads=4), lambda: AttentionConfig(n_kv_heads=3),
+           lambda: AttentionConfig(scale=float("nan")), lambda: AttentionConfig(init_std=-1.0),
+           lambda: AttentionConfig(kernel="linear", positional="alibi"),
+           lambda: AttentionConfig(summary_block=2, window=2), lambda: AttentionConfig(summary_block=2, kernel="linear"),
+           lambda: AttentionConfig.from_dict({"heads": 2}), lambda: TrainConfig(lr=2.0),
+           lambda: TrainConfig(grad_clip=-1.0), lambda: TrainConfig(scale=0.0), lambda: TrainConfig(task="x"),
+           lambda: TrainConfig(seq_len=2), lambda: TrainConfig(attn_only=3),
+           lambda: check_memory(AttentionConfig(seq_len=1 << 17))]
+    out = []
+    for make in bad:
+        with pytest.raises(ValueError) as info:
+            make()
+        out.append(str(info.value))
+    return out
+
+
+def test_the_engines_refusals_read_in_chinese(qapp, win, chinese_then_english):
+    from explorer.i18n import engine_text
+    from explorer.training.feature import show_training
+
+    chinese_then_english("zh_CN")
+    for line in _refusals():
+        text = engine_text(line)
+        assert CJK.search(text) and not re.search(r"\b(must|got|needs|cannot)\b", text), (line, text)
+    # in the window: the lab's form refuses a learning rate of 2
+    panel = show_training(win)
+    lr = panel.form.fields["lr"]
+    lr.setText("2")
+    lr.editingFinished.emit()
+    qapp.processEvents()
+    message = panel.form.message.text()
+    assert "(0, 1]" in message and "必须是" in message and "must" not in message, message
+    lr.setText("0.003")
+    lr.editingFinished.emit()
+    qapp.processEvents()
+
+
+def test_chapter_14s_reasons_read_in_chinese(qapp, chinese_then_english):
+    """Chapter 14's box on a run that has not learnt the circuit: "Not proved yet: the model
+    predicts …" stayed English in Chinese."""
+    from engine.training import Trainer
+    from explorer.training.lessons import _tr, check_training_task, training_task
+    from explorer.training.presets import PRESETS
+
+    task = training_task("14-find-a-circuit")
+    r = check_training_task(task, trainer=Trainer(PRESETS[task.preset].runs[0].config))
+    assert not r.holds and "the model predicts" in r.text and "nan" not in r.text
+    chinese_then_english("zh_CN")
+    shown = _tr("Not proved yet: {text}").format(text=r.in_language(_tr))
+    assert shown.startswith("尚未确认：") and "模型预测的是" in shown and "没有高于 0.5" in shown, shown
+    assert not re.search(r"\b(the|predicts|patching|masking)\b", shown), shown
 
 
 def test_lesson_11s_button_is_never_cut(win, qapp, lang):

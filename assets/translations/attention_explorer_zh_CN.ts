@@ -6072,5 +6072,33 @@ ind {i}</source>
         <source>; at the unseen prefix length {n} the loss is {loss}</source>
         <translation>；在未训练过的前缀长度 {n} 上损失为 {loss}</translation>
     </message>
+    <message>
+        <source>this config needs about {total}: {parts} at {shape}; over the {budget} memory budget: {advice}; a fused backend (sdpa, flash) holds no grid</source>
+        <translation>此配置约需 {total}：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}；融合后端（sdpa、flash）不保存注意力网格</translation>
+    </message>
+    <message>
+        <source>this config needs about {total}: {parts} at {shape}; over the {budget} memory budget: {advice}</source>
+        <translation>此配置约需 {total}：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}</translation>
+    </message>
+    <message>
+        <source>this {what} needs about {total}, no attention grid: {parts} at {shape}; over the {budget} memory budget: {advice}</source>
+        <translation>这次 {what} 约需 {total}，不含注意力网格：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}</translation>
+    </message>
+    <message>
+        <source>decoding this config needs about {need} (KV cache, weights, the causal mask; S = {S}, d_model = {d_model}), over the {budget} memory budget: lower seq_len, d_model or batch</source>
+        <translation>解码此配置约需 {need}（KV 缓存、权重、因果掩码；S = {S}，d_model = {d_model}），超过 {budget} 的内存预算：请降低 seq_len、d_model 或 batch</translation>
+    </message>
+    <message>
+        <source>lower d_model</source>
+        <translation>降低 d_model</translation>
+    </message>
+    <message>
+        <source>lower seq_len, kv_len, batch or d_model</source>
+        <translation>降低 seq_len、kv_len、batch 或 d_model</translation>
+    </message>
+    <message>
+        <source>lower seq_len, kv_len, heads or batch</source>
+        <translation>降低 seq_len、kv_len、heads 或 batch</translation>
+    </message>
 </context>
 </TS>
