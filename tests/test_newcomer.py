@@ -120,6 +120,26 @@ def test_back_in_english_the_reference_map_has_english_axes(qtbot, win, qapp, ch
     win.clear_reference()
 
 
+def test_the_comparison_line_follows_a_live_switch(win, qapp):
+    """The status bar's "comparing with A: … · showing B − A" stayed English after View ▸
+    Language ▸ 中文 (it was re-made only with a new frame or reference)."""
+    from engine import AttentionConfig
+
+    win.render_sync(AttentionConfig(seq_len=6))
+    win.menus_feature.act_pin.trigger()
+    win.render_sync(AttentionConfig(seq_len=6, causal=True))
+    qapp.processEvents()
+    label = win.compare_status.label
+    assert label.text() == "comparing with A: mask=none · showing B − A", label.text()
+    try:
+        assert win.set_language("zh_CN")
+        assert label.text().startswith("与 A 比较：") and "显示 B − A" in label.text(), label.text()
+    finally:
+        win.set_language("en")
+    assert label.text().startswith("comparing with A:")
+    win.clear_reference()
+
+
 # ---- item 12: closing with a modified session offers to save it ------------------------------------
 
 def test_closing_a_modified_untitled_session_offers_to_save_it(qapp, monkeypatch, tmp_path):
