@@ -557,3 +557,24 @@ def test_the_training_chapters_show_their_check_when_the_lab_meets_the_task(qtbo
     assert lab.open_in_inspector()
     qtbot.waitUntil(lesson.check_label.isVisible, timeout=120_000)
     assert lesson.metric_label.text().startswith("The circuit is proved: layer 1 head 0 is the induction head")
+
+
+def test_the_labs_loss_title_says_a_diverged_run_is_not_a_number(qtbot, win, qapp):
+    """The lab's loss title read "Loss at step 4: — nats" (and the forming view "nan nats")."""
+    from engine.training import TrainConfig
+    from explorer.figures.text import plot_title
+    from explorer.training.feature import show_training
+
+    panel = show_training(win)
+    lab = win.state.training_lab
+    try:
+        lab.set_settings(TrainConfig(n_layers=4, attn_only=False, norm="none", scale=1000.0, lr=1.0, init_std=1.0,
+                                     grad_clip=0.0, batch=8, steps=4))
+        lab.step(4)
+        qtbot.waitUntil(lambda: lab.current.steps_done >= 4 and not lab.running, timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: "not a number" in plot_title(panel.loss_plot), timeout=TIMEOUT)
+        title = plot_title(panel.loss_plot)
+        assert "the run diverged" in title and "nan" not in title.lower().replace("not a number", ""), title
+        assert "nan" not in texts(panel).lower().replace("not a number", "")
+    finally:
+        lab.apply_preset("induction")

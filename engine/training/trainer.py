@@ -342,9 +342,9 @@ def induction_reached(step: TrainStep) -> bool:
     previous-token score > 0.3 (a 1-layer model: its best induction score alone)."""
     ind = step.scores["induction"]
     if ind.shape[0] == 1:
-        return bool(np.nanmax(ind) > INDUCTION_THRESHOLD)
-    return bool(np.nanmax(ind[1:]) > INDUCTION_THRESHOLD
-                and np.nanmax(step.scores["previous_token"][0]) > PREVIOUS_TOKEN_THRESHOLD)
+        return _finite_max(ind) > INDUCTION_THRESHOLD
+    return (_finite_max(ind[1:]) > INDUCTION_THRESHOLD
+            and _finite_max(step.scores["previous_token"][0]) > PREVIOUS_TOKEN_THRESHOLD)
 
 
 def first_reached(history: list[TrainStep]) -> TrainStep | None:

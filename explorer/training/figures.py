@@ -300,7 +300,7 @@ class TrainingFigures:
         else:
             # a y range that moves only when a loss leaves it: autoranging to the falling loss
             # re-laid out the axis (and with it the plot) on nearly every redraw
-            top = max([math.log(run.config.vocab)] + [float(np.nanmax(self._series[r.id].loss))
+            top = max([math.log(run.config.vocab)] + [nan_best(self._series[r.id].loss, max)
                                                       for r in shown if len(self._series[r.id].loss)])
             ymax = nice_ceil(top * 1.05)
             if self._fresh(self.loss_plot, "yrange", ymax):
