@@ -311,6 +311,8 @@ ENGINE_REFUSALS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, heads or batch"),
     QT_TRANSLATE_NOOP("EngineRefusal", "device 'cuda' was asked for but no CUDA device is available"),
     QT_TRANSLATE_NOOP("EngineRefusal", "backend {name} is unavailable: {why}"),
+    # (explorer.session's frame around the engine's refusal of a session's config)
+    QT_TRANSLATE_NOOP("EngineRefusal", "invalid config in session: {reason}"),
     # the training circuit check (engine.training.trainer.Trainer.check_circuit)
     QT_TRANSLATE_NOOP("EngineRefusal", "the loss is not a number: the run diverged"),
     QT_TRANSLATE_NOOP("EngineRefusal", "still learning: loss on the predictable part {loss} nats"),

@@ -404,7 +404,7 @@ def _refusals() -> list[str]:
     return out
 
 
-def test_the_engines_refusals_read_in_chinese(qapp, win, chinese_then_english):
+def test_the_engines_refusals_read_in_chinese(qapp, win, chinese_then_english, tmp_path):
     from explorer.i18n import engine_text
     from explorer.training.feature import show_training
 
@@ -420,9 +420,17 @@ def test_the_engines_refusals_read_in_chinese(qapp, win, chinese_then_english):
     qapp.processEvents()
     message = panel.form.message.text()
     assert "(0, 1]" in message and "必须是" in message and "must" not in message, message
-    lr.setText("0.003")
+    lr.setText("0.003")  # put back: nothing refused, Start and Step work again
     lr.editingFinished.emit()
     qapp.processEvents()
+    assert panel.form.message.isHidden() or not panel.form.message.text(), panel.form.message.text()
+    # and the banner of a session whose config the engine refuses
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "attention-explorer.session", "version": 1, "config": {"n_heads": 3}}')
+    assert not win.sessions.open_session(bad)
+    shown = win.banner.message()
+    assert "会话中的配置无效：n_heads 必须整除 d_model=64" in shown and "invalid" not in shown, shown
+    win.banner.hide_message()
 
 
 def test_chapter_14s_reasons_read_in_chinese(qapp, chinese_then_english):

@@ -6100,5 +6100,9 @@ ind {i}</source>
         <source>lower seq_len, kv_len, heads or batch</source>
         <translation>降低 seq_len、kv_len、heads 或 batch</translation>
     </message>
+    <message>
+        <source>invalid config in session: {reason}</source>
+        <translation>会话中的配置无效：{reason}</translation>
+    </message>
 </context>
 </TS>
