@@ -135,6 +135,7 @@ class CompareStatus(Feature):
         self.label.hide()
         host.status_bar().insertPermanentWidget(0, self.label)
         follow(state.reference_changed, self.update)
+        follow(state.language_changed, self.update)  # (a live switch: the line in the new language)
         host.frame_rendered.connect(lambda _c: self.update())
         try:
             host.panel("heads").view.currentIndexChanged.connect(lambda _i: self.update())

@@ -46,6 +46,7 @@ from .control_widgets import (
     set_spin,
 )
 from .figures.themes import CATEGORY_COLORS
+from .i18n import engine_text
 from .state import AppState
 from .subscribe import follow
 
@@ -369,7 +370,7 @@ class ConfigControls(QWidget):
             new = C.coerce(self.state.config, **changes)
         except ConfigError as exc:
             self.refresh()  # put the widget back, and say why in one line
-            self.message.emit(str(exc).splitlines()[0])
+            self.message.emit(engine_text(str(exc).splitlines()[0]))  # (in the window's language)
             return
         self.state.set_config(new)
 

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from assets import asset_path
+from engine.numbers import number
 from engine.positional import alibi_slopes
 
 from .frame import Frame, finite_std
@@ -35,8 +36,7 @@ def has_help(name: str, lang: str = "en") -> bool:
 
 
 def _fmt(v: float) -> str:
-    text = f"{v:.3g}"
-    return "0" if float(text) == 0 else text
+    return number(v, 3)  # (no "-0", "NaN" spelled out)
 
 
 #: words a help text quotes, per language

@@ -258,15 +258,98 @@ ENGINE_LINES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: the engine's refusals (engine/config.py's and engine/training/config.py's ConfigError, a
+#: BackendUnavailable) and the training circuit check's verdicts, written as the engine formats
+#: them with a {field} for each value; translated in the "EngineRefusal" context. The most
+#: specific first: the first whose pattern matches the whole line is used.
+ENGINE_REFUSALS: tuple[str, ...] = (
+    QT_TRANSLATE_NOOP("EngineRefusal", "n_heads must divide d_model={d_model}; got n_heads={n_heads} (allowed: {allowed})"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "n_kv_heads must divide n_heads={n_heads}; got {value} (allowed: None, {allowed})"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "positional='rope' needs an even head_dim (d_model/n_heads); got {d_model}/{n_heads} = {head_dim}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "kernel={kernel} cannot take positional='alibi': ALiBi is a bias inside the softmax "
+                                       "(use kernel='softmax', or another positional encoding)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "summary_block cannot take a window: hierarchical attention sees its own block "
+                                       "exactly and a summary of every other (set window=None)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "summary_block cannot take global_tokens: hierarchical attention has its own "
+                                       "global view, the block summaries (set global_tokens=0)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "summary_block needs kernel='softmax', got kernel={kernel}: its summaries share "
+                                       "one softmax with the block's own keys"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "scale must be a finite number or None (1/√d_k), got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "scale must be 'sqrt' (1/√d_head), 'none' or a multiplier in (0, {top}], got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "init_std must be a positive number or None (Xavier), got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "tokens must hold at least one token (or be None)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "tokens must hold at most {limit} tokens, got {n}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "tokens must all be strings, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "tokens must be a list of strings, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "tokens must be a sequence of strings or None, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "tokens must be valid Unicode text: token {i} holds {text}, a lone surrogate"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "batch, seq_len and the model's size need about {need} GiB a step, more than the "
+                                       "{budget} GiB allowed: lower batch (now {batch}) or seq_len (now {seq_len})"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "unknown config field(s): {fields} (known: {known})"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "unknown training config field(s): {fields} (known: {known})"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "config must be a JSON object, got {kind}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "training config must be a JSON object, got {kind}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be a number in {range} (0 = no clipping), got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be a number in {range}, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be a finite number, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be an integer, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be between {lo} and {hi}, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be true or false, got {value}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "{name} must be one of {allowed}; got {value}"),
+    # engine.memory's budget checks (the parts they list stay as the engine wrote them)
+    QT_TRANSLATE_NOOP("EngineRefusal", "this config needs about {total}: {parts} at {shape}; over the {budget} memory "
+                                       "budget: {advice}; a fused backend (sdpa, flash) holds no grid"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "this config needs about {total}: {parts} at {shape}; over the {budget} memory "
+                                       "budget: {advice}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "this {what} needs about {total}, no attention grid: {parts} at {shape}; over "
+                                       "the {budget} memory budget: {advice}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "decoding this config needs about {need} (KV cache, weights, the causal mask; "
+                                       "S = {S}, d_model = {d_model}), over the {budget} memory budget: lower seq_len, "
+                                       "d_model or batch"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "lower d_model"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, batch or d_model"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, heads or batch"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "device 'cuda' was asked for but no CUDA device is available"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "backend {name} is unavailable: {why}"),
+    # (explorer.session's frame around the engine's refusal of a session's config)
+    QT_TRANSLATE_NOOP("EngineRefusal", "invalid config in session: {reason}"),
+    # the training circuit check (engine.training.trainer.Trainer.check_circuit)
+    QT_TRANSLATE_NOOP("EngineRefusal", "the loss is not a number: the run diverged"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "still learning: loss on the predictable part {loss} nats"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "solved: loss on the predictable part {loss} nats"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "an induction head formed: induction score {score}, loss {loss} nats{unseen}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "another circuit formed: the loss fell to {loss} nats but the best induction "
+                                       "score is only {score}{unseen}"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "; at the unseen prefix length {n} the loss is {loss} (it has not generalised "
+                                       "beyond the trained lengths)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "; at the unseen prefix length {n} the loss is {loss}"),
+)
+
+
+def _template_pattern(source: str) -> str:
+    """The regular expression of a {field} template: its text literally, each field a group."""
+    import re
+
+    parts = re.split(r"\{(\w+)\}", source)
+    return "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.*?)" for i, p in enumerate(parts))
+
+
 def engine_text(line: str) -> str:
-    """One of the engine's English lines (`ENGINE_LINES`) in the interface language; a line
-    not in the table (a refusal naming a file, a number) is shown as the engine wrote it."""
+    """One of the engine's English lines (`ENGINE_LINES`, `ENGINE_REFUSALS`) in the interface
+    language; a line not in the tables (a refusal naming a file, a number) is shown as the
+    engine wrote it. A field that is itself one of the engine's lines (the circuit check's
+    "; at the unseen prefix length …", a memory refusal's advice) is translated too."""
     import re
 
     for pattern, source in ENGINE_LINES:
         m = re.fullmatch(pattern, line)
         if m is not None:
             return QCoreApplication.translate("Engine", source).format(**m.groupdict())
+    for source in ENGINE_REFUSALS:
+        m = re.fullmatch(_template_pattern(source), line, re.S)
+        if m is not None:
+            values = {k: engine_text(v) for k, v in m.groupdict().items()}  # (a part may be a line too)
+            return QCoreApplication.translate("EngineRefusal", source).format(**values)
     return line
 
 

@@ -706,7 +706,7 @@ class MainWindow(QMainWindow):
         if rid != self.worker.latest_id:
             return
         self.banner.show_message(
-            lambda: self.tr("The engine refused this configuration: {message}").format(message=message),
+            lambda: self.tr("The engine refused this configuration: {message}").format(message=i18n.engine_text(message)),
             cause="frame")
         self.compute_failed.emit(config, message)
 

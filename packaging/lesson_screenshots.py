@@ -116,7 +116,8 @@ def lesson_pictures(w, settle, out: Path, chapters: list[int]) -> int:
                                    dock.grab())
                 painter.end()
                 return img
-        settle(lambda: w.frame is not None and w.frame.backends is not None, timeout=10)
+        # (the backend card measured: on a loaded machine that takes a while; never "computing…")
+        settle(lambda: w.frame is not None and w.frame.backends is not None, timeout=90)
         path = out / f"screenshot_lesson_{number:02d}.png"
         if not picture().save(str(path)):
             print(f"could not write {path}", file=sys.stderr)

@@ -3,6 +3,8 @@ until it differs from A, and a line saying the difference will come)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -115,6 +117,26 @@ def test_back_in_english_the_reference_map_has_english_axes(qtbot, win, qapp, ch
     shown = texts(heads)
     assert "查询" not in shown and "键" not in shown.replace("键盘", "")
     assert shown.count("query") >= 2 and shown.count("key") >= 2
+    win.clear_reference()
+
+
+def test_the_comparison_line_follows_a_live_switch(win, qapp):
+    """The status bar's "comparing with A: … · showing B − A" stayed English after View ▸
+    Language ▸ 中文 (it was re-made only with a new frame or reference)."""
+    from engine import AttentionConfig
+
+    win.render_sync(AttentionConfig(seq_len=6))
+    win.menus_feature.act_pin.trigger()
+    win.render_sync(AttentionConfig(seq_len=6, causal=True))
+    qapp.processEvents()
+    label = win.compare_status.label
+    assert label.text() == "comparing with A: mask=none · showing B − A", label.text()
+    try:
+        assert win.set_language("zh_CN")
+        assert label.text().startswith("与 A 比较：") and "显示 B − A" in label.text(), label.text()
+    finally:
+        win.set_language("en")
+    assert label.text().startswith("comparing with A:")
     win.clear_reference()
 
 
@@ -260,12 +282,171 @@ def test_the_nan_state_cuts_no_title(win, qapp, lang):
     for _ in range(3):
         qapp.processEvents()
     assert win.frame.overflow.nan_rows
-    # (scores left out: its selected cell's "q·k = …" label can sit cut at the plot's edge, a
-    # selection-dependent cut not of the NaN state)
-    for name in ("heads", "softmax_grad", "diagnostics", "qkv"):
+    for name in ("heads", "softmax_grad", "diagnostics", "qkv", "scores"):
         assert cut_texts(win.panel(name)) == [], f"{lang}: {name}"
     if lang == "en":
         assert "no curves: no row sees a key" in texts(win.panel("softmax_grad"))
+
+
+@pytest.mark.parametrize("width", [300, 230])
+def test_the_selected_cells_label_stays_inside_a_squeezed_scores_plot(qapp, width):
+    """The scores panel squeezed (two plots ~90 and ~55 px wide): the cells with the largest
+    and the smallest score put their line at the plot's edges; the "q5·k0 = 14" label sat
+    half outside the plot there. It flips, shifts across the line, or shows just the value."""
+    from engine import AttentionConfig
+    from explorer.figures.plots import fmt_number
+    from explorer.frame import build_frame
+    from explorer.panels import PANELS
+    from explorer.state import AppState
+
+    state = AppState()
+    panel = PANELS["scores"](state)
+    try:
+        panel.resize(width, 260)
+        panel.show()
+        frame = build_frame(AttentionConfig())
+        state.set_frame(frame)
+        panel.show_frame(frame)
+        raw = frame.scores_raw[0]
+        for pick in (np.argmax, np.argmin):
+            i, j = (int(n) for n in np.unravel_index(pick(raw), raw.shape))
+            state.selection.set(0, i, j)
+            qapp.processEvents()
+            panel.graphics.grab()  # (painted: every label laid out for this size)
+            for hist, name in ((panel.raw, "scores_raw"), (panel.scaled, "scores")):
+                label = hist.selected.label
+                assert label.isVisible()
+                box, view = label.sceneBoundingRect(), hist.plot.vb.sceneBoundingRect()
+                assert view.adjusted(-0.5, -0.5, 0.5, 0.5).contains(box), (width, i, j, label.toPlainText())
+                value = fmt_number(frame.cell(name, 0, i, j))
+                assert label.toPlainText() in (f"q{i}·k{j} = {value}", value)
+    finally:
+        panel.deleteLater()
+        qapp.processEvents()
+
+
+# ---- item 11: "nan nats" and "q·k = -0" -----------------------------------------------------------
+
+def test_a_number_that_is_no_number_or_a_negative_zero_reads_as_expected():
+    from engine.numbers import fixed, number, tidy
+    from explorer.figures.plots import fmt_number
+
+    assert number(-0.0) == fmt_number(-0.0) == "0" and number(-1e-12, 2) == "-1e-12"
+    assert fixed(-0.001) == "0.00" and fixed(-0.0) == "0.00" and fixed(-0.006) == "-0.01"
+    assert fixed(0.25, sign=True) == "+0.25" and fixed(-0.0001, 3, sign=True) == "0.000"
+    assert fixed(float("nan")) == "—" and number(float("nan")) == "NaN" and number(float("-inf")) == "−inf"
+    assert f"{tidy(-0.0004, 3):.3f}" == "0.000" and f"{tidy(-0.0, 2):.2f}" == "0.00"
+
+
+@pytest.fixture(scope="module")
+def diverged():
+    """A run whose weights overflow by step 3 (no norm, ×1000 scores, lr 1, no clipping)."""
+    from engine.training import TrainConfig, Trainer
+
+    t = Trainer(TrainConfig(n_layers=4, attn_only=False, norm="none", scale=1000.0, lr=1.0, init_std=1.0,
+                            grad_clip=0.0, batch=8, steps=4))
+    t.step(4)
+    assert np.isnan(t.history[-1].loss)
+    return t
+
+
+def test_a_diverged_run_says_its_loss_is_not_a_number(qapp, diverged, chinese_then_english):
+    """The heads-forming frame and the circuit check said "loss nan nats (predictable part nan)"."""
+    from explorer.i18n import engine_text
+    from explorer.training.forming import frame_caption
+
+    _label, summary = frame_caption(diverged, diverged.probe())
+    assert "nan" not in summary.lower() and "loss not a number: the run diverged" in summary, summary
+    check = diverged.check_circuit()
+    assert check.message == "the loss is not a number: the run diverged"
+    chinese_then_english("zh_CN")
+    assert engine_text(check.message) == "损失不是一个数：这次运行发散了"
+
+
+def test_the_nan_states_hover_says_nan_not_nan(win, qapp):
+    """A row that sees no key (lesson 4's change): the heads panel's readout said "weight nan"."""
+    from explorer.panels.heads import describe_cell
+
+    win.render_sync(CHAPTERS[_index("04-masks")].try_config)
+    f = win.frame
+    row = next(r for r in range(f.config.seq_len) if np.isnan(f.cell("weights", 0, r, 0)))
+    text = describe_cell(f, 0, row, 0)
+    assert "weight NaN" in text and "nan" not in text, text
+
+
+# ---- item 10: the engine's refusals and chapter 14's reasons in Chinese -----------------------------
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _refusals() -> list[str]:
+    """What the engine says when it refuses a setting of the sliders, the training lab's form, a
+    session's config, or a run too large for memory."""
+    from engine import AttentionConfig
+    from engine.memory import check_memory
+    from engine.training import TrainConfig
+
+    bad = [lambda: AttentionConfig(n_heads=3), lambda: AttentionConfig(d_model=0), lambda: AttentionConfig(seq_len="x"),
+           lambda: AttentionConfig(causal=3), lambda: AttentionConfig(dtype="float8"),
+           lambda: AttentionConfig(positional="rope", d_model=12, n_heads=4), lambda: AttentionConfig(n_kv_heads=3),
+           lambda: AttentionConfig(scale=float("nan")), lambda: AttentionConfig(init_std=-1.0),
+           lambda: AttentionConfig(kernel="linear", positional="alibi"),
+           lambda: AttentionConfig(summary_block=2, window=2), lambda: AttentionConfig(summary_block=2, kernel="linear"),
+           lambda: AttentionConfig.from_dict({"heads": 2}), lambda: TrainConfig(lr=2.0),
+           lambda: TrainConfig(grad_clip=-1.0), lambda: TrainConfig(scale=0.0), lambda: TrainConfig(task="x"),
+           lambda: TrainConfig(seq_len=2), lambda: TrainConfig(attn_only=3),
+           lambda: check_memory(AttentionConfig(seq_len=1 << 17))]
+    out = []
+    for make in bad:
+        with pytest.raises(ValueError) as info:
+            make()
+        out.append(str(info.value))
+    return out
+
+
+def test_the_engines_refusals_read_in_chinese(qapp, win, chinese_then_english, tmp_path):
+    from explorer.i18n import engine_text
+    from explorer.training.feature import show_training
+
+    chinese_then_english("zh_CN")
+    for line in _refusals():
+        text = engine_text(line)
+        assert CJK.search(text) and not re.search(r"\b(must|got|needs|cannot)\b", text), (line, text)
+    # in the window: the lab's form refuses a learning rate of 2
+    panel = show_training(win)
+    lr = panel.form.fields["lr"]
+    lr.setText("2")
+    lr.editingFinished.emit()
+    qapp.processEvents()
+    message = panel.form.message.text()
+    assert "(0, 1]" in message and "必须是" in message and "must" not in message, message
+    lr.setText("0.003")  # put back: nothing refused, Start and Step work again
+    lr.editingFinished.emit()
+    qapp.processEvents()
+    assert panel.form.message.isHidden() or not panel.form.message.text(), panel.form.message.text()
+    # and the banner of a session whose config the engine refuses
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "attention-explorer.session", "version": 1, "config": {"n_heads": 3}}')
+    assert not win.sessions.open_session(bad)
+    shown = win.banner.message()
+    assert "会话中的配置无效：n_heads 必须整除 d_model=64" in shown and "invalid" not in shown, shown
+    win.banner.hide_message()
+
+
+def test_chapter_14s_reasons_read_in_chinese(qapp, chinese_then_english):
+    """Chapter 14's box on a run that has not learnt the circuit: "Not proved yet: the model
+    predicts …" stayed English in Chinese."""
+    from engine.training import Trainer
+    from explorer.training.lessons import _tr, check_training_task, training_task
+    from explorer.training.presets import PRESETS
+
+    task = training_task("14-find-a-circuit")
+    r = check_training_task(task, trainer=Trainer(PRESETS[task.preset].runs[0].config))
+    assert not r.holds and "the model predicts" in r.text and "nan" not in r.text
+    chinese_then_english("zh_CN")
+    shown = _tr("Not proved yet: {text}").format(text=r.in_language(_tr))
+    assert shown.startswith("尚未确认：") and "模型预测的是" in shown and "没有高于 0.5" in shown, shown
+    assert not re.search(r"\b(the|predicts|patching|masking)\b", shown), shown
 
 
 def test_lesson_11s_button_is_never_cut(win, qapp, lang):
@@ -384,3 +565,24 @@ def test_the_training_chapters_show_their_check_when_the_lab_meets_the_task(qtbo
     assert lab.open_in_inspector()
     qtbot.waitUntil(lesson.check_label.isVisible, timeout=120_000)
     assert lesson.metric_label.text().startswith("The circuit is proved: layer 1 head 0 is the induction head")
+
+
+def test_the_labs_loss_title_says_a_diverged_run_is_not_a_number(qtbot, win, qapp):
+    """The lab's loss title read "Loss at step 4: — nats" (and the forming view "nan nats")."""
+    from engine.training import TrainConfig
+    from explorer.figures.text import plot_title
+    from explorer.training.feature import show_training
+
+    panel = show_training(win)
+    lab = win.state.training_lab
+    try:
+        lab.set_settings(TrainConfig(n_layers=4, attn_only=False, norm="none", scale=1000.0, lr=1.0, init_std=1.0,
+                                     grad_clip=0.0, batch=8, steps=4))
+        lab.step(4)
+        qtbot.waitUntil(lambda: lab.current.steps_done >= 4 and not lab.running, timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: "not a number" in plot_title(panel.loss_plot), timeout=TIMEOUT)
+        title = plot_title(panel.loss_plot)
+        assert "the run diverged" in title and "nan" not in title.lower().replace("not a number", ""), title
+        assert "nan" not in texts(panel).lower().replace("not a number", "")
+    finally:
+        lab.apply_preset("induction")

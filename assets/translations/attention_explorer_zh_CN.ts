@@ -5531,6 +5531,10 @@ ind {i}</source>
         <source>step {n} (live)</source>
         <translation>第 {n} 步（实时）</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;Loss&lt;/b&gt; at step {step}: not a number · the run diverged (its weights overflowed: a lower learning rate or gradient clipping keeps them finite)</source>
+        <translation>&lt;b&gt;损失&lt;/b&gt; 第 {step} 步：不是一个数 · 这次运行发散了（权重溢出：更低的学习率或梯度截断能让它们保持有限）</translation>
+    </message>
 </context>
 <context>
     <name>TrainingPresets</name>
@@ -5842,6 +5846,46 @@ ind {i}</source>
         <source>Not proved yet: {text}</source>
         <translation>尚未确认：{text}</translation>
     </message>
+    <message>
+        <source>the model predicts {predicted}, not {answer}</source>
+        <translation>模型预测的是 {predicted}，而不是 {answer}</translation>
+    </message>
+    <message>
+        <source>the best induction head (layer {layer} head {head}) scores {score}, not above {above}</source>
+        <translation>最佳归纳头（第 {layer} 层第 {head} 个头）得分 {score}，没有高于 {above}</translation>
+    </message>
+    <message>
+        <source>layer {layer} head {head}: induction {score}; refused: {reason}</source>
+        <translation>第 {layer} 层第 {head} 个头：归纳 {score}；被拒绝：{reason}</translation>
+    </message>
+    <message>
+        <source>patching restores the most at layer {top_layer} head {top_head}, not at layer {layer} head {head}</source>
+        <translation>修补恢复最多的是第 {top_layer} 层第 {top_head} 个头，而不是第 {layer} 层第 {head} 个头</translation>
+    </message>
+    <message>
+        <source>patching layer {layer} head {head} restores {value}, less than {restores}</source>
+        <translation>修补第 {layer} 层第 {head} 个头恢复了 {value}，少于 {restores}</translation>
+    </message>
+    <message>
+        <source>a head that is no induction head restores {value} (not below {below})</source>
+        <translation>一个不是归纳头的头恢复了 {value}（没有低于 {below}）</translation>
+    </message>
+    <message>
+        <source>masking the first {answer} changes layer {layer} head {head}&apos;s attention most</source>
+        <translation>遮住第一个 {answer} 后，注意力变化最大的是第 {layer} 层第 {head} 个头</translation>
+    </message>
+    <message>
+        <source>masking it changes another token&apos;s output more than the last one&apos;s</source>
+        <translation>遮住它后，另一个词元的输出比最后一个词元的变化更大</translation>
+    </message>
+    <message>
+        <source>masking the first {answer} leaves the prediction {answer}</source>
+        <translation>遮住第一个 {answer} 后，预测仍是 {answer}</translation>
+    </message>
+    <message>
+        <source>layer {layer} head {head}: induction score {score}; exact patching restores {value} of {metric} (most of every head; heads that are no induction head at most {worst}); masking the first {answer} changes its attention most ({change}) and the prediction becomes {after}</source>
+        <translation>第 {layer} 层第 {head} 个头：归纳得分 {score}；精确修补恢复了 {metric} 的 {value}（所有头中最多；不是归纳头的头最多 {worst}）；遮住第一个 {answer} 使它的注意力变化最大（{change}），预测变为 {after}</translation>
+    </message>
 </context>
 <context>
     <name>Engine</name>
@@ -5876,6 +5920,189 @@ ind {i}</source>
     <message>
         <source>reproduces the model&apos;s own hidden states: max |Δ| {d}</source>
         <translation>与模型自身的隐藏状态一致：最大 |Δ| {d}</translation>
+    </message>
+</context>
+<context>
+    <name>EngineRefusal</name>
+    <message>
+        <source>n_heads must divide d_model={d_model}; got n_heads={n_heads} (allowed: {allowed})</source>
+        <translation>n_heads 必须整除 d_model={d_model}；得到 n_heads={n_heads}（可选：{allowed}）</translation>
+    </message>
+    <message>
+        <source>n_kv_heads must divide n_heads={n_heads}; got {value} (allowed: None, {allowed})</source>
+        <translation>n_kv_heads 必须整除 n_heads={n_heads}；得到 {value}（可选：None、{allowed}）</translation>
+    </message>
+    <message>
+        <source>positional=&apos;rope&apos; needs an even head_dim (d_model/n_heads); got {d_model}/{n_heads} = {head_dim}</source>
+        <translation>positional=&apos;rope&apos; 需要偶数的 head_dim（d_model/n_heads）；得到 {d_model}/{n_heads} = {head_dim}</translation>
+    </message>
+    <message>
+        <source>kernel={kernel} cannot take positional=&apos;alibi&apos;: ALiBi is a bias inside the softmax (use kernel=&apos;softmax&apos;, or another positional encoding)</source>
+        <translation>kernel={kernel} 不能与 positional=&apos;alibi&apos; 同用：ALiBi 是 softmax 内部的偏置（请用 kernel=&apos;softmax&apos;，或换一种位置编码）</translation>
+    </message>
+    <message>
+        <source>summary_block cannot take a window: hierarchical attention sees its own block exactly and a summary of every other (set window=None)</source>
+        <translation>summary_block 不能与窗口同用：分层注意力精确地看自己的块，对其他每个块只看一个概要（请设 window=None）</translation>
+    </message>
+    <message>
+        <source>summary_block cannot take global_tokens: hierarchical attention has its own global view, the block summaries (set global_tokens=0)</source>
+        <translation>summary_block 不能与 global_tokens 同用：分层注意力有自己的全局视图，即各块的概要（请设 global_tokens=0）</translation>
+    </message>
+    <message>
+        <source>summary_block needs kernel=&apos;softmax&apos;, got kernel={kernel}: its summaries share one softmax with the block&apos;s own keys</source>
+        <translation>summary_block 需要 kernel=&apos;softmax&apos;，得到 kernel={kernel}：它的概要与块自身的键共用一个 softmax</translation>
+    </message>
+    <message>
+        <source>scale must be a finite number or None (1/√d_k), got {value}</source>
+        <translation>scale 必须是有限的数或 None（1/√d_k），得到 {value}</translation>
+    </message>
+    <message>
+        <source>scale must be &apos;sqrt&apos; (1/√d_head), &apos;none&apos; or a multiplier in (0, {top}], got {value}</source>
+        <translation>scale 必须是 &apos;sqrt&apos;（1/√d_head）、&apos;none&apos; 或 (0, {top}] 内的乘数，得到 {value}</translation>
+    </message>
+    <message>
+        <source>init_std must be a positive number or None (Xavier), got {value}</source>
+        <translation>init_std 必须是正数或 None（Xavier），得到 {value}</translation>
+    </message>
+    <message>
+        <source>tokens must hold at least one token (or be None)</source>
+        <translation>tokens 至少要有一个词元（或为 None）</translation>
+    </message>
+    <message>
+        <source>tokens must hold at most {limit} tokens, got {n}</source>
+        <translation>tokens 最多只能有 {limit} 个词元，得到 {n} 个</translation>
+    </message>
+    <message>
+        <source>tokens must all be strings, got {value}</source>
+        <translation>tokens 必须全是文本，得到 {value}</translation>
+    </message>
+    <message>
+        <source>tokens must be a list of strings, got {value}</source>
+        <translation>tokens 必须是文本列表，得到 {value}</translation>
+    </message>
+    <message>
+        <source>tokens must be a sequence of strings or None, got {value}</source>
+        <translation>tokens 必须是文本序列或 None，得到 {value}</translation>
+    </message>
+    <message>
+        <source>tokens must be valid Unicode text: token {i} holds {text}, a lone surrogate</source>
+        <translation>tokens 必须是有效的 Unicode 文本：第 {i} 个词元含有 {text}，一个单独的代理码元</translation>
+    </message>
+    <message>
+        <source>batch, seq_len and the model&apos;s size need about {need} GiB a step, more than the {budget} GiB allowed: lower batch (now {batch}) or seq_len (now {seq_len})</source>
+        <translation>按 batch、seq_len 和模型大小，每步约需 {need} GiB，超过允许的 {budget} GiB：请降低 batch（现为 {batch}）或 seq_len（现为 {seq_len}）</translation>
+    </message>
+    <message>
+        <source>unknown config field(s): {fields} (known: {known})</source>
+        <translation>多余的配置字段：{fields}（已有：{known}）</translation>
+    </message>
+    <message>
+        <source>unknown training config field(s): {fields} (known: {known})</source>
+        <translation>多余的训练配置字段：{fields}（已有：{known}）</translation>
+    </message>
+    <message>
+        <source>config must be a JSON object, got {kind}</source>
+        <translation>配置必须是 JSON 键值表，得到 {kind}</translation>
+    </message>
+    <message>
+        <source>training config must be a JSON object, got {kind}</source>
+        <translation>训练配置必须是 JSON 键值表，得到 {kind}</translation>
+    </message>
+    <message>
+        <source>{name} must be a number in {range} (0 = no clipping), got {value}</source>
+        <translation>{name} 必须是 {range} 内的数（0 = 不截断），得到 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be a number in {range}, got {value}</source>
+        <translation>{name} 必须是 {range} 内的数，得到 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be a finite number, got {value}</source>
+        <translation>{name} 必须是有限的数，得到 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be an integer, got {value}</source>
+        <translation>{name} 必须是整数，得到 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be between {lo} and {hi}, got {value}</source>
+        <translation>{name} 必须在 {lo} 到 {hi} 之间，得到 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be true or false, got {value}</source>
+        <translation>{name} 必须是 true 或 false，得到 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be one of {allowed}; got {value}</source>
+        <translation>{name} 必须是 {allowed} 之一；得到 {value}</translation>
+    </message>
+    <message>
+        <source>device &apos;cuda&apos; was asked for but no CUDA device is available</source>
+        <translation>要求使用设备 &apos;cuda&apos;，但没有可用的 CUDA 设备</translation>
+    </message>
+    <message>
+        <source>backend {name} is unavailable: {why}</source>
+        <translation>后端 {name} 不可用：{why}</translation>
+    </message>
+    <message>
+        <source>the loss is not a number: the run diverged</source>
+        <translation>损失不是一个数：这次运行发散了</translation>
+    </message>
+    <message>
+        <source>still learning: loss on the predictable part {loss} nats</source>
+        <translation>仍在学习：可预测部分的损失为 {loss} nats</translation>
+    </message>
+    <message>
+        <source>solved: loss on the predictable part {loss} nats</source>
+        <translation>已解决：可预测部分的损失为 {loss} nats</translation>
+    </message>
+    <message>
+        <source>an induction head formed: induction score {score}, loss {loss} nats{unseen}</source>
+        <translation>形成了归纳头：归纳得分 {score}，损失 {loss} nats{unseen}</translation>
+    </message>
+    <message>
+        <source>another circuit formed: the loss fell to {loss} nats but the best induction score is only {score}{unseen}</source>
+        <translation>形成了另一种电路：损失降到 {loss} nats，但最佳归纳得分只有 {score}{unseen}</translation>
+    </message>
+    <message>
+        <source>; at the unseen prefix length {n} the loss is {loss} (it has not generalised beyond the trained lengths)</source>
+        <translation>；在未训练过的前缀长度 {n} 上损失为 {loss}（它没有推广到训练过的长度之外）</translation>
+    </message>
+    <message>
+        <source>; at the unseen prefix length {n} the loss is {loss}</source>
+        <translation>；在未训练过的前缀长度 {n} 上损失为 {loss}</translation>
+    </message>
+    <message>
+        <source>this config needs about {total}: {parts} at {shape}; over the {budget} memory budget: {advice}; a fused backend (sdpa, flash) holds no grid</source>
+        <translation>此配置约需 {total}：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}；融合后端（sdpa、flash）不保存注意力网格</translation>
+    </message>
+    <message>
+        <source>this config needs about {total}: {parts} at {shape}; over the {budget} memory budget: {advice}</source>
+        <translation>此配置约需 {total}：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}</translation>
+    </message>
+    <message>
+        <source>this {what} needs about {total}, no attention grid: {parts} at {shape}; over the {budget} memory budget: {advice}</source>
+        <translation>这次 {what} 约需 {total}，不含注意力网格：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}</translation>
+    </message>
+    <message>
+        <source>decoding this config needs about {need} (KV cache, weights, the causal mask; S = {S}, d_model = {d_model}), over the {budget} memory budget: lower seq_len, d_model or batch</source>
+        <translation>解码此配置约需 {need}（KV 缓存、权重、因果掩码；S = {S}，d_model = {d_model}），超过 {budget} 的内存预算：请降低 seq_len、d_model 或 batch</translation>
+    </message>
+    <message>
+        <source>lower d_model</source>
+        <translation>降低 d_model</translation>
+    </message>
+    <message>
+        <source>lower seq_len, kv_len, batch or d_model</source>
+        <translation>降低 seq_len、kv_len、batch 或 d_model</translation>
+    </message>
+    <message>
+        <source>lower seq_len, kv_len, heads or batch</source>
+        <translation>降低 seq_len、kv_len、heads 或 batch</translation>
+    </message>
+    <message>
+        <source>invalid config in session: {reason}</source>
+        <translation>会话中的配置无效：{reason}</translation>
     </message>
 </context>
 </TS>

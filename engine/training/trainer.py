@@ -27,6 +27,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..numbers import fixed
 from .config import TrainConfig
 from .model import TinyTransformer, init_generator
 from .optim import AdamW
@@ -156,6 +157,13 @@ class CircuitCheck:
     unseen_prefix: int | None
     induction: float
     previous_token: float
+
+
+def _finite_max(a: np.ndarray) -> float:
+    """The largest finite entry; NaN when there is none (a diverged run), without a warning."""
+    a = np.asarray(a, dtype=float)
+    a = a[np.isfinite(a)]
+    return float(a.max()) if a.size else float("nan")
 
 
 def predictable_loss(per_token: torch.Tensor, batch: Batch) -> float:
@@ -291,24 +299,25 @@ class Trainer:
         if unseen is not None:
             _, lp_unseen, _ = self._evaluate(make_batch(c, rng, prefix=[unseen] * n))
         later = sc["induction"][1:] if c.n_layers > 1 else sc["induction"]
-        ind = float(np.nanmax(later))
-        prev = float(np.nanmax(sc["previous_token"][0]))
+        ind, prev = _finite_max(later), _finite_max(sc["previous_token"][0])
         at_unseen = ""
-        if lp_unseen is not None:
-            at_unseen = f"; at the unseen prefix length {unseen} the loss is {lp_unseen:.2f}"
+        if lp_unseen is not None and math.isfinite(lp_unseen):
+            at_unseen = f"; at the unseen prefix length {unseen} the loss is {fixed(lp_unseen)}"
             if lp_unseen >= 2 * SOLVED_LOSS:
                 at_unseen += " (it has not generalised beyond the trained lengths)"
-        if not lp < SOLVED_LOSS:
-            verdict, msg = "learning", f"still learning: loss on the predictable part {lp:.2f} nats"
+        if not math.isfinite(lp):  # (never "nan nats")
+            verdict, msg = "learning", "the loss is not a number: the run diverged"
+        elif not lp < SOLVED_LOSS:
+            verdict, msg = "learning", f"still learning: loss on the predictable part {fixed(lp)} nats"
         elif c.task not in ("induction", "copy"):
-            verdict, msg = "solved", f"solved: loss on the predictable part {lp:.2f} nats"
+            verdict, msg = "solved", f"solved: loss on the predictable part {fixed(lp)} nats"
         elif ind >= INDUCTION_THRESHOLD:
             verdict = "induction"
-            msg = f"an induction head formed: induction score {ind:.2f}, loss {lp:.2f} nats{at_unseen}"
+            msg = f"an induction head formed: induction score {fixed(ind)}, loss {fixed(lp)} nats{at_unseen}"
         else:
             verdict = "other"
-            msg = (f"another circuit formed: the loss fell to {lp:.2f} nats but the best induction "
-                   f"score is only {ind:.2f}{at_unseen}")
+            msg = (f"another circuit formed: the loss fell to {fixed(lp)} nats but the best induction "
+                   f"score is only {fixed(ind)}{at_unseen}")
         return CircuitCheck(verdict, msg, lp, lp_unseen, unseen, ind, prev)
 
     # ---- keeping a run -------------------------------------------------------------
@@ -333,9 +342,9 @@ def induction_reached(step: TrainStep) -> bool:
     previous-token score > 0.3 (a 1-layer model: its best induction score alone)."""
     ind = step.scores["induction"]
     if ind.shape[0] == 1:
-        return bool(np.nanmax(ind) > INDUCTION_THRESHOLD)
-    return bool(np.nanmax(ind[1:]) > INDUCTION_THRESHOLD
-                and np.nanmax(step.scores["previous_token"][0]) > PREVIOUS_TOKEN_THRESHOLD)
+        return _finite_max(ind) > INDUCTION_THRESHOLD
+    return (_finite_max(ind[1:]) > INDUCTION_THRESHOLD
+            and _finite_max(step.scores["previous_token"][0]) > PREVIOUS_TOKEN_THRESHOLD)
 
 
 def first_reached(history: list[TrainStep]) -> TrainStep | None:

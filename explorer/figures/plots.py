@@ -18,6 +18,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem
 
+from engine.numbers import number
+
 # (their home is text.py; re-exported for the modules that import them from here still)
 from .text import title_label, titled, use_runs_title
 from .themes import Theme
@@ -133,6 +135,64 @@ def set_line_label(line: pg.InfiniteLine, text: str) -> None:
     """An InfiniteLine's label text, re-set only when it changes (each set re-lays out the text)."""
     if line.label.format != text:
         line.label.setFormat(text)
+
+
+def _fit_anchor(at: float, size: float, room: float, after: bool) -> float:
+    """The anchor fraction (0: the text starts at `at`, 1: it ends there) that keeps a text of
+    `size` px inside [0, room]: on the `after` side of `at` when it fits there, else on the
+    other side, else shifted over `at` as little as it takes (pixels of the view)."""
+    sides = (0.0, 1.0) if after else (1.0, 0.0)
+    for anchor in sides:
+        start = at - anchor * size
+        if start >= 0 and start + size <= room:
+            return anchor
+    start = min(max(at - size / 2, 0.0), max(room - size, 0.0))
+    return min(max((at - start) / size, 0.0), 1.0) if size > 0 else 0.0
+
+
+class InsideLineLabel(pg.InfLineLabel):
+    """A vertical InfiniteLine's label that stays inside its plot: right of the line while
+    the line is left of the middle and the text fits there, left of it near the right edge,
+    and shifted across the line when the plot is too narrow for either side (a squeezed
+    panel). `short`: a shorter text shown when the whole one is wider than the plot.
+
+    pyqtgraph's own label flips side at the view's middle only: a text wider than half the
+    plot then ran past its edge. `attach` puts one on a line made without a label.
+    """
+
+    def __init__(self, line: pg.InfiniteLine, position: float = 0.5) -> None:
+        self.short = ""
+        super().__init__(line, text="", position=position, anchors=[(0, 0), (1, 0)])
+
+    @classmethod
+    def attach(cls, line: pg.InfiniteLine, position: float = 0.5) -> InsideLineLabel:
+        line.label = cls(line, position)  # (the attribute InfiniteLine's own label lives in)
+        return line.label
+
+    def updatePosition(self) -> None:
+        super().updatePosition()
+        view = self.getViewBox()
+        if not isinstance(view, pg.ViewBox) or not self.isVisible():
+            return
+        area = view.boundingRect()  # the plot, in its pixels
+        at = view.mapFromItem(self.line, self.pos())
+        whole = self.format.format(value=self.line.value())
+        text = whole
+        if self.short and self._width(whole) > area.width():
+            text = self.short
+        if self.toPlainText() != text:
+            self.setText(text)
+        box = self.boundingRect()  # (its own units are pixels: TextItem undoes the view's scale)
+        x = at.x() - area.left()
+        ax = _fit_anchor(x, box.width(), area.width(), after=x < area.width() / 2)
+        ay = _fit_anchor(at.y() - area.top(), box.height(), area.height(), after=True)
+        if (ax, ay) != tuple(self.anchor):
+            self.setAnchor((ax, ay))
+
+    def _width(self, text: str) -> float:
+        if self.toPlainText() != text:
+            self.setText(text)
+        return self.boundingRect().width()
 
 
 def set_bar_levels(bar: pg.ColorBarItem, levels: tuple[float, float]) -> None:
@@ -383,14 +443,8 @@ def lean_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
 
 def fmt_number(value: float, digits: int = 3) -> str:
     """`value` to `digits` significant digits for a readout: "NaN" and "±inf" spelled out,
-    and no "-0" (a value that rounds to zero prints as 0)."""
-    v = float(value)
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "−inf"
-    text = f"{v:.{digits}g}"
-    return "0" if float(text) == 0 else text
+    and no "-0" (a value that rounds to zero prints as 0): engine.numbers.number."""
+    return number(value, digits)
 
 
 def fmt_percent(share: float) -> str:

@@ -26,6 +26,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QLineEdit
 
+from engine.numbers import fixed
+
 from ..figures.plots import (
     BarsItem,
     add_plot,
@@ -314,7 +316,7 @@ class AttributionPanel(AnalysisPanel):
             keys.append(swatch.format(c=MLP_COLOUR, t=self.tr("MLPs")))
         keys.append(swatch.format(c=th.muted, t=self.tr("embeddings, biases")))
         top = sorted(self.parts, key=lambda q: -abs(q.value))[:TOP_PARTS]
-        largest = ", ".join(f"{html.escape(self.part_name(q))} {q.value:+.3f}" for q in top)
+        largest = ", ".join(f"{html.escape(self.part_name(q))} {fixed(q.value, 3, sign=True)}" for q in top)
         lines = [" &nbsp; ".join(keys) + " &nbsp; " + self.tr("Target: {where}.").format(where=where),
                  self.tr("Largest parts: {parts}.").format(parts=largest),
                  self.tr("Each bar: what that part writes into the residual stream, read through the "
@@ -349,7 +351,7 @@ class AttributionPanel(AnalysisPanel):
         q, a = self.parts[index], self.view.result
         share = q.value / a.logit if abs(a.logit) > 1e-12 else float("nan")
         return self.tr("{part}: {value} of the logit {logit} of “{target}” ({share} of it)").format(
-            part=self.part_name(q), value=f"{q.value:+.4f}", logit=f"{a.logit:.4f}",
+            part=self.part_name(q), value=fixed(q.value, 4, sign=True), logit=fixed(a.logit, 4),
             target=short_token(a.target, 16), share=fmt_number(share, 3))
 
     def heatmaps(self):

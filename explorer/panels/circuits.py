@@ -19,6 +19,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QComboBox, QLabel
 
+from engine.numbers import fixed
+
 from ..figures.cell_text import CellTexts, contrast_colours
 from ..figures.heatmap import Heatmap, colorize
 from ..figures.plots import (
@@ -193,9 +195,9 @@ class CircuitsPanel(AnalysisPanel):
         rgba, _nan = colorize(shown, self.grid.lut, (0.0, 1.0))
         colours = contrast_colours(rgba)
         if ranked:
-            texts = [[f"h{int(self._order[li, c])}\n{shown[li, c]:.2f}" for c in range(H)] for li in range(L)]
+            texts = [[f"h{int(self._order[li, c])}\n{fixed(shown[li, c])}" for c in range(H)] for li in range(L)]
         else:
-            texts = [[f"{shown[li, c]:.2f}" for c in range(H)] for li in range(L)]
+            texts = [[fixed(shown[li, c]) for c in range(H)] for li in range(L)]
         self.texts.set_texts(texts, colours, self.theme.font(10.0))
         self.draw_selection()
 
@@ -263,7 +265,7 @@ class CircuitsPanel(AnalysisPanel):
         if self.scores is None or self._order is None:
             return ""
         head = int(self._order[row, col])
-        parts = " · ".join(f"{_tr(DETECTORS[k][0])} {self.scores[k][row, head]:.3f}" for k in DETECTORS)
+        parts = " · ".join(f"{_tr(DETECTORS[k][0])} {fixed(self.scores[k][row, head], 3)}" for k in DETECTORS)
         return self.tr("layer {layer} · head {head} · {scores}").format(layer=row, head=head, scores=parts)
 
     def heatmaps(self):

@@ -10,6 +10,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QSignalB
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsPathItem, QLabel
 
+from engine.numbers import number
+
 from ..compare import VIEWS, comparable, why_not
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
@@ -41,7 +43,7 @@ def describe_cell(frame: Frame, head: int, row: int, col: int) -> str:
     text = QCoreApplication.translate(
         "HeadsPanel", "head {head} (kv {kv}) · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w} · score {s}").format(
         head=head, kv=cfg.kv_head_of(head), row=row, q=frame.query_labels[row], col=col, k=frame.key_labels[col],
-        w=f"{w:.4g}", s=f"{s:.4g}")
+        w=number(w, 4), s=number(s, 4))
     if masked and not frame.mask[row].any() and not np.isnan(w):
         return text + QCoreApplication.translate(
             "HeadsPanel", " · masked: this query sees no key, {value} gives every key the same weight").format(
@@ -63,7 +65,7 @@ def describe_tile(frame: Frame, head: int, r: int, c: int) -> str:
     return QCoreApplication.translate(
         "HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}").format(
         head=head, q0=r * tr, q1=min((r + 1) * tr, cfg.seq_len) - 1, k0=c * tc,
-        k1=min((c + 1) * tc, cfg.key_len) - 1, w=f"{frame.thumbs[head, r, c]:.4g}")
+        k1=min((c + 1) * tc, cfg.key_len) - 1, w=number(frame.thumbs[head, r, c], 4))
 
 
 def _tile_rows(flags: np.ndarray, tile: int) -> np.ndarray:

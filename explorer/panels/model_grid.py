@@ -42,6 +42,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.numbers import tidy
+
 from ..figures.mosaic import (
     METRIC_CMAP,
     HeadMosaic,
@@ -167,7 +169,7 @@ class HeadTableModel(QAbstractTableModel):
                 return "–"
             if key == "pattern":
                 return pattern_name(str(value))
-            return fmt.format(value)
+            return fmt.format(tidy(value, 2 if fmt == "{:.2f}" else 3) if isinstance(value, float) else value)
         if role == self.SORT_ROLE:
             return value
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -574,9 +576,9 @@ class ModelGridPanel(Panel):
                        "sink {sink:.3f} · distance {distance:.2f} · prev {prev:.3f} · diag "
                        "{diag:.3f}").format(
             layer=tr_.layers[layer], head=head, kv=f" (kv {kv})" if gqa else "",
-            pattern=pattern_name(str(m["pattern"][layer, head])), entropy=m["entropy"][layer, head],
-            sink=m["sink"][layer, head], distance=m["distance"][layer, head],
-            prev=m["prev_token"][layer, head], diag=m["diagonal"][layer, head])
+            pattern=pattern_name(str(m["pattern"][layer, head])), entropy=tidy(m["entropy"][layer, head], 3),
+            sink=tidy(m["sink"][layer, head], 3), distance=tidy(m["distance"][layer, head], 2),
+            prev=tidy(m["prev_token"][layer, head], 3), diag=tidy(m["diagonal"][layer, head], 3))
 
     def _on_table_row(self, current, _previous) -> None:
         if not current.isValid() or self.trace is None:

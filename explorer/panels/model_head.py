@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.numbers import tidy
+
 from ..figures.heatmap import Heatmap, TokenAxis
 from ..figures.plots import (
     HighlightBars,
@@ -401,7 +403,7 @@ class ModelHeadPanel(Panel):
         if group > 1:
             parts.append(self.tr("kv {kv} (shared by {n})").format(kv=kv, n=group))
         parts.append(html.escape(pattern_name(str(m["pattern"][layer, head]))))
-        parts.append(self.tr("entropy {e:.2f}").format(e=float(m["entropy"][layer, head])))
+        parts.append(self.tr("entropy {e:.2f}").format(e=tidy(m["entropy"][layer, head], 2)))
         if after:
             d = self.deletion
             verb = self.tr("without") if d.mode == "remove" else self.tr("masking")

@@ -28,6 +28,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton
 
+from engine.numbers import fixed
+
 from ..figures.cell_text import CellTexts, contrast_colours
 from ..figures.heatmap import Heatmap, colorize
 from ..figures.plots import (
@@ -478,7 +480,7 @@ class PatchingPanel(AnalysisPanel):
         H = h.effect.shape[1]
         order = np.argsort(-h.effect, axis=None)[:3]
         best = ", ".join(self.tr("layer {layer} · head {head} {value}").format(
-            layer=int(i // H), head=int(i % H), value=f"{h.effect.flat[i]:.2f}") for i in order)
+            layer=int(i // H), head=int(i % H), value=fixed(h.effect.flat[i])) for i in order)
         how = (self.tr("the estimate: ∂metric/∂activation · (clean − corrupted), one backward pass "
                        "(Nanda 2023)") if h.method == "attribution"
                else self.tr("exact: one forward pass per batch of {n} patches").format(n=BATCH))
@@ -495,8 +497,8 @@ class PatchingPanel(AnalysisPanel):
             ranked = self.tr("Largest head effects: {best}. Method: {how}.").format(best=best, how=how)
         return "<br>".join([
             self.tr("Metric at the last position: <b>{metric}</b>{where}; clean {clean}, corrupted "
-                    "{corrupted}.").format(metric=metric, where=where, clean=f"{h.clean_metric:.3f}",
-                                           corrupted=f"{h.corrupted_metric:.3f}"),
+                    "{corrupted}.").format(metric=metric, where=where, clean=fixed(h.clean_metric, 3),
+                                           corrupted=fixed(h.corrupted_metric, 3)),
             self.tr("Effect = (patched − corrupted) / (clean − corrupted): 1 = the patch alone "
                     "restores the clean metric, 0 = no change. Click a cell to select it."),
             ranked])
@@ -522,7 +524,7 @@ class PatchingPanel(AnalysisPanel):
         if self.pair is None:
             return ""
         return self.tr("layer {layer} · head {head} · effect {value}").format(
-            layer=row, head=col, value=f"{self.pair.heads.effect[row, col]:.3f}")
+            layer=row, head=col, value=fixed(self.pair.heads.effect[row, col], 3))
 
     def describe_position(self, row: int, col: int) -> str:
         if self.pair is None:
@@ -531,7 +533,7 @@ class PatchingPanel(AnalysisPanel):
         return self.tr("entering layer {layer} · position {pos} “{clean}” (corrupted “{corrupted}”) · "
                        "effect {value}").format(layer=row, pos=col, clean=short_token(p.clean_tokens[col], 16),
                                                 corrupted=short_token(p.corrupted_tokens[col], 16),
-                                                value=f"{p.effect[row, col]:.3f}")
+                                                value=fixed(p.effect[row, col], 3))
 
     def heatmaps(self):
         return []  # not linked with the attention layer's heatmaps

@@ -20,6 +20,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QLabel
 
+from engine.numbers import number
+
 from ..figures.plots import set_bar_levels, sticky_max, style_colorbar
 from ..figures.themes import SIGNED_CMAP, Theme
 from ..figures.tiles import TileStrip
@@ -163,7 +165,7 @@ class QKVPanel(Panel):
             where = self.tr("key {row} ‘{label}’, dim {col}").format(row=r, label=f.key_labels[r], col=c)
         else:
             where = self.tr("model dim {row} → head dim {col}").format(row=r, col=c)
-        return f"{self._lead()}{name}[{r}, {c}] = {a[r, c]:.4g} · {where}"
+        return f"{self._lead()}{name}[{r}, {c}] = {number(a[r, c], 4)} · {where}"
 
     def draw_frame(self, frame: Frame) -> None:
         if self.reference is not None:

@@ -21,6 +21,7 @@ from ..compare import a_color, a_legend
 from ..figures.plots import (
     BarsItem,
     Drawn,
+    InsideLineLabel,
     add_plot,
     fmt_number,
     lean_axes,
@@ -74,15 +75,15 @@ class _HistPlot:
         self.plot.addItem(self.hist)
         self.plot.addItem(self.ref_hist)
         self.plot.addItem(self.theory)
-        # its label right of the line, or left of it once the line is right of the middle (a
-        # cell near the plot's right edge: the label stays inside)
-        self.selected = pg.InfiniteLine(angle=90, movable=False, label="",
-                                        labelOpts={"position": 0.97, "anchors": [(0, 0), (1, 0)]})
+        # its label right of the line, left of it near the right edge, across it in a plot too
+        # narrow for either side; just the value where even that is too wide: always inside
+        self.selected = pg.InfiniteLine(angle=90, movable=False)
+        InsideLineLabel.attach(self.selected, position=0.97)
         self.plot.addItem(self.selected, ignoreBounds=True)
         # (their label below the selected cell's, which sits at the top: a short plot keeps them apart)
-        self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False,
-                                       label="", labelOpts={"position": 0.45}) for s in (1, -1)]
+        self.limits = [pg.InfiniteLine(pos=s * FLOAT16_MAX, angle=90, movable=False) for s in (1, -1)]
         for line in self.limits:
+            InsideLineLabel.attach(line, position=0.45)
             self.plot.addItem(line, ignoreBounds=True)
             line.hide()
         # legend and readout share one line under the plot, so the bars keep the height; beside
@@ -284,6 +285,7 @@ class ScoresPanel(Panel):
         set_label_text(self.raw.readout, "<br>".join(lines), color=th.foreground)
         v_raw = f.cell("scores_raw", h, i, j)
         self.raw.selected.setValue(v_raw if math.isfinite(v_raw) else 0.0)
+        self.raw.selected.label.short = fmt_number(v_raw)
         set_line_label(self.raw.selected, f"q{i}·k{j} = {fmt_number(v_raw)}")
         # ---- after scaling ------------------------------------------------------
         theory = scale * math.sqrt(dk)
@@ -305,6 +307,7 @@ class ScoresPanel(Panel):
         self.scaled.selected.setVisible(visible and math.isfinite(v))
         if visible and math.isfinite(v):
             self.scaled.selected.setValue(v)
+            self.scaled.selected.label.short = fmt_number(v)
             set_line_label(self.scaled.selected, f"q{i}·k{j} = {fmt_number(v)}")
 
     def _reference_values(self, h: int) -> tuple[np.ndarray | None, np.ndarray | None]:

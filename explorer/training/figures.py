@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor
 
+from engine.numbers import fixed
 from engine.training import TrainConfig
 from engine.training.trainer import (
     INDUCTION_THRESHOLD,
@@ -41,6 +42,7 @@ from ..figures.plots import (
 )
 from ..figures.text import titled
 from ..figures.themes import CATEGORY_COLORS, WEIGHTS_CMAP, Theme
+from ..i18n import engine_text
 from .forming import tile_labels
 from .grid import HeadGrid
 from .lab import Run, TrainingLab
@@ -87,6 +89,14 @@ def _curve(plot) -> pg.PlotDataItem:
     item = plot.plot([], [])
     item.setSkipFiniteCheck(True)
     return item
+
+
+def nan_best(values, pick) -> float:
+    """The largest (`pick` max) or smallest (min) finite value of `values`; NaN when none is
+    (a run whose weights overflowed), without numpy's all-NaN warning."""
+    a = np.asarray(values, dtype=float)
+    a = a[np.isfinite(a)]
+    return float(pick(a)) if a.size else float("nan")
 
 
 def _line(plot) -> pg.PlotCurveItem:
@@ -218,7 +228,7 @@ class TrainingFigures:
         return translate("TrainingPanel",
                          "L{layer} H{head} · query {row} ‘{q}’ → key {col} ‘{k}’ · weight {w}").format(
             layer=layer, head=head, row=row, q=p.tokens[row], col=col, k=p.tokens[col],
-            w=f"{p.attentions[layer, head, row, col]:.3g}")
+            w=num(p.attentions[layer, head, row, col]))
 
     def _describe_cell(self, row: int, col: int) -> str:
         layer, head = self.lab.selected
@@ -290,7 +300,7 @@ class TrainingFigures:
         else:
             # a y range that moves only when a loss leaves it: autoranging to the falling loss
             # re-laid out the axis (and with it the plot) on nearly every redraw
-            top = max([math.log(run.config.vocab)] + [float(np.nanmax(self._series[r.id].loss))
+            top = max([math.log(run.config.vocab)] + [nan_best(self._series[r.id].loss, max)
                                                       for r in shown if len(self._series[r.id].loss)])
             ymax = nice_ceil(top * 1.05)
             if self._fresh(self.loss_plot, "yrange", ymax):
@@ -339,6 +349,10 @@ class TrainingFigures:
         if last is None:
             head = translate("TrainingPanel", "<b>Loss</b> · not trained yet · chance ln {v} = {c} nats").format(
                 v=run.config.vocab, c=num(chance))
+        elif not math.isfinite(last.loss):  # (never "nan nats")
+            head = translate("TrainingPanel", "<b>Loss</b> at step {step}: not a number · the run diverged "
+                             "(its weights overflowed: a lower learning rate or gradient clipping keeps "
+                             "them finite)").format(step=last.step)
         else:
             head = translate("TrainingPanel", "<b>Loss</b> at step {step}: {loss} nats · "
                              "predictable part (dashed) {pred} · chance {c}").format(
@@ -352,7 +366,7 @@ class TrainingFigures:
                          + f"</b>{wall}</span>" + self._unseen_note(run))
         elif run.circuit is not None and run.circuit.verdict == "other":
             other = translate("TrainingPanel", "Another circuit formed")
-            lines.append(f"<span style='color:{th.warning}'>{other}: {run.circuit.message}</span>")
+            lines.append(f"<span style='color:{th.warning}'>{other}: {engine_text(run.circuit.message)}</span>")
         set_plot_title(self.loss_plot, "<br>".join(lines), th)
         for line in self.milestone_lines:
             if hit is None:
@@ -376,7 +390,7 @@ class TrainingFigures:
             return ""
         note = translate("TrainingPanel",
                          "at the unseen prefix length {n} the loss is {loss} nats: not a general circuit").format(
-            n=c.unseen_prefix, loss=f"{c.loss_predictable_unseen:.2f}")
+            n=c.unseen_prefix, loss=fixed(c.loss_predictable_unseen))
         return f" · <span style='color:{self.theme.warning}'>{note}</span>"
 
     def _draw_lr(self, run: Run) -> None:
@@ -429,9 +443,9 @@ class TrainingFigures:
         self.big.set_title(translate(
             "TrainingPanel",
             "<b>L{layer} H{head}</b> at step {step} · induction {ind} · previous-token {prev} · entropy {ent}").format(
-            layer=layer, head=head, step=probe.step, ind=f"{probe.scores['induction'][layer, head]:.2f}",
-            prev=f"{probe.scores['previous_token'][layer, head]:.2f}",
-            ent=f"{probe.entropy_norm[layer, head]:.2f}"))
+            layer=layer, head=head, step=probe.step, ind=fixed(probe.scores['induction'][layer, head]),
+            prev=fixed(probe.scores['previous_token'][layer, head]),
+            ent=fixed(probe.entropy_norm[layer, head])))
 
     def _draw_scores(self, run: Run) -> None:
         th = self.theme
@@ -471,13 +485,13 @@ class TrainingFigures:
                 last = data[-1]
                 if name == "previous_token":
                     text += translate("TrainingPanel", " · best layer-0 head {v} (line: {t})").format(
-                        v=f"{np.nanmax(last[0]):.2f}", t=PREVIOUS_TOKEN_THRESHOLD)
+                        v=fixed(nan_best(last[0], max)), t=PREVIOUS_TOKEN_THRESHOLD)
                 elif name == "induction":
                     later = last[1:] if c.n_layers > 1 else last
                     text += translate("TrainingPanel", " · best later head {v} (line: {t})").format(
-                        v=f"{np.nanmax(later):.2f}", t=INDUCTION_THRESHOLD)
+                        v=fixed(nan_best(later, max)), t=INDUCTION_THRESHOLD)
                 else:
-                    text += translate("TrainingPanel", " · lowest {v}").format(v=f"{np.nanmin(last):.2f}")
+                    text += translate("TrainingPanel", " · lowest {v}").format(v=fixed(nan_best(last, min)))
             set_plot_title(plot, text, th, size=9.0)
         key = (n_curves, c.n_heads, th.name, th.font_scale)
         if rebuilt or key != self._head_legend_key:

@@ -34,6 +34,7 @@ from engine.config import MAX_SEED
 from engine.training import TASKS
 
 from ..figures.themes import Theme
+from ..i18n import engine_text
 from .lab import TrainingLab
 from .presets import PRESETS
 from .texts import legend_labels, set_text, translate, translated
@@ -333,8 +334,8 @@ class TrainingForm(QScrollArea):
         try:
             config = self.lab.make_config(self._form_values())
         except ConfigError as exc:
-            message = str(exc)
-            field = message.split(" ", 1)[0]
+            field = str(exc).split(" ", 1)[0]  # (the engine's English names the field first)
+            message = engine_text(str(exc))
             if field in FIELD_LABELS:
                 message = f"{translated(FIELD_LABELS[field])}: {message}"
             self.lab.refuse(message)

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.numbers import fixed
+
 from ..export.animation import FORMATS, FPS_RANGE, EncodingJob
 from ..export.files import check_target, publish, reason
 from ..export.options import MAX_WIDTH, MIN_WIDTH, ExportError, ExportUsageError
@@ -75,7 +77,7 @@ def tile_labels(probe) -> list[list[str]]:
             star = (layer == 0 and prev > PREVIOUS_TOKEN_THRESHOLD) or (
                 (layer > 0 or L == 1) and ind > INDUCTION_THRESHOLD)
             text = QCoreApplication.translate("TrainingPanel", "prev {p}\nind {i}")  # the panel's words
-            row.append(("★ " if star else "") + text.format(p=f"{prev:.2f}", i=f"{ind:.2f}"))
+            row.append(("★ " if star else "") + text.format(p=fixed(prev), i=fixed(ind)))
         labels.append(row)
     return labels
 
@@ -211,7 +213,7 @@ def _figure_class():
                 title = f"<span style='color:{th.accent}'>★</span> " + title
             else:
                 self.milestone.hide()
-                title = _tr("<b>Loss</b> · chance {c}").format(c=f"{math.log(run.config.vocab):.2f}")
+                title = _tr("<b>Loss</b> · chance {c}").format(c=fixed(math.log(run.config.vocab)))
             set_plot_title(self.loss_plot, title, th)
 
         def heads_rect(self):
@@ -250,11 +252,13 @@ def frame_caption(run, probe) -> tuple[str, str]:
     parts = []
     if rec is None:
         parts.append(_tr("not trained yet"))
+    elif not (math.isfinite(rec.loss) and math.isfinite(rec.loss_predictable)):  # (never "nan nats")
+        parts.append(_tr("loss not a number: the run diverged"))
     else:
         parts.append(_tr("loss {loss} nats (predictable part {pred})").format(
-            loss=f"{rec.loss:.2f}", pred=f"{rec.loss_predictable:.2f}"))
-    parts.append(_tr("best induction score {v}").format(v=f"{best_ind:.2f}"))
-    parts.append(_tr("best layer-0 previous-token score {v}").format(v=f"{best_prev:.2f}"))
+            loss=fixed(rec.loss), pred=fixed(rec.loss_predictable)))
+    parts.append(_tr("best induction score {v}").format(v=fixed(best_ind)))
+    parts.append(_tr("best layer-0 previous-token score {v}").format(v=fixed(best_prev)))
     return label, " · ".join(parts)
 
 

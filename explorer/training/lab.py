@@ -131,6 +131,7 @@ class TrainingLab(QObject):
         self.state = "idle"  # idle, running, paused, done
         self.message: tuple[str, str] = ("", "")  # (text, "error" | "info")
         self._blocking = False  # the message is a refusal: Start and Step wait for new settings
+        self._refused = False  # the message is the form's refused setting (refuse)
         self.inspector_folder: str | None = None
         self._inspected: tuple[int, int, str] | None = None  # (run id, steps, folder) in the inspector
         self._saves: dict[str, str] = {}  # folder → "user" | "inspector", saving now
@@ -207,7 +208,11 @@ class TrainingLab(QObject):
         if not isinstance(config, TrainConfig):
             raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
         if config == self.settings:
+            if self._refused:  # the refused value was put back as it was: nothing is refused now
+                self._refused = False
+                self._set_message("", "")
             return
+        self._refused = False
         self.settings = config
         p = self.preset
         if p is not None and config != p.runs[0].config:
@@ -224,6 +229,7 @@ class TrainingLab(QObject):
 
     def refuse(self, error: str) -> None:
         """A setting the engine refused (the panel's form): say why, naming the field."""
+        self._refused = True
         self._set_message(QCoreApplication.translate("TrainingLab", "Not accepted: {reason}").format(reason=error), "error")
 
     def make_config(self, values: dict) -> TrainConfig:

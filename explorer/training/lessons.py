@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.numbers import fixed
 from engine.training import Trainer
 
 from ..host import host_of
@@ -64,6 +65,27 @@ class TaskResult:
     text: str  # the numbers, in English (the lab's verdict says them in the window's language)
     circuit: str = ""  # score_above: Trainer.check_circuit's message at the end
     head: tuple[int, int] | None = None  # circuit_proved: (layer, head) of the induction head
+    #: circuit_proved: `text` as (source, values) sentences, joined by "; " (the last one in
+    #: parentheses): each source marked for translation in the "TrainingLessons" context
+    said: tuple[tuple[str, dict], ...] = ()
+
+    def in_language(self, translate=None) -> str:
+        """`text` in the language of `translate` (the "TrainingLessons" context's translation
+        of a source); `text` itself when the result has no sentences."""
+        return joined(self.said, translate) if self.said else self.text
+
+
+def joined(said: tuple[tuple[str, dict], ...], translate=None) -> str:
+    """The sentences of a TaskResult as one text: the problems, then the numbers in
+    parentheses ("p1; p2 (numbers)"); a single sentence alone. `translate`: source → its
+    translation (None: English)."""
+    parts = [(translate or str)(source).format(**values) for source, values in said]
+    return parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + f" ({parts[-1]})"
+
+
+def QT_TRANSLATE_NOOP(_context: str, text: str) -> str:
+    """Marks a string for translation (lupdate reads the calls); this module imports no Qt."""
+    return text
 
 
 def _lesson_dir() -> Path:
@@ -181,53 +203,73 @@ def circuit_proof(task: TrainingTask, model) -> TaskResult:
     from engine.models.anatomy import anatomy_of
     from engine.models.patching import corrupt_text
 
-    problems: list[str] = []
+    problems: list[tuple[str, dict]] = []
+
+    def problem(source: str, **values) -> None:
+        problems.append((source, {k: str(v) for k, v in values.items()}))
+
     lens = model.logit_lens(task.text, k=1)
     predicted = lens.top_tokens[-1][-1][0]
     if predicted != task.answer:
-        problems.append(f"the model predicts {predicted!r}, not {task.answer!r}")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons", "the model predicts {predicted}, not {answer}"),
+                predicted=repr(predicted), answer=repr(task.answer))
     ind = model.all_head_scores()["induction"]
     later = ind[task.layer:]
     lh = np.unravel_index(int(np.argmax(later)), later.shape)
     head = (int(lh[0]) + task.layer, int(lh[1]))
     score = float(ind[head])
-    name = f"layer {head[0]} head {head[1]}"
+    at = {"layer": head[0], "head": head[1]}
     if not score > task.above:
-        problems.append(f"the best induction head ({name}) scores {score:.2f}, not above {task.above:g}")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons",
+                                  "the best induction head (layer {layer} head {head}) scores {score}, not above {above}"),
+                **at, score=fixed(score), above=f"{task.above:g}")
     try:
         corrupted = corrupt_text(model, task.text, 0)
         patch = model.activation_patching(task.text, corrupted, task.answer)
         ids, _notice, _n = model.tokenize(task.text)
         deleted = model.deletion_test(task.text, ids.index(patch.answer_id), mode="mask")
     except InspectError as exc:
-        return TaskResult(False, None, None, f"{name}: induction {score:.2f}; refused: {exc}", head=head)
+        said = ((QT_TRANSLATE_NOOP("TrainingLessons", "layer {layer} head {head}: induction {score}; refused: {reason}"),
+                 {**{k: str(v) for k, v in at.items()}, "score": fixed(score), "reason": str(exc)}),)
+        return TaskResult(False, None, None, joined(said), head=head, said=said)
     eff = patch.effect
     top = tuple(int(i) for i in np.unravel_index(int(np.argmax(eff)), eff.shape))
     others = np.abs(eff[ind <= task.above])
     worst = float(others.max()) if others.size else 0.0
     if top != head:
-        problems.append(f"patching restores the most at layer {top[0]} head {top[1]}, not at {name}")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons",
+                                  "patching restores the most at layer {top_layer} head {top_head}, not at layer "
+                                  "{layer} head {head}"), top_layer=top[0], top_head=top[1], **at)
     if not eff[head] >= task.restores:
-        problems.append(f"patching {name} restores {eff[head]:.2f}, less than {task.restores:g}")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons",
+                                  "patching layer {layer} head {head} restores {value}, less than {restores}"),
+                **at, value=fixed(eff[head]), restores=f"{task.restores:g}")
     if not worst < task.others_below:
-        problems.append(f"a head that is no induction head restores {worst:.2f} (not below {task.others_below:g})")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons",
+                                  "a head that is no induction head restores {value} (not below {below})"),
+                value=fixed(worst), below=f"{task.others_below:g}")
     change = deleted.attention_change
     moved = tuple(int(i) for i in np.unravel_index(int(np.argmax(change)), change.shape))
     after = anatomy_of(model).logits(deleted.after.hidden[-1:].float())[0]
     after_top = model.tokens_of([int(after.argmax())])[0]
     if moved != head:
-        problems.append(f"masking the first {task.answer!r} changes layer {moved[0]} head {moved[1]}'s attention most")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons",
+                                  "masking the first {answer} changes layer {layer} head {head}'s attention most"),
+                answer=repr(task.answer), layer=moved[0], head=moved[1])
     if int(np.argmax(deleted.hidden_change_per_token)) != len(deleted.kept) - 1:
-        problems.append("masking it changes another token's output more than the last one's")
+        problem(QT_TRANSLATE_NOOP("TrainingLessons", "masking it changes another token's output more than the last one's"))
     if after_top == task.answer:
-        problems.append(f"masking the first {task.answer!r} leaves the prediction {task.answer!r}")
-    text = (f"{name}: induction score {score:.2f}; exact patching restores {eff[head]:.2f} of "
-            f"{patch.metric_name} (most of every head; heads that are no induction head at most "
-            f"{worst:.2f}); masking the first {task.answer!r} changes its attention most "
-            f"({float(change[head]):.3f}) and the prediction becomes {after_top!r}")
-    if problems:
-        text = "; ".join(problems) + f" ({text})"
-    return TaskResult(not problems, float(eff[head]), None, text, head=head)
+        problem(QT_TRANSLATE_NOOP("TrainingLessons", "masking the first {answer} leaves the prediction {answer}"),
+                answer=repr(task.answer))
+    problem(QT_TRANSLATE_NOOP("TrainingLessons",
+                              "layer {layer} head {head}: induction score {score}; exact patching restores {value} "
+                              "of {metric} (most of every head; heads that are no induction head at most {worst}); "
+                              "masking the first {answer} changes its attention most ({change}) and the "
+                              "prediction becomes {after}"),
+            **at, score=fixed(score), value=fixed(eff[head]), metric=patch.metric_name, worst=fixed(worst),
+            answer=repr(task.answer), change=fixed(float(change[head]), 3), after=repr(after_top))
+    said = tuple(problems)
+    return TaskResult(len(said) == 1, float(eff[head]), None, joined(said), head=head, said=said)
 
 
 # ---- the window: Apply preset on a training chapter opens the lab --------------------------------
@@ -364,7 +406,7 @@ class LessonChecks:
             return True, _tr("The circuit is proved: layer {layer} head {head} is the induction head; "
                              "exact patching restores {value} of logit({answer}).").format(
                 layer=result.head[0], head=result.head[1], value=f"{result.value:.2f}", answer=task.answer)
-        return False, _tr("Not proved yet: {text}").format(text=result.text)
+        return False, _tr("Not proved yet: {text}").format(text=result.in_language(_tr))
 
     def _prove(self, task: TrainingTask, folder: str) -> None:
         from ..work.base import Worker

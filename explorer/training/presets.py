@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from engine.numbers import fixed
 from engine.training import TrainConfig, first_reached
 
 
@@ -75,12 +76,12 @@ def check_induction(runs: Sequence) -> Verdict:
     if hit is not None:
         return Verdict("met", QCoreApplication.translate("TrainingPresets", "met at step {step}: best layer-1 induction score {ind}, best layer-0 "
                                   "previous-token score {prev}").format(
-            step=hit.step, ind=f"{hit.best('induction', layer=1):.2f}",
-            prev=f"{hit.best('previous_token', layer=0):.2f}"))
+            step=hit.step, ind=fixed(hit.best('induction', layer=1)),
+            prev=fixed(hit.best('previous_token', layer=0))))
     last = run.history[-1]
     if _done(run):
         return Verdict("not met", QCoreApplication.translate("TrainingPresets", "not met by step {step}: best induction score {ind}").format(
-            step=last.step, ind=f"{last.best('induction', layer=min(1, run.config.n_layers - 1)):.2f}"))
+            step=last.step, ind=fixed(last.best('induction', layer=min(1, run.config.n_layers - 1)))))
     return Verdict("pending", "")
 
 
@@ -96,7 +97,7 @@ def check_warmup(runs: Sequence) -> Verdict:
     warm = float(runs[1].history[-1].entropy_norm[0].min())
     ok = cold < COLLAPSED_BELOW and warm > HEALTHY_ABOVE
     text = QCoreApplication.translate("TrainingPresets", "layer 0's least normalised entropy: {cold} without warmup, {warm} with it").format(
-        cold=f"{cold:.2f}", warm=f"{warm:.2f}")
+        cold=fixed(cold), warm=fixed(warm))
     return Verdict("met" if ok else "not met", text)
 
 
@@ -107,8 +108,8 @@ def check_scale(runs: Sequence) -> Verdict:
     ok = (float(unscaled.max_weight.mean()) > 0.8 and unscaled.loss > math.log(unscaled_vocab(runs[1])) - 0.15
           and scaled.loss < unscaled.loss - 0.4)
     text = QCoreApplication.translate("TrainingPresets", "loss {a} with 1/√d_k, {b} without; mean max weight {wa} against {wb}").format(
-        a=f"{scaled.loss:.2f}", b=f"{unscaled.loss:.2f}", wa=f"{float(scaled.max_weight.mean()):.2f}",
-        wb=f"{float(unscaled.max_weight.mean()):.2f}")
+        a=fixed(scaled.loss), b=fixed(unscaled.loss), wa=fixed(float(scaled.max_weight.mean())),
+        wb=fixed(float(unscaled.max_weight.mean())))
     return Verdict("met" if ok else "not met", text)
 
 
@@ -146,8 +147,8 @@ def check_differentiate(runs: Sequence) -> Verdict:
     d0, d1 = head_spread(start.attentions), head_spread(end.attentions)
     ok = ent0 > UNIFORM_ABOVE and d0 < ALIKE_BELOW and d1 > APART_ABOVE
     text = QCoreApplication.translate("TrainingPresets", "at step 0 the least normalised entropy is {ent} and the heads differ by {d0}; at step "
-               "{step} they differ by {d1}").format(ent=f"{ent0:.2f}", d0=f"{d0:.2f}", step=end.step,
-                                                    d1=f"{d1:.2f}")
+               "{step} they differ by {d1}").format(ent=fixed(ent0), d0=fixed(d0), step=end.step,
+                                                    d1=fixed(d1))
     return Verdict("met" if ok else "not met", text)
 
 
@@ -166,8 +167,8 @@ def check_dropout_norm(runs: Sequence) -> Verdict:
     text = QCoreApplication.translate(
         "TrainingPresets", "layer 0's least normalised entropy: {a} with pre-LN, {b} with pre-LN and dropout, "
         "{c} without LayerNorm; loss {la}, {lb} and {lc}").format(
-        a=f"{ent[0]:.2f}", b=f"{ent[1]:.2f}", c=f"{ent[2]:.2f}", la=f"{last[0].loss:.2f}",
-        lb=f"{last[1].loss:.2f}", lc=f"{last[2].loss:.2f}")
+        a=fixed(ent[0]), b=fixed(ent[1]), c=fixed(ent[2]), la=fixed(last[0].loss),
+        lb=fixed(last[1].loss), lc=fixed(last[2].loss))
     return Verdict("met" if ok else "not met", text)
 
 

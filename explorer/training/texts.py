@@ -8,11 +8,10 @@ out, so `make translations-update` (lupdate) files each string where it always w
 
 from __future__ import annotations
 
-import math
-
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel
 
+from engine.numbers import MISSING, number
 from engine.training import TrainConfig
 
 from .lab import Run
@@ -31,7 +30,8 @@ def translated(text: str) -> str:
 
 
 def num(v: float) -> str:
-    return f"{v:.3g}" if math.isfinite(v) else "—"
+    """3 significant digits; "—" for a value that is not a number (never "nan", never "-0")."""
+    return number(v, 3, nan=MISSING)
 
 
 def set_text(label: QLabel, text: str) -> None:
