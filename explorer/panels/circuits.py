@@ -180,7 +180,7 @@ class CircuitsPanel(AnalysisPanel):
             return
         L, H = shown.shape
         ranked = self.order.currentIndex() == 1
-        self.grid.set_data(shown, (0.0, 1.0))
+        self.grid.set_data(shown, (0.0, 1.0), source=(self.scores, self.detector_key(), ranked))
         self.grid.set_labels([str(i) for i in range(L)],
                              [str(i + 1) for i in range(H)] if ranked else [str(h) for h in range(H)])
         set_axis_label(self.grid.item, "left", self.tr("layer"))
