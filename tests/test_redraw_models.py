@@ -104,6 +104,21 @@ def test_the_model_head_repaints_a_new_trace_and_keeps_its_map_on_a_cell_move(qa
     assert pixels(head.big) != after_b
 
 
+def test_the_model_grid_recomposes_for_a_new_trace_or_metric_only(qapp, window, monkeypatch):
+    use_text(qapp, window, TEXT_A)
+    grid = front(qapp, window, "model_grid")
+    before = np.ascontiguousarray(grid.mosaic.image.image).tobytes()
+    repaints = Repaints(monkeypatch, grid.mosaic)
+    grid.select_head(1, 2)  # a click on a head: its outline moves, the thumbnails stay
+    qapp.processEvents()
+    assert repaints.count == 0
+    use_text(qapp, window, TEXT_B)  # the same number of tokens, layers and heads
+    assert repaints.count == 1
+    assert np.ascontiguousarray(grid.mosaic.image.image).tobytes() != before
+    grid.metric_combo.setCurrentIndex(grid.metric_combo.findData("sink"))  # the frames' colours
+    assert repaints.count == 2
+
+
 def test_the_logit_lens_repaints_a_new_result_and_keeps_it_on_a_cell_move(qapp, window, monkeypatch):
     use_text(qapp, window, TEXT_A)
     lens = front(qapp, window, "logit_lens")
