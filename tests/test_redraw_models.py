@@ -180,3 +180,27 @@ def test_the_decode_step_through_repaints_each_new_step_only(qapp, qtbot, window
     assert repaints.count == 0
     panel.player.set_position(4)  # one more key cached and weighed
     assert repaints.count == 2 and pixels(panel.weights) != weights_3
+
+
+def test_the_model_qk_space_fades_the_keys_a_new_query_cannot_see_and_keeps_them_on_a_key_move(
+        qapp, window, monkeypatch):
+    """GPT-2 is causal: the keys after the selected query are pale. A key move keeps the points
+    as painted; a query move repaints them with the new pale set."""
+    use_text(qapp, window, TEXT_A)
+    panel = front(qapp, window, "model_qk_space")
+    sel = window.model_controller.selection
+    sel.set(query=1, key=0)
+    qapp.processEvents()
+    settle_analyses(qapp, window, TIMEOUT_S)
+    fig = panel.fig
+    pale_1 = fig.faded.copy()
+    assert pale_1.any()  # the later keys of the text
+    drawn = []
+    original = fig.scatter.setData
+    monkeypatch.setattr(fig.scatter, "setData", lambda *a, **k: (drawn.append(1), original(*a, **k)))
+    sel.set(key=1)
+    qapp.processEvents()
+    assert not drawn
+    sel.set(query=4)
+    qapp.processEvents()
+    assert drawn and fig.faded.sum() < pale_1.sum()  # fewer keys out of its sight
