@@ -273,7 +273,7 @@ def test_clicking_a_head_shows_it_large_with_its_tokens(win, panel, qtbot):
     assert shown and set(shown) <= set(tokens) and "<bos>" in shown
 
 
-def test_the_timeline_replays_an_earlier_step_while_training_continues(win, panel, qtbot):
+def test_the_timeline_replays_an_earlier_step_while_training_continues(win, panel, qtbot, monkeypatch):
     use_settings(qtbot, panel, steps=4000)
     child(panel, QSpinBox, "training_snapshot_every").setValue(10)
     press(panel, "training_start")
@@ -283,10 +283,21 @@ def test_the_timeline_replays_an_earlier_step_while_training_continues(win, pane
     slider.setValue(1)  # the snapshot at step 10
     qtbot.waitUntil(lambda: "Heads at step 10" in title_of(panel.grid.plot), timeout=5000)
     assert "replay" in title_of(panel.grid.plot)
+    tiles_10, big_10 = panel.grid.tile_rgba(1, 0).copy(), panel.big.image.image.copy()
+    repaints = []  # the heads' pixels handed to pyqtgraph (issue 44: redraw by what changed)
+    for image in (panel.grid.tiles.image, panel.big.image):
+        original = image.setImage
+        monkeypatch.setattr(image, "setImage", lambda *a, _o=original, **k: (repaints.append(1), _o(*a, **k)))
     at = panel.lab.current.steps_done
     qtbot.waitUntil(lambda: panel.lab.current.steps_done > at + 20, timeout=TIMEOUT)  # it keeps training
     qtbot.wait(200)
     assert "Heads at step 10" in title_of(panel.grid.plot)  # and the replay stays
+    assert not repaints, "the same snapshot was painted again at each redraw while training went on"
+    slider.setValue(2)  # the snapshot at step 20: the same shapes, other weights
+    qtbot.waitUntil(lambda: "Heads at step 20" in title_of(panel.grid.plot), timeout=5000)
+    assert len(repaints) >= 2  # the tiles and the large head
+    assert not np.array_equal(panel.grid.tile_rgba(1, 0), tiles_10)
+    assert panel.big.image.image.shape == big_10.shape and not np.array_equal(panel.big.image.image, big_10)
     child(panel, type(panel.live_button), "training_live").click()
     qtbot.waitUntil(lambda: "replay" not in title_of(panel.grid.plot), timeout=5000)
     press(panel, "training_pause")

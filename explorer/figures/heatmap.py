@@ -240,28 +240,23 @@ class Heatmap:
 
     # ---- data ------------------------------------------------------------
     def set_data(self, data: np.ndarray, levels: tuple[float, float] | None = None,
-                 extent: tuple[int, int] | None = None, source: tuple | None = None) -> None:
+                 extent: tuple[int, int] | None = None, *, source: tuple) -> None:
         """Show a (rows, cols) float array; levels fixed (no autoLevels), None keeps them.
 
         ``extent`` = (S, Skv) the cells ``data`` stands for when it is a level of detail:
         each value then covers a tile of ⌈S/rows⌉ × ⌈Skv/cols⌉ cells, the axes, hover and
         clicks keep the cells' own indices.
 
-        ``source``: what ``data`` was taken from (e.g. ``(frame, head)``; compared by
-        plots.same_sources: identities): the map is kept when the source, the shape and the
-        levels are those drawn last, without a look at the data. Without a source (a caller
-        that hands none yet), the data are compared by content."""
+        ``source``: what ``data`` was taken from (e.g. ``(frame, head)``, ``(result,)``,
+        ``(view, step)``; compared by plots.same_sources: identities): the map is kept when
+        the source, the shape and the levels are those drawn last, without a look at the
+        data; a new source always repaints. No number of ``data`` is ever compared."""
         shape = (int(data.shape[0]), int(data.shape[1])) if extent is None else (int(extent[0]), int(extent[1]))
         per_pixel = (-(-shape[0] // max(1, data.shape[0])), -(-shape[1] // max(1, data.shape[1])))
         levels = self.levels if levels is None else usable_levels(levels)
         key = (source, shape, levels)
-        if self.data is not None and self._drawn is not None:
-            if source is not None:
-                if same_sources(self._drawn, key):
-                    return  # drawn from the same data (a move of the selected cell)
-            elif (shape == self.shape and levels == self._drawn[2] and self._drawn[0] is None
-                  and np.array_equal(data, self.data, equal_nan=True)):
-                return  # unchanged: nothing to repaint
+        if self.data is not None and same_sources(self._drawn, key):
+            return  # drawn from the same data (a move of the selected cell, a theme)
         self._drawn = key
         self.levels = levels
         self.data = data
@@ -286,9 +281,9 @@ class Heatmap:
         if cmap != self.cmap.name:
             self.cmap = pg.colormap.get(cmap)
             self.lut = self.cmap.getLookupTable(nPts=256, alpha=True)
-            self._drawn = None
+            source, self._drawn = self._drawn and self._drawn[0], None  # (recoloured: drawn again)
             if self.data is not None:  # (a level of detail keeps the cells it stands for, and the view)
-                self.set_data(self.data, extent=self.shape)
+                self.set_data(self.data, extent=self.shape, source=source)
 
     def set_levels(self, levels: tuple[float, float]) -> None:
         """Change the colour levels (recolours the current data if they changed)."""

@@ -25,7 +25,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
-from .plots import LeanPlotItem, cache_static_items, style_plot
+from .plots import LeanPlotItem, cache_static_items, same_sources, style_plot
 from .text import RunsLabel, titled
 from .themes import SLIDES, Theme
 
@@ -202,6 +202,7 @@ class QKScatter:
         self.is_key = np.zeros(0, dtype=bool)
         self.groups = np.zeros(0, dtype=int)
         self.faded = np.zeros(0, dtype=bool)
+        self._faded_source: tuple | None = None  # what `faded` was taken from (see set_faded)
         self.texts: list[str] = []
         self.selected: list[int] = []
         self.hovered: list[int] = []
@@ -211,7 +212,7 @@ class QKScatter:
 
     # ---- data ------------------------------------------------------------------------------
     def set_points(self, xy: np.ndarray, is_key: np.ndarray, groups: np.ndarray, labels: Sequence[str],
-                   faded: np.ndarray | None = None) -> None:
+                   faded: np.ndarray | None = None, faded_source: tuple | None = None) -> None:
         """xy (n, 2) plane units; is_key (n,) bool; groups (n,) int, the text of each point;
         labels (n,) their tokens; faded (n,) bool: drawn pale (a masked key)."""
         self.xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
@@ -222,6 +223,7 @@ class QKScatter:
         self.is_key = np.asarray(is_key, dtype=bool).reshape(n)
         self.groups = np.asarray(groups, dtype=int).reshape(n)
         self.faded = np.zeros(n, dtype=bool) if faded is None else np.asarray(faded, dtype=bool).reshape(n)
+        self._faded_source = faded_source
         self.texts = [str(t) for t in labels]
         self._draw_points()
         self.frame_points()
@@ -239,11 +241,21 @@ class QKScatter:
         self.vb.setRange(xRange=(lo[0] - pad[0] * span[0], hi[0] + pad[0] * span[0]),
                          yRange=(lo[1] - pad[1] * span[1], hi[1] + pad[1] * span[1]), padding=0)
 
-    def set_faded(self, faded: np.ndarray) -> None:
+    def set_faded(self, faded: np.ndarray, source: tuple | None = None) -> None:
+        """Which points are pale (n,) bool. With `source` (what they were taken from, e.g.
+        `(embedding, query)`; compared by plots.same_sources, by identity) the points are kept
+        while it is the one drawn last, the mask unread. Without one the small mask is compared
+        by value: the live Q·K space's frame changes with every slider step while its masked
+        keys rarely do, so a key by frame would repaint the points more often, not less."""
         faded = np.asarray(faded, dtype=bool).reshape(len(self.xy))
-        if not np.array_equal(faded, self.faded):
-            self.faded = faded
-            self._draw_points()
+        if source is not None:
+            if same_sources(self._faded_source, source):
+                return
+        elif np.array_equal(faded, self.faded):
+            return
+        self._faded_source = source
+        self.faded = faded
+        self._draw_points()
 
     def set_origin(self, xy: tuple[float, float] | None) -> None:
         """Where the zero vector lands ("+"); None hides it."""

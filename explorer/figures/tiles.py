@@ -54,23 +54,18 @@ class Tile:
     def vb(self) -> pg.ViewBox:
         return self.strip.vb
 
-    def set_data(self, data: np.ndarray, levels: tuple[float, float], source: tuple | None = None) -> None:
+    def set_data(self, data: np.ndarray, levels: tuple[float, float], *, source: tuple) -> None:
         """Show a (rows, cols) float array with fixed colour levels.
 
         `source`: what `data` was taken from (e.g. `(frame, head)`; compared by
         plots.same_sources: identities): the tile is kept when the source, the shape and the
-        levels are those drawn last, without a look at the data. Without a source (a caller
-        that hands none yet), the data are compared by content."""
+        levels are those drawn last, without a look at the data; a new source always
+        repaints. No number of `data` is ever compared."""
         levels = usable_levels(levels)
         shape = (int(data.shape[0]), int(data.shape[1]))
         key = (source, shape, levels)
-        if self.data is not None:
-            if source is not None:
-                if same_sources(self._drawn, key):
-                    return  # drawn from the same data
-            elif (shape == self.shape and levels == self.levels and self._drawn[0] is None
-                  and np.array_equal(data, self.data, equal_nan=True)):
-                return
+        if self.data is not None and same_sources(self._drawn, key):
+            return  # drawn from the same data
         self._drawn = key
         self.levels, self.data = levels, data
         self.strip.grid.paint_tile(self.index, data, self.strip.lut, levels)

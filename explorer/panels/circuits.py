@@ -24,6 +24,7 @@ from engine.numbers import fixed
 from ..figures.cell_text import CellTexts, contrast_colours
 from ..figures.heatmap import Heatmap, colorize
 from ..figures.plots import (
+    Drawn,
     add_plot,
     cache_static_items,
     fmt_number,
@@ -77,6 +78,8 @@ class CircuitsPanel(AnalysisPanel):
         self.scores: dict[str, np.ndarray] | None = None
         self.head_circuits = None
         self._order: np.ndarray | None = None  # (L, H): the head shown at each column
+        #: what the cells' numbers were drawn from: (scores, detector, ranked, theme); see plots.Drawn
+        self._painted = Drawn()
         # ---- toolbar ---------------------------------------------------------------------
         self.detector_label = QLabel()
         self.detector = QComboBox()
@@ -154,6 +157,7 @@ class CircuitsPanel(AnalysisPanel):
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:
         self.scores = self.head_circuits = None
+        self._painted.forget()
 
     def draw(self, outcomes) -> None:
         det, circ = outcomes.get("detectors"), outcomes.get("circuits")
@@ -182,7 +186,7 @@ class CircuitsPanel(AnalysisPanel):
             return
         L, H = shown.shape
         ranked = self.order.currentIndex() == 1
-        self.grid.set_data(shown, (0.0, 1.0))
+        self.grid.set_data(shown, (0.0, 1.0), source=(self.scores, self.detector_key(), ranked))
         self.grid.set_labels([str(i) for i in range(L)],
                              [str(i + 1) for i in range(H)] if ranked else [str(h) for h in range(H)])
         set_axis_label(self.grid.item, "left", self.tr("layer"))
@@ -192,13 +196,14 @@ class CircuitsPanel(AnalysisPanel):
         self.grid.set_title(self.tr("<b>{detector}</b> score of every head · {name}").format(
             detector=name, name=html.escape(model.name if model is not None else "")))
         set_axis_label(self.cbar.axis, "right", self.tr("{detector} score").format(detector=name))
-        rgba, _nan = colorize(shown, self.grid.lut, (0.0, 1.0))
-        colours = contrast_colours(rgba)
-        if ranked:
-            texts = [[f"h{int(self._order[li, c])}\n{fixed(shown[li, c])}" for c in range(H)] for li in range(L)]
-        else:
-            texts = [[fixed(shown[li, c]) for c in range(H)] for li in range(L)]
-        self.texts.set_texts(texts, colours, self.theme.font(10.0))
+        if self._painted.changed("texts", self.scores, self.detector_key(), ranked, self.theme):
+            rgba, _nan = colorize(shown, self.grid.lut, (0.0, 1.0))  # (not on a move of the selected head)
+            colours = contrast_colours(rgba)
+            if ranked:
+                texts = [[f"h{int(self._order[li, c])}\n{fixed(shown[li, c])}" for c in range(H)] for li in range(L)]
+            else:
+                texts = [[fixed(shown[li, c]) for c in range(H)] for li in range(L)]
+            self.texts.set_texts(texts, colours, self.theme.font(10.0))
         self.draw_selection()
 
     def draw_selection(self) -> None:

@@ -242,8 +242,8 @@ class DecodePanel(Panel):
         off = int(v.offset[t])
         shown = np.full_like(self._strip, np.nan)
         shown[:, :off] = self._strip[:, :off]  # the slots written so far; the rest is the empty buffer
-        self.cache.set_data(shown, (0.0, 1.0))
-        self.weights.set_data(v.weights[t], (0.0, 1.0))
+        self.cache.set_data(shown, (0.0, 1.0), source=(v, t))
+        self.weights.set_data(v.weights[t], (0.0, 1.0), source=(v, t))
         head = min(self.selection.head, cfg.n_heads - 1)
         self.weights.set_marker("row", head, 0)
 

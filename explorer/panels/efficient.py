@@ -147,7 +147,7 @@ class EfficientPanel(Panel):
         th, v = self.theme, self.view
         if v is None:
             for hm in self.heatmaps():
-                hm.set_data(np.full((1, 1), np.nan, np.float32), (0.0, 1.0))
+                hm.set_data(np.full((1, 1), np.nan, np.float32), (0.0, 1.0), source=("nothing",))
             self.variant.set_title(self.tr("<b>Efficient attention</b> · cannot compute this"))
             self.full.set_title("")
             self.diff.set_title("")
@@ -163,10 +163,10 @@ class EfficientPanel(Panel):
         finite = np.isfinite(diff)
         top = float(max(np.max(v.weights[finite], initial=0.0), np.max(v.full[finite], initial=0.0)))
         levels = (0.0, top or 1.0)
-        self.variant.set_data(weights, levels)
-        self.full.set_data(full, levels)
+        self.variant.set_data(weights, levels, source=(v,))
+        self.full.set_data(full, levels, source=(v,))
         dmax = float(np.abs(diff[finite]).max()) if finite.any() else 0.0
-        self.diff.set_data(diff, symmetric_levels(dmax or 1e-6))
+        self.diff.set_data(diff, symmetric_levels(dmax or 1e-6), source=(v,))
         set_bar_levels(self.cbar, levels)
         set_bar_levels(self.dbar, self.diff.levels)
         set_axis_label(self.cbar, "left", self.tr("weight"))

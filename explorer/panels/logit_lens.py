@@ -20,6 +20,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from ..figures.cell_text import CellOutlines, CellTexts, contrast_colours
 from ..figures.heatmap import Heatmap, colorize
 from ..figures.plots import (
+    Drawn,
     cache_static_items,
     fmt_percent,
     set_axis_label,
@@ -45,6 +46,8 @@ class LogitLensPanel(AnalysisPanel):
     def __init__(self, state, parent=None) -> None:
         super().__init__(state, parent)
         self.lens = None
+        #: what the cells' tokens and outlines were drawn from: (lens, theme); see plots.Drawn
+        self._painted = Drawn()
         self.map = Heatmap(self.hover, WEIGHTS_CMAP, describe=self.describe_cell, on_click=self._click)
         self.next_axis = TokenAxis("top")
         self.map.item.setAxisItems({"top": self.next_axis})
@@ -79,7 +82,8 @@ class LogitLensPanel(AnalysisPanel):
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:
         self.lens = None
-        self.map.set_data(np.full((1, 1), np.nan, dtype=np.float32), (0.0, 1.0))
+        self._painted.forget()  # (the cells are cleared: the same lens again draws them again)
+        self.map.set_data(np.full((1, 1), np.nan, dtype=np.float32), (0.0, 1.0), source=("refused",))
         self.map.set_labels([""], [""])
         self.next_axis.set_labels([""])
         self.map.set_marker(None)
@@ -104,20 +108,21 @@ class LogitLensPanel(AnalysisPanel):
         probs = lens.top_probs[:, :, 0].astype(np.float32)  # (L+1, S)
         rows, S = probs.shape
         th = self.theme
-        self.map.set_data(probs, (0.0, 1.0))
+        self.map.set_data(probs, (0.0, 1.0), source=(lens,))
         self.map.set_labels(self.row_labels(rows), [short_token(t, 12) for t in lens.tokens])
         self.next_axis.set_labels([short_token(t, 12) for t in lens.tokens[1:]] + ["–"])
         set_axis_label(self.map.item, "left", self.tr("residual stream after layer"))
         set_axis_label(self.map.item, "bottom", self.tr("position (its token)"))
         set_axis_label(self.map.item, "top", self.tr("the text's real next token"))
         set_axis_label(self.cbar.axis, "right", self.tr("probability of the top token"))
-        rgba, _nan = colorize(probs, self.map.lut, (0.0, 1.0))
-        texts = [[short_token(lens.top_tokens[r][p][0]) for p in range(S)] for r in range(rows)]
-        self.texts.set_texts(texts, contrast_colours(rgba), th.font(9.5))
         nxt = np.array([*lens.token_ids[1:], -1])
         hit = lens.top_ids[:, :, 0] == nxt[None, :]
-        self.hits.set_cells(list(zip(*np.nonzero(hit), strict=True)))
         final = int(hit[-1, :-1].sum()) if S > 1 else 0
+        if self._painted.changed("cells", lens, th):  # (a move of the selected cell keeps them)
+            rgba, _nan = colorize(probs, self.map.lut, (0.0, 1.0))
+            texts = [[short_token(lens.top_tokens[r][p][0]) for p in range(S)] for r in range(rows)]
+            self.texts.set_texts(texts, contrast_colours(rgba), th.font(9.5))
+            self.hits.set_cells(list(zip(*np.nonzero(hit), strict=True)))
         self.map.set_title(self.tr("<b>Logit lens</b> · {name} · {n} tokens · the model's own "
                                    "prediction is the last row").format(
             name=html.escape(self.loaded.name), n=S))

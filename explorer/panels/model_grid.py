@@ -54,6 +54,7 @@ from ..figures.mosaic import (
     pattern_frames,
 )
 from ..figures.plots import (
+    Drawn,
     add_plot,
     cache_static_items,
     set_axis_label,
@@ -204,6 +205,8 @@ class ModelGridPanel(Panel):
         self.trace = None
         self._order: np.ndarray | None = None
         self._values: np.ndarray | None = None
+        #: what the mosaic was drawn from: (trace, metric, order); see plots.Drawn
+        self._painted = Drawn()
         # ---- toolbar: model facts, metric, order -------------------------------------
         self.info = QLabel()
         self.info.setObjectName("hint")
@@ -484,11 +487,12 @@ class ModelGridPanel(Panel):
         self._order = order = head_order(values, mode)
         self._position = np.argsort(order, axis=1)  # head → position
         self._values = values
-        self.mosaic.show_heads(tr_.attentions.numpy().astype(np.float32, copy=False), order, colors, self.lut)
+        key = self.metric_key()
+        if self._painted.changed("mosaic", tr_, key, mode):  # (not for a language or a theme)
+            self.mosaic.show_heads(tr_.attentions.numpy().astype(np.float32, copy=False), order, colors, self.lut)
         left, bottom = self.plot.getAxis("left"), self.plot.getAxis("bottom")
         left.setTicks([[(li + 0.5, str(layer)) for li, layer in enumerate(tr_.layers)]])
         self.plot.setLabel("left", self.tr("layer"))
-        key = self.metric_key()
         name = _tr(GRID_METRICS[key][0])
         if mode == 0:
             bottom.setTicks([[(h + 0.5, str(h)) for h in range(H)]])

@@ -36,6 +36,7 @@ from engine.numbers import tidy
 
 from ..figures.heatmap import Heatmap, TokenAxis
 from ..figures.plots import (
+    Drawn,
     HighlightBars,
     cache_static_items,
     nice_ceil,
@@ -117,6 +118,8 @@ class ModelHeadPanel(Panel):
         self.deletion = None
         self._tokens_on_buttons: list[str] | None = None
         self._vmax: float | None = None
+        #: what the large map was drawn from: (trace shown, layer, head); see plots.Drawn
+        self._painted = Drawn()
         # ---- toolbar: layer, head, what to show, deletion mode ------------------------------
         self.layer_label, self.head_label = QLabel(), QLabel()
         self.layer = QSpinBox()
@@ -385,11 +388,12 @@ class ModelHeadPanel(Panel):
                 spin.blockSignals(True)
                 spin.setValue(v)
                 spin.blockSignals(False)
-        data = self._shown_weights(tr_, layer, head)
-        self._vmax = float(nice_ceil(max(float(np.nanmax(data)), 1e-6)))
-        levels = (0.0, min(1.0, self._vmax))
-        self.big.set_data(data, levels)
-        set_bar_levels(self.cbar, levels)
+        if self._painted.changed("big", tr_, layer, head):  # (not on a move of the selected cell)
+            data = self._shown_weights(tr_, layer, head)
+            self._vmax = float(nice_ceil(max(float(np.nanmax(data)), 1e-6)))
+            levels = (0.0, min(1.0, self._vmax))
+            self.big.set_data(data, levels, source=(tr_, layer, head))
+            set_bar_levels(self.cbar, levels)
         labels = tr_.labels
         self.big.set_labels(labels, labels)
         s = tr_.seq_len
@@ -418,7 +422,7 @@ class ModelHeadPanel(Panel):
         if self.deletion is not None and sel.query in self.deletion.kept:
             hl = self.deletion.kept.index(sel.query)
         if self.deletion is not None:
-            self.hidden_bars.set(self.deletion.hidden_change_per_token, hl)
+            self.hidden_bars.set(self.deletion.hidden_change_per_token, hl, source=(self.deletion,))
 
     @staticmethod
     def _label(token: str) -> str:
@@ -442,7 +446,7 @@ class ModelHeadPanel(Panel):
             return
         change = np.asarray(d.attention_change, dtype=float)
         levels = (0.0, nice_ceil(max(float(change.max()), 1e-3)))
-        self.change.set_data(change, levels)
+        self.change.set_data(change, levels, source=(d,))
         set_bar_levels(self.change_bar, levels)
         H = change.shape[1]
         self.change.set_labels([str(layer) for layer in d.layers], [str(h) for h in range(H)])
@@ -456,7 +460,7 @@ class ModelHeadPanel(Panel):
         top = nice_ceil(max(float(np.max(d.hidden_change_per_token)) if n else 0.0, 1e-3))
         self.hidden_plot.setXRange(-0.6, n - 0.4, padding=0)
         self.hidden_plot.setYRange(0, top, padding=0)
-        self.hidden_bars.set(d.hidden_change_per_token, None)
+        self.hidden_bars.set(d.hidden_change_per_token, None, source=(d,))
         set_plot_title(self.hidden_plot, self.tr("Δ output per token · all <b>{v:.3f}</b>").format(
             v=d.hidden_change), self.theme)
         cache_static_items(self.graphics.scene())

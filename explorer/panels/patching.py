@@ -33,6 +33,7 @@ from engine.numbers import fixed
 from ..figures.cell_text import CellTexts, contrast_colours
 from ..figures.heatmap import Heatmap, colorize
 from ..figures.plots import (
+    Drawn,
     cache_static_items,
     nice_ceil,
     set_axis_label,
@@ -134,6 +135,8 @@ class PatchingPanel(AnalysisPanel):
         self._corrupt_of: str | None = None  # the clean text "Corrupt" made the corrupted one of
         self._stopped = None  # the exact run's key, cancelled: not asked again until Run
         self._pair_key = None  # the key of the result `pair` holds (drawn until the next comes)
+        #: what the cells' numbers were drawn from: (pair, theme); see plots.Drawn
+        self._painted = Drawn()
         # ---- toolbar: the texts ------------------------------------------------------------
         self.clean_label, self.corrupted_label = QLabel(), QLabel()
         self.clean, self.corrupted = QLineEdit(), QLineEdit()
@@ -377,9 +380,10 @@ class PatchingPanel(AnalysisPanel):
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:
         self.pair = None
+        self._painted.forget()  # (the cells are cleared: the same pair again draws them again)
         self._update_run_controls()
         for hm, texts in ((self.heads, self.head_texts), (self.positions, self.position_texts)):
-            hm.set_data(np.full((1, 1), np.nan, dtype=np.float32), (-1.0, 1.0))
+            hm.set_data(np.full((1, 1), np.nan, dtype=np.float32), (-1.0, 1.0), source=("refused",))
             hm.set_labels([""], [""])
             hm.set_marker(None)
             texts.clear()
@@ -428,9 +432,9 @@ class PatchingPanel(AnalysisPanel):
         set_bar_levels(self.cbar, levels)
         L, H = h.effect.shape
         eh, ep = h.effect.astype(np.float32), p.effect.astype(np.float32)
-        self.heads.set_data(eh, levels)
+        self.heads.set_data(eh, levels, source=(self.pair,))
         self.heads.set_labels([str(i) for i in range(L)], [str(i) for i in range(H)])
-        self.positions.set_data(ep, levels)
+        self.positions.set_data(ep, levels, source=(self.pair,))
         swapped = [a != b for a, b in zip(p.clean_tokens, p.corrupted_tokens, strict=True)]
         self.positions.set_labels([str(i) for i in range(L)], [short_token(t, 10) for t in p.clean_tokens])
         self.corrupted_axis.set_labels([short_token(t, 10) if s else "·"
@@ -445,8 +449,11 @@ class PatchingPanel(AnalysisPanel):
         self.heads.set_title(self.tr("<b>Each head</b> patched · {method}").format(method=method))
         self.positions.set_title(self.tr("<b>Each position</b> of the residual stream · {method}").format(
             method=method))
-        for hm, texts, data, rule in ((self.heads, self.head_texts, eh, HEAD_DIGITS),
-                                      (self.positions, self.position_texts, ep, POSITION_DIGITS)):
+        for slot, hm, texts, data, rule in (("heads", self.heads, self.head_texts, eh, HEAD_DIGITS),
+                                            ("positions", self.positions, self.position_texts, ep,
+                                             POSITION_DIGITS)):
+            if not self._painted.changed(slot, self.pair, th):
+                continue  # the same pair in the same theme: its numbers are drawn (a cell move)
             digits = next((d for n, d in rule if data.shape[1] <= n), None)
             if digits is not None and data.shape[0] <= 24:
                 rgba, _nan = colorize(data, hm.lut, levels)

@@ -119,7 +119,7 @@ class PositionsPanel(Panel):
         cfg = f.config
         view = self._view(cfg, self.selection.head)
         muted = th.muted
-        self.table.set_data(view.table, view.levels)
+        self.table.set_data(view.table, view.levels, source=(view,))  # (one view object per config: _view)
         set_bar_levels(self.cbar, view.levels)
         values = {"none": self.tr("cos similarity"), "sinusoidal": self.tr("value"),
                   "learned": self.tr("value"), "rope": "cos(p·θ_i)", "alibi": self.tr("bias")}

@@ -374,8 +374,14 @@ class ModelQKSpacePanel(_Plane, AnalysisPanel):
             origin = -(emb.mean.astype(np.float64) @ emb.components.astype(np.float64).T)
             self.fig.set_origin(tuple(origin) if origin.size == 2 else (float(origin[0]), 0.0))
             self.fig.set_points(pts, self.is_key, self.groups, [short_token(t, 12) for t in self.tokens],
-                                self.masked_keys())
+                                self.masked_keys(), faded_source=self.masked_source())
         self.draw_selection()
+
+    def masked_source(self) -> tuple:
+        """What `masked_keys` is made from: the embedding, and the selected query in a causal
+        model (an encoder's query sees every key: the same mask for every query)."""
+        tr_ = self.trace
+        return (self.embedding, self.selection.query) if tr_ is not None and tr_.causal else (self.embedding,)
 
     def masked_keys(self) -> np.ndarray:
         """(n,) keys of the model's text the selected query cannot see (a causal model: later ones)."""
@@ -389,7 +395,7 @@ class ModelQKSpacePanel(_Plane, AnalysisPanel):
         if emb is None or emb is not self._drawn:
             return
         sel, tr_ = self.selection, self.trace
-        fig.set_faded(self.masked_keys())
+        fig.set_faded(self.masked_keys(), source=self.masked_source())
         qi, kj = self.point_of(False, sel.query), self.point_of(True, sel.key)
         fig.set_marks([i for i in (qi, kj) if i is not None])
         fig.set_rays([i for i in (qi, kj) if i is not None])

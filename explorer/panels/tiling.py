@@ -242,7 +242,8 @@ class TilingPanel(Panel):
             return
         f = self.frame
         finite = v.scores[np.isfinite(v.scores)]
-        self.grid.set_data(v.scores, symmetric_levels(float(np.abs(finite).max()) if finite.size else 1.0))
+        self.grid.set_data(v.scores, symmetric_levels(float(np.abs(finite).max()) if finite.size else 1.0),
+                           source=(v,))
         set_bar_levels(self.cbar, self.grid.levels)
         set_axis_label(self.cbar, "left", self.tr("score"))
         self.grid.set_labels(f.query_labels, f.key_labels)
@@ -322,7 +323,7 @@ class TilingPanel(Panel):
             if rects:
                 groups.append((brush, rects))
         self.r_bars.set_groups(groups, QRectF(q0 - 0.35, 0.0, v.block_q - 0.3, 1.0))
-        self.partial.set_data(v.partial[i, :r], self._partial_levels)
+        self.partial.set_data(v.partial[i, :r], self._partial_levels, source=(v, i))
         self.partial.set_labels(f.query_labels[q0:q1], [str(d) for d in range(v.partial.shape[-1])])
         skipped = bool(v.skipped[i])
         what = self.tr("skipped: every cell masked") if skipped else self.tr("computed")

@@ -425,7 +425,7 @@ class TrainingFigures:
             return
         self.big.image.show()
         L, H = probe.attentions.shape[:2]
-        self.grid.set_data(probe.attentions, tile_labels(probe))
+        self.grid.set_data(probe.attentions, tile_labels(probe), source=(probe,))
         layer, head = lab.selected
         layer, head = min(layer, L - 1), min(head, H - 1)
         self.grid.set_selection(layer, head)
@@ -439,7 +439,7 @@ class TrainingFigures:
             "TrainingPanel", "probe sequence · click a head to see it large") + "</span>"
         set_plot_title(self.grid.plot, at, th)
         self.big.set_labels(probe.tokens, probe.tokens)
-        self.big.set_data(probe.attentions[layer, head], (0.0, 1.0))
+        self.big.set_data(probe.attentions[layer, head], (0.0, 1.0), source=(probe, layer, head))
         self.big.set_title(translate(
             "TrainingPanel",
             "<b>L{layer} H{head}</b> at step {step} · induction {ind} · previous-token {prev} · entropy {ent}").format(

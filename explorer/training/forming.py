@@ -199,7 +199,7 @@ def _figure_class():
 
         def show_snapshot(self, probe) -> None:
             th, run = self.theme, self.run
-            self.grid.set_data(probe.attentions, tile_labels(probe))
+            self.grid.set_data(probe.attentions, tile_labels(probe), source=(probe,))
             self.grid.set_selection(-1, -1)  # no head is singled out in the animation
             # (the step and the scores are the frame's strip below: the grid itself needs no title)
             upto = int(np.searchsorted(self.steps, probe.step, side="right"))

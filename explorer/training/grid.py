@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 
 from ..figures.matrix_grid import MatrixGrid
-from ..figures.plots import LeanAxis, LeanPlotItem, style_plot
+from ..figures.plots import LeanAxis, LeanPlotItem, same_sources, style_plot
 from ..figures.themes import Theme
 from ..selection import HoverLink
 
@@ -53,13 +53,22 @@ class HeadGrid:
         self.gap = 1
         self.selected = (0, 0)
         self._theme: Theme | None = None
+        self._source: tuple | None = None  # what the tiles were drawn from (see set_data)
 
     def tile_origin(self, layer: int, head: int) -> tuple[int, int]:
         s, g = self.shape[2], self.gap
         return head * (s + g), layer * (s + g)
 
-    def set_data(self, attentions: np.ndarray, labels: list[list[str]] | None = None) -> None:
-        """attentions (L, H, S, S) in [0, 1]; labels[l][h]: the text in tile (l, h)'s corner."""
+    def set_data(self, attentions: np.ndarray, labels: list[list[str]] | None = None, *, source: tuple) -> None:
+        """attentions (L, H, S, S) in [0, 1]; labels[l][h]: the text in tile (l, h)'s corner.
+
+        `source`: what they were taken from (a probe snapshot: `(probe,)`; compared by
+        plots.same_sources, by identity): the same snapshot again keeps the painted tiles
+        (a training update that brought no new snapshot, a head clicked); another one, of
+        the same shape or not, is painted. No attention value is compared."""
+        if self.data is not None and same_sources(self._source, source):
+            return
+        self._source = source
         a = np.asarray(attentions, dtype=np.float32)
         n_layers, n_heads, s = a.shape[0], a.shape[1], a.shape[2]
         if (n_layers, n_heads, s) != self.shape:
@@ -88,7 +97,7 @@ class HeadGrid:
     def clear(self) -> None:
         """No tiles, no outline, no names: a model being prepared has no heads to show yet (the
         last run's tiles and its selected head, in slots the new model may not have, would lie)."""
-        self.shape, self.data = (0, 0, 0), None
+        self.shape, self.data, self._source = (0, 0, 0), None, None
         self.tiles.place([], [])
         self.tiles.compose(np.zeros((0, 1, 1), np.float32), self.lut, (0.0, 1.0))
         self.tiles.select(None)
