@@ -24,7 +24,7 @@ from .config import AttentionConfig, ConfigError
 from .efficient import overview as kernel_overview
 from .efficient.attend import attend as efficient_attend
 from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
-from .masks import KeyRanges
+from .masks import KeyRanges, visible_tiles
 from .memory import (
     DEFAULT_MEMORY_BUDGET,
     check_lazy_memory,
@@ -437,7 +437,11 @@ class AttentionTrace:
             stats["inf_scores"] = torch.zeros(S, dtype=torch.int64)
             self._rows[(b, h)] = stats
             self._future[(b, h)] = future
-        return {"weights": torch.cat(tiles) if tiles else None}
+        if not tiles:
+            return {"weights": None}
+        # a tile no row of it may see is exactly 0 (drawn as a hole), not the rounding of its
+        # prefix-sum differences (~1e-14); nor is any mean below 0
+        return {"weights": torch.where(visible_tiles(cfg, tile), torch.cat(tiles).clamp_(min=0.0), 0.0)}
 
     def _kernel_overview(self, head: int, tile: tuple[int, int], sample: torch.Tensor, batch: int,
                          progress: Progress | None) -> dict[str, torch.Tensor | float | str] | None:

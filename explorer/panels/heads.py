@@ -426,6 +426,9 @@ class HeadsPanel(Panel):
             facts.append(self.tr("zoomed: every cell exact"))
             if zoomed:
                 facts.append(self.tr("colours: this region"))  # (the bar gives its scale)
+        elif frame.lod is not None and frame.lod_reduce is not None and frame.lod_reduce[h] == "mean":
+            # a linear kernel's long frame: the tile's exact mean (its max would need every weight)
+            facts.append(self.tr("each cell: mean of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         elif frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
             facts.append(self.tr("each cell: max of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         if frame.identical_pairs == 1:
