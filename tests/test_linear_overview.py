@@ -86,7 +86,7 @@ def test_the_long_path_is_taken_and_says_what_it_computed(case):
 
 
 def test_overview_cells_are_the_exact_tile_means(case):
-    tr, ov, _sample, w = case
+    _tr, ov, _sample, w = case
     want = tile_means(w, (6, 6))
     assert tuple(ov["weights"].shape) == tuple(want.shape) == (501, 501)
     torch.testing.assert_close(ov["weights"].double(), want, atol=1e-9, rtol=1e-5)
@@ -128,7 +128,7 @@ def test_entropy_jacobian_and_row_max_are_exact_on_the_sample_and_nowhere_else(c
 
 
 def test_histogram_rows_and_the_sampled_overflow_report(case):
-    tr, ov, sample, w = case
+    tr, ov, sample, _w = case
     cfg = tr.config
     q, k = tr.q[0, 1].double(), tr.k[0, 1].double()
     raw = q[sample] @ k.T
