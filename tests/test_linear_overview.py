@@ -193,3 +193,26 @@ def test_s65536_overview_without_a_grid_under_an_address_space_limit():
     assert out["upper"] == 0.0  # causal: no weight above the diagonal tiles
     assert out["steps"][0] == out["steps"][1] and out["n_steps"] > 5  # progress to its end, in steps
     assert 0 < out["entropy"] <= math.log(65536) and out["sampled"] == 128
+
+
+def test_the_window_says_which_numbers_are_tile_means_and_which_a_sample(qtbot, window):
+    """What the user reads: the heads map's cells are means (not maxima), the entropy, the
+    Jacobian norms and the largest |Q·Kᵀ| are of 128 sampled rows."""
+    pytest.importorskip("pytestqt")
+    from explorer.figures.text import plot_title
+
+    cfg = AttentionConfig(seq_len=S, n_heads=1, d_model=64, kernel="linear", backend="flash", causal=True, seed=6)
+    window.banner.hide_message()
+    with qtbot.waitSignal(window.frame_rendered, timeout=120_000, check_params_cb=lambda c: c == cfg):
+        window.set_config(cfg)
+    heads = window.panel("heads")
+    title = plot_title(heads.big.item).replace("\u00a0", " ")
+    assert "each cell: mean of 6×6" in title and "max of" not in title, title
+    diag = window.panel("diagnostics")
+    diag.draw_selection()
+    entropy = next(plot for key, _label, plot, _bars in diag.metric_plots if key == "head_entropy")
+    assert f"128 sampled rows of {S}" in plot_title(entropy).replace("\u00a0", " ")
+    assert "in 128 sampled rows" in diag.warn_card.text()
+    grad = window.panel("softmax_grad")
+    grad.draw_selection()
+    assert f"128 sampled rows of {S}" in plot_title(grad.jac_plot).replace("\u00a0", " ")
