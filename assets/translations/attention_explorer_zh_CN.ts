@@ -1306,11 +1306,11 @@ Replace them?</source>
     </message>
     <message>
         <source>largest |Q·Kᵀ| in {n} sampled rows = {peak} ({dtype} max {limit})</source>
-        <translation>{n} 个抽样行中最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
+        <translation>{n} 个样本行中最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
         <source>{n} sampled rows of {S}</source>
-        <translation>{S} 行中抽样 {n} 行</translation>
+        <translation>{S} 行中的 {n} 个样本行</translation>
     </message>
     <message>
         <location line="-5"/>
@@ -4748,7 +4748,7 @@ Replace them?</source>
     </message>
     <message>
         <source>{n} sampled rows of {S}</source>
-        <translation>{S} 行中抽样 {n} 行</translation>
+        <translation>{S} 行中的 {n} 个样本行</translation>
     </message>
     <message>
         <location line="+2"/>
