@@ -216,3 +216,17 @@ def test_the_window_says_which_numbers_are_tile_means_and_which_a_sample(qtbot, 
     grad = window.panel("softmax_grad")
     grad.draw_selection()
     assert f"128 sampled rows of {S}" in plot_title(grad.jac_plot).replace("\u00a0", " ")
+
+
+def test_performer_tiles_and_rows_equal_the_exact_pass_over_every_row():
+    """FAVOR+ features (with their shifts) through the same factorisation: the tile means equal
+    the exact eager formula's weights pooled (pooled_grid reads every row), the sink its column."""
+    cfg = AttentionConfig(seq_len=S, n_heads=1, d_model=64, kernel="performer", n_features=32, backend="flash",
+                          causal=True, window=500, global_tokens=4, seed=7)
+    tr = run(cfg)
+    ov = tr.head_overview(0, SHAPE)
+    assert ov["reduce"] == "mean"
+    exact = tr.pooled_grid("weights", 0, SHAPE, "mean")
+    torch.testing.assert_close(ov["weights"], exact, atol=1e-7, rtol=1e-4)
+    col0 = tr.head_rows("weights", 0, slice(0, S))[:, 0]
+    torch.testing.assert_close(tr.row_stats(0, 0)["sink"], col0.float(), atol=1e-6, rtol=1e-4)
