@@ -208,6 +208,10 @@ def test_the_window_says_which_numbers_are_tile_means_and_which_a_sample(qtbot, 
     heads = window.panel("heads")
     title = plot_title(heads.big.item).replace("\u00a0", " ")
     assert "each cell: mean of 6×6" in title and "max of" not in title, title
+    from explorer.panels.heads import describe_tile
+
+    hover = describe_tile(window.frame, 0, 0, 0)  # what the status bar says over a thumbnail cell
+    assert "mean weight" in hover and "largest" not in hover, hover
     diag = window.panel("diagnostics")
     diag.draw_selection()
     entropy = next(plot for key, _label, plot, _bars in diag.metric_plots if key == "head_entropy")

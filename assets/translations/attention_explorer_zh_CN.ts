@@ -1759,6 +1759,10 @@ Replace them?</source>
         <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 最大权重 {w}</translation>
     </message>
     <message>
+        <source>head {head} · queries {q0}–{q1} × keys {k0}–{k1} · mean weight {w}</source>
+        <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 平均权重 {w}</translation>
+    </message>
+    <message>
         <location line="+43"/>
         <location line="+300"/>
         <source>head {h}</source>

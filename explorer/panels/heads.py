@@ -60,8 +60,10 @@ def describe_tile(frame: Frame, head: int, r: int, c: int) -> str:
     """Status-bar readout of one drawn cell of a long frame's thumbnail: the block it stands for."""
     tr, tc = thumb_cell(frame)
     cfg = frame.config
-    return QCoreApplication.translate(
-        "HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}").format(
+    text = (QT_TRANSLATE_NOOP("HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}")
+            if frame.lod_reduce is None or frame.lod_reduce[head] == "max"  # (a linear kernel's: the mean)
+            else QT_TRANSLATE_NOOP("HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · mean weight {w}"))
+    return QCoreApplication.translate("HeadsPanel", text).format(
         head=head, q0=r * tr, q1=min((r + 1) * tr, cfg.seq_len) - 1, k0=c * tc,
         k1=min((c + 1) * tc, cfg.key_len) - 1, w=f"{frame.thumbs[head, r, c]:.4g}")
 
