@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import torch
@@ -92,8 +92,11 @@ class OverflowReport:
     inf_scores: int  # non-masked softmax inputs that are ±inf
     nan_rows: int  # weight rows containing NaN
     fully_masked_rows: int  # query rows that may see no key at all
-    max_abs_score_raw: float  # largest finite |Q·Kᵀ|
+    max_abs_score_raw: float  # largest finite |Q·Kᵀ| (of the sampled rows when sampled_rows is set)
     messages: tuple[str, ...]
+    #: the query rows max_abs_score_raw was taken over when not every row (a long linear-kernel
+    #: trace: AttentionTrace.stat_sample); None when it is over every row. The counts are exact.
+    sampled_rows: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -110,7 +113,9 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     """
     cfg = trace.config
     if trace.blocked or trace.rows_kept:  # (kept rows: no scan of the whole grids)
-        return _report(cfg, *_blocked_counts(trace))
+        rep = _report(cfg, *_blocked_counts(trace))
+        sample = trace.stat_sample
+        return rep if sample is None else replace(rep, sampled_rows=len(sample))
     # max |Q·Kᵀ| is finite exactly when every entry is (amax propagates NaN)
     top = float(trace.scores_raw.abs().amax().float()) if trace.scores_raw.numel() else float("nan")
     if (
@@ -140,7 +145,7 @@ def _blocked_counts(trace: AttentionTrace) -> tuple[int, int, int, float, KeyRan
             inf_raw += int(r["inf_scores_raw"].sum())
             inf_scores += int(r["inf_scores"].sum())
             nan_rows += int((~r["valid"]).sum())
-            top = max(top, float(r["max_abs_score_raw"].max()))
+            top = max(top, float(torch.nan_to_num(r["max_abs_score_raw"], nan=-math.inf).max()))  # (NaN: not sampled)
     return inf_raw, inf_scores, nan_rows, (top if top > float("-inf") else float("nan")), trace.key_ranges
 
 

@@ -157,7 +157,8 @@ def score_row_stats(scores_raw: torch.Tensor, scores: torch.Tensor, mask: torch.
 
 def head_metrics(rows: dict[str, torch.Tensor], only=HEAD_METRICS) -> dict[str, torch.Tensor]:
     """Reduce row statistics (…, S) (from :func:`weight_row_stats`) to per-head metrics (…,):
-    means over the valid rows, max_weight the largest weight. Each value is float32."""
+    means over the valid rows, max_weight the largest weight. Each value is float32. A statistic
+    NaN on valid rows (computed on a sample of rows only) is reduced over the rows that have it."""
     _check_metrics(only)
     valid = rows["valid"]
     if valid.shape[-1] and bool(valid.all()):  # every row counts (the common case): plain means
@@ -173,6 +174,11 @@ def head_metrics(rows: dict[str, torch.Tensor], only=HEAD_METRICS) -> dict[str, 
     out = {}
     for name in only:
         t = rows[_ROW_OF[name]]
+        if bool((torch.isnan(t) & valid).any()):  # a statistic computed on a sample of rows only (NaN
+            ok = valid & ~torch.isnan(t)  # elsewhere, AttentionTrace.stat_sample): over those rows
+            out[name] = (torch.where(ok, t, -torch.inf).amax(-1) if name == "max_weight"
+                         else torch.where(ok, t, 0.0).sum(-1) / ok.sum(-1).clamp(min=1))
+            continue
         out[name] = t.amax(-1) if name == "max_weight" else mean_rows(t)
     return out
 

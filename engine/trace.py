@@ -21,9 +21,10 @@ import torch
 from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
+from .efficient import overview as kernel_overview
 from .efficient.attend import attend as efficient_attend
 from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
-from .masks import KeyRanges
+from .masks import KeyRanges, visible_tiles
 from .memory import (
     DEFAULT_MEMORY_BUDGET,
     check_lazy_memory,
@@ -111,6 +112,8 @@ class AttentionTrace:
         self._budget = memory_budget() if budget is None else budget  # what the run was checked against
         self._row_fields: dict[str, torch.Tensor] = {}  # entropy, jacobian_norm (B, H, S)
         self._rows: dict[tuple[int, int], dict[str, torch.Tensor]] = {}  # (b, h) → (S,) stats
+        self._future: dict[tuple[int, int], torch.Tensor] = {}  # (b, h) → (S,) weight after the query
+        self._kernel_rows: bool | None = None  # row statistics from the factorised weights (_by_kernel)
         self._ref_context: torch.Tensor | None = None  # (B, H, S, Dh) blocked eager reference
         self._reference: tuple[torch.Tensor, float] | None = None  # eager output (B, S, d), max |Δ|
 
@@ -165,6 +168,25 @@ class AttentionTrace:
         instant, and what is derived from the rows is gathered from them, not from the grids)."""
         cfg = self.config
         return all((b, h) in self._rows for b in range(cfg.batch) for h in range(cfg.n_heads))
+
+    @property
+    def _by_kernel(self) -> bool:
+        """Whether the row statistics and the overview come from the linear kernel's factorised
+        weights (engine.efficient.overview: O(S·F) a head) instead of a pass over every row's
+        weights: a blocked trace of kernel "linear" or "performer" whose every row sees a key."""
+        if self._kernel_rows is None:
+            self._kernel_rows = self.blocked and kernel_overview.applies(self.config, self.key_ranges)
+        return self._kernel_rows
+
+    @property
+    def stat_sample(self) -> torch.Tensor | None:
+        """(n,) int64 query rows, or None. A blocked linear-kernel trace (:attr:`_by_kernel`)
+        computes the per-row statistics that need a whole row (entropy, jacobian_norm, row_max,
+        max_abs_score_raw) exactly on these rows only (engine.efficient.overview.sample_rows:
+        SAMPLE_ROWS evenly spaced) and leaves them NaN on every other row; its other statistics
+        (valid, sink, distance, diagonal, previous_token, the ±inf counts) are exact on every
+        row. None: every statistic of every row is exact."""
+        return kernel_overview.sample_rows(self.config.seq_len) if self._by_kernel else None
 
     @property
     def memory_estimate(self) -> dict[str, int]:
@@ -305,6 +327,16 @@ class AttentionTrace:
                 self._rows[(b, h)] = {**weight_row_stats(g["weights"][b, h], pos),
                                       **score_row_stats(g["scores_raw"][b, h], g["scores"][b, h], self.mask)}
             return
+        if self._by_kernel:
+            per = self._pass_steps()
+            done = []
+            for i, h in enumerate(heads):
+                report = None if progress is None else (lambda d, _t, i=i: progress(i * per + d, len(heads) * per))
+                if self._kernel_pass(b, h, None, report) is not None:
+                    done.append(h)
+            heads = [h for h in heads if h not in done]  # (a head that may overflow: the exact pass)
+            if not heads:
+                return
         check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
         blocks: dict[int, list[dict[str, torch.Tensor]]] = {h: [] for h in heads}
         slices = row_slices(cfg)
@@ -356,25 +388,102 @@ class AttentionTrace:
             tap("weights", w)
         return stats
 
+    def _pass_steps(self) -> int:
+        """Progress steps of one head's pass over its rows: row blocks, or the kernel pass's steps."""
+        cfg = self.config
+        if self._by_kernel:
+            chunks = -(-cfg.seq_len // kernel_overview.ROW_CHUNK)
+            return 1 + chunks + -(-len(kernel_overview.sample_rows(cfg.seq_len)) // kernel_overview.SAMPLE_CHUNK)
+        return len(row_slices(cfg))
+
+    def _kernel_pass(self, b: int, h: int, tile: tuple[int, int] | None,
+                     progress: Progress | None) -> dict[str, torch.Tensor | None] | None:
+        """A linear-kernel head's row statistics from its factorised weights (engine.efficient.
+        overview), kept; with ``tile`` its overview's tile means too ({"weights": (R, C)}).
+        None, keeping nothing, when the bounds cannot rule out a ±inf score (the exact pass
+        counts them). ``progress(done, total)`` after each step; an exception it raises cancels."""
+        cfg = self.config
+        S = cfg.seq_len
+        pos = query_positions(S, cfg.key_len)
+        sample = kernel_overview.sample_rows(S)
+        step = kernel_overview.ROW_CHUNK if tile is None else max(tile[0], kernel_overview.ROW_CHUNK // tile[0] * tile[0])
+        chunks = [slice(r0, min(S, r0 + step)) for r0 in range(0, S, step)]
+        total = self._pass_steps() if tile is None else 1 + len(chunks) + -(-len(sample) // kernel_overview.SAMPLE_CHUNK)
+        done = [0]
+
+        def advance() -> None:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], total)
+
+        with self._lock, torch.inference_mode():
+            kh = kernel_overview.KernelHead(self._call, b, h)
+            advance()
+            if not kernel_overview.overflow_free(kh):
+                return None
+            parts, tiles = [], []
+            for rows in chunks:
+                parts.append(kernel_overview.exact_rows(kh, pos, rows))
+                if tile is not None:
+                    tiles.append(kernel_overview.tile_means(kh, tile, rows))
+                advance()
+            sampled = kernel_overview.sampled_rows(kh, pos, sample, advance)
+            stats = {n: torch.cat([p[n] for p in parts]) for n in parts[0]}
+            future = stats.pop("future")
+            for n, vals in sampled.items():
+                stats[n] = torch.full((S,), float("nan")).index_put_((sample,), vals)
+            # overflow_free: no Q·Kᵀ entry, no visible softmax input is ±inf
+            stats["inf_scores_raw"] = torch.zeros(S, dtype=torch.int64)
+            stats["inf_scores"] = torch.zeros(S, dtype=torch.int64)
+            self._rows[(b, h)] = stats
+            self._future[(b, h)] = future
+        if not tiles:
+            return {"weights": None}
+        # a tile no row of it may see is exactly 0 (drawn as a hole), not the rounding of its
+        # prefix-sum differences (~1e-14); nor is any mean below 0
+        return {"weights": torch.where(visible_tiles(cfg, tile), torch.cat(tiles).clamp_(min=0.0), 0.0)}
+
+    def _kernel_overview(self, head: int, tile: tuple[int, int], sample: torch.Tensor, batch: int,
+                         progress: Progress | None) -> dict[str, torch.Tensor | float | str] | None:
+        """head_overview of a linear-kernel head from its factorised weights (None: the exact pass)."""
+        res = self._kernel_pass(batch, head, tile, progress)
+        if res is None:
+            return None
+        with torch.inference_mode():  # the histograms' exact rows
+            picked = kernel_overview.score_rows(self._call, batch, head, sample)
+        out: dict[str, torch.Tensor | float | str] = {"weights": res["weights"], "reduce": "mean", **picked}
+        valid = self._rows[(batch, head)]["valid"]
+        fut = self._future[(batch, head)]
+        out["future_share"] = float(fut[valid].mean()) if bool(valid.any()) else math.nan
+        return out
+
     def head_overview(self, head: int, shape: tuple[int, int], sample_rows: torch.Tensor | None = None,
                       batch: int = 0, progress: Progress | None = None) -> dict[str, torch.Tensor | float]:
         """What a long sequence's window shows of one head, in one pass over its rows:
 
-          weights       (≤ rows, ≤ cols) float32: block max of the weights (pooled_grid's tiles)
+          weights       (≤ rows, ≤ cols) float32: block max of the weights (pooled_grid's tiles),
+                        or for a linear kernel's factorised pass (:attr:`stat_sample` not None)
+                        their exact block mean
+          reduce        "max" or "mean": which of the two ``weights`` holds
           scores_raw, scores   (n, Skv) float32: the exact rows ``sample_rows`` (n,) int64
           future_share  mean share of a valid row's weight on keys after its query (NaN if none)
 
         and the head's row statistics (row_stats) kept, so entropy and the head summaries
         need no second pass. ``progress(done, total)`` after each block; an exception it raises
-        cancels (nothing of the pass is kept)."""
+        cancels (nothing of the pass is kept). A linear kernel's long trace (:attr:`_by_kernel`)
+        takes O(S·F) instead of O(S·Skv): see engine.efficient.overview."""
         self._check_head("weights", head, batch)
         cfg = self.config
         rows_n, cols_n = (max(1, int(n)) for n in shape)
         tile = (-(-cfg.seq_len // rows_n), -(-cfg.key_len // cols_n))
         sample = torch.zeros(0, dtype=torch.int64) if sample_rows is None else sample_rows.to(torch.int64)
+        if self._by_kernel:
+            ov = self._kernel_overview(head, tile, sample, batch, progress)
+            if ov is not None:
+                return ov
         pos = query_positions(cfg.seq_len, cfg.key_len)
         keys = torch.arange(cfg.key_len)
-        out: dict[str, torch.Tensor | float] = {}
+        out: dict[str, torch.Tensor | float | str] = {"reduce": "max"}
         # held grids (eager, or small enough to materialise) are read a block of rows at a time
         # too: the statistics' temporaries stay a block's, not a whole (S, Skv) plane's
         slices = row_slices(cfg, multiple=tile[0])  # blocks on tile boundaries: no carry
@@ -430,7 +539,7 @@ class AttentionTrace:
         with self._lock:
             todo = [(b, [h for h in range(cfg.n_heads) if (b, h) not in self._rows]) for b in range(cfg.batch)]
             todo = [(b, heads) for b, heads in todo if heads]
-            n_blocks = len(row_slices(cfg))
+            n_blocks = self._pass_steps()
             total = sum(len(heads) for _, heads in todo) * n_blocks
             offset = 0
             for b, heads in todo:
@@ -482,6 +591,8 @@ class AttentionTrace:
     def _ensure_reference(self, progress: Progress | None = None) -> tuple[torch.Tensor, float] | None:
         if self.config.backend == "eager":  # (a variant too: the contract's None for eager)
             return None
+        if self._by_kernel:  # its reference is O(S·Skv) a head: not measured (see backend_max_abs_diff)
+            return None
         with self._lock:
             if self._reference is None:
                 if not self.blocked:
@@ -504,6 +615,8 @@ class AttentionTrace:
         (engine.efficient): on sdpa or flash this is its blocked or prefix-sum output against
         the eager formula of its own attention matrix (softmax of the variant's scores, times
         V: what eager materialises), not against full softmax (that is approximation_report).
+        None too for a blocked linear-kernel trace (:attr:`stat_sample` not None): its eager
+        reference would be the O(S·Skv) pass the factorised statistics avoid.
         Measured on first access for a fused trace (with the grids when they are computed)."""
         ref = self._ensure_reference()
         return None if ref is None else ref[1]

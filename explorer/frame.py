@@ -49,7 +49,10 @@ class Frame:
     (rows, cols) tile each drawn cell stands for, ``weights`` / ``weights_shown`` are
     (H, ⌈S/rows⌉, ⌈Skv/cols⌉) block maxima, and ``scores_raw`` / ``scores`` hold the exact
     rows ``sample_rows`` (H, n, Skv) the score histograms read. Every other field is exact,
-    and `cell` / `row` give any exact value (computed on demand for a long frame).
+    and `cell` / `row` give any exact value (computed on demand for a long frame). A long
+    linear-kernel frame (``stat_rows`` set) draws each tile's exact mean instead of its max
+    (``lod_reduce``) and has ``entropy`` / ``jac_norm`` on the rows ``stat_rows`` only (NaN
+    elsewhere; ``valid_rows`` then marks the valid sampled rows): O(S) a head, not O(S·Skv).
     """
 
     request_id: int
@@ -92,6 +95,12 @@ class Frame:
     thumbs: np.ndarray | None = None  # (H, ≤THUMB_CELLS, ≤THUMB_CELLS) a long frame's thumbnails (block max)
     thumb_lod: tuple[int, int] | None = None  # (rows, cols) of weights_shown per thumbnail cell
     sample_rows: np.ndarray | None = None  # (n,) the query rows of scores_raw / scores in a long frame
+    #: (H,) "max" or "mean": what each head's drawn cell of a long frame is, of its tile (a linear
+    #: kernel's long frame: the exact tile mean, from the factorised weights); None: every cell
+    lod_reduce: tuple[str, ...] | None = None
+    #: (n,) the only query rows whose entropy and jac_norm a long linear-kernel frame computed
+    #: (engine AttentionTrace.stat_sample; NaN on the others, left out of valid_rows); None: all
+    stat_rows: np.ndarray | None = None
     _rows_cache: dict = field(default_factory=dict, repr=False)  # (name, head, block start) → (r, Skv)
 
     @property
@@ -321,7 +330,7 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
     histograms, and the row statistics every per-head number comes from."""
     H, S, Skv = config.n_heads, config.seq_len, config.key_len
     sample = torch.from_numpy(np.unique(np.linspace(0, S - 1, min(S, SAMPLE_ROWS)).round().astype(np.int64)))
-    pooled, raw, scores, shares = [], [], [], []
+    pooled, raw, scores, shares, reduce = [], [], [], [], []
     at = [0, 1]  # the last (done, total) reported
 
     def report_head(h: int, d: int, t: int) -> None:
@@ -335,14 +344,15 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         raw.append(ov["scores_raw"].numpy())
         scores.append(ov["scores"].numpy())
         shares.append(ov["future_share"])
-    weights = np.stack(pooled)  # (H, R, C) block maxima
+        reduce.append(str(ov["reduce"]))
+    weights = np.stack(pooled)  # (H, R, C) block maxima (or a linear kernel's block means)
     tile = (-(-S // LOD_CELLS), -(-Skv // LOD_CELLS))
     mask = trace.key_ranges.numpy()  # (S,) lo, hi: no (S, Skv) grid
     visible = visible_tiles(config, tile).numpy()  # (R, C) any key seen
     weights_shown = weights.copy()
     np.copyto(weights_shown, np.float32(np.nan), where=(~visible)[None] & (weights == 0))
     entropy = _np(trace.entropy[0])
-    valid_rows = ~np.isnan(entropy)
+    valid_rows = ~np.isnan(entropy)  # (a linear kernel's: the valid rows of its sample, stat_rows)
     head_rows = valid_rows.sum(-1)
     m = engine.trace_head_summary(trace, only=("mean_entropy", "sink_mass", "mean_distance"))
     metric = {k: np.where(head_rows > 0, _np(v), np.float32(np.nan)).astype(np.float32) for k, v in m.items()}
@@ -368,8 +378,9 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         overflow=engine.overflow_report(trace), stage_costs=engine.stage_costs(config),
         query_labels=q_labels, key_labels=k_labels, sweep_counts=sweep_key_counts(config, mask),
         compute_ms=0.0, timings_ms=dict(trace.timings_ms), lod=tile, sample_rows=sample.numpy(),
+        lod_reduce=tuple(reduce), stat_rows=None if trace.stat_sample is None else trace.stat_sample.numpy(),
     )
-    frame.thumbs, frame.thumb_lod = _thumbnails(weights_shown)
+    frame.thumbs, frame.thumb_lod = _thumbnails(weights_shown, weights if "mean" in reduce else None)
     for n, _rows in frame.sweep_counts:  # each key count measured once, a report between its d_k
         _sweep_at(n, None if progress is None else (lambda: progress(*at)))
     scaling_sweep(frame.sweep_counts)
@@ -383,9 +394,11 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
     return frame
 
 
-def _thumbnails(maps: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
+def _thumbnails(maps: np.ndarray, means: np.ndarray | None = None) -> tuple[np.ndarray, tuple[int, int]]:
     """(H, R, C) block maxima → (H, ≤THUMB_CELLS, ≤THUMB_CELLS) maxima of blocks of them, NaN
-    (a hole) only where every cell is one; and the block (rows, cols)."""
+    (a hole) only where every cell is one; and the block (rows, cols). ``means`` (H, R, C), block
+    means without holes (a linear kernel's long frame): the thumbnails are their means instead
+    (holes where every cell of ``maps`` is one)."""
     H, R, C = maps.shape
     tr, tc = -(-R // THUMB_CELLS), -(-C // THUMB_CELLS)
     r, c = -(-R // tr), -(-C // tc)
@@ -394,6 +407,12 @@ def _thumbnails(maps: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
     with np.errstate(all="ignore"):
         blocks = padded.reshape(H, r, tr, c, tc)
         out = np.fmax.reduce(np.fmax.reduce(blocks, axis=4), axis=2)
+        if means is not None:
+            hole = np.isnan(out)
+            m = np.full((H, r * tr, c * tc), np.nan, np.float32)
+            m[:, :R, :C] = means
+            out = np.nanmean(m.reshape(H, r, tr, c, tc), axis=(2, 4))
+            out[hole] = np.nan
     return out.astype(np.float32), (tr, tc)
 
 
@@ -423,7 +442,11 @@ def sweep_key_counts(config: AttentionConfig, mask: np.ndarray | KeyRanges) -> t
 
 #: key counts the sweep is measured at; others are interpolated in log(count) between them
 SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
-              2048, 4096, 8192, 16384)
+              2048, 4096, 8192, 16384, 32768, 65536)
+#: past 1024 keys a sweep draws about this many keys in all (n_samples × n_keys, at least one
+#: sample): each sample already averages over thousands of keys, and a causal 65,536-token
+#: frame's curves need the grid's largest counts (8 samples of 65,536 keys drew 0.5 G normals)
+_SWEEP_KEYS = 8 * 16384
 
 
 #: key count → _sweep_measured's arrays (at most _SWEEPS_KEPT, the oldest dropped first)
@@ -434,12 +457,12 @@ _SWEEPS_LOCK = threading.Lock()  # the worker threads and the UI thread (a panel
 
 def _sweep_measured(n_keys: int, check=None) -> dict[str, np.ndarray]:
     """engine.scaling_sweep at one key count, as float64 numpy (32 sampled queries past 64 keys,
-    8 past 1024: each already averages over many keys); measured once. ``check()`` between
+    8 past 1024, fewer past 16384: _SWEEP_KEYS; each already averages over many keys); measured once. ``check()`` between
     its d_k (a long frame's cancel)."""
     got = _SWEEPS.get(n_keys)
     if got is None:
-        sw = engine.scaling_sweep(n_keys=n_keys, n_samples=64 if n_keys <= 64 else 32 if n_keys <= 1024 else 8,
-                                  check=check)
+        samples = 64 if n_keys <= 64 else 32 if n_keys <= 1024 else max(1, min(8, _SWEEP_KEYS // n_keys))
+        sw = engine.scaling_sweep(n_keys=n_keys, n_samples=samples, check=check)
         got = {k: v.numpy().astype(np.float64) for k, v in sw.items()}
         with _SWEEPS_LOCK:
             while len(_SWEEPS) >= _SWEEPS_KEPT:

@@ -1305,6 +1305,14 @@ Replace them?</source>
         <translation>最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
     </message>
     <message>
+        <source>largest |Q·Kᵀ| in {n} sampled rows = {peak} ({dtype} max {limit})</source>
+        <translation>{n} 个样本行中最大 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）</translation>
+    </message>
+    <message>
+        <source>{n} sampled rows of {S}</source>
+        <translation>{S} 行中的 {n} 个样本行</translation>
+    </message>
+    <message>
         <location line="-5"/>
         <source>largest finite |Q·Kᵀ| = {peak} ({dtype} max {limit}) · {n} entries ±inf</source>
         <translation>最大有限 |Q·Kᵀ| = {peak}（{dtype} 最大值 {limit}）· {n} 个元素为 ±inf</translation>
@@ -1751,6 +1759,10 @@ Replace them?</source>
         <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 最大权重 {w}</translation>
     </message>
     <message>
+        <source>head {head} · queries {q0}–{q1} × keys {k0}–{k1} · mean weight {w}</source>
+        <translation>头 {head} · 查询 {q0}–{q1} × 键 {k0}–{k1} · 平均权重 {w}</translation>
+    </message>
+    <message>
         <location line="+43"/>
         <location line="+300"/>
         <source>head {h}</source>
@@ -1877,6 +1889,10 @@ Replace them?</source>
         <location line="+220"/>
         <source>each cell: max of {r}×{c}</source>
         <translation>每格：{r}×{c} 中的最大值</translation>
+    </message>
+    <message>
+        <source>each cell: mean of {r}×{c}</source>
+        <translation>每格：{r}×{c} 的平均值</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -4733,6 +4749,10 @@ Replace them?</source>
         <location line="+43"/>
         <source>(lines: other heads)</source>
         <translation>（折线：其他注意力头）</translation>
+    </message>
+    <message>
+        <source>{n} sampled rows of {S}</source>
+        <translation>{S} 行中的 {n} 个样本行</translation>
     </message>
     <message>
         <location line="+2"/>

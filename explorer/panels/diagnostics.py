@@ -369,6 +369,9 @@ class DiagnosticsPanel(Panel):
                 spread = fmt_number(float(raw[~none].std())) if (~none).any() else "NaN"
                 extra = " · " + unbroken(self.tr("all heads: mean {mean}, spread {spread}").format(
                     mean=mean, spread=spread))
+                if f.stat_rows is not None:  # a long linear kernel's entropy: of a sample of rows
+                    extra += " · " + unbroken(self.tr("{n} sampled rows of {S}").format(
+                        n=len(f.stat_rows), S=f.config.seq_len))
             set_plot_title(plot, f"<b>{self.tr(label)}</b> · {head}: {value}{extra}", th, size=9.0)
 
     def set_backends(self, result: dict) -> None:
@@ -389,6 +392,9 @@ class DiagnosticsPanel(Panel):
                 peak=f"{peak:.4g}" if math.isfinite(peak) else "–", dtype=f.config.dtype,
                 limit=f"{limit:.4g}", n=rep.inf_scores_raw)
             rows.append(([line], "note"))
+        elif math.isfinite(peak) and rep.sampled_rows is not None:  # a long linear kernel's: a sample
+            rows.append(([self.tr("largest |Q·Kᵀ| in {n} sampled rows = {peak} ({dtype} max {limit})").format(
+                n=rep.sampled_rows, peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")], "note"))
         elif math.isfinite(peak):
             rows.append(([self.tr("largest |Q·Kᵀ| = {peak} ({dtype} max {limit})").format(
                 peak=f"{peak:.4g}", dtype=f.config.dtype, limit=f"{limit:.4g}")], "note"))

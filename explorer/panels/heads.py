@@ -62,8 +62,10 @@ def describe_tile(frame: Frame, head: int, r: int, c: int) -> str:
     """Status-bar readout of one drawn cell of a long frame's thumbnail: the block it stands for."""
     tr, tc = thumb_cell(frame)
     cfg = frame.config
-    return QCoreApplication.translate(
-        "HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}").format(
+    text = (QT_TRANSLATE_NOOP("HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · largest weight {w}")
+            if frame.lod_reduce is None or frame.lod_reduce[head] == "max"  # (a linear kernel's: the mean)
+            else QT_TRANSLATE_NOOP("HeadsPanel", "head {head} · queries {q0}–{q1} × keys {k0}–{k1} · mean weight {w}"))
+    return QCoreApplication.translate("HeadsPanel", text).format(
         head=head, q0=r * tr, q1=min((r + 1) * tr, cfg.seq_len) - 1, k0=c * tc,
         k1=min((c + 1) * tc, cfg.key_len) - 1, w=number(frame.thumbs[head, r, c], 4))
 
@@ -428,6 +430,9 @@ class HeadsPanel(Panel):
             facts.append(self.tr("zoomed: every cell exact"))
             if zoomed:
                 facts.append(self.tr("colours: this region"))  # (the bar gives its scale)
+        elif frame.lod is not None and frame.lod_reduce is not None and frame.lod_reduce[h] == "mean":
+            # a linear kernel's long frame: the tile's exact mean (its max would need every weight)
+            facts.append(self.tr("each cell: mean of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         elif frame.lod is not None:  # what one drawn cell is: the largest weight of its tile
             facts.append(self.tr("each cell: max of {r}×{c}").format(r=frame.lod[0], c=frame.lod[1]))
         if frame.identical_pairs == 1:

@@ -243,14 +243,15 @@ class SoftmaxGradPanel(Panel):
         h, i, j = sel.head, sel.query, sel.key
         S = cfg.seq_len
         # ---- Jacobian norm per query ------------------------------------------
-        jac = np.nan_to_num(f.jac_norm[h])
-        xs = np.arange(S)
+        # (a long linear kernel's norms: on its sampled rows only, no bar elsewhere)
+        jac = np.nan_to_num(f.jac_norm[h]) if f.stat_rows is None else f.jac_norm[h]
+        xs = np.arange(S) if f.stat_rows is None else f.stat_rows
         self.jac_bars.set(jac, selected=i, source=(f, h))
         if cfg.n_heads > 1:
             if self._drawn.changed("others", f, h):
                 # every other head's row, each ended by a NaN (a break in the one curve): (H−1)·(S+1)
-                rows = np.full((cfg.n_heads, S + 1), np.nan)
-                rows[:, :S] = np.nan_to_num(f.jac_norm)
+                rows = np.full((cfg.n_heads, len(xs) + 1), np.nan)
+                rows[:, :-1] = np.nan_to_num(f.jac_norm[:, xs])
                 others = np.delete(rows, h, axis=0).ravel()
                 xs_all = np.tile(np.append(xs, np.nan), cfg.n_heads - 1)
                 self.jac_others.setData(xs_all, others, connect="finite")
@@ -259,6 +260,8 @@ class SoftmaxGradPanel(Panel):
             self.jac_others.hide()
         others = unbroken(self.tr("(lines: other heads)"))
         ref_note = self._draw_reference_jac(h)
+        if f.stat_rows is not None:  # say that the norms are of a sample of rows
+            others += " · " + unbroken(self.tr("{n} sampled rows of {S}").format(n=len(f.stat_rows), S=S))
         set_plot_title(self.jac_plot, self.tr("<b>‖∂softmax/∂s‖</b> per query · head {h}").format(h=h)
                        + f" <span style='color:{th.muted}'>{others}</span>" + ref_note, th)
         # ---- the selected query's weights ----------------------------------------
@@ -279,6 +282,9 @@ class SoftmaxGradPanel(Panel):
         else:
             self.uniform.hide()
         ent = float(f.entropy[h, i])  # (+ 0.0 below: a one-hot row prints "0", not "-0")
+        if math.isnan(ent) and f.stat_rows is not None and not np.isnan(row).any():
+            p = row[row > 0].astype(np.float64)  # a row outside a linear kernel's sample: its exact row's
+            ent = float(-(p * np.log(p)).sum())
         top = max(float(np.nanmax(heights)) if heights.size else 1.0, 1.0 / max(n_vis, 1))
         ymax = sticky_max(self._row_ymax, min(1.0, top * 1.08), shrink=0.25)
         if ymax != self._row_ymax:
