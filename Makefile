@@ -37,7 +37,10 @@ run: $(STAMP) $(QM)
 # window and models are shared by its tests; modules never share a resource). A worker that
 # crashes natively ends the run at once, failed: a replaced worker re-runs the crashed module,
 # and pytest-xdist 3.8's per-file scheduler can then hang with both workers idle.
-PYTEST_PARALLEL := -n 2 --dist loadfile --max-worker-restart=0
+# --no-loadscope-reorder: the modules are handed out in collection order, the longest first
+# (tests/conftest.py LONGEST_FIRST), not by their number of tests (a long module with few tests
+# last kept one worker busy alone at the end).
+PYTEST_PARALLEL := -n 2 --dist loadfile --no-loadscope-reorder --max-worker-restart=0
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .

@@ -1,12 +1,17 @@
-"""Tiny Hugging Face models for the engine.models tests, built once per session.
+"""Tiny Hugging Face models for the engine.models tests, built once per test run.
 
 Each builder writes a real ``save_pretrained`` folder (config, safetensors,
-tokenizer) with random weights: nothing is downloaded.
+tokenizer) with random weights: nothing is downloaded. The folders (and the trained
+induction run) are built once for the whole run, whatever the number of pytest-xdist
+workers (:func:`built_once`), and are only read: a test that changes a model's files works
+on a copy (:func:`copy_model`).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -138,6 +143,25 @@ def copy_model(src: Path, dst: Path) -> Path:
     return dst
 
 
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """The folder ``name`` that ``build(folder)`` writes, built once per test run and shared by
+    its xdist workers (they share the parent of their own base temporary folders): the first
+    worker to ask builds it under a file lock, the others wait and reuse it."""
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    folder, done = shared / name, shared / f"{name}.built"
+    with FileLock(str(shared / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed half-way
+            folder.mkdir(parents=True)
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def minilm_path() -> Path:
     return minilm_folder()
@@ -152,17 +176,17 @@ def minilm(minilm_path):
 
 @pytest.fixture(scope="session")
 def llama_path(tmp_path_factory) -> Path:
-    return build_llama(tmp_path_factory.mktemp("llama_gqa"))
+    return built_once(tmp_path_factory, "llama_gqa", build_llama)
 
 
 @pytest.fixture(scope="session")
 def gpt2_path(tmp_path_factory) -> Path:
-    return build_gpt2(tmp_path_factory.mktemp("gpt2"))
+    return built_once(tmp_path_factory, "gpt2", build_gpt2)
 
 
 @pytest.fixture(scope="session")
 def qwen2_path(tmp_path_factory) -> Path:
-    return build_qwen2(tmp_path_factory.mktemp("qwen2"))
+    return built_once(tmp_path_factory, "qwen2", build_qwen2)
 
 
 @pytest.fixture(scope="session")
@@ -176,17 +200,32 @@ def llama(llama_path):
 INDUCTION_TEXT = "ABCDEFGHIJ ABCDEFGHI"
 
 
-@pytest.fixture(scope="module")
-def run_folder(tmp_path_factory) -> Path:
-    """A training-lab run of the default config (the induction task), trained until its
-    induction milestone (post-norm: layer 1 holds the induction heads), saved as a run folder."""
+def train_induction(folder: Path) -> Path:
+    """The training lab's default config (the induction task) trained until its induction
+    milestone (post-norm: layer 1 holds the induction heads; at most 800 steps), saved in
+    ``folder``. Deterministic: the same run whoever trains it."""
     from engine.training import TrainConfig, Trainer, first_reached
 
     tr = Trainer(TrainConfig())
     while tr.steps_done < 800 and first_reached(tr.history) is None:
         tr.step(25)
     assert first_reached(tr.history) is not None, "the default run formed no induction head"
-    return tr.save(tmp_path_factory.mktemp("runs") / "induction")
+    return tr.save(folder)
+
+
+@pytest.fixture(scope="session")
+def induction_run_path(tmp_path_factory) -> Path:
+    """:func:`train_induction`'s run, trained once per test run (~450 steps: the longest
+    fixture of the suite, formerly trained again by four modules); copy it before use
+    (:func:`run_folder`)."""
+    return built_once(tmp_path_factory, "induction_run", train_induction)
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory, induction_run_path) -> Path:
+    """The default run trained until its induction milestone (:func:`train_induction`), as a
+    run folder of this module's own named ``induction``."""
+    return copy_model(induction_run_path, tmp_path_factory.mktemp("runs") / "induction")
 
 
 def settle_analyses(qapp, window, timeout_s: float = 120.0) -> None:

@@ -30,12 +30,24 @@ from explorer.panels.attribution import logit_text
 
 try:
     from conftest import shown_window
-    from models_fixtures import build_qwen2, gpt2_path, minilm_folder, run_folder
+    from models_fixtures import (
+        build_qwen2,
+        gpt2_path,
+        induction_run_path,
+        minilm_folder,
+        run_folder,
+    )
 except ImportError:  # tests/ imported as a package
     from tests.conftest import shown_window
-    from tests.models_fixtures import build_qwen2, gpt2_path, minilm_folder, run_folder
+    from tests.models_fixtures import (
+        build_qwen2,
+        gpt2_path,
+        induction_run_path,
+        minilm_folder,
+        run_folder,
+    )
 
-__all__ = ["gpt2_path", "run_folder"]  # fixtures
+__all__ = ["gpt2_path", "induction_run_path", "run_folder"]  # fixtures
 
 TIMEOUT_MS = 120_000
 GPT2_TEXT = "the cat sat on the mat . the cat sat on"

@@ -26,12 +26,12 @@ from explorer.figures.text import plot_title as html_title
 
 try:
     from conftest import shown_window
-    from models_fixtures import minilm_folder, run_folder, settle_analyses
+    from models_fixtures import induction_run_path, minilm_folder, run_folder, settle_analyses
 except ImportError:  # tests/ imported as a package
     from tests.conftest import shown_window
-    from tests.models_fixtures import minilm_folder, run_folder, settle_analyses
+    from tests.models_fixtures import induction_run_path, minilm_folder, run_folder, settle_analyses
 
-__all__ = ["run_folder"]  # a fixture
+__all__ = ["induction_run_path", "run_folder"]  # fixtures
 
 TIMEOUT_S = 120
 TEXT = "ABCDEFGHIJ ABCDEFGHI"  # <bos> + 10 symbols + the first 9 again: induction predicts J

@@ -18,12 +18,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from models_fixtures import gpt2_path, llama, llama_path, minilm, minilm_path, qwen2_path
+from models_fixtures import (
+    gpt2_path,
+    induction_run_path,
+    llama,
+    llama_path,
+    minilm,
+    minilm_path,
+    qwen2_path,
+    run_folder,
+)
 
 from engine.models import InspectError, load_model
 from engine.models.detectors import repeated_random_tokens
 
-__all__ = ["gpt2_path", "llama", "llama_path", "minilm", "minilm_path", "qwen2_path"]
+__all__ = ["gpt2_path", "induction_run_path", "llama", "llama_path", "minilm", "minilm_path", "qwen2_path",
+           "run_folder"]
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = "the cat sat on the mat . the cat"
@@ -34,17 +44,11 @@ CORRUPT_RUN = "ABCDEFGH IJKLMNO"  # the second half never seen before: induction
 
 # ---- fixtures -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+def trained(run_folder):
     """The default training config (post-norm, attention-only, 2 × 2) trained until the lab's
-    induction milestone, saved and opened with load_model."""
-    from engine.training import TrainConfig, Trainer, first_reached
-
-    tr = Trainer(TrainConfig())
-    while tr.steps_done < 800 and first_reached(tr.history) is None:
-        tr.step(25)
-    assert first_reached(tr.history) is not None, "the default run formed no induction head"
-    folder = tr.save(tmp_path_factory.mktemp("runs") / "induction")
-    return load_model(folder)
+    induction milestone (models_fixtures.train_induction, trained once per test run), saved and
+    opened with load_model."""
+    return load_model(run_folder)
 
 
 @pytest.fixture(scope="module")
@@ -527,12 +531,13 @@ def test_cli_circuits_options(trained, gpt2_path, minilm_path, qwen2_path, capsy
         assert all(0 <= v <= 1 for v in row["scores"].values())
     best = max(doc["heads"], key=lambda r: r["scores"]["induction"])
     assert best["layer"] == 1
-    # the text tables: scores columns, the lens, the patching grid
-    p = run_cli("--model", run, "--text", CLEAN_RUN, "--circuits", "--logit-lens",
-                "--patch", CORRUPT_RUN, "--answer", "H")
-    assert p.returncode == 0, p.stderr
-    assert " ind prev_t    dup" in p.stdout and "logit lens" in p.stdout
-    assert "activation patching (exact)" in p.stdout and "largest effect: layer 1" in p.stdout
+    # the text tables: scores columns, the lens, the patching grid (in this process: one child
+    # above shows the command as users run it; each child costs a torch import)
+    assert main.main(["inspect", "--model", run, "--text", CLEAN_RUN, "--circuits", "--logit-lens",
+                      "--patch", CORRUPT_RUN, "--answer", "H"]) == 0
+    out = capsys.readouterr().out
+    assert " ind prev_t    dup" in out and "logit lens" in out
+    assert "activation patching (exact)" in out and "largest effect: layer 1" in out
     # bad combinations exit 2, refusals 1, each with one line on stderr
     for argv, code, says in (
             (["--model", run, "--text", CLEAN_RUN, "--answer", "H"], 2, "--answer only applies with --patch"),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from models_fixtures import build_llama, copy_model
+from models_fixtures import build_llama, built_once, copy_model
 
 from engine import AttentionConfig, ConfigError
 from engine.models import ModelLoadError, load_model
@@ -155,7 +155,8 @@ def test_a_fifo_vocab_is_refused_not_read_as_unknown_tokens(vocab_bert, tmp_path
 
 @pytest.fixture(scope="module")
 def llama(tmp_path_factory) -> Path:
-    return build_llama(tmp_path_factory.mktemp("llama"))
+    """models_fixtures' Llama (GQA), built once per test run: only read (edits go to copies)."""
+    return built_once(tmp_path_factory, "llama_gqa", build_llama)
 
 
 def _edited_json(src: Path, dst: Path, name: str, edit) -> Path:

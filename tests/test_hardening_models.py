@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from models_fixtures import SPECIALS, WORDS, build_llama, copy_model, save_tokenizer
+from models_fixtures import SPECIALS, WORDS, build_llama, built_once, copy_model, save_tokenizer
 
 from engine.models import InspectError, ModelLoadError, load_model
 from engine.models.report import inspect_command
@@ -46,7 +46,8 @@ def bert_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_llama_path(tmp_path_factory) -> Path:
-    return build_llama(tmp_path_factory.mktemp("tiny_llama"))
+    """models_fixtures' Llama (GQA), built once per test run: only read (edits go to copies)."""
+    return built_once(tmp_path_factory, "llama_gqa", build_llama)
 
 
 def _edited(src: Path, dst: Path, **changes) -> Path:

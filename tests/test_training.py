@@ -1,6 +1,7 @@
 """engine.training: the training lab's engine (issue 17). Qt-free; training on one thread.
 
-The whole file takes ~40 s on 2 cores: the induction run (~450 steps) and the warmup
+The whole file takes ~40 s on 2 cores: the induction run (~450 steps, trained once per test
+run and shared with the circuits tests: models_fixtures.induction_run_path) and the warmup
 contrast (2 × 150 steps) are the long ones.
 """
 
@@ -27,6 +28,13 @@ from engine.training import (
 )
 from engine.training.tasks import IGNORE, make_batch
 
+try:
+    from models_fixtures import induction_run_path
+except ImportError:  # tests/ imported as a package
+    from tests.models_fixtures import induction_run_path
+
+__all__ = ["induction_run_path"]  # a fixture
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -40,12 +48,10 @@ def history_dicts(trainer: Trainer) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def induction_run():
-    """The default config trained until the induction milestone (at most 600 steps)."""
-    tr = Trainer(TrainConfig())
-    while tr.steps_done < 600 and first_reached(tr.history) is None:
-        tr.step(25)
-    return tr
+def induction_run(induction_run_path):
+    """The default config trained until the induction milestone (models_fixtures.train_induction,
+    trained once per test run and saved), opened as the Trainer it was with its whole history."""
+    return Trainer.load(induction_run_path)
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +204,7 @@ def test_same_seed_same_history_and_threads_restored():
 def test_default_run_forms_an_induction_head(induction_run):
     tr = induction_run
     hit = first_reached(tr.history)
-    assert hit is not None, "no induction head within 600 steps"
+    assert hit is not None and hit.step <= 600, "no induction head within 600 steps"
     assert hit.best("induction", layer=1) > 0.5 and hit.best("previous_token", layer=0) > 0.3
     assert hit.loss_predictable < 1.5  # the repeated half has become predictable
     assert tr.history[0].loss == pytest.approx(math.log(48), abs=0.5)  # it started knowing nothing
