@@ -369,9 +369,10 @@ def test_out_is_a_file_exits_1(tmp_path, capsys):
     f.write_text("x")
     assert export_command(cli_args(f)) == 1
     assert "is a file" in capsys.readouterr().err
-    assert export_command(cli_args(f / "sub")) == 1  # a parent of --out is a file
+    assert export_command(cli_args(f / "sub" / "deeper")) == 1  # a parent of --out is a file
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{f} is a file, not a folder" in err  # names the file in the way
 
 
 @pytest.mark.slow

@@ -62,6 +62,9 @@ def export_command(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         return fail(f"--out {out} is a file, not a folder", 1)
+    blocker = file_above(out)
+    if blocker is not None:  # refuse before building a window (a minute on a long session)
+        return fail(f"cannot create the folder {out}: {blocker} is a file, not a folder", 1)
     if not args.force and out.is_dir():  # refuse before building a window
         for n in names or PANEL_NAMES:
             for f in formats:
@@ -111,6 +114,14 @@ def export_command(args) -> int:
     except ExportError as exc:
         return fail(str(exc), 1)
     return fail(unwritten, 1) if unwritten else 0
+
+
+def file_above(out: Path) -> Path | None:
+    """The nearest existing ancestor of `out` when it is a file (so `out` can never be a folder)."""
+    for parent in out.absolute().parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
 
 
 def without_model(names: list[str], problem: str) -> tuple[list[str], str]:
