@@ -471,9 +471,21 @@ class MonkeyResult:
     def ok(self) -> bool:
         return self.tracebacks == 0 and not self.crashed and not self.hung
 
+    def crash_name(self) -> str:
+        """"CRASH (SIGSEGV)": the signal that ended the child, when one did."""
+        import signal
+
+        rc = self.returncode
+        if rc is not None and rc < 0:
+            try:
+                return f"CRASH ({signal.Signals(-rc).name})"
+            except ValueError:
+                return f"CRASH (signal {-rc})"
+        return "CRASH (no report)"
+
     def line(self) -> str:
         what = "ok" if self.ok else ", ".join(
-            s for s, bad in ((f"{self.tracebacks} tracebacks", self.tracebacks), ("CRASH", self.crashed),
+            s for s, bad in ((f"{self.tracebacks} tracebacks", self.tracebacks), (self.crash_name(), self.crashed),
                              ("HANG", self.hung)) if bad)
         case = f" + case {self.case}" if self.case else ""
         return f"seed {self.seed}: {self.actions} actions{case}, {self.seconds:.0f} s: {what}"
