@@ -429,8 +429,7 @@ class RunsLabel(QGraphicsWidget):
     readout that changes every frame does not make the plot below it jump.
     """
 
-    TITLE_ROW = 30  # pyqtgraph's fixed title row height (PlotItem.setTitle)
-    title_row = False  # a plot's title (`titled`): at least TITLE_ROW high once shown
+    title_row = False  # a plot's title (`titled`): a row exactly as high as its text once shown
     REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
 
     def __init__(self, text: str = "", parent=None, *, max_lines: int = RunsItem.MAX_LINES, **args) -> None:
@@ -485,10 +484,12 @@ class RunsLabel(QGraphicsWidget):
             self._fit_title_row()
 
     def _fit_title_row(self) -> None:
-        """A plot title (see `titled`) gets a row as high as its text needs, at least 30 px."""
+        """A plot title (see `titled`) gets a row as high as its text needs: its lines at its
+        font and the text's margins (a 9 pt title 22 px, an 11 pt one 26), not pyqtgraph's
+        fixed 30 px, which took a third of a small plot's height."""
         if not self.title_row or not self.isVisible():
             return
-        need = max(self.TITLE_ROW, math.ceil(self._held_height))
+        need = math.ceil(self._held_height)
         if self.maximumHeight() != need:
             self.setMinimumHeight(need)
             self.setMaximumHeight(need)
@@ -541,7 +542,7 @@ def titled(plot: pg.PlotItem) -> QGraphicsWidget:
     The title lives outside pyqtgraph's PlotItem (whose own title LabelItem stays hidden:
     titles go through set_plot_title, never PlotItem.setTitle): a plain QGraphicsWidget
     with a vertical layout holds the label above the plot. Its row is as high as the
-    title needs (at least PlotItem's 30 px once a title is set; nothing before).
+    title's lines need once a title is set (nothing before).
     """
     cell = QGraphicsWidget()
     cell.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)

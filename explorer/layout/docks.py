@@ -245,8 +245,10 @@ class DockLayout(QObject):
             if other is dock or other.isFloating() or not self.in_front(other) or other.widget() is None:
                 continue
             o = other.geometry()
-            same_column = o.left() < g.right() and g.left() < o.right()
-            same_row = o.top() < g.bottom() and g.top() < o.bottom()
+            # (a third of the narrower one in common: docks of two rows whose splitters do not
+            # line up overlap by a few px, and are not one column)
+            same_column = min(o.right(), g.right()) - max(o.left(), g.left()) > min(o.width(), g.width()) / 3
+            same_row = min(o.bottom(), g.bottom()) - max(o.top(), g.top()) > min(o.height(), g.height()) / 3
             if (low and same_column) or (narrow and same_row):
                 other.widget().setMinimumSize(QSize(1, 1))
                 out.append(dock_name(other))

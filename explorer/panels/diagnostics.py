@@ -272,7 +272,9 @@ class DiagnosticsPanel(Panel):
         self.cards.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.layout().addWidget(self.cards)
         self.layout().setStretch(1, 1)
-        self.graphics.setMinimumHeight(230)
+        # (its four plots readable; their title rows are as high as their lines, no longer 30 px)
+        self.graphics.setMinimumHeight(200)
+        self.cards.MIN_HEIGHT = 86  # (three rows of a card, the rest scrolls: tiling above it fits 1280×800)
         self._retranslate_labels()
 
     def _retranslate_labels(self) -> None:

@@ -26,7 +26,7 @@ from ..figures.plots import (
     set_bar_levels,
     style_colorbar,
 )
-from ..figures.text import short_token
+from ..figures.text import RunsLabel, short_token
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..figures.token_axis import TokenAxis
 from .analysis import AnalysisPanel
@@ -59,7 +59,9 @@ class LogitLensPanel(AnalysisPanel):
         self.cbar.axis.enableAutoSIPrefix(False)
         set_bar_levels(self.cbar, (0.0, 1.0))
         self.graphics.ci.addItem(self.cbar, 0, 1)
-        self.legend = pg.LabelItem("", justify="left")
+        # (wraps at the panel's width: a LabelItem is as wide as its text and pushed the grid,
+        # its title and itself past the panel's right edge)
+        self.legend = RunsLabel("", justify="left", max_lines=4)
         self.graphics.ci.addItem(self.legend, 1, 0, 1, 2)
         self.retranslate_ui()
 
@@ -118,10 +120,9 @@ class LogitLensPanel(AnalysisPanel):
         hit = lens.top_ids[:, :, 0] == nxt[None, :]
         self.hits.set_cells(list(zip(*np.nonzero(hit), strict=True)))
         final = int(hit[-1, :-1].sum()) if S > 1 else 0
-        self.map.set_title(self.tr("<b>Logit lens</b> · {name} · {n} tokens · the model's own "
-                                   "prediction is the last row").format(
+        self.map.set_title(self.tr("<b>Logit lens</b> · {name} · {n} tokens").format(
             name=html.escape(self.loaded.name), n=S))
-        self.legend.setText(self.tr("Each cell: the most likely next token after that layer, "
+        self.legend.setText(self.tr("The last row is the model's own prediction. ") + self.tr("Each cell: the most likely next token after that layer, "
                                     "coloured by its probability; outlined: it is the text's real "
                                     "next token ({hits} of {n} positions at the output). Hover a "
                                     "cell for the top {k}.").format(hits=final, n=max(S - 1, 0), k=TOP_K),
