@@ -425,8 +425,9 @@ class RunsLabel(QGraphicsWidget):
     width is the layout's, never the text's, so a new title does not re-lay out the plot
     grid: text wider than the label wraps between words (a line still too wide is drawn
     smaller, down to 3/4), and the label (and a plot's title row) grows to show it. The
-    height and scale it settled on are kept until the label grows REGROW_PX wider, so a
-    readout that changes every frame does not make the plot below it jump.
+    height and scale it settled on are kept until the label grows REGROW_PX wider (any wider
+    while its text is the one they were measured for), so a readout that changes every frame
+    does not make the plot below it jump.
     """
 
     title_row = False  # a plot's title (`titled`): a row exactly as high as its text once shown
@@ -444,6 +445,7 @@ class RunsLabel(QGraphicsWidget):
         self._held_font: QFont | None = None
         self._held_scale = 1.0  # the smallest scale the text needed at this width
         self._held_at = -math.inf  # the label width the held height and scale were measured from
+        self._held_text: str | None = None  # the text when they were measured afresh
         self._wrapped_for: float | None = None  # the label width the text was last wrapped at
         self.setText(text)
 
@@ -472,6 +474,7 @@ class RunsLabel(QGraphicsWidget):
 
     def _hold_afresh(self, width: float) -> None:
         self._held_height, self._held_scale, self._held_at = 0.0, 1.0, width
+        self._held_text = self.text  # (a label whose text has not changed since: any widening re-measures)
 
     def _hold_height(self) -> None:
         """Ask the layout for more height only when the text needs more than it holds."""
@@ -504,7 +507,9 @@ class RunsLabel(QGraphicsWidget):
             self._wrapped_for = width
             # much wider: maybe fewer lines now; an axis whose labels change width moves the
             # title's edge by a few pixels from frame to frame, and that must not make plots jump
-            if width > self._held_at + self.REGROW_PX:
+            # (the same text wider: measured afresh, a title laid out narrow while its plot was
+            # made kept a second line's height at its real width and a small plot lost it)
+            if width > self._held_at + self.REGROW_PX or (width > self._held_at and self.text == self._held_text):
                 self._hold_afresh(width)
             else:
                 self._held_at = min(self._held_at, width)
