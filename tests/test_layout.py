@@ -128,6 +128,24 @@ def test_every_lesson_shows_its_panels_readable(win, size):
     assert not problems, problems
 
 
+@pytest.mark.slow
+def test_lesson_10_leaves_tiling_s_small_plots_their_height_at_1280x800(win):
+    """Lesson 10 on a 1280×800 laptop: tiling (over diagnostics) at its readable height, and its
+    running max m, running sum ℓ, rescale and partial output each with a plot under its title
+    (with four stacked plots under 30 px title rows they had 0–10 px)."""
+    win.resize(1280, 800)
+    settle()
+    index = next(i for i, ch in enumerate(load_chapters()) if ch.key.startswith("10"))
+    win.show_lessons(index)
+    win.render_sync()
+    settle(0.3)
+    panel = win.panel("tiling")
+    assert not too_small(win, "tiling") and not too_small(win, "diagnostics")
+    heights = [round(p.vb.height()) for p in (panel.m_plot, panel.l_plot, panel.r_plot, panel.partial.item)]
+    win.dock("lesson").close()
+    assert min(heights) >= 13, heights
+
+
 def test_a_resize_cycle_leaves_the_left_column_as_it_was(win):
     win.resize(1600, 1000)
     settle()
