@@ -497,9 +497,9 @@ def test_the_decode_cache_strip_labels_every_row_of_a_gqa_cache(qtbot, win, qapp
 
 def test_the_tiling_rescale_plot_has_room_and_nothing_is_cut(qtbot, win, qapp):
     """Lesson 10 in the default window: the rescale e^(m_old − m_new) had ~12–13 px of plot
-    (the player on its own row took the rest); the four small plots now share the column
-    equally and the rescale has no axis label of its own: ~18 px each at the panel's
-    readable height (each title row keeps pyqtgraph's 30 px)."""
+    (the player on its own row took the rest); the small plots now share the column in three
+    rows (m and ℓ side by side), the rescale has no axis label of its own and each title row
+    is as high as its line."""
     ch = CHAPTERS[_index("10-flash")]
     win.show_lessons(_index("10-flash")).apply_button.click()
     win.render_sync(ch.config)

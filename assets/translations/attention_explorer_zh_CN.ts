@@ -2192,8 +2192,12 @@ Replace them?</source>
     </message>
     <message>
         <location line="+8"/>
-        <source>&lt;b&gt;Logit lens&lt;/b&gt; · {name} · {n} tokens · the model&apos;s own prediction is the last row</source>
-        <translation>&lt;b&gt;Logit lens&lt;/b&gt; · {name} · {n} 个词元 · 最后一行是模型自己的预测</translation>
+        <source>&lt;b&gt;Logit lens&lt;/b&gt; · {name} · {n} tokens</source>
+        <translation>&lt;b&gt;Logit lens&lt;/b&gt; · {name} · {n} 个词元</translation>
+    </message>
+    <message>
+        <source>The last row is the model&apos;s own prediction. </source>
+        <translation>最后一行是模型自己的预测。</translation>
     </message>
     <message>
         <location line="+3"/>

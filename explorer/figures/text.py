@@ -425,12 +425,12 @@ class RunsLabel(QGraphicsWidget):
     width is the layout's, never the text's, so a new title does not re-lay out the plot
     grid: text wider than the label wraps between words (a line still too wide is drawn
     smaller, down to 3/4), and the label (and a plot's title row) grows to show it. The
-    height and scale it settled on are kept until the label grows REGROW_PX wider, so a
-    readout that changes every frame does not make the plot below it jump.
+    height and scale it settled on are kept until the label grows REGROW_PX wider (any wider
+    while its text is the one they were measured for), so a readout that changes every frame
+    does not make the plot below it jump.
     """
 
-    TITLE_ROW = 30  # pyqtgraph's fixed title row height (PlotItem.setTitle)
-    title_row = False  # a plot's title (`titled`): at least TITLE_ROW high once shown
+    title_row = False  # a plot's title (`titled`): a row exactly as high as its text once shown
     REGROW_PX = 48  # the label must grow this much wider before the held size is measured afresh
 
     def __init__(self, text: str = "", parent=None, *, max_lines: int = RunsItem.MAX_LINES, **args) -> None:
@@ -445,6 +445,7 @@ class RunsLabel(QGraphicsWidget):
         self._held_font: QFont | None = None
         self._held_scale = 1.0  # the smallest scale the text needed at this width
         self._held_at = -math.inf  # the label width the held height and scale were measured from
+        self._held_text: str | None = None  # the text when they were measured afresh
         self._wrapped_for: float | None = None  # the label width the text was last wrapped at
         self.setText(text)
 
@@ -473,6 +474,7 @@ class RunsLabel(QGraphicsWidget):
 
     def _hold_afresh(self, width: float) -> None:
         self._held_height, self._held_scale, self._held_at = 0.0, 1.0, width
+        self._held_text = self.text  # (a label whose text has not changed since: any widening re-measures)
 
     def _hold_height(self) -> None:
         """Ask the layout for more height only when the text needs more than it holds."""
@@ -485,10 +487,12 @@ class RunsLabel(QGraphicsWidget):
             self._fit_title_row()
 
     def _fit_title_row(self) -> None:
-        """A plot title (see `titled`) gets a row as high as its text needs, at least 30 px."""
+        """A plot title (see `titled`) gets a row as high as its text needs: its lines at its
+        font and the text's margins (a 9 pt title 22 px, an 11 pt one 26), not pyqtgraph's
+        fixed 30 px, which took a third of a small plot's height."""
         if not self.title_row or not self.isVisible():
             return
-        need = max(self.TITLE_ROW, math.ceil(self._held_height))
+        need = math.ceil(self._held_height)
         if self.maximumHeight() != need:
             self.setMinimumHeight(need)
             self.setMaximumHeight(need)
@@ -503,7 +507,9 @@ class RunsLabel(QGraphicsWidget):
             self._wrapped_for = width
             # much wider: maybe fewer lines now; an axis whose labels change width moves the
             # title's edge by a few pixels from frame to frame, and that must not make plots jump
-            if width > self._held_at + self.REGROW_PX:
+            # (the same text wider: measured afresh, a title laid out narrow while its plot was
+            # made kept a second line's height at its real width and a small plot lost it)
+            if width > self._held_at + self.REGROW_PX or (width > self._held_at and self.text == self._held_text):
                 self._hold_afresh(width)
             else:
                 self._held_at = min(self._held_at, width)
@@ -541,7 +547,7 @@ def titled(plot: pg.PlotItem) -> QGraphicsWidget:
     The title lives outside pyqtgraph's PlotItem (whose own title LabelItem stays hidden:
     titles go through set_plot_title, never PlotItem.setTitle): a plain QGraphicsWidget
     with a vertical layout holds the label above the plot. Its row is as high as the
-    title needs (at least PlotItem's 30 px once a title is set; nothing before).
+    title's lines need once a title is set (nothing before).
     """
     cell = QGraphicsWidget()
     cell.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)

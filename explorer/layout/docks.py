@@ -6,12 +6,16 @@ is "dock_controls"). It owns:
 
     readable(name)      the panel's minimum readable size here: `Panel.readable_size` (px at a
                         1000 px high window), scaled down on a lower screen so the window still
-                        fits (never below 0.7 of it: a 1280×800 laptop gets 0.8)
+                        fits (never below 0.7 of it: a 1280×800 window gets 0.8). The scale
+                        follows the screen and the height the user gave the window, never a
+                        height the docks' minimums pushed it to (that grew the sizes it asked
+                        for, which grew the window again)
     keep_readable       a dock in front holds its panel's readable size as its minimum, so Qt's
                         dock layout takes the room from the docks beside it (down to their own
                         minimums) and no splitter squeezes it; a dock behind a tab asks nothing
     show_panel(name)    View ▸ a panel: shown (reopened where it was), brought to the front of
-                        its tab group, at no less than its readable size; never hides a panel
+                        its tab group, at no less than its readable size; never hides a panel;
+                        the window keeps the size the user gave it wherever the panels fit it
     apply(perspective)  the panels of a perspective (explorer.layout.perspectives) brought
                         forward the same way
     reset()             View ▸ Reset layout: the default layout as the window first made it,
@@ -75,6 +79,11 @@ class DockLayout(QObject):
         self._side_width: int | None = None  # the left column's width as last set (px)
         self._window_size = window.size()
         self._side_pending = False
+        #: the window's size as the user (or a script's resize) set it: a growth the docks'
+        #: minimums forced is not counted (see `user_size`); None until the window is resized
+        self._user_size: QSize | None = None
+        self._scale_held = 1.0  # the scale the docks' minimums were last set at
+        self._rescale_pending = False
         window.installEventFilter(self)
         for dock in self.docks():
             dock.installEventFilter(self)
@@ -100,7 +109,50 @@ class DockLayout(QObject):
         screen = self.window.screen() or QGuiApplication.primaryScreen()
         avail = screen.availableGeometry().height() - 60 if screen is not None else DESIGN_HEIGHT
         # (a window taller than its screen: offscreen, or a second monitor)
-        return min(1.0, max(MIN_SCALE, max(avail, self.window.height(), 400) / DESIGN_HEIGHT))
+        return min(1.0, max(MIN_SCALE, max(avail, self.user_size().height(), 400) / DESIGN_HEIGHT))
+
+    def user_size(self) -> QSize:
+        """The window's size as its user set it (a drag of its edge, `resize`): a resize that
+        only grew the window to its minimum size (a dock in front asked for more room than
+        the window had) is not the user's, so the readable sizes do not grow with it."""
+        return QSize(self._user_size) if self._user_size is not None else self.window.size()
+
+    def _note_window_resize(self, old: QSize, new: QSize) -> None:
+        low = self.window.minimumSize()
+        forced_w = new.width() > old.width() and new.width() <= low.width()
+        forced_h = new.height() > old.height() and new.height() <= low.height()
+        if self._user_size is None:
+            self._user_size = QSize(old) if old.isValid() and old.width() > 0 else QSize(new)
+        if not forced_w:
+            self._user_size.setWidth(new.width())
+        if not forced_h:
+            self._user_size.setHeight(new.height())
+        if self.scale() != self._scale_held and not self._rescale_pending:
+            self._rescale_pending = True
+            QTimer.singleShot(0, self.rescale)
+
+    def rescale(self) -> None:
+        """The user resized the window to another scale: each dock in front that holds its
+        readable size holds it at the new scale (not one that gave way to another)."""
+        self._rescale_pending = False
+        if not shiboken6.isValid(self.window):
+            return
+        self._scale_held = self.scale()
+        for dock in self.docks():
+            panel = dock.widget()
+            if panel is not None and self.in_front(dock) and panel.minimumSize() != QSize(1, 1):
+                self.keep_readable(dock, True)
+
+    def back_to_user_size(self) -> None:
+        """The window back to the size its user gave it, where a dock's minimum grew it for a
+        moment and the docks fit it again (the ones beside gave way)."""
+        if self._user_size is None or self.window.isMaximized() or self.window.isFullScreen():
+            return
+        want = self._user_size.expandedTo(self.window.minimumSizeHint()).expandedTo(self.window.minimumSize())
+        want = want.boundedTo(self.window.size())
+        if want != self.window.size():
+            self.window.resize(want)
+            self.settle_layout()
 
     def readable(self, name: str) -> QSize:
         """Panel `name`'s minimum readable size in this window (see the module docstring)."""
@@ -124,6 +176,7 @@ class DockLayout(QObject):
         if not in_front:  # (also while the window is being destroyed: ask nothing of it)
             panel.setMinimumSize(QSize(1, 1))  # (1: not its size hint)
             return
+        self._scale_held = self.scale()
         panel.setMinimumSize(self._readable(panel))
 
     def follow(self, dock: QDockWidget) -> None:
@@ -149,9 +202,16 @@ class DockLayout(QObject):
         self.settle_layout()
         self.make_room([dock])
         self.settle_layout()
-        if not dock.isFloating() and self.short_of(dock):
-            self.give_way(dock)
+        if dock.isFloating():
+            return True
+        narrow, low = self.short_of(dock) or (False, False)
+        # (Qt grows the window to fit a minimum it cannot meet: that too is a dock short of room)
+        user, size = self.user_size(), self.window.size()
+        narrow, low = narrow or size.width() > user.width(), low or size.height() > user.height()
+        if narrow or low:
+            self.give_way(dock, narrow, low)
             self.settle_layout()
+            self.back_to_user_size()
             self.make_room([dock])
             self.settle_layout()
         return True
@@ -160,6 +220,9 @@ class DockLayout(QObject):
         """Lay the docks out now (Qt would at its next layout pass), so sizes can be read."""
         layout = self.window.layout()
         if layout is not None and self.window.isVisible():
+            for dock in self.docks():  # (a panel's new minimum reaches its dock's first)
+                if dock.isVisible() and dock.layout() is not None:
+                    dock.layout().activate()
             layout.activate()
 
     def short_of(self, dock: QDockWidget) -> tuple[bool, bool]:
@@ -171,20 +234,21 @@ class DockLayout(QObject):
         narrow, low = w.width() < need.width(), w.height() < need.height()
         return (narrow, low) if (narrow or low) else ()
 
-    def give_way(self, dock: QDockWidget) -> list[str]:
-        """The docks beside `dock` in front (in its column when it is too low, in its row when
-        too narrow) stop holding their readable size, so `dock` can have its own: the panel
+    def give_way(self, dock: QDockWidget, narrow: bool, low: bool) -> list[str]:
+        """The docks beside `dock` in front (in its column when it is too `low`, in its row when
+        too `narrow`) stop holding their readable size, so `dock` can have its own: the panel
         just asked for wins over the ones that were there (they hold theirs again when next
         brought forward). Returns their names."""
-        narrow, low = self.short_of(dock) or (False, False)
         g = dock.geometry()
         out = []
         for other in self.docks():
             if other is dock or other.isFloating() or not self.in_front(other) or other.widget() is None:
                 continue
             o = other.geometry()
-            same_column = o.left() < g.right() and g.left() < o.right()
-            same_row = o.top() < g.bottom() and g.top() < o.bottom()
+            # (a third of the narrower one in common: docks of two rows whose splitters do not
+            # line up overlap by a few px, and are not one column)
+            same_column = min(o.right(), g.right()) - max(o.left(), g.left()) > min(o.width(), g.width()) / 3
+            same_row = min(o.bottom(), g.bottom()) - max(o.top(), g.top()) > min(o.height(), g.height()) / 3
             if (low and same_column) or (narrow and same_row):
                 other.widget().setMinimumSize(QSize(1, 1))
                 out.append(dock_name(other))
@@ -335,7 +399,9 @@ class DockLayout(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         t = event.type()
         if obj is self.window:
-            if t == QEvent.Type.ChildAdded and isinstance(event.child(), QTabBar):
+            if t == QEvent.Type.Resize:
+                self._note_window_resize(event.oldSize(), event.size())
+            elif t == QEvent.Type.ChildAdded and isinstance(event.child(), QTabBar):
                 self.fix_tabs_later()
             elif t == QEvent.Type.ChildAdded and isinstance(event.child(), QDockWidget):
                 event.child().installEventFilter(self)

@@ -273,6 +273,7 @@ class DiagnosticsPanel(Panel):
         self.layout().addWidget(self.cards)
         self.layout().setStretch(1, 1)
         self.graphics.setMinimumHeight(230)
+        self.cards.MIN_HEIGHT = 56  # (a card's title and first row, the rest scrolls: lesson 10 fits 1280×800)
         self._retranslate_labels()
 
     def _retranslate_labels(self) -> None:
@@ -326,7 +327,9 @@ class DiagnosticsPanel(Panel):
                 vals = np.concatenate([vals, _zeroed(getattr(self.reference, key))])
             top = float(vals.max()) if vals.size else 1.0
             if key == "head_entropy":  # the uniform line and, above it, its label (in pixels)
-                label_px = QFontMetricsF(self.theme.font(8.0)).height() + 4
+                # (the label as drawn: a Chinese one's fallback font is taller than the theme's)
+                drawn = self.uniform_line.label.boundingRect().height()
+                label_px = max(QFontMetricsF(self.theme.font(8.0)).height(), drawn) + 4
                 room = min(0.6, label_px / max(plot.vb.height(), 1.0))
                 top = max(top, math.log(max(cfg.key_len, 1)) / (1 - room))
             elif key == "sink_mass":

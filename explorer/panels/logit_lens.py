@@ -27,7 +27,7 @@ from ..figures.plots import (
     set_bar_levels,
     style_colorbar,
 )
-from ..figures.text import short_token
+from ..figures.text import RunsLabel, short_token
 from ..figures.themes import WEIGHTS_CMAP, Theme
 from ..figures.token_axis import TokenAxis
 from .analysis import AnalysisPanel
@@ -62,7 +62,9 @@ class LogitLensPanel(AnalysisPanel):
         self.cbar.axis.enableAutoSIPrefix(False)
         set_bar_levels(self.cbar, (0.0, 1.0))
         self.graphics.ci.addItem(self.cbar, 0, 1)
-        self.legend = pg.LabelItem("", justify="left")
+        # (wraps at the panel's width: a LabelItem is as wide as its text and pushed the grid,
+        # its title and itself past the panel's right edge)
+        self.legend = RunsLabel("", justify="left", max_lines=4)
         self.graphics.ci.addItem(self.legend, 1, 0, 1, 2)
         self.retranslate_ui()
 
@@ -123,10 +125,10 @@ class LogitLensPanel(AnalysisPanel):
             texts = [[short_token(lens.top_tokens[r][p][0]) for p in range(S)] for r in range(rows)]
             self.texts.set_texts(texts, contrast_colours(rgba), th.font(9.5))
             self.hits.set_cells(list(zip(*np.nonzero(hit), strict=True)))
-        self.map.set_title(self.tr("<b>Logit lens</b> · {name} · {n} tokens · the model's own "
-                                   "prediction is the last row").format(
+        self.map.set_title(self.tr("<b>Logit lens</b> · {name} · {n} tokens").format(
             name=html.escape(self.loaded.name), n=S))
-        self.legend.setText(self.tr("Each cell: the most likely next token after that layer, "
+        self.legend.setText(self.tr("The last row is the model's own prediction. ")
+                            + self.tr("Each cell: the most likely next token after that layer, "
                                     "coloured by its probability; outlined: it is the text's real "
                                     "next token ({hits} of {n} positions at the output). Hover a "
                                     "cell for the top {k}.").format(hits=final, n=max(S - 1, 0), k=TOP_K),

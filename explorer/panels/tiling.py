@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QLabel
 from ..figures.heatmap import Heatmap, RgbaImage
 from ..figures.plots import (
     BarsItem,
-    add_plot,
+    LeanPlotItem,
     fmt_number,
     lean_axes,
     set_axis_label,
@@ -37,7 +37,7 @@ from ..figures.plots import (
     style_plot,
     symmetric_levels,
 )
-from ..figures.text import RunsLabel
+from ..figures.text import RunsLabel, titled
 from ..figures.themes import SIGNED_CMAP, Theme
 from ..frame import Frame
 from ..stepthrough import (
@@ -115,7 +115,7 @@ class TilingPanel(Panel):
 
         ci = self.graphics.ci
         self.grid = Heatmap(hover, SIGNED_CMAP, describe=self._describe)
-        ci.addItem(self.grid.cell, row=0, col=0, rowspan=4)
+        ci.addItem(self.grid.cell, row=0, col=0, rowspan=3)
         # the scores' colour scale, beside the grid (a legend for the levels the grid uses)
         self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=SIGNED_CMAP, interactive=False, width=12)
         self.cbar.setImageItem([], insert_in=self.grid.item)
@@ -131,20 +131,25 @@ class TilingPanel(Panel):
         self.current.setBrush(QBrush(Qt.BrushStyle.NoBrush))
         vb.addItem(self.current, ignoreBounds=True)
 
-        def small(row: int) -> pg.PlotItem:
-            p = add_plot(ci, row, 1, axisItems=lean_axes())
+        def small(row: int, col: int = 1, colspan: int = 1) -> pg.PlotItem:
+            p = LeanPlotItem(axisItems=lean_axes())
+            ci.addItem(titled(p), row=row, col=col, colspan=colspan)
             p.hideButtons()
             p.setMenuEnabled(False)
             p.setMouseEnabled(x=False, y=False)
             p.showGrid(x=False, y=True, alpha=0.15)
             return p
 
-        self.m_plot = small(0)
+        #   grid | m | ℓ        m and ℓ side by side: three rows of small plots, not four, each
+        #        | rescale      with its title row (a low panel, 320 px at 1280×800, left the
+        #        | partial      four ~10 px of plot)
+        #   note
+        self.m_plot = small(0, 1)
         self.m_old_curve = self.m_plot.plot([], [])
         self.m_curve = self.m_plot.plot([], [])
-        self.l_plot = small(1)
+        self.l_plot = small(0, 2)
         self.l_curve = self.l_plot.plot([], [])
-        self.r_plot = small(2)
+        self.r_plot = small(1, 1, 2)
         # the three share their x (the tile's query rows, set together in draw_step): only the
         # lowest numbers them, so the column fits the panel's readable height (~40 px of axes)
         for p in (self.m_plot, self.l_plot):
@@ -152,16 +157,19 @@ class TilingPanel(Panel):
         self.r_bars = BarsItem()
         self.r_plot.addItem(self.r_bars)
         self.partial = Heatmap(hover, SIGNED_CMAP)
-        ci.addItem(self.partial.cell, row=3, col=1)
+        ci.addItem(self.partial.cell, row=2, col=1, colspan=2)
         # the partial output gets no more height than the small plots above it (its rows are
         # the tile's few query rows): no minimum heights, a dock's minimum would take height
         # from the panels beside it
-        for row in range(4):
+        for row in range(3):
             ci.layout.setRowStretchFactor(row, 1)
         self.note = RunsLabel("", justify="left", size="9pt")
-        ci.addItem(self.note, row=4, col=0, colspan=2)
-        ci.layout.setColumnStretchFactor(0, 3)
-        ci.layout.setColumnStretchFactor(1, 2)
+        ci.addItem(self.note, row=3, col=0, colspan=3)
+        # (the small plots as wide as the grid: the grid is held square by the height at a low
+        # window, and the small plots' titles fit one line each)
+        ci.layout.setColumnStretchFactor(0, 2)
+        ci.layout.setColumnStretchFactor(1, 1)
+        ci.layout.setColumnStretchFactor(2, 1)
         self.view: TilingView | None = None
         self.message = ""  # why nothing is drawn (a refused request), else ""
         self._key = None
