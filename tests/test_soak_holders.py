@@ -8,6 +8,10 @@ weights), which the soak now reports at every reading and leaves out of its grow
 29 also asks for a config the window already shows (a change the constraints refuse):
 the soak waited 120 s for a frame that never comes (971 s for 100 changes).
 
+The rest of a long soak's growth was the C heap keeping freed pages (engine/native.py):
+the engine fixes glibc's mmap threshold, so a block of a few MiB freed after a larger one
+still goes back to the system.
+
 One subprocess under RLIMIT_AS: a short seed-29 soak in a real offscreen window, then an
 undo history taken past its bound, counting its steps' Python objects.
 """
@@ -100,3 +104,38 @@ def test_the_undo_history_holds_as_many_objects_after_twice_its_bound(child):
     # (+ the few steps of the soak's window, closed before)
     assert a["ConfigChange"] == b["ConfigChange"] <= limit + 20
     assert b["AttentionConfig"] <= a["AttentionConfig"] + 2
+
+
+_HEAP_CHILD = textwrap.dedent("""
+    import ctypes, resource
+    resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+    import numpy as np
+    import engine  # noqa: F401 (what every process of the app imports first)
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                                                   "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = MallInfo2
+    big = np.ones(20 * 2**20, dtype=np.uint8)  # a large config's block, freed: glibc's own
+    del big                                    # threshold would rise to 20 MiB here
+    before = libc.mallinfo2().hblkhd
+    grid = np.ones(12 * 2**20, dtype=np.uint8)  # the next config's 12 MiB grid
+    print("MAPPED", (libc.mallinfo2().hblkhd - before) / 2**20)
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_a_grid_after_a_larger_one_is_mapped_and_given_back_whole():
+    """Was: 0 MiB mapped (the grid taken from the heap, whose pages small objects then pin)."""
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("glibc's allocator")
+    env = {k: v for k, v in os.environ.items() if k not in ("MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES")}
+    r = subprocess.run([sys.executable, "-c", _HEAP_CHILD.format(limit=AS_LIMIT)], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120)
+    mapped = [float(line.split()[1]) for line in r.stdout.splitlines() if line.startswith("MAPPED ")]
+    assert r.returncode == 0 and mapped, (r.returncode, r.stderr[-2000:])
+    assert mapped[0] >= 12
