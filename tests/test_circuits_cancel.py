@@ -1,7 +1,7 @@
 """Every circuits job stops at block granularity when cancelled (issue 46, item 7/8): the logit
-lens, the head detectors, logit attribution, the next-token prediction and the patching
-metric's scale run their forward passes inside engine.models.cancel's checks, so a cancel
-asked while one block runs is seen before the next block starts. Counted in blocks, not
+lens, the head detectors, logit attribution, the next-token prediction, the patching metric's
+scale and the Q/K space run their forward passes inside engine.models.cancel's checks, so a
+cancel asked while one block runs is seen before the next block starts. Counted in blocks, not
 seconds: a hook on every decoder layer counts the blocks that start after the cancel."""
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ JOBS = {
     "logit attribution": lambda m, p: m.logit_attribution(TEXT, "mat", progress=p),
     "top prediction": lambda m, p: m.top_prediction(TEXT, progress=p),
     "patching scale": lambda m, p: logit_spread(m, TEXT, progress=p),
+    # the last layer's head (the pass stops after the wanted layer), over two texts
+    "Q/K space": lambda m, p: m.qk_embedding([TEXT, "a bird sang in the tree"], LAYERS - 1, 1, progress=p),
 }
 
 
@@ -107,6 +109,10 @@ def test_an_uncancelled_job_gives_the_numbers_of_an_unchecked_one(deep_llama, na
     elif name == "logit attribution":
         np.testing.assert_allclose(checked.heads, ref.heads, rtol=1e-5, atol=1e-6)
         assert checked.logit == pytest.approx(ref.logit, rel=1e-6)
+    elif name == "Q/K space":
+        np.testing.assert_allclose(checked.points, ref.points, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(checked.explained, ref.explained, rtol=1e-6)
+        assert checked.tokens == ref.tokens and checked.positions == ref.positions
     else:
         assert checked == pytest.approx(ref, rel=1e-6)
 

@@ -28,6 +28,7 @@ import torch
 
 from ..qk_space import project_qk as _project_qk
 from .anatomy import anatomy_of, cache_of, special_ids, vocab_size
+from .cancel import checked
 from .errors import InspectError, is_whole
 
 #: vocabularies up to this size are searched whole for the top token pairs; larger ones
@@ -278,8 +279,13 @@ def project_qk(queries, keys, *, dims: int = 2
 
 
 def qk_embedding(loaded, texts, layer: int, head: int, *, dims: int = 2,
-                 max_tokens: int | None = None) -> QKEmbedding:
-    """One PCA over the queries of ``head`` and the keys of its KV head, for every text."""
+                 max_tokens: int | None = None,
+                 progress: Callable[[int, int], object] | None = None) -> QKEmbedding:
+    """One PCA over the queries of ``head`` and the keys of its KV head, for every text.
+
+    ``progress(done, total)`` (total: the texts + 1) is called before each text's forward
+    pass and before the PCA, and with the same count inside each forward pass
+    (:func:`.cancel.checked`): raising from it cancels within a block."""
     layer, head = check_head(loaded, layer, head)
     if isinstance(texts, str):
         texts = [texts]
@@ -288,12 +294,16 @@ def qk_embedding(loaded, texts, layer: int, head: int, *, dims: int = 2,
         raise InspectError("give at least one text")
     kv = loaded.kv_head_of[head]
     qs, ks, toks, where = [], [], [], []
-    for ti, text in enumerate(texts):
-        trace = loaded.inspect(text, layers=[layer], max_tokens=max_tokens)
-        qs.append(trace.queries[0][head].float().cpu())
-        ks.append(trace.keys[0][kv].float().cpu())
-        toks.append(trace.tokens)
-        where.append(ti)
+    total = len(texts) + 1
+    with checked(loaded, progress) as report:  # a cancel is seen inside each forward pass too
+        for ti, text in enumerate(texts):
+            report(ti, total)
+            trace = loaded.inspect(text, layers=[layer], max_tokens=max_tokens)
+            qs.append(trace.queries[0][head].float().cpu())
+            ks.append(trace.keys[0][kv].float().cpu())
+            toks.append(trace.tokens)
+            where.append(ti)
+        report(len(texts), total)
     points, explained, comps, mean = project_qk(torch.cat(qs), torch.cat(ks), dims=dims)
     flat_tokens = [t for tt in toks for t in tt]
     text_index = [ti for ti, tt in zip(where, toks, strict=True) for _ in tt]

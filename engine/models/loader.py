@@ -1010,9 +1010,10 @@ class LoadedModel:
                                     max_tokens=max_tokens)
 
     def qk_embedding(self, texts, layer: int, head: int, *, dims: int = 2,
-                     max_tokens: int | None = None):
+                     max_tokens: int | None = None, progress=None):
         """One head's queries and keys in one PCA space
-        (:class:`engine.models.circuits.QKEmbedding`)."""
+        (:class:`engine.models.circuits.QKEmbedding`; ``progress`` as it calls it: raising
+        cancels)."""
         from .circuits import qk_embedding
 
-        return qk_embedding(self, texts, layer, head, dims=dims, max_tokens=max_tokens)
+        return qk_embedding(self, texts, layer, head, dims=dims, max_tokens=max_tokens, progress=progress)

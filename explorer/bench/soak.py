@@ -41,6 +41,21 @@ SOAK_MIX = (("click", 0.35), ("dtype", 0.15), ("seed", 0.10), ("control", 0.20),
 SOAK_REDUCED_PRECISION = 0.5
 
 
+def bounded_holders(window) -> dict:
+    """What the session's bounded holders hold now (issue 46, item 12: the Python objects a
+    soak adds, ~8 per change over its first hundreds, are these filling up; each stops at
+    its bound, shown in the soak's `bounds`): the engine's weight cache in MiB (the latest
+    weights and at most WEIGHT_CACHE_OLDER_BYTES of earlier ones: engine.inputs), the undo
+    history's steps (UNDO_LIMIT: explorer.history) and the parsed titles
+    (TITLE_CACHE_SIZE: explorer.figures.text)."""
+    from engine.inputs import WEIGHT_CACHE
+
+    from ..figures.text import parse_runs
+
+    return {"weight_cache_mb": WEIGHT_CACHE.nbytes / 2**20, "undo_steps": window.undo_stack.count(),
+            "title_cache": parse_runs.cache_info().currsize}
+
+
 def rss_mb() -> float:
     """Resident set size of this process in MiB (VmRSS of /proc/self/status; NaN elsewhere)."""
     return _proc_status_mb("VmRSS")
@@ -236,8 +251,13 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     frame_rendered; a click from selection.set until the event loop is idle again. RSS
     (VmRSS) is read after the warm-up and at every 10 %: as it is (`rss_mb`, with whatever the
     random config of the moment holds) and then with the window at SOAK_READING_CONFIG, the
-    garbage collected and the freed heap given back (`held_mb`, what the session holds: the
-    growth is measured on it). The soak goes on from that config."""
+    garbage collected and the freed heap given back (`held_mb`, what the session holds). The
+    soak goes on from that config.
+
+    At each reading, what the bounded holders hold (`bounded_holders`): the growth
+    (`rss_growth_mb`, its verdict) is that of `session_mb`, held_mb less the engine's weight
+    cache, which fills up to its bound as configs come and go (0-16 MiB of earlier weights
+    at a reading: the whole swing between seed 29's readings); `held_growth_mb` counts it."""
     import gc
     import random
 
@@ -245,6 +265,10 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     from PySide6.QtCore import QEventLoop, QTimer
 
     from engine import memory_estimate
+    from engine.inputs import WEIGHT_CACHE_BYTES, WEIGHT_CACHE_OLDER_BYTES
+
+    from ..figures.text import TITLE_CACHE_SIZE
+    from ..history import UNDO_LIMIT
 
     rng = random.Random(seed)
     app, window = shown_bench_window()
@@ -269,6 +293,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     window.frame_rendered.connect(on_rendered)
     window.compute_failed.connect(on_failed)
     frames, clicks, rss, refused, timeouts, errors = [], [], [], [], [], []
+    unchanged = [0]  # config steps whose change the constraints refused (no new frame)
     mix = {kind: 0 for kind, _w in SOAK_MIX if kind != "click"}  # config changes of each kind
     dtypes: dict[str, int] = {}  # config changes into each precision
     slow: list[tuple[float, str]] = []  # (ms, config) of every frame over the 2 s goal
@@ -280,6 +305,10 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     t_start = time.perf_counter()
 
     def change_config(cfg: AttentionConfig) -> tuple[str, float]:
+        if cfg == window.config and window.frame is not None and window.frame.config == cfg:
+            # a change the constraints refused: the window shows this config already and
+            # draws no new frame (waiting for one was a 120 s timeout)
+            return "unchanged", 0.0
         state.update(want=cfg, done=None, message="")
         t0 = time.perf_counter()
         window.set_config(cfg)
@@ -298,9 +327,10 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
         app.processEvents()
         return (time.perf_counter() - t0) * 1e3
 
-    def held() -> float:
+    def held() -> dict:
         """RSS with the window at SOAK_READING_CONFIG, once its frame is drawn and the worker
-        idle, after gc and malloc_trim."""
+        idle, after gc and malloc_trim (`held_mb`), and what the bounded holders hold then
+        (see `bounded_holders`); `session_mb`: held_mb less the engine's weight cache."""
         from engine.memory import release_free_memory
 
         if window.config != SOAK_READING_CONFIG or window.frame is None \
@@ -312,7 +342,9 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
             time.sleep(0.01)
         gc.collect()
         release_free_memory()
-        return rss_mb()
+        held_mb = rss_mb()
+        holders = bounded_holders(window)
+        return {"held_mb": held_mb, **holders, "session_mb": held_mb - holders["weight_cache_mb"]}
 
     def step(i: int, measured: bool) -> None:
         nonlocal slowest
@@ -325,6 +357,9 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
         cfg = soak_config(rng, "fresh" if kind == "click" else kind, window.config)
         outcome, ms = change_config(cfg)
         if not measured:
+            return
+        if outcome == "unchanged":
+            unchanged[0] += 1
             return
         mix[kind if kind != "click" else "fresh"] += 1
         dtypes[cfg.dtype] = dtypes.get(cfg.dtype, 0) + 1
@@ -349,7 +384,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
                 step(i, measured=False)
             gc.collect()
             rss.append({"step": 0, "rss_mb": rss_mb(), "objects": len(gc.get_objects())})
-            rss[-1]["held_mb"] = held()
+            rss[-1].update(held())
             for i in range(1, n + 1):
                 try:
                     step(i, measured=True)
@@ -362,7 +397,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
                     rss.append({"step": i, "rss_mb": rss_mb(), "objects": len(gc.get_objects()),
                                 "largest_run_mb": round(interval["est_mb"], 1),
                                 "largest_run": interval["config"]})
-                    rss[-1]["held_mb"] = held()
+                    rss[-1].update(held())
                     interval.update(est_mb=0.0, config="")
                     if progress is not None:
                         progress(rss[-1])
@@ -374,7 +409,7 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
         app.processEvents()
     wall_s = time.perf_counter() - t_start
     trimmed = _malloc_trim()
-    first, last = rss[0]["held_mb"], rss[-1]["held_mb"]
+    first, last = rss[0]["session_mb"], rss[-1]["session_mb"]
     growth = last - first
     per_1000 = growth * 1000 / n if n else float("nan")
     exceptions = hooks.exceptions + [f"engine: {e}" for e in errors]
@@ -382,9 +417,13 @@ def soak(n: int, seed: int = 0, warmup: int = SOAK_WARMUP, frame_timeout_s: floa
     return {
         "n": n, "seed": seed, "warmup": warmup, "wall_s": wall_s,
         "config_changes": len(frames) + len(refused) + len(timeouts), "frames": len(frames),
-        "clicks": len(clicks), "changes": mix, "dtypes": dtypes,
+        "clicks": len(clicks), "unchanged": unchanged[0], "changes": mix, "dtypes": dtypes,
         "rss": rss, "rss_growth_mb": growth, "rss_growth_mb_per_1000": per_1000,
         "raw_rss_growth_mb": rss[-1]["rss_mb"] - rss[0]["rss_mb"],
+        "held_growth_mb": rss[-1]["held_mb"] - rss[0]["held_mb"],
+        "bounds": {"weight_cache_mb": WEIGHT_CACHE_BYTES / 2**20,
+                   "weight_cache_older_mb": WEIGHT_CACHE_OLDER_BYTES / 2**20,
+                   "undo_steps": UNDO_LIMIT, "title_cache": TITLE_CACHE_SIZE},
         "rss_peak_mb": _proc_status_mb("VmHWM"), "rss_after_malloc_trim_mb": trimmed,
         "frame_ms": frame_stats, "click_ms": click_stats, "all_ms": stats(frames + clicks),
         "frames_over_120ms": sum(ms > 120 for ms in frames), "frames_over_2s": sum(ms > 2000 for ms in frames),
@@ -424,21 +463,27 @@ def format_soak(r: dict) -> str:
 
     lines = [f"soak: {r['n']} random changes and clicks in one window (seed {r['seed']}, warm-up "
              f"{r['warmup']}), {r['wall_s']:.0f} s",
-             f"{'step':>6} {'RSS MiB':>9} {'held MiB':>9} {'objects':>9}  largest run since the last reading "
-             f"(engine estimate)"]
+             f"{'step':>6} {'RSS MiB':>9} {'held MiB':>9} {'weights':>8} {'session':>9} {'objects':>9} "
+             f"{'undo':>5} {'titles':>6}  largest run since the last reading (engine estimate)"]
     for row in r["rss"]:
         big = f"  {row['largest_run_mb']:7.1f} MiB  {row['largest_run']}" if row.get("largest_run") else ""
-        lines.append(f"{row['step']:>6} {row['rss_mb']:>9.1f} {row['held_mb']:>9.1f} {row['objects']:>9}{big}")
-    g = r["goals"]
-    lines.append(f"RSS growth after warm-up (held, at {describe(SOAK_READING_CONFIG)}): "
-                 f"{r['rss_growth_mb']:+.1f} MiB over {r['n']} changes "
+        lines.append(f"{row['step']:>6} {row['rss_mb']:>9.1f} {row['held_mb']:>9.1f} {row['weight_cache_mb']:>8.1f} "
+                     f"{row['session_mb']:>9.1f} {row['objects']:>9} {row['undo_steps']:>5} {row['title_cache']:>6}{big}")
+    g, b = r["goals"], r["bounds"]
+    lines.append(f"bounded holders (full after a few hundred changes): the weight cache ≤ {b['weight_cache_mb']:g} "
+                 f"MiB (earlier weights ≤ {b['weight_cache_older_mb']:g}), undo ≤ {b['undo_steps']} steps, "
+                 f"titles ≤ {b['title_cache']}")
+    lines.append(f"RSS growth after warm-up (session: held at {describe(SOAK_READING_CONFIG)}, less the weight "
+                 f"cache): {r['rss_growth_mb']:+.1f} MiB over {r['n']} changes "
                  f"({r['rss_growth_mb_per_1000']:+.1f} per 1,000; goal ≤ {g['rss_growth_mb_per_1000']:g} "
-                 f"per 1,000) {r['verdict']['rss']}; as read: {r['raw_rss_growth_mb']:+.1f} MiB; "
+                 f"per 1,000) {r['verdict']['rss']}; held: {r['held_growth_mb']:+.1f} MiB; "
+                 f"as read: {r['raw_rss_growth_mb']:+.1f} MiB; "
                  f"peak {r['rss_peak_mb']:.0f} MiB"
                  + (f"; after malloc_trim {r['rss_after_malloc_trim_mb']:.0f} MiB"
                     if r["rss_after_malloc_trim_mb"] is not None else ""))
     lines.append("config changes: " + ", ".join(f"{k} {v}" for k, v in r["changes"].items())
-                 + "; into " + ", ".join(f"{k} {v}" for k, v in sorted(r["dtypes"].items())))
+                 + "; into " + ", ".join(f"{k} {v}" for k, v in sorted(r["dtypes"].items()))
+                 + f"; {r['unchanged']} refused by the constraints (no change)")
     lines.append(f"{'latency ms':<16} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
     lines.append(f"{'config → frame':<16} {r['frames']:>5} {ms(r['frame_ms'])}")
     lines.append(f"{'click':<16} {r['clicks']:>5} {ms(r['click_ms'])}")

@@ -49,7 +49,12 @@ _CSS_BOLD = re.compile(r"font-weight\s*:\s*(bold|[6-9]00)")
 Runs = list[tuple[str, bool, str | None]]
 
 
-@functools.lru_cache(maxsize=1024)
+#: titles parsed and kept (parse_runs): a title with new numbers is a new entry, so a long
+#: session fills this bound (~1 KiB each) and stays there
+TITLE_CACHE_SIZE = 1024
+
+
+@functools.lru_cache(maxsize=TITLE_CACHE_SIZE)
 def parse_runs(text: str) -> list[Runs]:
     """The small HTML subset of the panels' titles as lines of styled runs.
 

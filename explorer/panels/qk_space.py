@@ -340,7 +340,7 @@ class ModelQKSpacePanel(_Plane, AnalysisPanel):
         layer, head = self.model_layer(), min(self.selection.head, model.n_heads - 1)
         texts = tuple(self.texts())
         return [("qk_space", (texts, layer, head),
-                 lambda _job: model.qk_embedding(list(texts), layer, head))]
+                 lambda job: model.qk_embedding(list(texts), layer, head, progress=job.check))]
 
     def link_shape(self) -> tuple[int, int] | None:
         tr_ = self.trace
