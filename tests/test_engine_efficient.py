@@ -237,6 +237,28 @@ def test_local_and_global_rows_of_the_first_positions_see_everything():
     assert m[8].tolist() == [True] * 3 + [False] * 4 + [True] * 3 + [False] * 2  # two ranges
 
 
+def test_a_key_whose_scores_overflow_leaves_the_rows_that_may_not_see_it_alone():
+    """Key 10's embedding is 1e38 everywhere: its key and value stay finite, but its score with
+    some rows overflows float32 to +inf. The rows whose mask hides it (all but 10 and 11: window 2,
+    causal) still equal softmax over the keys they see, though key 10 lies inside the window of
+    keys their block of rows reads."""
+    cfg = AttentionConfig(d_model=32, seq_len=16, window=2, global_tokens=1, causal=True, seed=7)
+    x = torch.randn(1, 16, 32, generator=torch.Generator().manual_seed(7))
+    x[0, 10] = 1e38
+    tr = run(cfg, x)
+    mask = ref_mask(cfg)
+    rows = [i for i in range(16) if not mask[i, 10]]
+    assert rows == [i for i in range(16) if i not in (10, 11)]
+    assert bool(torch.isfinite(tr.k).all()) and bool(torch.isfinite(tr.v).all())
+    hidden = (tr.q[0, :, rows] * cfg.effective_scale @ tr.k[0, :, 10, :, None]).squeeze(-1)  # (H, rows)
+    assert bool((hidden == math.inf).any())  # masked scores that overflow
+    for _b, h, q, k, v in heads(tr):
+        for i in rows:
+            seen = mask[i]
+            w = torch.softmax((k[seen] @ q[i]) * cfg.effective_scale, 0)
+            torch.testing.assert_close(tr.context[0, h, i].double(), w @ v[seen], atol=1e-5, rtol=1e-4)
+
+
 # ---- hierarchical ------------------------------------------------------------------------------
 @pytest.mark.parametrize("kw", [
     dict(seq_len=10, summary_block=3),

@@ -16,6 +16,7 @@ would (NaN for "-inf", the mean value for a finite one).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -53,13 +54,14 @@ def ranged_softmax(call, lo: torch.Tensor, hi: torch.Tensor, shared: Shared | No
     """Write into ``out`` (B, H, S, Dh) the context of every query row of ``rows_pieces``
     (slices of the S rows, e.g. a pacer's parts): softmax over [lo_i, hi_i) and the shared keys
     it may see. Rows go in blocks of ``rows`` (a block begins at each of ``starts``:
-    hierarchical attention's own blocks), a group of blocks in each product: the blocks' keys
-    gathered as windows of one width, L (the widest block's span). A block whose span is
-    over :data:`WIDE` (the global queries, which see every key) goes alone, in rows that fit."""
+    hierarchical attention's own blocks); blocks whose keys span about as many go together
+    (:func:`_groups`), their windows gathered at one width L, the group's widest span: one
+    batched product for the scores of every head, one masked softmax, one for the context. A
+    block whose span is over :data:`WIDE` (the global queries, which see every key) goes alone,
+    in rows that fit."""
     B, H = call.q.shape[:2]
-    # zero rows past the last key: a group's windows (as wide as its widest block) may reach past it
-    k, v = (torch.cat([t.float(), t.new_zeros(*t.shape[:2], WIDE + rows, t.shape[3], dtype=torch.float32)], 2)
-            for t in (call.k, call.v))
+    q = call.q.float() * call.scale  # (B, H, S, Dh), scaled once
+    k, v = call.k.float(), call.v.float()  # (B, Hkv, Skv, Dh), no copy in float32
     n_shared = 0 if shared is None else shared.k.shape[2]
     for piece in rows_pieces:
         first, length = row_blocks(list(starts), piece.start, piece.stop, rows)
@@ -69,64 +71,136 @@ def ranged_softmax(call, lo: torch.Tensor, hi: torch.Tensor, shared: Shared | No
         base = lo[ridx].amin(1)
         span = (hi[ridx].amax(1) - base).clamp(min=0)  # (n,) keys of each block's window
         wide = span > WIDE
-        narrow = (~wide).nonzero().flatten()
-        if len(narrow):
-            width = int(span[narrow].max())
-            per = max(1, GROUP_ELEMENTS // (B * H * rows * max(1, width + n_shared)))
-            for g0 in range(0, len(narrow), per):
-                sel = narrow[g0 : g0 + per]
-                ctx = _window_blocks(call, k, v, lo, hi, shared, ridx[sel], base[sel], width)
-                if bool(valid[sel].all()) and int(sel[-1] - sel[0]) + 1 == len(sel):  # one run of rows
-                    a = int(ridx[sel[0], 0])
-                    out[:, :, a : a + ctx.shape[2] * rows] = ctx.flatten(2, 3).to(out.dtype)
-                else:
-                    out[:, :, ridx[sel][valid[sel]]] = ctx[:, :, valid[sel]].to(out.dtype)
+        for sel, width in _groups(span, ~wide, B * H * rows, n_shared):
+            _window_blocks(call, q, k, v, lo, hi, shared, ridx[sel], valid[sel], base[sel], width, out)
         for b in wide.nonzero().flatten().tolist():  # alone, in rows that fit a block
             a, n = int(first[b]), int(length[b])
             for sub in _fitting(lo, hi, a, a + n, n_shared, B * H):
-                out[:, :, sub] = _slice_block(call, k, v, lo, hi, shared, sub).to(out.dtype)
+                r = torch.arange(sub.start, sub.stop)[None, :]  # (1, r)
+                base_b = lo[sub].min()
+                width = max(0, int(hi[sub].max() - base_b))
+                _window_blocks(call, q, k, v, lo, hi, shared, r, torch.ones_like(r, dtype=torch.bool),
+                               base_b[None], width, out)
 
 
 #: A block whose keys span more than this goes alone (a group would gather that many keys for each).
 WIDE = 4096
-#: Scores a group of blocks may hold: B·H·blocks·rows·(width + shared).
-GROUP_ELEMENTS = 1 << 23
+#: Scores a group of blocks holds: B·H·blocks·rows·(width + shared).
+GROUP_ELEMENTS = 1 << 22
 
 
-def _window_blocks(call, k, v, lo, hi, shared, ridx, base, width) -> torch.Tensor:
-    """(B, H, n, R, Dh) float32: the context of n blocks of R query rows ``ridx`` (n, R), each
-    over its window of keys base…base+width−1 (n,) and the shared keys some row of the group
-    sees (their scores joined to the windows'); k, v: (B, Hkv, Skv + zero rows, Dh)."""
+def _groups(span: torch.Tensor, narrow: torch.Tensor, rows: int, n_shared: int) -> list[tuple[torch.Tensor, int]]:
+    """The ``narrow`` blocks (n,) bool in groups: (their indices, the group's window width L);
+    ``rows``: a block's query rows times the heads.
+    Blocks go in order of span, a group taking the next while the widest wastes at most an
+    eighth of its width on the narrowest and the scores fit :data:`GROUP_ELEMENTS`, so the
+    blocks of a regular pattern (every block of a sliding window; the k-th block of rows of
+    every summary block) share one width, one band of keys relative to their start and
+    evenly spaced windows (strided views, no copy)."""
+    idx = narrow.nonzero().flatten()
+    order = idx[torch.argsort(span[idx], stable=True)]
+    spans = span[order].tolist()
+    out, i = [], 0
+    while i < len(order):
+        j = i + 1
+        while (j < len(order) and spans[j] - spans[i] <= spans[j] // 8
+               and (j + 1 - i) * rows * (spans[j] + n_shared) <= GROUP_ELEMENTS):
+            j += 1
+        out.append((order[i:j], int(spans[j - 1])))
+        i = j
+    return out
+
+
+def _window_blocks(call, q, k, v, lo, hi, shared, ridx, valid, base, width: int, out: torch.Tensor) -> None:
+    """Write into ``out`` (B, H, S, Dh) the context of n blocks of R query rows ``ridx`` (n, R)
+    (``valid`` (n, R): the rows that are the block's, not a short block's repeats), each over
+    its window of keys base…base+width−1 (n,) and the shared keys some row of the group sees:
+    the keys [shared; window] of each block gathered (B, Hkv, n, m + L, Dh), one product for
+    the scores of every head, −inf where a row may not look, one softmax, one product for the
+    context. q (B, H, S, Dh) scaled; k, v (B, Hkv, Skv, Dh) float32."""
     cfg = call.config
-    B, H, _, Dh = call.q.shape
+    B, H, _, Dh = q.shape
     Hkv, G = cfg.kv_heads, cfg.group_size
     n, R = ridx.shape
-    q = block_rows(call.q, ridx).float().view(B, Hkv, G, n, R, Dh) * call.scale  # (B, Hkv, G, n, R, Dh)
-    j = base[:, None] + torch.arange(width)[None, :]  # (n, L) the window's keys
-    seen = (j[:, None, :] >= lo[ridx][..., None]) & (j[:, None, :] < hi[ridx][..., None])  # (n, R, L)
-    key_pos = j.float()
-    m = 0
+    rel = torch.arange(width)
+    lo_r, hi_r = lo[ridx] - base[:, None], hi[ridx] - base[:, None]  # (n, R) the window's part each row sees
+    if bool((lo_r == lo_r[:1]).all()) and bool((hi_r == hi_r[:1]).all()):
+        lo_r, hi_r = lo_r[:1], hi_r[:1]  # one band for every block (a sliding window's blocks)
+    hide_w = (rel < lo_r[..., None]) | (rel >= hi_r[..., None])  # (n or 1, R, L)
+    hide_w = hide_w if bool(hide_w.any()) else None
+    m, hide_s = 0, None
     if shared is not None:
         vis = shared.visible(ridx.flatten()).view(n, R, -1)
-        used = vis.flatten(0, 1).any(0).nonzero()
+        used = vis.any(0).any(0).nonzero()
         m = int(used.max()) + 1 if len(used) else 0  # the shared keys some row of the group sees
-        seen = torch.cat([vis[..., :m], seen], -1)
-        key_pos = torch.cat([shared.pos[:m].expand(n, m), key_pos], 1)
+        vis = vis[..., :m]
+        if m and not bool(vis.all()):
+            hide_s = ~(vis[:, :1] if bool((vis == vis[:, :1]).all()) else vis)  # (n, 1 or R, m)
+    flat = ridx.flatten()
+    a = int(flat[0])
+    one_run = bool(valid.all()) and bool((flat == a + torch.arange(n * R)).all())
     if m + width == 0:  # nothing to see: NaN, filled by the caller
-        return torch.full((B, H, n, R, Dh), float("nan"))
-    kw, vw = windows(k, base, width), windows(v, base, width)  # (B, Hkv, n, L, Dh), views
-    s = q @ kw[:, :, None].transpose(-2, -1)  # (B, Hkv, G, n, R, L)
-    if m:
-        s = torch.cat([q @ shared.k[:, :, None, None, :m].transpose(-2, -1), s], -1)  # (…, m + L)
+        _put(out, torch.full((B, H, n, R, Dh), float("nan")), ridx, valid, a if one_run else None)
+        return
+    dist = None
     if cfg.positional == "alibi":  # −slope·|pos_i − pos_j| (a summary: its keys' mean position)
         pos = query_positions(cfg.seq_len, cfg.key_len)[ridx].float()[..., None]  # (n, R, 1)
-        slopes = -alibi_slopes(cfg.n_heads).view(Hkv, G, 1, 1, 1)
-        s += slopes * (pos - key_pos[:, None, :]).abs()
-    w = torch.softmax(s.masked_fill_(~seen, float("-inf")), dim=-1)
-    ctx = w[..., m:] @ vw[:, :, None]
-    if m:
-        ctx.add_(w[..., :m] @ shared.v[:, :, None, None, :m])
-    return ctx.view(B, H, n, R, Dh)
+        key_pos = (base[:, None] + rel[None, :]).float()
+        if m:
+            key_pos = torch.cat([shared.pos[:m].expand(n, m), key_pos], 1)
+        dist = -alibi_slopes(cfg.n_heads).view(Hkv, G, 1, 1, 1) * (pos - key_pos[:, None, :]).abs()
+    # the masks as additive biases (0 or −inf): an add is several times faster than masked_fill_
+    bias_s, bias_w = (None if t is None else torch.zeros(t.shape).masked_fill_(t, float("-inf"))
+                      for t in (hide_s, hide_w))
+    qb = block_rows(q, ridx).view(B, Hkv, G, n, R, Dh)
+    kk, vv = _windows(k, base, width), _windows(v, base, width)  # (B, Hkv, n, L, Dh)
+    if m:  # the shared keys before each window's: (B, Hkv, n, m + L, Dh)
+        kk = torch.cat([shared.k[:, :, None, :m].expand(B, Hkv, n, m, Dh), kk], 3)
+        vv = torch.cat([shared.v[:, :, None, :m].expand(B, Hkv, n, m, Dh), vv], 3)
+    kt, vv = kk[:, :, None].transpose(-2, -1), vv[:, :, None]
+
+    def context(exact: bool) -> torch.Tensor:
+        """(B, H, n, R, Dh); ``exact``: the masks by masked_fill_, not added as biases."""
+        s = qb @ kt  # (B, Hkv, G, n, R, m + L)
+        if dist is not None:
+            s += dist
+        for part, bias, hide in ((s[..., :m], bias_s, hide_s), (s[..., m:], bias_w, hide_w)):
+            if hide is None:
+                continue
+            if exact:
+                part.masked_fill_(hide, float("-inf"))
+            else:
+                part.add_(bias)
+        return (torch.softmax(s, -1, out=s) @ vv).view(B, H, n, R, Dh)
+
+    ctx = context(exact=False)
+    # a NaN or inf: a row that sees no key (NaN either way), or a masked score of ±inf or NaN,
+    # which adding −inf would not hide: computed again with masked_fill_, exactly
+    if (bias_s is not None or bias_w is not None) and not math.isfinite(float(ctx.sum())):
+        ctx = context(exact=True)
+    _put(out, ctx, ridx, valid, a if one_run else None)
+
+
+def _windows(t: torch.Tensor, base: torch.Tensor, width: int) -> torch.Tensor:
+    """(B, Hkv, n, L, Dh): keys (or values) base…base+width−1 of t (B, Hkv, Skv, Dh) for each of n
+    blocks, zero past the last key (a group's windows, as wide as its widest block, may reach past
+    it): views of t where they are evenly spaced and stay inside it, else gathered from a copy of
+    the keys they read with zero rows after it."""
+    Skv = t.shape[2]
+    if int(base.max()) + width <= Skv:
+        return windows(t, base, width)
+    start = int(base.min())
+    tail = torch.cat([t[:, :, start:], t.new_zeros(*t.shape[:2], width, t.shape[3])], 2)
+    return windows(tail, base - start, width)
+
+
+def _put(out: torch.Tensor, ctx: torch.Tensor, ridx: torch.Tensor, valid: torch.Tensor, a: int | None) -> None:
+    """Write ctx (B, H, n, R, Dh) into out (B, H, S, Dh): rows a… (one run of rows), else the
+    valid rows of ridx (n, R)."""
+    if a is not None:
+        out[:, :, a : a + ridx.numel()] = ctx.flatten(2, 3)
+    else:
+        out[:, :, ridx[valid]] = ctx[:, :, valid].to(out.dtype)
 
 
 def _fitting(lo, hi, a: int, b: int, n_shared: int, heads: int) -> list[slice]:
@@ -140,14 +214,3 @@ def _fitting(lo, hi, a: int, b: int, n_shared: int, heads: int) -> list[slice]:
         out.append(slice(i, i + r))
         i += r
     return out
-
-
-def _slice_block(call, k, v, lo, hi, shared, rows: slice) -> torch.Tensor:
-    """(B, H, r, Dh) float32: the context of query rows ``rows``, one block over keys
-    [min lo, max hi) and the shared keys."""
-    B, H, _, Dh = call.q.shape
-    r = rows.stop - rows.start
-    a = int(lo[rows].min())
-    width = max(0, int(hi[rows].max()) - a)
-    ridx = torch.arange(rows.start, rows.stop)[None, :]  # (1, r)
-    return _window_blocks(call, k, v, lo, hi, shared, ridx, torch.tensor([a]), width).view(B, H, r, Dh)

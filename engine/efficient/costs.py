@@ -108,10 +108,15 @@ def temporaries(c: AttentionConfig) -> int:
         group = 6 * min(GROUP_ELEMENTS, B * H * r * (CHUNK + max(F, Dh + 1))) * _F32 + states // 4
         return int(keys + states + rows + group + kv32)
     keys = _row_keys(c)
-    # k and v in float32 with zero rows past the last key (a window's reach), as the blocks read them
-    kv32 = 2 * B * Hkv * (Skv + WIDE + 512) * Dh * _F32 * (2 if low else 1)
+    # q scaled (float32); k and v in float32 when they are not; the last group's windows with zero
+    # rows after the last key (a window's reach)
+    q32 = B * H * S * Dh * _F32
+    tail = 2 * B * Hkv * (WIDE + 2 * BLOCK_ROWS) * Dh * _F32
     group = min(BLOCK_ELEMENTS, B * H * S * keys)
-    block = group * (3 * _F32 + 2) + 2 * group // max(1, BLOCK_ROWS) * Dh * _F32  # scores, weights, mask; k, v windows
+    # scores (the softmax in place), ALiBi's distances, the masks and their −inf biases, the
+    # context; [shared; window] keys and values of each block
+    block = group * (3 * _F32 + 2) + 2 * group // max(1, BLOCK_ROWS) * Dh * _F32
+    kv32 = kv32 + q32 + tail
     if c.summary_block is not None:
         n_blocks = -(-Skv // c.summary_block)
         shared = 2 * B * Hkv * n_blocks * Dh * _F32 + 2 * S * n_blocks + 8 * Skv
