@@ -306,6 +306,15 @@ ENGINE_REFUSALS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("EngineRefusal", "decoding this config needs about {need} (KV cache, weights, the causal mask; "
                                        "S = {S}, d_model = {d_model}), over the {budget} memory budget: lower seq_len, "
                                        "d_model or batch"),
+    # (the parts a memory refusal lists, and what it says is run: engine.memory._PARTS, _FUSED_PARTS)
+    QT_TRANSLATE_NOOP("EngineRefusal", "weights {weights} (d_model²), activations {activations} (B·S·d_model), "
+                                       "attention grids {grids} (B·H·S·Skv), temporaries {temporaries} (B·H·S·Skv)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "weights {weights} (d_model²), activations {activations} (B·S·d_model), "
+                                       "mask and kernel temporaries {temporaries} (S·Skv, B·H·S·d_k)"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "sdpa run"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "flash run"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "eager run"),
+    QT_TRANSLATE_NOOP("EngineRefusal", "efficient run ({variants})"),
     QT_TRANSLATE_NOOP("EngineRefusal", "lower d_model"),
     QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, batch or d_model"),
     QT_TRANSLATE_NOOP("EngineRefusal", "lower seq_len, kv_len, heads or batch"),

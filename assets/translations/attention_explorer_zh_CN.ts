@@ -6109,6 +6109,30 @@ ind {i}</source>
         <translation>这次 {what} 约需 {total}，不含注意力网格：{parts}，形状 {shape}；超过 {budget} 的内存预算：{advice}</translation>
     </message>
     <message>
+        <source>weights {weights} (d_model²), activations {activations} (B·S·d_model), attention grids {grids} (B·H·S·Skv), temporaries {temporaries} (B·H·S·Skv)</source>
+        <translation>权重 {weights}（d_model²），激活 {activations}（B·S·d_model），注意力网格 {grids}（B·H·S·Skv），中间张量 {temporaries}（B·H·S·Skv）</translation>
+    </message>
+    <message>
+        <source>weights {weights} (d_model²), activations {activations} (B·S·d_model), mask and kernel temporaries {temporaries} (S·Skv, B·H·S·d_k)</source>
+        <translation>权重 {weights}（d_model²），激活 {activations}（B·S·d_model），掩码与内核的中间张量 {temporaries}（S·Skv, B·H·S·d_k）</translation>
+    </message>
+    <message>
+        <source>sdpa run</source>
+        <translation>sdpa 运行</translation>
+    </message>
+    <message>
+        <source>flash run</source>
+        <translation>flash 运行</translation>
+    </message>
+    <message>
+        <source>eager run</source>
+        <translation>eager 运行</translation>
+    </message>
+    <message>
+        <source>efficient run ({variants})</source>
+        <translation>高效注意力运行（{variants}）</translation>
+    </message>
+    <message>
         <source>decoding this config needs about {need} (KV cache, weights, the causal mask; S = {S}, d_model = {d_model}), over the {budget} memory budget: lower seq_len, d_model or batch</source>
         <translation>解码此配置约需 {need}（KV 缓存、权重、因果掩码；S = {S}，d_model = {d_model}），超过 {budget} 的内存预算：请降低 seq_len、d_model 或 batch</translation>
     </message>
