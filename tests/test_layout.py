@@ -350,3 +350,10 @@ def test_opening_a_model_at_1280x800_keeps_the_window_s_size(qapp, gpt2_path):
         problems = [f"the window is {w.width()}×{w.height()}"] if (w.width(), w.height()) != (1280, 800) else []
         problems += [msg for n in ("model_grid", "model_head") if (msg := too_small(w, n))]
         assert not problems, problems
+        # the grid's header line, wider than its room here: drawn with "…", whole in its tooltip
+        info = w.panel("model_grid").info
+        assert "reproduces the model's own logits" in info.toolTip() and info.toolTip() == info.text()
+        assert QFontMetrics(info.font()).horizontalAdvance(info.text()) > info.width()
+        image = info.grab().toImage()
+        assert any(image.pixelColor(x, y) != image.pixelColor(0, 0)
+                   for x in range(image.width()) for y in range(image.height())), "the header is drawn"
