@@ -142,8 +142,7 @@ class ModelActions(Feature):
             for name, _beside in MODEL_DOCKS:
                 if name in w.panel_names():
                     w.dock(name).show()
-            for name in FRONT_DOCKS:
-                w.dock(name).raise_()
+            self._front()
             return
         for name, beside in MODEL_DOCKS:
             w.add_panel(name, dock_area=True)
@@ -151,7 +150,13 @@ class ModelActions(Feature):
             if beside in w.panel_names() and not w.dock(beside).isFloating():
                 w.tabify(beside, name)
             dock.show()
-        for name in FRONT_DOCKS:
-            w.dock(name).raise_()
         for name, _beside in MODEL_DOCKS:
             w.add_view_entry(name)
+        self._front()
+
+    def _front(self) -> None:
+        """model_grid and model_head in front as View ▸ a panel brings them (the dock layer):
+        at no less than their readable size, the docks beside giving way, the window back at
+        its user-set size (their minimums grew a 1280×800 window to 811 px)."""
+        for name in FRONT_DOCKS:
+            self.host.show_panel(name)

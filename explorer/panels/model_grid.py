@@ -29,7 +29,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -192,6 +192,22 @@ class HeadTableModel(QAbstractTableModel):
         return None
 
 
+class ElidedLabel(QLabel):
+    """A one-line label drawn with "…" where it is narrower than its text (a QLabel clips it
+    mid-word: "gpt2 · gpt2" of the model's header line in a 1280×800 window); `text()` stays
+    whole, and the caller puts the whole text in its tooltip."""
+
+    def paintEvent(self, event) -> None:
+        rect, fm, text = self.contentsRect(), self.fontMetrics(), self.text()
+        if fm.horizontalAdvance(text) <= rect.width():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, rect.width())
+        self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(), self.isEnabled(),
+                                  shown, self.foregroundRole())
+
+
 @register_panel
 class ModelGridPanel(Panel):
     name = "model_grid"
@@ -208,7 +224,7 @@ class ModelGridPanel(Panel):
         #: what the mosaic was drawn from: (trace, metric, order); see plots.Drawn
         self._painted = Drawn()
         # ---- toolbar: model facts, metric, order -------------------------------------
-        self.info = QLabel()
+        self.info = ElidedLabel()  # (its tooltip: the whole line)
         self.info.setObjectName("hint")
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -429,6 +445,7 @@ class ModelGridPanel(Panel):
         c = self.controller
         if c is None or c.loaded is None:
             self.info.setText(c.busy_text if c is not None else "")
+            self.info.setToolTip(self.info.text())
             return
         s = c.loaded.summary
         kv = (self.tr(" · {kv} KV heads (GQA)").format(kv=s.n_kv_heads)
