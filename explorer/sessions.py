@@ -15,8 +15,8 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from . import i18n
 from .feature import Feature
+from .i18n import engine_text
 from .session import SessionError, load_session, save_session
 
 MAX_RECENT = 8
@@ -137,7 +137,7 @@ class SessionsFeature(Feature):
             s = load_session(path)
         except SessionError as exc:
             self.host.show_banner(QCoreApplication.translate("MainWindow", "Could not open {name}: {reason}").format(
-                name=Path(path).name, reason=i18n.engine_text(str(exc))))
+                name=Path(path).name, reason=engine_text(str(exc))))
             return False
         self.session_path = Path(path)
         self.apply_session(s)
@@ -164,7 +164,7 @@ class SessionsFeature(Feature):
             save_session(path, cfg, selection, self.state.model_info, snaps.to_snapshots())
         except (OSError, SessionError) as exc:
             self.host.show_banner(QCoreApplication.translate("MainWindow", "Could not save {name}: {reason}").format(
-                name=Path(path).name, reason=i18n.engine_text(str(exc))))
+                name=Path(path).name, reason=engine_text(str(exc))))
             return False
         self.session_path = Path(path)
         self._add_recent(path)
