@@ -281,7 +281,16 @@ def test_check_posts_nothing_and_raises_once_cancelled():
         job.check(10, 10)
 
 
-def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, worker):
+@pytest.fixture
+def earlier_work_ended(qtbot):
+    """Automatic collection back on before the test: a thread an earlier test stopped releases
+    the collector when the UI thread handles its `finished` (the event loop runs meanwhile)."""
+    import gc
+
+    qtbot.waitUntil(gc.isenabled, timeout=30_000)
+
+
+def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, earlier_work_ended, worker):
     """A worker thread that allocates reference cycles never runs the cyclic collector itself
     (a collection there would run Qt destructors of dropped panels outside the UI thread: a
     native crash); the UI thread collects on a timer meanwhile, and automatic collection is
@@ -331,7 +340,7 @@ def test_outcomes_arrive_in_the_ui_thread_in_the_order_posted(qtbot, worker):
     assert worker.outcomes[-1][0] == "done"
 
 
-def test_the_ui_thread_collects_everything_only_when_the_heap_grew():
+def test_the_ui_thread_collects_everything_only_when_the_heap_grew(earlier_work_ended):
     """While a worker runs, the UI thread's timer does a full collection (a walk over every
     object: 0.6 s in a large process, a visible stall) only as CPython would: once the heap
     grew by a quarter since the last, not each time the youngest generations overflow."""
