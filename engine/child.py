@@ -31,19 +31,26 @@ from typing import Any
 __all__ = ["ChildProcess", "end_with_parent"]
 
 
-def end_with_parent(poll_s: float = 0.5) -> None:
+def end_with_parent(poll_s: float = 0.5, parent: int | None = None) -> None:
     """Make this (child) process end when its parent does (see the module docstring).
+
+    `parent`: the pid of the process that started this one (default: the present parent).
+    A spawned child reaches this call only after importing its target (torch: seconds on a
+    loaded machine); a parent that died meanwhile sends no signal and leaves the child
+    reparented, so it ends at once when its parent is no longer `parent`.
 
     Linux sends the signal when the parent *thread* that started the child ends: a child
     started from a worker thread must not outlive that thread's call (the profile's does not;
     the training's is started from the UI thread)."""
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
             import ctypes
             import signal
 
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(0)
     import threading
 
     def watch() -> None:
@@ -54,11 +61,12 @@ def end_with_parent(poll_s: float = 0.5) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-def _main(target: Callable[..., None], commands, results, args: tuple, own_session: bool) -> None:  # pragma: no cover - the child
+def _main(target: Callable[..., None], commands, results, args: tuple, own_session: bool,
+          parent: int) -> None:  # pragma: no cover - the child
     if own_session and hasattr(os, "setsid"):
         with contextlib.suppress(OSError):  # already a session or group leader: it keeps the caller's
             os.setsid()
-    end_with_parent()
+    end_with_parent(parent=parent)
     target(commands, results, *args)
 
 
@@ -70,7 +78,7 @@ class ChildProcess:
         ctx = multiprocessing.get_context("spawn")
         commands_r, self.commands = ctx.Pipe(duplex=False)
         self.results, results_w = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_main, args=(target, commands_r, results_w, args, own_session),
+        self.proc = ctx.Process(target=_main, args=(target, commands_r, results_w, args, own_session, os.getpid()),
                                 daemon=True, name=name)
         try:
             self.proc.start()

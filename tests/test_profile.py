@@ -135,8 +135,11 @@ _ORPHAN_PARENT = textwrap.dedent("""
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals and /proc")
-def test_the_measuring_process_ends_when_its_parent_is_killed(tmp_path):
-    """issue 28: after a SIGKILL of the window the measuring child lived on 15-120 s."""
+@pytest.mark.parametrize("after_s", [0.0, 3.0], ids=["while-it-starts", "while-it-measures"])
+def test_the_measuring_process_ends_when_its_parent_is_killed(tmp_path, after_s):
+    """issue 28: after a SIGKILL of the window the measuring child lived on 15-120 s (its
+    measurement here: 30 points × 20 repeats, minutes). Killed while the child still imports
+    torch, the kernel's parent-death signal was not yet asked for: it must end all the same."""
     import signal
 
     parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_PARENT], stdout=subprocess.PIPE, text=True,
@@ -144,10 +147,10 @@ def test_the_measuring_process_ends_when_its_parent_is_killed(tmp_path):
     try:
         pids = [int(x) for x in parent.stdout.readline().split()]
         assert pids, "no measuring process started"
-        time.sleep(1.0)  # the child is measuring now
+        time.sleep(after_s)
         parent.send_signal(signal.SIGKILL)
         parent.wait(10)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # a loaded machine's torch import, not the minutes of measuring
         alive = pids
         while alive and time.monotonic() < deadline:
             alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()
