@@ -4,7 +4,8 @@ a resize cycle; View ▸ a panel never hides a visible one nor grows the window;
 default back; tab titles are never elided; the user's layout is remembered across runs and a
 layout of another version is dropped, not forced. With a model open (lesson 11, a tiny saved
 GPT-2), the training lab open, in English and Chinese at 1600×1000: no dock title, tab or
-plot title of a panel in front is cut."""
+plot title of a panel in front is cut. Opening a model at 1280×800, in English and Chinese,
+keeps the window's size, and the model grid is readable there (no text of its plot cut)."""
 
 from __future__ import annotations
 

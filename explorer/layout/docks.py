@@ -16,6 +16,9 @@ is "dock_controls"). It owns:
     show_panel(name)    View ▸ a panel: shown (reopened where it was), brought to the front of
                         its tab group, at no less than its readable size; never hides a panel;
                         the window keeps the size the user gave it wherever the panels fit it
+    fit_window          the window back at its user's size where the docks' minimums grew it
+                        (a panel brought forward, a panel's text, a language): the docks that
+                        hold it open give way, the one brought forward longest ago first
     apply(perspective)  the panels of a perspective (explorer.layout.perspectives) brought
                         forward the same way
     reset()             View ▸ Reset layout: the default layout as the window first made it,
