@@ -15,9 +15,18 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from conftest import shown_window
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QAction, QFontMetrics, QTextDocument
-from PySide6.QtWidgets import QAbstractButton, QDockWidget, QStyle, QTabBar
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QComboBox,
+    QDockWidget,
+    QLabel,
+    QStyle,
+    QTabBar,
+    QWidget,
+)
 
 from explorer.figures.layout import text_boxes
 from explorer.figures.text import plot_title
@@ -343,6 +352,17 @@ def cut_texts(win, name: str) -> list[str]:
             for text, box, area in boxes if not area.adjusted(-1, -1, 1, 1).contains(box)]
 
 
+def under_help(panel) -> str:
+    """The panel's controls that its "?" (in its top-right corner) covers."""
+    help_box = panel.help_button.geometry()
+    covered = [w for w in panel.findChildren(QWidget)
+               if isinstance(w, (QAbstractButton, QComboBox, QLabel, QAbstractSpinBox))
+               and w is not panel.help_button and w.isVisible()
+               and QRect(w.mapTo(panel, QPoint(0, 0)), w.size()).intersects(help_box)]
+    return f"{panel.name}: '?' covers {[w.text() if hasattr(w, 'text') else type(w).__name__ for w in covered]}" \
+        if covered else ""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_opening_a_model_at_1280x800_keeps_the_window_s_size(qapp, gpt2_path, lang):
@@ -350,7 +370,8 @@ def test_opening_a_model_at_1280x800_keeps_the_window_s_size(qapp, gpt2_path, la
     their readable size (the docks beside give way), the window stays at the user's 1280×800
     (it grew to 811 px in English, 835 in Chinese: past a laptop's screen), and the grid is
     readable: its header line not cut, every text of its plot whole, its thumbnails inside
-    the plot."""
+    the plot; the panels' "?" covers none of their controls (it covered "model order" and
+    "Clear")."""
     with shown_window(qapp) as w:
         try:
             assert w.set_language(lang)
@@ -369,6 +390,7 @@ def test_opening_a_model_at_1280x800_keeps_the_window_s_size(qapp, gpt2_path, la
             mosaic = view.mapFromScene(grid.image.sceneBoundingRect()).boundingRect()
             if not view.rect().contains(mosaic):
                 problems.append(f"the thumbnails {mosaic.getRect()} outside the view {view.rect().getRect()}")
+            problems += [msg for n in ("model_grid", "model_head") if (msg := under_help(w.panel(n)))]
             assert not problems, f"in {lang}: {problems}"
             # the grid's header line, wider than its room here: drawn with "…", whole in its tooltip
             info = grid.info
