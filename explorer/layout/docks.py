@@ -258,6 +258,7 @@ class DockLayout(QObject):
         self.settle_layout()
         self.make_room([dock])
         self.settle_layout()
+        self.fix_tabs()  # (now: the tab group it joined may have a new tab bar)
         if dock.isFloating():
             return True
         narrow, low = self.short_of(dock) or (False, False)
