@@ -204,3 +204,37 @@ def test_the_model_qk_space_fades_the_keys_a_new_query_cannot_see_and_keeps_them
     sel.set(query=4)
     qapp.processEvents()
     assert drawn and fig.faded.sum() < pale_1.sum()  # fewer keys out of its sight
+
+
+def test_the_attribution_redraws_its_bars_for_a_new_result_or_head_only(qapp, window, monkeypatch):
+    """The attribution's bars are drawn again from another result (another text: other
+    heights) or recoloured for another selected head, and left as painted when the same result
+    comes again (a key moved: the target and position are the same)."""
+    use_text(qapp, window, TEXT_A)
+    panel = front(qapp, window, "attribution")
+    sel = window.model_controller.selection
+    sel.set(query=2, key=0, head=0, layer=0)
+    qapp.processEvents()
+    settle_analyses(qapp, window, TIMEOUT_S)
+    bars_a, title_a = panel.bars.bars(), plot_title(panel.plot)
+    assert bars_a and "sat" in title_a  # the text's next token after "the cat"
+    drawn = []
+    original = panel.bars.set_groups
+    monkeypatch.setattr(panel.bars, "set_groups", lambda *a, **k: (drawn.append(1), original(*a, **k)))
+    sel.set(key=1)  # the same position and target: the same result
+    qapp.processEvents()
+    settle_analyses(qapp, window, TIMEOUT_S)
+    assert not drawn and panel.bars.bars() == bars_a and plot_title(panel.plot) == title_a
+    sel.set(head=1)  # another head selected: the same heights, the highlight moved
+    qapp.processEvents()
+    settle_analyses(qapp, window, TIMEOUT_S)
+    assert len(drawn) == 1
+    moved = panel.bars.bars()
+    assert sorted(r.getRect() for _c, r in moved) == sorted(r.getRect() for _c, r in bars_a)
+    assert moved != bars_a
+    use_text(qapp, window, TEXT_B)  # as many tokens, other numbers: other heights
+    assert len(drawn) >= 2
+    bars_b = panel.bars.bars()
+    assert len(bars_b) == len(bars_a)
+    assert sorted(r.height() for _c, r in bars_b) != sorted(r.height() for _c, r in bars_a)
+    assert "ran" in plot_title(panel.plot)

@@ -239,6 +239,10 @@ class BarsItem(QGraphicsRectItem):
         else:
             self.setRect(bounds)
 
+    def bars(self) -> list[tuple[QColor, QRectF]]:
+        """The bars drawn: (colour, rectangle in data units), group by group."""
+        return [(brush.color(), QRectF(r)) for brush, rects in self._groups for r in rects]
+
     def set_brushes(self, brushes: list[QBrush]) -> None:
         """New colours for the groups, in order (a theme change); the bars stay."""
         self._groups = [(brush, rects) for brush, (_old, rects) in zip(brushes, self._groups)]

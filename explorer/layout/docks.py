@@ -16,6 +16,9 @@ is "dock_controls"). It owns:
     show_panel(name)    View ▸ a panel: shown (reopened where it was), brought to the front of
                         its tab group, at no less than its readable size; never hides a panel;
                         the window keeps the size the user gave it wherever the panels fit it
+    fit_window          the window back at its user's size where the docks' minimums grew it
+                        (a panel brought forward, a panel's text, a language): the docks that
+                        hold it open give way, the one brought forward longest ago first
     apply(perspective)  the panels of a perspective (explorer.layout.perspectives) brought
                         forward the same way
     reset()             View ▸ Reset layout: the default layout as the window first made it,
@@ -84,6 +87,11 @@ class DockLayout(QObject):
         self._user_size: QSize | None = None
         self._scale_held = 1.0  # the scale the docks' minimums were last set at
         self._rescale_pending = False
+        self._resizing = False  # the dock layer resizes the window itself: not the user's size
+        self._fit_pending = False
+        #: panel name → when `show_panel` last brought it forward (a count): the docks that
+        #: give way for the window to fit are the ones brought forward longest ago
+        self._brought: dict[str, int] = {}
         window.installEventFilter(self)
         for dock in self.docks():
             dock.installEventFilter(self)
@@ -118,15 +126,20 @@ class DockLayout(QObject):
         return QSize(self._user_size) if self._user_size is not None else self.window.size()
 
     def _note_window_resize(self, old: QSize, new: QSize) -> None:
+        """Keep the user's size: a resize the docks' minimums forced (the window grown to its
+        minimum), or one the dock layer made (`fit_window` shrinking it back as far as the
+        minimums let it), is not the user's; a forced growth is undone once Qt has laid out."""
         low = self.window.minimumSize()
         forced_w = new.width() > old.width() and new.width() <= low.width()
         forced_h = new.height() > old.height() and new.height() <= low.height()
         if self._user_size is None:
             self._user_size = QSize(old) if old.isValid() and old.width() > 0 else QSize(new)
-        if not forced_w:
+        if not forced_w and not self._resizing:
             self._user_size.setWidth(new.width())
-        if not forced_h:
+        if not forced_h and not self._resizing:
             self._user_size.setHeight(new.height())
+        if (forced_w or forced_h) and not self._resizing:
+            self.fit_window_later()
         if self.scale() != self._scale_held and not self._rescale_pending:
             self._rescale_pending = True
             QTimer.singleShot(0, self.rescale)
@@ -143,15 +156,57 @@ class DockLayout(QObject):
             if panel is not None and self.in_front(dock) and panel.minimumSize() != QSize(1, 1):
                 self.keep_readable(dock, True)
 
-    def back_to_user_size(self) -> None:
-        """The window back to the size its user gave it, where a dock's minimum grew it for a
-        moment and the docks fit it again (the ones beside gave way)."""
-        if self._user_size is None or self.window.isMaximized() or self.window.isFullScreen():
+    def fit_window_later(self) -> None:
+        if not self._fit_pending:
+            self._fit_pending = True
+            QTimer.singleShot(0, self.fit_window)
+
+    def fit_window(self) -> None:
+        """The window back to the size its user gave it where the docks' minimums grew it (a
+        panel brought forward, a panel's minimum grown with its text, a language's taller
+        lines): the docks in front that hold the window open give way, the one brought
+        forward longest ago first (a dock never brought forward, the default layout's, before
+        any), never the one brought forward last. Each gives way only while the window is
+        still larger than its user's size; the window is then shrunk as far as the minimums
+        left let it (never grown)."""
+        self._fit_pending = False
+        if (self._user_size is None or not shiboken6.isValid(self.window) or not self.window.isVisible()
+                or self.window.isMaximized() or self.window.isFullScreen()):
             return
-        want = self._user_size.expandedTo(self.window.minimumSizeHint()).expandedTo(self.window.minimumSize())
+        self.settle_layout()
+        user = self._user_size
+        latest = max(self._brought, key=self._brought.get) if self._brought else None
+        while True:
+            self._shrink_to(user)  # (as far as it goes: the docks that hold it are at their minimum)
+            wide, tall = self.window.width() > user.width(), self.window.height() > user.height()
+            if not (wide or tall):
+                break
+            holding = [d for d in self.docks() if self._holds_window(d, wide, tall) and dock_name(d) != latest]
+            if not holding:
+                break
+            oldest = min(holding, key=lambda d: self._brought.get(dock_name(d), -1))
+            oldest.widget().setMinimumSize(QSize(1, 1))  # (it holds its size again when next brought)
+            self.settle_layout()
+
+    def _holds_window(self, dock: QDockWidget, wide: bool, tall: bool) -> bool:
+        """`dock` is docked in front, holds its panel's readable size and is at its minimum
+        across (`wide`) or down (`tall`): one of the docks whose minimums make the window's."""
+        panel = dock.widget()
+        if (panel is None or not hasattr(panel, "readable_size") or dock.isFloating()
+                or not self.in_front(dock) or panel.minimumSize() == QSize(1, 1)):
+            return False
+        low = dock.minimumSizeHint().expandedTo(dock.minimumSize())
+        return (wide and dock.width() <= low.width() + 1) or (tall and dock.height() <= low.height() + 1)
+
+    def _shrink_to(self, user: QSize) -> None:
+        want = QSize(user).expandedTo(self.window.minimumSizeHint()).expandedTo(self.window.minimumSize())
         want = want.boundedTo(self.window.size())
         if want != self.window.size():
-            self.window.resize(want)
+            self._resizing = True
+            try:
+                self.window.resize(want)
+            finally:
+                self._resizing = False
             self.settle_layout()
 
     def readable(self, name: str) -> QSize:
@@ -198,10 +253,12 @@ class DockLayout(QObject):
         if dock.isHidden():
             dock.show()
         dock.raise_()
+        self._brought[name] = max(self._brought.values(), default=0) + 1
         self.keep_readable(dock, True)
         self.settle_layout()
         self.make_room([dock])
         self.settle_layout()
+        self.fix_tabs()  # (now: the tab group it joined may have a new tab bar)
         if dock.isFloating():
             return True
         narrow, low = self.short_of(dock) or (False, False)
@@ -211,7 +268,7 @@ class DockLayout(QObject):
         if narrow or low:
             self.give_way(dock, narrow, low)
             self.settle_layout()
-            self.back_to_user_size()
+            self.fit_window()  # (docks of other columns too, where they still hold it open)
             self.make_room([dock])
             self.settle_layout()
         return True

@@ -30,6 +30,7 @@ from engine.numbers import fixed
 
 from ..figures.plots import (
     BarsItem,
+    Drawn,
     add_plot,
     cache_static_items,
     fmt_number,
@@ -134,6 +135,11 @@ class AttributionPanel(AnalysisPanel):
         super().__init__(state, parent)
         self.view: AttributionView | None = None
         self.parts: list[Part] = []
+        #: what the chart (ranges, ticks, title, legend) and the bars were drawn from: a
+        #: result object, the selected head, the theme (plots.Drawn: identities, no numbers
+        #: compared); the same result again (a key moved, another panel's analysis done)
+        #: repaints nothing, another selected head recolours the bars only
+        self._drawn = Drawn()
         # ---- toolbar ---------------------------------------------------------------------
         self.target_label = QLabel()
         self.target = QLineEdit()
@@ -162,6 +168,7 @@ class AttributionPanel(AnalysisPanel):
 
     # ---- language --------------------------------------------------------------------------
     def retranslate_ui(self) -> None:
+        self._drawn.forget()  # (the title, ticks and legend in the new language)
         self.target_label.setText(self.tr("target token"))
         self.target.setPlaceholderText(self.tr("the next token"))
         self.target.setToolTip(self.tr("The token whose logit is split (a vocabulary entry, or a "
@@ -191,6 +198,7 @@ class AttributionPanel(AnalysisPanel):
     # ---- drawing -----------------------------------------------------------------------------
     def draw_refusal(self, line: str) -> None:
         self.view, self.parts = None, []
+        self._drawn.forget()
         self.bars.xs = np.zeros(0)
         self.bars.set_groups([])
         self.plot.getAxis("bottom").setTicks([[]])
@@ -251,6 +259,25 @@ class AttributionPanel(AnalysisPanel):
             logit=logit_text(a.logit, a.logit))
 
     def draw_bars(self) -> None:
+        """The bars of the result held: the chart around them (ranges, ticks, separators, title,
+        legend) when the result or the theme is another, the bars' heights and colours when
+        the selected head is another too; the same result and head again: nothing."""
+        th = self.theme
+        sel = (self.model_layer(), int(self.selection.head))
+        if self._drawn.changed("chart", self.view, th):
+            self.draw_chart()
+        if not self._drawn.changed("bars", self.view, th, sel):
+            return
+        groups: dict[str, list[QRectF]] = {"head": [], "mlp": [], "other": [], "selected": []}
+        for q in self.parts:
+            g = "selected" if q.kind == "head" and (q.layer, q.head) == sel else (
+                q.kind if q.kind in ("head", "mlp") else "other")
+            groups[g].append(QRectF(q.x - BAR_W / 2, min(q.value, 0.0), BAR_W, abs(q.value)))
+        colours = {"head": th.accent2, "mlp": MLP_COLOUR, "other": th.muted, "selected": th.accent}
+        self.bars.set_groups([(QBrush(QColor(colours[g])), r) for g, r in groups.items() if r])
+
+    def draw_chart(self) -> None:
+        """Everything of the chart but the bars' rectangles, for the result held."""
         a, th = self.view.result, self.theme
         self.plot.showAxis("left")
         self.plot.showAxis("bottom")
@@ -258,14 +285,6 @@ class AttributionPanel(AnalysisPanel):
         self.zero.show()
         self.parts = parts = self.layout_parts(a)
         self.bars.xs = np.array([q.x for q in parts])
-        sel = (self.model_layer(), int(self.selection.head))
-        groups: dict[str, list[QRectF]] = {"head": [], "mlp": [], "other": [], "selected": []}
-        for q in parts:
-            g = "selected" if q.kind == "head" and (q.layer, q.head) == sel else (
-                q.kind if q.kind in ("head", "mlp") else "other")
-            groups[g].append(QRectF(q.x - BAR_W / 2, min(q.value, 0.0), BAR_W, abs(q.value)))
-        colours = {"head": th.accent2, "mlp": MLP_COLOUR, "other": th.muted, "selected": th.accent}
-        self.bars.set_groups([(QBrush(QColor(colours[g])), r) for g, r in groups.items() if r])
         lo = min(0.0, min(q.value for q in parts))
         hi = max(0.0, max(q.value for q in parts))
         pad = 0.06 * ((hi - lo) or 1.0)

@@ -64,6 +64,7 @@ from ..figures.plots import (
     style_plot,
 )
 from ..figures.tables import setup_table, style_table
+from ..figures.text import RunsLabel
 from ..figures.themes import WEIGHTS_CMAP, Theme, qt_palette
 from ..i18n import engine_text
 from ..models.source import sample_labels
@@ -212,7 +213,9 @@ class ElidedLabel(QLabel):
 class ModelGridPanel(Panel):
     name = "model_grid"
     title = QT_TRANSLATE_NOOP("Panel", "Model: every layer × head")
-    readable_size = (420, 400)
+    #: the header line, the controls, the text (two lines), a plot of the thumbnails ~200 px
+    #: high with its title and legend, and the table's header and two rows (at 1280×800: × 0.8)
+    readable_size = (420, 480)
     requires_model = True
 
     def __init__(self, state, parent=None) -> None:
@@ -237,10 +240,16 @@ class ModelGridPanel(Panel):
         self.order.addItems(["", "", ""])
         self.order.currentIndexChanged.connect(lambda _i: self._redraw())
         self.metric_label.setBuddy(self.metric_combo)
+        # the header line on a row of its own (beside three controls it had ~30 px: "gpt2 · g…"),
+        # clear of the panel's "?" in the corner; the controls on the row below
         self.toolbar.addWidget(self.info, 1)
-        self.toolbar.addWidget(self.metric_label)
-        self.toolbar.addWidget(self.metric_combo)
-        self.toolbar.addWidget(self.order)
+        self.toolbar.addSpacing(self.help_button.width())
+        controls = QHBoxLayout()
+        controls.setContentsMargins(6, 0, 6, 0)
+        controls.addWidget(self.metric_label)
+        controls.addWidget(self.metric_combo)
+        controls.addWidget(self.order)
+        controls.addStretch(1)
         # ---- the text ------------------------------------------------------------------
         text_row = QWidget()
         row = QHBoxLayout(text_row)
@@ -263,8 +272,9 @@ class ModelGridPanel(Panel):
         self.notice.setContentsMargins(8, 0, 8, 0)
         self.notice.hide()
         outer = self.layout()
-        outer.insertWidget(1, text_row)
-        outer.insertWidget(2, self.notice)
+        outer.insertLayout(1, controls)
+        outer.insertWidget(2, text_row)
+        outer.insertWidget(3, self.notice)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(350)
@@ -288,7 +298,9 @@ class ModelGridPanel(Panel):
                                     interactive=False, width=12)
         self.cbar.axis.enableAutoSIPrefix(False)
         self.graphics.addItem(self.cbar, row=0, col=1)
-        self.legend = pg.LabelItem("", size="9pt")
+        # (a RunsLabel wraps at the panel's width: a LabelItem's one line widened the plot's
+        # column past a 1280×800 window's panel, its thumbnails and colour bar cut off)
+        self.legend = RunsLabel("", size="9pt")
         self.graphics.addItem(self.legend, row=1, col=0, colspan=2)
         # ---- the table -----------------------------------------------------------------------
         self.table_model = HeadTableModel(self)
@@ -304,6 +316,10 @@ class ModelGridPanel(Panel):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setAlternatingRowColors(True)
+        # its header and two rows whole, under a horizontal scroll bar (it had one and a half)
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * (line + 6)
+                                    + self.table.horizontalScrollBar().sizeHint().height()
+                                    + 2 * self.table.frameWidth() + 2)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_row)
         outer.removeWidget(self.graphics)
         self.splitter = QSplitter(Qt.Orientation.Vertical)

@@ -145,8 +145,9 @@ class ModelHeadPanel(Panel):
                   self.show_what):
             self.toolbar.addWidget(w)
         self.toolbar.addStretch(1)
-        for w in (self.mode_label, self.mode, self.clear):
+        for w in (self.mode_label, self.mode):
             self.toolbar.addWidget(w)
+        self.toolbar.addSpacing(self.help_button.width())  # (the panel's "?" covered Clear)
         # ---- one button per token --------------------------------------------------------------
         strip = QWidget()
         row = QHBoxLayout(strip)
@@ -168,6 +169,7 @@ class ModelHeadPanel(Panel):
         self.token_scroll.setFixedHeight(self.fontMetrics().height() + 22)
         row.addWidget(self.drop_label)
         row.addWidget(self.token_scroll, 1)
+        row.addWidget(self.clear)  # (undoes the deletions of the tokens beside it)
         self.layout().insertWidget(1, strip)
         self.token_buttons: list[TokenChip] = []
         # ---- plots -------------------------------------------------------------------------------
