@@ -115,7 +115,13 @@ def _shown(qtbot, w, cfg):
 
 def test_panel_reads_the_report_of_a_linear_config(qtbot, w, tmp_path):
     cfg = AttentionConfig(kernel="linear", seq_len=12, causal=True)
-    panel = _shown(qtbot, w, cfg)
+    cards: list[str] = []  # the backends card as the frame arrives (before the others are measured)
+    record = lambda c: cards.append(w.panel("diagnostics").backend_card.text()) if c == cfg else None  # noqa: E731
+    w.frame_rendered.connect(record)
+    try:
+        panel = _shown(qtbot, w, cfg)
+    finally:
+        w.frame_rendered.disconnect(record)
     rep = engine.approximation_report(cfg)
     text = plain(panel.readout.text)
     assert f"= {rep.output_rel_error:.4f}" in text
@@ -128,6 +134,10 @@ def test_panel_reads_the_report_of_a_linear_config(qtbot, w, tmp_path):
     largest = float(np.abs(d[np.isfinite(d)]).max())
     assert largest > 0 and abs(largest - float(plot_title(panel.diff.item).split()[-1])) < 1e-3 * largest + 1e-3
     assert "this config: S = 12, linear" in plain(panel.legend.text)
+    # the backends card times the variant's pass like any backend's (it read "nan ms")
+    for card in [*cards, w.panel("diagnostics").backend_card.text()]:
+        row = next(line for line in card.splitlines() if line.startswith("eager ◀"))
+        assert row.startswith("eager ◀\tlinear:") and row.endswith(" ms") and "nan" not in card, card
     paths = w.export_figures(tmp_path, panels=["efficient"], formats=("png",))
     assert [p.name for p in paths] == ["efficient.png"]
     img = QImage(str(paths[0]))

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 import engine
 from engine.masks import KeyRanges
+from engine.numbers import MISSING
 
 from ..compare import a_color
 from ..constraints import LLAMA3_8B
@@ -548,14 +549,16 @@ class DiagnosticsPanel(Panel):
                 impl, diff, ms = r["impl"], r["max_abs_diff"], r["ms"]
             elif name == cfg.backend:
                 impl, diff = f.trace.backend_impl, f.trace.backend_max_abs_diff
-                ms = f.timings_ms.get("backend", f.timings_ms.get("eager", float("nan")))
+                # (an efficient variant's attention is timed as "efficient")
+                ms = next((f.timings_ms[k] for k in ("backend", "eager", "efficient") if k in f.timings_ms), math.nan)
             elif f.lod is not None:  # one line each (a long frame's card was cut: three lines per backend)
                 rows.append(([name, self.tr("not compared beyond {n} tokens").format(n=LOD_CELLS)], "note"))
                 continue
             else:  # (the table's four cells, as the measured row will have: no relayout when it comes)
                 rows.append(([name, self.tr("measuring…"), "", ""], "note"))
                 continue
-            rows.append(([f"{name}{mark}", impl, self._diff_text(diff), f"{ms:.2f} ms"], "body"))
+            rows.append(([f"{name}{mark}", impl, self._diff_text(diff), f"{ms:.2f} ms" if math.isfinite(ms) else MISSING],
+                         "body"))
         rows.append(([self._rounding_note()], "note"))
         self.backend_card.set_rows(rows)
         # why, where the card has no room for it
