@@ -444,8 +444,9 @@ def sweep_key_counts(config: AttentionConfig, mask: np.ndarray | KeyRanges) -> t
 SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
               2048, 4096, 8192, 16384, 32768, 65536)
 #: past 1024 keys a sweep draws about this many keys in all (n_samples × n_keys, at least one
-#: sample): each sample already averages over thousands of keys, and a causal 65,536-token
-#: frame's curves need the grid's largest counts (8 samples of 65,536 keys drew 0.5 G normals)
+#: sample): each sample already averages over thousands of keys (and its statistics' passes
+#: over (n_samples, n_keys) are what a causal 65,536-token frame's sweep costs: its scores are
+#: drawn directly, engine.diagnostics._SWEEP_DIRECT)
 _SWEEP_KEYS = 8 * 16384
 
 
