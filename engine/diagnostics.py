@@ -94,8 +94,9 @@ class OverflowReport:
     fully_masked_rows: int  # query rows that may see no key at all
     max_abs_score_raw: float  # largest finite |Q·Kᵀ| (of the sampled rows when sampled_rows is set)
     messages: tuple[str, ...]
-    #: the query rows max_abs_score_raw was taken over when not every row (a long linear-kernel
-    #: trace: AttentionTrace.stat_sample); None when it is over every row. The counts are exact.
+    #: the query rows max_abs_score_raw was taken over when not every row (a long linear-kernel,
+    #: local ∪ global or hierarchical trace: AttentionTrace.raw_sample); None when it is over
+    #: every row. The counts are exact.
     sampled_rows: int | None = None
 
     @property
@@ -114,7 +115,7 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     cfg = trace.config
     if trace.blocked or trace.rows_kept:  # (kept rows: no scan of the whole grids)
         rep = _report(cfg, *_blocked_counts(trace))
-        sample = trace.stat_sample
+        sample = trace.raw_sample
         return rep if sample is None else replace(rep, sampled_rows=len(sample))
     # max |Q·Kᵀ| is finite exactly when every entry is (amax propagates NaN)
     top = float(trace.scores_raw.abs().amax().float()) if trace.scores_raw.numel() else float("nan")
