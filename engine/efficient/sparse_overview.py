@@ -42,7 +42,7 @@ from .formula import summaries
 #: (rows × explicit keys) of one piece of rows: its few (r, L) float32 temporaries.
 PIECE_ELEMENTS = 1 << 21
 #: Query rows of one dense product against the keys their range spans.
-SUB_ROWS = 256
+SUB_ROWS = 512
 
 
 def applies(config, ranges: KeyRanges) -> bool:
@@ -78,33 +78,41 @@ def _spans(config, ranges: KeyRanges, rows: slice, sm) -> list[tuple[torch.Tenso
     return out + [(lo, hi)]
 
 
-def _range_products(q: torch.Tensor, k: torch.Tensor, start: torch.Tensor, width: int) -> torch.Tensor:
+def _range_products(q: torch.Tensor, k: torch.Tensor, start: torch.Tensor, width: int
+                    ) -> tuple[torch.Tensor, list[tuple[int, int, int, torch.Tensor | None]]]:
     """(r, width) q_i·k_{start_i + t}, t < width (keys past the end repeat the last), from q (r, Dh)
-    and k (Skv, Dh) float32: a dense product of SUB_ROWS rows against the keys they span, then
-    each row's own columns."""
+    and k (Skv, Dh) float32, and how it was taken: [(first row, first key, stop key, cols)].
+    Rows that all start at one key (the global keys): one product, cols None; otherwise a dense
+    product of SUB_ROWS rows against the keys they span, then each row's columns cols (n, width)."""
     r, Skv = q.shape[0], k.shape[0]
+    first = int(start.min())
+    if first == int(start.max()) and first + width <= Skv:
+        return q @ k[first : first + width].T, [(0, first, first + width, None)]
     out = torch.empty(r, width)
     t = torch.arange(width)
+    how = []
     for s0 in range(0, r, SUB_ROWS):
         st = start[s0 : s0 + SUB_ROWS]
         base = int(st.min())
         stop = min(Skv, int(st.max()) + width)
-        dense = q[s0 : s0 + SUB_ROWS] @ k[base:stop].T  # (n, span)
         cols = (st[:, None] - base + t[None, :]).clamp_(max=stop - base - 1)
-        out[s0 : s0 + SUB_ROWS] = dense.gather(1, cols)
-    return out
+        torch.gather(q[s0 : s0 + SUB_ROWS] @ k[base:stop].T, 1, cols, out=out[s0 : s0 + SUB_ROWS])
+        how.append((s0, base, stop, cols))
+    return out, how
 
 
 @dataclass
 class Rows:
-    """The weights of a piece of query rows: w (r, L) on keys idx (r, L) (0 where not seen:
-    ``seen``), and hierarchical's per-key weight of each other block wg (r, nB) (0 where not
-    seen) or None; z is not kept (the weights are normalised)."""
+    """The weights of a piece of query rows: w (r, L) on keys key (r, L) float32 (clamped to
+    the last key; w is 0 where the row does not see it), and hierarchical's per-key weight of
+    each other block wg (r, nB) (0 where not seen) or None; ``spans``: each explicit range's
+    (a, e) (r,) each; ``how``: each explicit range's (width, _range_products' sub-blocks)."""
 
-    idx: torch.Tensor
-    seen: torch.Tensor
+    key: torch.Tensor
+    spans: list
     w: torch.Tensor
     wg: torch.Tensor | None
+    how: list
 
 
 class SparseHead:
@@ -133,19 +141,22 @@ class SparseHead:
         Skv = cfg.key_len
         pos = positions[rows]
         q = self.q[rows]
-        idx, seen, s = [], [], []
+        idx, seen, s, how, spans = [], [], [], [], []
         for a, e in _spans(cfg, m, rows, self.sm):
             width = int((e - a).max()) if len(a) else 0
             if width == 0:
                 continue
             t = torch.arange(width)
             j = a[:, None] + t[None, :]  # (r, width)
-            idx.append(j.clamp(max=Skv - 1))
+            idx.append(j.clamp_(max=Skv - 1).float())  # (exact integers in float32: Skv < 2²⁴)
+            spans.append((a, e))
             seen.append(t[None, :] < (e - a)[:, None])
-            s.append(_range_products(q, self.k, a, width))
+            prod, subs = _range_products(q, self.k, a, width)
+            s.append(prod)
+            how.append((width, subs))
         idx, seen, s = torch.cat(idx, 1), torch.cat(seen, 1), torch.cat(s, 1)
         if self.slope is not None:
-            s -= self.slope * (pos[:, None] - idx).abs().float()
+            s -= self.slope * (pos[:, None].float() - idx).abs_()
         s.masked_fill_(~seen, float("-inf"))
         sg = None
         if self.sm is not None:  # each other block's score per key: s̄ − log n_c
@@ -164,48 +175,73 @@ class SparseHead:
             z += (wg * self.sm.count.float()).sum(1)
             wg /= z[:, None]
         w /= z[:, None]
-        return Rows(idx, seen, w, wg)
+        return Rows(idx, spans, w, wg, how)
 
     def stats(self, positions: torch.Tensor, rows: slice, r_: Rows) -> dict[str, torch.Tensor]:
         """Row statistics of ``rows`` (each (r,): valid bool, the others float32), named as
         engine.rows.weight_row_stats, and ``future``; from their :class:`Rows`."""
         pos = positions[rows]
-        w, idx = r_.w, r_.idx
+        w, key = r_.w, r_.key
+        p = pos[:, None].float()
         tiny = torch.finfo(torch.float32).tiny
         ent = -(w * w.clamp_min(tiny).log()).sum(1)
         s2, s3 = (w * w).sum(1), (w * w * w).sum(1)
         top = w.amax(1)
-        dist = (w * (pos[:, None] - idx).abs().float()).sum(1)
-        future = (w * (idx > pos[:, None])).sum(1)
+        dist = (w * (p - key).abs_()).sum(1)
+        future = (w * (key > p)).sum(1)
 
         def weight_on(j: torch.Tensor) -> torch.Tensor:  # (r,) the weight on key j (r,) (0 if unseen)
-            hit = (idx == j[:, None]) & r_.seen
-            out = (w * hit).sum(1)
+            out = torch.zeros(len(j))
+            hit = torch.zeros(len(j), dtype=torch.bool)
+            col = 0
+            for (a, e), (width, _subs) in zip(r_.spans, r_.how):
+                inside = (j >= a) & (j < e)
+                at = (j - a).clamp(0, width - 1) + col
+                out += torch.where(inside, w.gather(1, at[:, None])[:, 0], 0.0)
+                hit |= inside
+                col += width
             if r_.wg is not None:
                 blk = torch.div(j, self.call.config.summary_block, rounding_mode="floor")
-                ok = (j >= 0) & (j < self.call.config.key_len) & ~hit.any(1)
+                ok = (j >= 0) & (j < self.call.config.key_len) & ~hit
                 g = r_.wg.gather(1, blk.clamp(0, r_.wg.shape[1] - 1)[:, None])[:, 0]
                 out = torch.where(ok, out + g, out)
             return out
 
-        if r_.wg is not None:
-            n = self.sm.count.float()[None, :]
+        if r_.wg is not None:  # a block's n_c keys each weigh wg_c
+            n = self.sm.count.float()  # (nB,)
             wg = r_.wg
-            ent -= (n * wg * wg.clamp_min(tiny).log()).sum(1)
-            s2 += (n * wg * wg).sum(1)
-            s3 += (n * wg * wg * wg).sum(1)
+            nwg = wg * n
+            ent -= (nwg * wg.clamp_min(tiny).log_()).sum(1)
+            w2 = wg * wg
+            s2 += w2 @ n
+            s3 += w2.mul_(wg) @ n
+            del w2
             top = torch.maximum(top, wg.amax(1))
-            dist += (n * wg * (pos[:, None].float() - self.sm.centre[None, :]).abs()).sum(1)
-            future += (n * wg * (self.block_start[None, :] > pos[:, None])).sum(1)
+            # every key of another block lies on one side of the query: Σ_j |p − j| = n_c·|p − centre_c|
+            d = (p - self.sm.centre[None, :]).abs_()
+            dist += (nwg * d).sum(1)
+            future += (nwg * (self.block_start[None, :] > p)).sum(1)
         jac = (s2 - 2 * s3 + s2 * s2).clamp(min=0).sqrt()
         return {"valid": torch.isfinite(ent), "entropy": ent, "jacobian_norm": jac, "row_max": top,
                 "sink": weight_on(torch.zeros_like(pos)), "distance": dist, "diagonal": weight_on(pos),
                 "previous_token": weight_on(pos - 1), "future": future}
 
     def context(self, r_: Rows) -> torch.Tensor:
-        """(r, Dh) float32 Σ_j w_ij·v_j (+ Σ_c n_c·wg_c·v̄_c): the rows' eager reference context."""
-        r, L = r_.w.shape
-        out = torch.bmm(r_.w[:, None, :], self.v[r_.idx.reshape(-1)].view(r, L, -1))[:, 0]
+        """(r, Dh) float32 Σ_j w_ij·v_j (+ Σ_c n_c·wg_c·v̄_c): the rows' eager reference context,
+        each explicit range's weights spread back onto the keys its products spanned."""
+        r = r_.w.shape[0]
+        out = torch.zeros(r, self.v.shape[1])
+        col = 0
+        for width, subs in r_.how:
+            w = r_.w[:, col : col + width]
+            for s0, base, stop, cols in subs:
+                if cols is None:
+                    out += w @ self.v[base:stop]
+                    continue
+                n = cols.shape[0]
+                dense = torch.zeros(n, stop - base).scatter_add_(1, cols, w[s0 : s0 + n])
+                out[s0 : s0 + n] += dense @ self.v[base:stop]
+            col += width
         if r_.wg is not None:
             out += (r_.wg * self.sm.count.float()[None, :]) @ self.vbar
         return out
@@ -215,24 +251,22 @@ class SparseHead:
         weights are 0), the rows starting on a tile boundary."""
         tr, tc = tile
         Skv = self.call.config.key_len
-        r = r_.w.shape[0]
-        C = -(-Skv // tc)
-        cols = torch.zeros(r, C)
-        cols.scatter_reduce_(1, torch.div(r_.idx, tc, rounding_mode="floor"), r_.w * r_.seen, "amax")
-        if r_.wg is not None:  # each block's per-key weight on every key tile it covers
+        r, L = r_.w.shape
+        R, C = -(-r // tr), -(-Skv // tc)
+        # each explicit weight straight into its (row tile, key tile) cell
+        cell = r_.key.div(tc).floor_().long() + (torch.arange(r) // tr * C)[:, None]  # (r, L)
+        out = torch.zeros(R * C).scatter_reduce_(0, cell.view(-1), r_.w.reshape(-1), "amax").view(R, C)
+        if r_.wg is not None:  # a block's per-key weight: its rows' max, on every key tile it covers
+            nB = r_.wg.shape[1]
+            wg = r_.wg if R * tr == r else torch.cat([r_.wg, r_.wg.new_zeros(R * tr - r, nB)])
+            by_tile = wg.view(R, tr, nB).amax(1)  # (R, nB)
             first = torch.div(self.block_start, tc, rounding_mode="floor")
             last = torch.div(self.block_start + self.sm.count.clamp(min=1) - 1, tc, rounding_mode="floor")
-            reach = int((last - first).max()) + 1
-            for d in range(reach):
+            for d in range(int((last - first).max()) + 1):
                 t = first + d
                 ok = (t <= last) & (self.sm.count > 0)
-                src = r_.wg[:, ok]
-                cols.scatter_reduce_(1, t[ok][None, :].expand(r, -1), src, "amax")
-        R = -(-r // tr)
-        pad = R * tr - r
-        if pad:
-            cols = torch.cat([cols, cols.new_zeros(pad, C)])
-        return cols.view(R, tr, C).amax(1)
+                out.scatter_reduce_(1, t[ok][None, :].expand(R, -1), by_tile[:, ok], "amax")
+        return out
 
     def overflow_free(self) -> bool:
         """Whether no Q·Kᵀ entry can be ±inf: |q_i·k_j| ≤ ‖q_i‖·max‖k_j‖ far below float32's max."""
