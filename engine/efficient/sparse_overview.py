@@ -75,7 +75,7 @@ def _spans(config, ranges: KeyRanges, rows: slice, sm) -> list[tuple[torch.Tenso
     if ranges.ends is not None:
         ends = ranges.ends[rows]
         out.append((torch.zeros_like(ends), ends))
-    return out + [(lo, hi)]
+    return [*out, (lo, hi)]
 
 
 def _range_products(q: torch.Tensor, k: torch.Tensor, start: torch.Tensor, width: int
@@ -251,7 +251,7 @@ class SparseHead:
         weights are 0), the rows starting on a tile boundary."""
         tr, tc = tile
         Skv = self.call.config.key_len
-        r, L = r_.w.shape
+        r = r_.w.shape[0]
         R, C = -(-r // tr), -(-Skv // tc)
         # each explicit weight straight into its (row tile, key tile) cell
         cell = r_.key.div(tc).floor_().long() + (torch.arange(r) // tr * C)[:, None]  # (r, L)
