@@ -159,20 +159,23 @@ class SparseHead:
             s -= self.slope * (pos[:, None].float() - idx).abs_()
         s.masked_fill_(~seen, float("-inf"))
         sg = None
-        if self.sm is not None:  # each other block's score per key: s̄ − log n_c
+        vis = None if self.sm is None else self.sm.visible(cfg, rows)  # (r, nB)
+        seen_blocks = None if vis is None else vis.any(0).nonzero()
+        if seen_blocks is not None and len(seen_blocks):  # each other block's score per key: s̄ − log n_c
+            nb = int(seen_blocks.max()) + 1  # blocks 0 … nb − 1 (causal: those before the rows)
             sm = self.sm
-            sg = q @ self.kbar.T  # (r, nB)
+            sg = q @ self.kbar[:nb].T  # (r, nb)
             if self.slope is not None:
-                sg -= self.slope * (pos[:, None].float() - sm.centre[None, :]).abs()
-            sg -= sm.count.clamp(min=1).float().log()
-            sg.masked_fill_(~sm.visible(cfg, rows), float("-inf"))
+                sg -= self.slope * (pos[:, None].float() - sm.centre[None, :nb]).abs()
+            sg -= sm.count[:nb].clamp(min=1).float().log()
+            sg.masked_fill_(~vis[:, :nb], float("-inf"))
         top = s.amax(1) if sg is None else torch.maximum(s.amax(1), sg.amax(1))  # (r,)
         w = (s - top[:, None]).exp_()
         z = w.sum(1)
         wg = None
         if sg is not None:
             wg = (sg - top[:, None]).exp_()
-            z += (wg * self.sm.count.float()).sum(1)
+            z += wg @ self.sm.count[: wg.shape[1]].float()
             wg /= z[:, None]
         w /= z[:, None]
         return Rows(idx, spans, w, wg, how)
@@ -202,14 +205,15 @@ class SparseHead:
                 col += width
             if r_.wg is not None:
                 blk = torch.div(j, self.call.config.summary_block, rounding_mode="floor")
-                ok = (j >= 0) & (j < self.call.config.key_len) & ~hit
+                ok = (j >= 0) & (j < self.call.config.key_len) & ~hit & (blk < r_.wg.shape[1])
                 g = r_.wg.gather(1, blk.clamp(0, r_.wg.shape[1] - 1)[:, None])[:, 0]
                 out = torch.where(ok, out + g, out)
             return out
 
         if r_.wg is not None:  # a block's n_c keys each weigh wg_c
-            n = self.sm.count.float()  # (nB,)
             wg = r_.wg
+            nb = wg.shape[1]  # (the blocks these rows may see are among the first nb)
+            n = self.sm.count[:nb].float()  # (nb,)
             nwg = wg * n
             ent -= (nwg * wg.clamp_min(tiny).log_()).sum(1)
             w2 = wg * wg
@@ -218,9 +222,9 @@ class SparseHead:
             del w2
             top = torch.maximum(top, wg.amax(1))
             # every key of another block lies on one side of the query: Σ_j |p − j| = n_c·|p − centre_c|
-            d = (p - self.sm.centre[None, :]).abs_()
+            d = (p - self.sm.centre[None, :nb]).abs_()
             dist += (nwg * d).sum(1)
-            future += (nwg * (self.block_start[None, :] > p)).sum(1)
+            future += (nwg * (self.block_start[None, :nb] > p)).sum(1)
         jac = (s2 - 2 * s3 + s2 * s2).clamp(min=0).sqrt()
         return {"valid": torch.isfinite(ent), "entropy": ent, "jacobian_norm": jac, "row_max": top,
                 "sink": weight_on(torch.zeros_like(pos)), "distance": dist, "diagonal": weight_on(pos),
@@ -243,7 +247,8 @@ class SparseHead:
                 out[s0 : s0 + n] += dense @ self.v[base:stop]
             col += width
         if r_.wg is not None:
-            out += (r_.wg * self.sm.count.float()[None, :]) @ self.vbar
+            nb = r_.wg.shape[1]
+            out += (r_.wg * self.sm.count[:nb].float()) @ self.vbar[:nb]
         return out
 
     def tile_max(self, r_: Rows, tile: tuple[int, int]) -> torch.Tensor:
@@ -260,11 +265,12 @@ class SparseHead:
             nB = r_.wg.shape[1]
             wg = r_.wg if R * tr == r else torch.cat([r_.wg, r_.wg.new_zeros(R * tr - r, nB)])
             by_tile = wg.view(R, tr, nB).amax(1)  # (R, nB)
-            first = torch.div(self.block_start, tc, rounding_mode="floor")
-            last = torch.div(self.block_start + self.sm.count.clamp(min=1) - 1, tc, rounding_mode="floor")
+            start, count = self.block_start[:nB], self.sm.count[:nB]
+            first = torch.div(start, tc, rounding_mode="floor")
+            last = torch.div(start + count.clamp(min=1) - 1, tc, rounding_mode="floor")
             for d in range(int((last - first).max()) + 1):
                 t = first + d
-                ok = (t <= last) & (self.sm.count > 0)
+                ok = (t <= last) & (count > 0)
                 out.scatter_reduce_(1, t[ok][None, :].expand(R, -1), by_tile[:, ok], "amax")
         return out
 
