@@ -10,7 +10,7 @@ Softmax rows whose weights are exactly (DESIGN.md, "AttentionConfig", "Efficient
                      (s̄_ic the summary's score: scale·q_i·k̄_c (+ its mean ALiBi bias); n_c keys)
 
 with s_ij = scale·q_i·k_j (+ ALiBi) and Z_i summing every visible weight. A row is then a few
-explicit weights (:class:`Rows`: ``w`` (r, L) on keys ``idx``) and, hierarchical, one weight per
+explicit weights (:class:`Rows`: ``w`` (r, L) on keys ``key``) and, hierarchical, one weight per
 key for each other block (``wg`` (r, nB)); every statistic of the exact pass follows exactly on
 every row:
 
@@ -143,9 +143,7 @@ class SparseHead:
         q = self.q[rows]
         idx, seen, s, how, spans = [], [], [], [], []
         for a, e in _spans(cfg, m, rows, self.sm):
-            width = int((e - a).max()) if len(a) else 0
-            if width == 0:
-                continue
+            width = max(1, int((e - a).max()))  # (a range no row has: one column none sees)
             t = torch.arange(width)
             j = a[:, None] + t[None, :]  # (r, width)
             idx.append(j.clamp_(max=Skv - 1).float())  # (exact integers in float32: Skv < 2²⁴)
@@ -187,11 +185,19 @@ class SparseHead:
         w, key = r_.w, r_.key
         p = pos[:, None].float()
         tiny = torch.finfo(torch.float32).tiny
-        ent = -(w * w.clamp_min(tiny).log()).sum(1)
-        s2, s3 = (w * w).sum(1), (w * w * w).sum(1)
+        causal = self.call.config.causal  # (every key a row sees is at or before it)
+        ent = -(w * w.clamp_min(tiny).log_()).sum(1)
+        w2 = w * w
+        s2 = w2.sum(1)
+        s3 = w2.mul_(w).sum(1)
+        del w2
         top = w.amax(1)
-        dist = (w * (p - key).abs_()).sum(1)
-        future = (w * (key > p)).sum(1)
+        if causal:  # Σ w·(p − j), no key after the query
+            dist = pos.float() * w.sum(1) - (w * key).sum(1)
+            future = torch.zeros(len(pos))
+        else:
+            dist = (w * (p - key).abs_()).sum(1)
+            future = (w * (key > p)).sum(1)
 
         def weight_on(j: torch.Tensor) -> torch.Tensor:  # (r,) the weight on key j (r,) (0 if unseen)
             out = torch.zeros(len(j))
@@ -222,9 +228,12 @@ class SparseHead:
             del w2
             top = torch.maximum(top, wg.amax(1))
             # every key of another block lies on one side of the query: Σ_j |p − j| = n_c·|p − centre_c|
-            d = (p - self.sm.centre[None, :nb]).abs_()
-            dist += (nwg * d).sum(1)
-            future += (nwg * (self.block_start[None, :nb] > p)).sum(1)
+            centre = self.sm.centre[:nb]
+            if causal:  # (only blocks wholly before the query's)
+                dist += pos.float() * nwg.sum(1) - nwg @ centre
+            else:
+                dist += (nwg * (p - centre[None, :]).abs_()).sum(1)
+                future += (nwg * (self.block_start[None, :nb] > p)).sum(1)
         jac = (s2 - 2 * s3 + s2 * s2).clamp(min=0).sqrt()
         return {"valid": torch.isfinite(ent), "entropy": ent, "jacobian_norm": jac, "row_max": top,
                 "sink": weight_on(torch.zeros_like(pos)), "distance": dist, "diagonal": weight_on(pos),
