@@ -94,8 +94,9 @@ class OverflowReport:
     fully_masked_rows: int  # query rows that may see no key at all
     max_abs_score_raw: float  # largest finite |Q·Kᵀ| (of the sampled rows when sampled_rows is set)
     messages: tuple[str, ...]
-    #: the query rows max_abs_score_raw was taken over when not every row (a long linear-kernel
-    #: trace: AttentionTrace.stat_sample); None when it is over every row. The counts are exact.
+    #: the query rows max_abs_score_raw was taken over when not every row (a long linear-kernel,
+    #: local ∪ global or hierarchical trace: AttentionTrace.raw_sample); None when it is over
+    #: every row. The counts are exact.
     sampled_rows: int | None = None
 
     @property
@@ -114,7 +115,7 @@ def overflow_report(trace: AttentionTrace) -> OverflowReport:
     cfg = trace.config
     if trace.blocked or trace.rows_kept:  # (kept rows: no scan of the whole grids)
         rep = _report(cfg, *_blocked_counts(trace))
-        sample = trace.stat_sample
+        sample = trace.raw_sample
         return rep if sample is None else replace(rep, sampled_rows=len(sample))
     # max |Q·Kᵀ| is finite exactly when every entry is (amax propagates NaN)
     top = float(trace.scores_raw.abs().amax().float()) if trace.scores_raw.numel() else float("nan")
@@ -191,11 +192,20 @@ def kv_cache_comparison(config: AttentionConfig, n_layers: int = 32, tokens: int
 #: (n_keys, d_k) n_samples times gives the very numbers of one (n_samples, n_keys, d_k) draw
 #: when n_keys·d_k is a multiple of 16 (tests/test_engine_diagnostics.py checks it).
 _SWEEP_WHOLE = 1 << 20
+#: Past this many keys a sample's scores are drawn directly: given q, the scores q·k_j of keys
+#: with N(0, 1) entries are independent N(0, ‖q‖²), so s_j = ‖q‖·z_j with z_j ~ N(0, 1) has
+#: exactly their distribution from n_keys normals instead of n_keys·d_k (a causal 65,536-token
+#: frame's sweep drew 0.7 G normals, seconds of one core, for the same curves). At most 64 keys
+#: (the default frames' counts) the sweep draws q·k as it always did.
+_SWEEP_DIRECT = 64
 
 
 def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 0,
                   check=None) -> dict[str, torch.Tensor]:
     """Why √d_k: for each d_k, q and k with N(0, 1) entries give q·k of variance d_k.
+
+    Past _SWEEP_DIRECT keys each sample's scores are drawn as ‖q‖·z (z ~ N(0, 1)), their exact
+    distribution given q, not as q·k from n_keys·d_k normals.
 
     Returns (len(d_ks),) float32 tensors: score std and mean softmax-Jacobian norm,
     unscaled and scaled by 1/√d_k. Unscaled, std grows like √d_k and the gradient
@@ -207,7 +217,9 @@ def scaling_sweep(d_ks=None, n_keys: int = 64, n_samples: int = 64, seed: int = 
     for dk in d_ks:
         g = generator(seed, f"sweep:{dk}")
         q = torch.randn(n_samples, 1, dk, generator=g)
-        if n_samples * n_keys * dk <= _SWEEP_WHOLE or (n_keys * dk) % 16:
+        if n_keys > _SWEEP_DIRECT:  # (n_samples, n_keys): ‖q‖·z, distributed as q·k (see _SWEEP_DIRECT)
+            s = q.norm(dim=-1) * torch.randn(n_samples, n_keys, generator=g)
+        elif n_samples * n_keys * dk <= _SWEEP_WHOLE or (n_keys * dk) % 16:
             k = torch.randn(n_samples, n_keys, dk, generator=g)
             s = (q @ k.transpose(-2, -1)).squeeze(1)  # (n_samples, n_keys)
         else:  # one sample's keys at a time (the same numbers: see _SWEEP_WHOLE)

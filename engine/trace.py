@@ -22,6 +22,7 @@ from .backends import AttentionCall, BackendUnavailable, attend, eager
 from .backends.eager import GRID_STEPS, eager_steps
 from .config import AttentionConfig, ConfigError
 from .efficient import overview as kernel_overview
+from .efficient import sparse_overview
 from .efficient.attend import attend as efficient_attend
 from .inputs import Weights, init_weights, memory_input, token_embeddings, torch_dtype
 from .masks import KeyRanges, visible_tiles
@@ -114,6 +115,7 @@ class AttentionTrace:
         self._rows: dict[tuple[int, int], dict[str, torch.Tensor]] = {}  # (b, h) → (S,) stats
         self._future: dict[tuple[int, int], torch.Tensor] = {}  # (b, h) → (S,) weight after the query
         self._kernel_rows: bool | None = None  # row statistics from the factorised weights (_by_kernel)
+        self._range_rows: bool | None = None  # row statistics from each row's few keys (_by_ranges)
         self._ref_context: torch.Tensor | None = None  # (B, H, S, Dh) blocked eager reference
         self._reference: tuple[torch.Tensor, float] | None = None  # eager output (B, S, d), max |Δ|
 
@@ -177,6 +179,27 @@ class AttentionTrace:
         if self._kernel_rows is None:
             self._kernel_rows = self.blocked and kernel_overview.applies(self.config, self.key_ranges)
         return self._kernel_rows
+
+    @property
+    def _by_ranges(self) -> bool:
+        """Whether the row statistics, the overview and the eager reference come from the few
+        keys each row weighs (engine.efficient.sparse_overview: O(S·(w + g)) or O(S·(b + S/b))
+        a head) instead of a pass over every row's Skv keys: a blocked float32 trace of local ∪
+        global or hierarchical softmax whose every row sees a key."""
+        if self._range_rows is None:
+            self._range_rows = self.blocked and sparse_overview.applies(self.config, self.key_ranges)
+        return self._range_rows
+
+    @property
+    def raw_sample(self) -> torch.Tensor | None:
+        """(n,) int64 query rows, or None: the rows ``max_abs_score_raw`` (the largest |Q·Kᵀ| over
+        every key, masked or not) is computed on when not every row (NaN on the others): a linear
+        kernel's :attr:`stat_sample`, and a local ∪ global or hierarchical long trace's
+        (:attr:`_by_ranges`, whose other statistics are exact on every row) the same sample.
+        The ±inf counts stay exact (by bounds)."""
+        if self._by_ranges:
+            return kernel_overview.sample_rows(self.config.seq_len)
+        return self.stat_sample
 
     @property
     def stat_sample(self) -> torch.Tensor | None:
@@ -337,6 +360,16 @@ class AttentionTrace:
             heads = [h for h in heads if h not in done]  # (a head that may overflow: the exact pass)
             if not heads:
                 return
+        if self._by_ranges:
+            per = self._pass_steps()
+            done = []
+            for i, h in enumerate(heads):
+                report = None if progress is None else (lambda d, _t, i=i: progress(i * per + d, len(heads) * per))
+                if self._range_pass(b, h, None, report) is not None:
+                    done.append(h)
+            heads = [h for h in heads if h not in done]
+            if not heads:
+                return
         check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
         blocks: dict[int, list[dict[str, torch.Tensor]]] = {h: [] for h in heads}
         slices = row_slices(cfg)
@@ -394,7 +427,78 @@ class AttentionTrace:
         if self._by_kernel:
             chunks = -(-cfg.seq_len // kernel_overview.ROW_CHUNK)
             return 1 + chunks + -(-len(kernel_overview.sample_rows(cfg.seq_len)) // kernel_overview.SAMPLE_CHUNK)
+        if self._by_ranges:
+            return 2 + len(sparse_overview.pieces(self.key_ranges, cfg, cfg.seq_len, RANGE_ROWS))
         return len(row_slices(cfg))
+
+    def _range_pass(self, b: int, h: int, tile: tuple[int, int] | None,
+                    progress: Progress | None) -> dict[str, torch.Tensor | None] | None:
+        """A local ∪ global or hierarchical head's row statistics and eager reference context
+        from each row's few keys (engine.efficient.sparse_overview), kept; with ``tile`` its
+        overview's tile maxima too ({"weights": (R, C)}). None, keeping nothing, when the
+        bounds cannot rule out a ±inf Q·Kᵀ (the exact pass counts them). ``progress(done,
+        total)`` after each step; an exception it raises cancels."""
+        cfg, call = self.config, self._call
+        S = cfg.seq_len
+        pos = query_positions(S, cfg.key_len)
+        chunks = sparse_overview.pieces(self.key_ranges, cfg, S, RANGE_ROWS if tile is None else tile[0])
+        total = 2 + len(chunks)
+        done = [0]
+
+        def advance() -> None:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], total)
+
+        with self._lock, torch.inference_mode():
+            sh = sparse_overview.SparseHead(call, b, h)
+            if not sh.overflow_free():
+                return None
+            advance()
+            ref = torch.empty(S, cfg.head_dim, dtype=call.q.dtype)
+            parts, tiles = [], []
+            for rows in chunks:
+                rw = sh.weights(pos, rows)
+                parts.append(sh.stats(pos, rows, rw))
+                ref[rows] = sh.context(rw)
+                if tile is not None:
+                    tiles.append(sh.tile_max(rw, tile))
+                del rw
+                advance()
+            stats = {n: torch.cat([p[n] for p in parts]) for n in parts[0]}
+            future = stats.pop("future")
+            sample = kernel_overview.sample_rows(S)  # the largest |Q·Kᵀ| needs every key: a sample
+            raw = raw_row_stats(eager.block_scores_raw(call, b, h, sample)[0, 0].cpu())
+            stats["max_abs_score_raw"] = torch.full((S,), float("nan")).index_put_(
+                (sample,), raw["max_abs_score_raw"].float())
+            # overflow_free: no Q·Kᵀ entry is ±inf, and a visible score is that times the scale
+            # plus a finite bias (or a summary's, a mean of them): none either
+            stats["inf_scores_raw"] = torch.zeros(S, dtype=torch.int64)
+            stats["inf_scores"] = torch.zeros(S, dtype=torch.int64)
+            advance()
+            if self._ref_context is None:
+                self._ref_context = torch.full(call.q.shape, float("nan"), dtype=call.q.dtype)
+            self._ref_context[b, h] = ref
+            self._rows[(b, h)] = stats
+            self._future[(b, h)] = future
+        return {"weights": torch.cat(tiles) if tiles else None}
+
+    def _range_overview(self, head: int, tile: tuple[int, int], sample: torch.Tensor, batch: int,
+                        progress: Progress | None) -> dict[str, torch.Tensor | float | str] | None:
+        """head_overview of a local ∪ global or hierarchical head from each row's few keys
+        (None: the exact pass)."""
+        res = self._range_pass(batch, head, tile, progress)
+        if res is None:
+            return None
+        with torch.inference_mode():  # the histograms' exact rows, one product for all of them
+            got = eager.head_rows(self._call, batch, head, sample, upto="scores")
+        out: dict[str, torch.Tensor | float | str] = {
+            "weights": res["weights"], "reduce": "max",
+            "scores_raw": got["scores_raw"].float().cpu(), "scores": got["scores"].float().cpu()}
+        valid = self._rows[(batch, head)]["valid"]
+        fut = self._future[(batch, head)]
+        out["future_share"] = float(fut[valid].mean()) if bool(valid.any()) else math.nan
+        return out
 
     def _kernel_pass(self, b: int, h: int, tile: tuple[int, int] | None,
                      progress: Progress | None) -> dict[str, torch.Tensor | None] | None:
@@ -479,6 +583,10 @@ class AttentionTrace:
         sample = torch.zeros(0, dtype=torch.int64) if sample_rows is None else sample_rows.to(torch.int64)
         if self._by_kernel:
             ov = self._kernel_overview(head, tile, sample, batch, progress)
+            if ov is not None:
+                return ov
+        if self._by_ranges:
+            ov = self._range_overview(head, tile, sample, batch, progress)
             if ov is not None:
                 return ov
         pos = query_positions(cfg.seq_len, cfg.key_len)
@@ -648,6 +756,9 @@ def _max_abs_diff(out: torch.Tensor, ref: torch.Tensor) -> float:
     d = (out.float() - ref.float()).abs()[ok]
     return float(d.max()) if d.numel() else 0.0
 
+
+#: Query rows a local ∪ global or hierarchical row pass's pieces start on (without a tile).
+RANGE_ROWS = 64
 
 #: A run's long stages (projections, attention, the eager reference) are cut into pieces of
 #: about this long each (engine.pacing), with progress reported (and a cancel taken) between

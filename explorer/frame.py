@@ -381,8 +381,8 @@ def _build_long_frame(config: AttentionConfig, request_id: int, trace: Attention
         lod_reduce=tuple(reduce), stat_rows=None if trace.stat_sample is None else trace.stat_sample.numpy(),
     )
     frame.thumbs, frame.thumb_lod = _thumbnails(weights_shown, weights if "mean" in reduce else None)
-    for n, _rows in frame.sweep_counts:  # each key count measured once, a report between its d_k
-        _sweep_at(n, None if progress is None else (lambda: progress(*at)))
+    # each grid count the rows need measured once, a report between its d_k
+    measure_sweeps(frame.sweep_counts, None if progress is None else (lambda: progress(*at)))
     scaling_sweep(frame.sweep_counts)
     # the eager reference of the passes (its W_O product in pieces, each a report of the
     # count reached), compared here, not on the UI thread
@@ -444,8 +444,9 @@ def sweep_key_counts(config: AttentionConfig, mask: np.ndarray | KeyRanges) -> t
 SWEEP_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
               2048, 4096, 8192, 16384, 32768, 65536)
 #: past 1024 keys a sweep draws about this many keys in all (n_samples × n_keys, at least one
-#: sample): each sample already averages over thousands of keys, and a causal 65,536-token
-#: frame's curves need the grid's largest counts (8 samples of 65,536 keys drew 0.5 G normals)
+#: sample): each sample already averages over thousands of keys (and its statistics' passes
+#: over (n_samples, n_keys) are what a causal 65,536-token frame's sweep costs: its scores are
+#: drawn directly, engine.diagnostics._SWEEP_DIRECT)
 _SWEEP_KEYS = 8 * 16384
 
 
@@ -471,27 +472,49 @@ def _sweep_measured(n_keys: int, check=None) -> dict[str, np.ndarray]:
     return got
 
 
-def _sweep_at(n_keys: int, check=None) -> dict[str, np.ndarray]:
-    if n_keys in SWEEP_GRID or n_keys > SWEEP_GRID[-1]:
-        return _sweep_measured(n_keys, check)
-    hi = next(g for g in SWEEP_GRID if g > n_keys)
-    lo = SWEEP_GRID[SWEEP_GRID.index(hi) - 1]
-    a, b = _sweep_measured(lo, check), _sweep_measured(hi, check)
-    t = (math.log(n_keys) - math.log(lo)) / (math.log(hi) - math.log(lo))
-    return {k: a[k] if k == "d_k" else (1 - t) * a[k] + t * b[k] for k in a}
+def sweep_points(key_counts: tuple[tuple[int, int], ...]) -> dict[int, float]:
+    """{measured key count: its weight} of the rows' key counts (sweep_key_counts): a count on
+    SWEEP_GRID (or past it) weighs its rows' share, one between two grid counts lo < n < hi
+    gives (1 − t) and t of its share to them (t linear in log n).
+    The sweep averaged over the rows is then Σ weight · sweep(count): the same sum, in one
+    pass over the counts (a causal 65,536-token frame has 65,536 of them)."""
+    key_counts = key_counts or ((64, 1),)
+    counts = np.array([n for n, _r in key_counts], np.int64)
+    share = np.array([r for _n, r in key_counts], np.float64)
+    share /= share.sum()
+    grid = np.array(SWEEP_GRID, np.int64)
+    i = np.searchsorted(grid, counts)  # grid[i - 1] < n ≤ grid[i]
+    on = (counts > grid[-1]) | (grid[np.minimum(i, len(grid) - 1)] == counts)
+    out: dict[int, float] = {}
+    for n, w in zip(counts[on].tolist(), share[on].tolist()):
+        out[n] = out.get(n, 0.0) + w
+    between = ~on
+    lo, hi = grid[i[between] - 1], grid[i[between]]
+    t = (np.log(counts[between]) - np.log(lo)) / (np.log(hi) - np.log(lo))
+    for ends, w in ((lo, share[between] * (1 - t)), (hi, share[between] * t)):
+        sums = np.bincount(np.searchsorted(grid, ends), weights=w, minlength=len(grid))
+        for g in np.flatnonzero(sums).tolist():
+            out[int(grid[g])] = out.get(int(grid[g]), 0.0) + float(sums[g])
+    return out
+
+
+def measure_sweeps(key_counts: tuple[tuple[int, int], ...], check=None) -> None:
+    """Measure (once: _SWEEPS) the sweep at every grid count these rows' counts need;
+    ``check()`` between d_k's (a long frame's cancel)."""
+    for n in sorted(sweep_points(key_counts)):
+        _sweep_measured(n, check)
 
 
 @lru_cache(maxsize=16)
 def scaling_sweep(key_counts: tuple[tuple[int, int], ...] = ((64, 1),)) -> dict[str, np.ndarray]:
     """The √d_k sweep (engine.scaling_sweep) averaged over rows that see n keys, weighted by
-    how many rows do (see sweep_key_counts): (len(d_k),) float64 arrays. Cached: it depends
-    on the mask only, and each key count is measured once."""
-    key_counts = key_counts or ((64, 1),)
-    total = sum(rows for _n, rows in key_counts)
+    how many rows do (see sweep_key_counts), between SWEEP_GRID's counts interpolated in
+    log n (sweep_points): (len(d_k),) float64 arrays. Cached: it depends on the mask only,
+    and each key count is measured once."""
     out: dict[str, np.ndarray] = {}
-    for n, rows in key_counts:
-        for k, v in _sweep_at(n).items():
-            out[k] = v if k == "d_k" else out.get(k, 0.0) + v * (rows / total)
+    for n, w in sweep_points(key_counts).items():
+        for k, v in _sweep_measured(n).items():
+            out[k] = v if k == "d_k" else out.get(k, 0.0) + v * w
     return out
 
 

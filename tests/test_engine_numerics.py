@@ -126,13 +126,30 @@ def test_the_sqrt_dk_sweep_draws_long_key_counts_in_pieces_with_the_same_numbers
     same curves as one draw of every sample's keys, which held 256 MiB a d_k at 16384 keys."""
     import engine.diagnostics as D
 
-    args = dict(d_ks=[2, 8, 64, 512], n_keys=2048, n_samples=8)
+    args = dict(d_ks=[2, 8, 64, 512], n_keys=64, n_samples=64)  # (past 64 keys: drawn directly, below)
     monkeypatch.setattr(D, "_SWEEP_WHOLE", 1 << 40)
     whole = D.scaling_sweep(**args)
     monkeypatch.setattr(D, "_SWEEP_WHOLE", 0)
     pieces = D.scaling_sweep(**args)
     for name in ("std_unscaled", "std_scaled", "grad_unscaled", "grad_scaled"):
         assert torch.allclose(whole[name], pieces[name], rtol=1e-5), name
+
+
+def test_the_sqrt_dk_sweep_past_64_keys_draws_scores_with_the_distribution_of_q_dot_k(monkeypatch):
+    """Past 64 keys a sample's scores are drawn as ‖q‖·z (their exact distribution given q),
+    n_keys normals instead of n_keys·d_k: the score spread is still √d_k unscaled and 1 scaled,
+    and the curves agree with drawing every key's d_k entries within the sampling noise."""
+    import engine.diagnostics as D
+
+    args = dict(d_ks=[4, 64, 512], n_keys=4096, n_samples=32)
+    direct = D.scaling_sweep(**args)
+    monkeypatch.setattr(D, "_SWEEP_DIRECT", 1 << 30)
+    drawn = D.scaling_sweep(**args)
+    assert torch.allclose(direct["std_unscaled"], torch.tensor([2.0, 8.0, 22.63]), rtol=0.1)
+    assert torch.allclose(direct["std_scaled"], torch.ones(3), rtol=0.1)
+    assert not torch.equal(direct["std_scaled"], drawn["std_scaled"])  # other draws, the same law
+    assert torch.allclose(direct["std_scaled"], drawn["std_scaled"], rtol=0.1)
+    assert torch.allclose(direct["grad_scaled"], drawn["grad_scaled"], rtol=0.15)
 
 
 def test_the_sqrt_dk_sweep_at_16384_keys_fits_under_a_memory_cap():

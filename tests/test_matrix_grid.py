@@ -130,3 +130,32 @@ def test_titles_sit_above_their_tiles_inside_the_view(view, qtbot):
     shown = [t for t in grid.texts if t.isVisible()]
     assert [t.toPlainText() for t in shown] == ["0.5"]  # "" shows nothing
     assert tiles[0].adjusted(-1, -1, 1, 1).contains(shown[0].sceneBoundingRect().adjusted(2, 2, -2, -2))
+
+
+def test_a_qkv_tile_of_65536_rows_is_drawn_at_8192_rows_and_read_at_every_row(qtbot):
+    """A long frame's X, Q, K, V (issue 45): the image holds every ⌈rows/8192⌉-th row (an
+    8192-token frame's level of detail, each image row the first of its rows), while the
+    tile's shape, its hover readout and its values stay those of every row."""
+    from explorer.figures.themes import SIGNED_CMAP
+    from explorer.figures.tiles import MAX_IMAGE_ROWS, TileStrip
+    from explorer.selection import HoverLink
+
+    gv = pg.GraphicsView()
+    gv.resize(400, 300)
+    strip = TileStrip(HoverLink(), SIGNED_CMAP)
+    gv.setCentralItem(strip.item)
+    qtbot.addWidget(gv)
+    long_tile = strip.add("Q", 1.0, None, None)
+    short_tile = strip.add("K", 1.0, None, None)
+    rng = np.random.default_rng(0)
+    big, small = rng.standard_normal((65536, 8)), rng.standard_normal((MAX_IMAGE_ROWS, 8))
+    long_tile.set_data(big, (-3.0, 3.0), source=("a",))
+    short_tile.set_data(small, (-3.0, 3.0), source=("a",))
+    strip.settle()
+    drawn = strip.grid.own[0].image
+    assert MAX_IMAGE_ROWS == 8192 and drawn.shape[:2] == (8192, 8)  # every 8th of 65,536 rows
+    assert np.array_equal(drawn, colorize(big[::8], strip.lut, (-3.0, 3.0))[0])
+    assert strip.grid.own[1].image.shape[:2] == (8192, 8)  # an 8192-row matrix: every row, as before
+    assert long_tile.shape == (65536, 8) and long_tile.data is big  # what hover and values read
+    for row in (0, 12345, 65535):  # the cell under a point is still one of 65,536 rows
+        assert strip.grid.cell_at(long_tile.cell_center(row, 7)) == (0, row, 7)

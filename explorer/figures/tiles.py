@@ -33,6 +33,11 @@ from .text import parse_runs, upright
 from .themes import Theme, plot_font
 
 GAP = 0.12  # between tiles, in units of one tile width
+#: The most rows a tile's image holds: a longer matrix (a 65,536-token frame's X, Q, K, V) is
+#: drawn from every ⌈rows / MAX_IMAGE_ROWS⌉-th row, each standing for the rows down to the next,
+#: the level of detail of an 8192-token frame (whose every row is drawn), far more than a
+#: screen's pixel rows; hover, click and the described values stay those of every row.
+MAX_IMAGE_ROWS = 8192
 
 
 class Tile:
@@ -68,7 +73,8 @@ class Tile:
             return  # drawn from the same data
         self._drawn = key
         self.levels, self.data = levels, data
-        self.strip.grid.paint_tile(self.index, data, self.strip.lut, levels)
+        step = -(-shape[0] // MAX_IMAGE_ROWS)
+        self.strip.grid.paint_tile(self.index, data[::step] if step > 1 else data, self.strip.lut, levels)
         if shape != self.shape:
             self.shape = shape
             self.strip.needs_layout = True  # laid out once, in settle(), after all its tiles

@@ -64,7 +64,6 @@ class TokenAxis(LeanAxis):
     def __init__(self, orientation: str, **kw) -> None:
         super().__init__(orientation, **kw)
         self._labels: list[str] | None = None
-        self._shown: list[str] | None = None
         self.rotated = False  # the labels of a horizontal axis are drawn upright (read upwards)
         self.step = 1  # every step-th token is labelled
         self._reserved: int | None = None
@@ -79,8 +78,7 @@ class TokenAxis(LeanAxis):
     def set_labels(self, labels: Sequence[str] | None) -> None:
         labels = None if labels is None else [str(s) for s in labels]
         if labels != self._labels:
-            self._labels = labels
-            self._shown = None if labels is None else [shorten(s) for s in labels]
+            self._labels = labels  # (shortened when drawn: a long frame has 65,536, a few show)
             self.setTicks(None)  # (automatic ticks, i.e. tickValues: pyqtgraph redraws the axis)
 
     def shown_labels(self) -> list[str]:
@@ -124,8 +122,8 @@ class TokenAxis(LeanAxis):
     def tickStrings(self, values, scale, spacing):
         if self._labels is None:
             return [str(round(v)) for v in values]
-        shown, n = self._shown, len(self._shown)
-        return [shown[i] if 0 <= i < n else "" for i in map(round, values)]
+        labels, n = self._labels, len(self._labels)
+        return [shorten(labels[i]) if 0 <= i < n else "" for i in map(round, values)]
 
     # ---- size -----------------------------------------------------------------------------------
     def _reserve(self, across: float) -> None:

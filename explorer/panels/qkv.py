@@ -34,7 +34,7 @@ def _absmax(*arrays: np.ndarray) -> float:
     m = 0.0
     for a in arrays:
         if a.size:
-            v = float(np.abs(a).max())  # NaN and ±inf show up here: then the slow, careful way
+            v = max(float(a.max()), -float(a.min()))  # NaN and ±inf show up here: then the slow, careful way
             if not math.isfinite(v):
                 v = float(np.nanmax(np.abs(np.nan_to_num(a, posinf=0.0, neginf=0.0))))
             m = max(m, v)
