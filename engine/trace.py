@@ -716,6 +716,13 @@ class AttentionTrace:
             return self._reference
 
     @property
+    def attention_ms(self) -> float:
+        """Milliseconds of this trace's attention pass: the backend's, eager's, or an efficient
+        variant's own (NaN when none was timed)."""
+        t = self.timings_ms
+        return next((t[k] for k in ("backend", "eager", "efficient") if k in t), math.nan)
+
+    @property
     def backend_max_abs_diff(self) -> float | None:
         """max |output − eager output| over the finite entries; None for the eager backend
         (an efficient variant's too) and where the eager reference (even block by block) does
@@ -884,7 +891,7 @@ def run_backend_comparison(config: AttentionConfig, x: torch.Tensor | None = Non
         except (BackendUnavailable, ConfigError) as exc:
             out[name] = {"error": str(exc)}
             continue
-        ms = tr.timings_ms.get("backend", tr.timings_ms.get("eager", tr.timings_ms.get("efficient", float("nan"))))
+        ms = tr.attention_ms
         if name != "eager" and tr.blocked and reference is not None:
             diff = _max_abs_diff(tr.output, reference)
         else:

@@ -549,8 +549,7 @@ class DiagnosticsPanel(Panel):
                 impl, diff, ms = r["impl"], r["max_abs_diff"], r["ms"]
             elif name == cfg.backend:
                 impl, diff = f.trace.backend_impl, f.trace.backend_max_abs_diff
-                # (an efficient variant's attention is timed as "efficient")
-                ms = next((f.timings_ms[k] for k in ("backend", "eager", "efficient") if k in f.timings_ms), math.nan)
+                ms = f.trace.attention_ms
             elif f.lod is not None:  # one line each (a long frame's card was cut: three lines per backend)
                 rows.append(([name, self.tr("not compared beyond {n} tokens").format(n=LOD_CELLS)], "note"))
                 continue
