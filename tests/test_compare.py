@@ -374,9 +374,19 @@ def test_comparison_figures_keep_their_texts_inside(win, qapp, theme, lang, b_ch
 
 @pytest.mark.slow
 @pytest.mark.parametrize("b_changes", [{"scale": 1.0}, {"seq_len": 12}], ids=["B-A", "side-by-side"])
-def test_the_window_comparing_keeps_its_texts_inside(qapp, b_changes):
-    with shown_window(qapp) as win:  # as it opens (the lesson tests above moved the docks)
-        window_layout_check(win, qapp, b_changes)
+def test_the_window_comparing_keeps_its_texts_inside(as_opened, qapp, b_changes):
+    try:
+        window_layout_check(as_opened, qapp, b_changes)
+    finally:
+        as_opened.clear_reference()
+
+
+@pytest.fixture(scope="module")
+def as_opened(qapp):
+    """A window as it opens (the lesson tests above moved the module window's docks), for the
+    window layout checks alone: they pin, show and unpin, and move no dock."""
+    with shown_window(qapp) as w:
+        yield w
 
 
 def window_layout_check(win, qapp, b_changes) -> None:

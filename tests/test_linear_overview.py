@@ -57,9 +57,16 @@ def dense_weights(tr, h: int) -> torch.Tensor:
 
 
 def tile_means(w: torch.Tensor, tile: tuple[int, int]) -> torch.Tensor:
-    R, C = -(-w.shape[0] // tile[0]), -(-w.shape[1] // tile[1])
-    return torch.tensor([[float(w[r * tile[0]:(r + 1) * tile[0], c * tile[1]:(c + 1) * tile[1]].mean())
-                          for c in range(C)] for r in range(R)], dtype=torch.float64)
+    """(R, C) float64: each tile's mean over the cells it has (the last row and column of tiles
+    ragged), as a sum over the zero-padded grid divided by the tile's own cell count."""
+    (n, m), (a, b) = w.shape, tile
+    R, C = -(-n // a), -(-m // b)
+    padded = torch.zeros(R * a, C * b, dtype=torch.float64)
+    padded[:n, :m] = w
+    sums = padded.view(R, a, C, b).sum(dim=(1, 3))
+    rows = torch.tensor([min(a, n - r * a) for r in range(R)], dtype=torch.float64)
+    cols = torch.tensor([min(b, m - c * b) for c in range(C)], dtype=torch.float64)
+    return sums / (rows[:, None] * cols[None, :])
 
 
 CONFIGS = {"causal": dict(causal=True),

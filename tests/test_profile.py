@@ -211,14 +211,36 @@ def test_cancel_stops_at_once_and_keeps_the_points_done():
 pytest.importorskip("pytestqt")
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def win(qapp):
+    """One drawn window for the tests that measure from the panel (each measure starts afresh:
+    the state's points are the last measurement's)."""
     from conftest import drawn_window
 
     with drawn_window(qapp) as w:
         yield w
 
 
+@pytest.fixture(scope="module")
+def measured(qapp, tmp_path_factory):
+    """A window of its own, exported before anything was measured, then measured once (the
+    points, guides and export tests read the same measurement): (window, panel, what the
+    export before measuring gave)."""
+    from conftest import drawn_window
+
+    from explorer.export import fresh_panel
+
+    with drawn_window(qapp) as w:
+        # before anything was measured: the placeholder, and no measuring started
+        written = w.export_figures(tmp_path_factory.mktemp("before") / "a", panels=["profile"], width=1000)
+        state = w.panel("profile").state
+        with fresh_panel(w, "profile") as fig:
+            placeholders = [t.toPlainText() for t in fig.placeholders.values() if t.isVisible()]
+        before = {"written": written, "running": state.running, "points": list(state.points),
+                  "placeholders": placeholders}
+        with pytest.MonkeyPatch.context() as mp:  # the budget while measuring, not after
+            panel = _measured_panel(w, qapp, mp)
+        yield w, panel, before
 
 
 def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
@@ -242,8 +264,8 @@ def _measured_panel(win, qapp, monkeypatch, lengths=(64, 128, 256)):
 
 
 @pytest.mark.slow
-def test_the_panel_draws_points_guides_and_the_estimate(win, qapp, monkeypatch):
-    panel = _measured_panel(win, qapp, monkeypatch)
+def test_the_panel_draws_points_guides_and_the_estimate(measured):
+    win, panel, _before = measured
     assert win.dock("profile").isVisible()
     # every backend's markers: measured ones filled, eager at 256 hollow (an estimate)
     for kind in ("time", "memory"):
@@ -278,21 +300,18 @@ def _fmt(n: int) -> str:
 
 
 @pytest.mark.slow
-def test_export_draws_the_last_results_and_never_measures(win, qapp, monkeypatch, tmp_path):
+def test_export_draws_the_last_results_and_never_measures(measured, tmp_path):
     from PySide6.QtGui import QImage
 
     from explorer.export import fresh_panel
     from explorer.figures.layout import text_boxes
 
+    win, panel, before = measured
     # before anything was measured: the placeholder, and no measuring started
-    written = win.export_figures(tmp_path / "a", panels=["profile"], width=1000)
+    written = before["written"]
     assert [p.name for p in written] == ["profile.png"] and QImage(str(written[0])).width() == 1000
-    state = win.panel("profile").state
-    assert not state.running and state.points == []
-    with fresh_panel(win, "profile") as fig:
-        assert [t.toPlainText() for t in fig.placeholders.values() if t.isVisible()] == [
-            "not measured yet — press Measure"] * 2
-    panel = _measured_panel(win, qapp, monkeypatch)
+    assert not before["running"] and before["points"] == []
+    assert before["placeholders"] == ["not measured yet — press Measure"] * 2
     assert panel.state.points
     for theme in ("slides", "screen"):
         with fresh_panel(win, "profile", theme) as fig:

@@ -103,38 +103,56 @@ def test_the_crossover_line_and_its_mark(panel, qapp):
     assert "Crossover" not in plain(panel.note.text)
 
 
-def test_the_crossover_is_in_chinese_too(panel, qapp):
+# ---- in Chinese: one switch there (and back, after the last) for the tests below, which come
+# last in this module; a switch relabels and restyles the whole window (seconds each)
+
+
+@pytest.fixture(scope="module")
+def chinese(panel, qapp):
+    """The panel's window switched to Chinese once, for the rest of the module."""
+    assert panel.win.set_language("zh_CN")
+    qapp.processEvents()
+    yield panel
+    panel.win.set_language("en")
+    qapp.processEvents()
+
+
+def test_the_crossover_is_in_chinese_too(chinese, qapp):
+    panel = chinese
     points = [_pt(256, "flash", 0.01), _pt(1024, "flash", 0.06), _pt(256, "linear", 0.02), _pt(1024, "linear", 0.03),
               _pt(65536, "flash", None, PAST_MAX), _pt(65536, "linear", 0.5)]
     _show(panel, qapp, points)
-    panel.win.set_language("zh_CN")
-    qapp.processEvents()
-    try:
-        note = plain(panel.note.text)
-        assert "交叉点" in note and "S ≈ 512" in note and "Crossover" not in note, note
-        assert "S ≈ 512" in panel.cross_line.label.toPlainText() and "from" not in panel.cross_line.label.toPlainText()
-        cells = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
-        assert cells[-1] == f"未运行（> {MAX_LENGTH}）" and "未运行" in panel.table.item(2, 0).toolTip()
-    finally:
-        panel.win.set_language("en")
-        qapp.processEvents()
+    note = plain(panel.note.text)
+    assert "交叉点" in note and "S ≈ 512" in note and "Crossover" not in note, note
+    assert "S ≈ 512" in panel.cross_line.label.toPlainText() and "from" not in panel.cross_line.label.toPlainText()
+    cells = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
+    assert cells[-1] == f"未运行（> {MAX_LENGTH}）" and "未运行" in panel.table.item(2, 0).toolTip()
 
 
-def test_the_status_lines_variant_parts_are_in_chinese(panel, qapp):
+STATUS_CONFIGS = {"核=performer m=64": SMALL.replace(seq_len=16, kernel="performer"),
+                  "全局=2": SMALL.replace(seq_len=16, window=4, global_tokens=2),
+                  "块均值=4": SMALL.replace(seq_len=16, summary_block=4)}
+STATUS_ENGLISH = {"核=performer m=64": "kernel=performer m=64", "全局=2": "global=2", "块均值=4": "summary_block=4"}
+
+
+def test_the_status_lines_variant_parts_are_in_chinese(chinese, qapp):
     """The status bar's config line names the kernel, global tokens and block summaries in the
     window's language (the English words stay those of config files and captions)."""
-    win = panel.win
-    configs = {"核=performer m=64": SMALL.replace(seq_len=16, kernel="performer"),
-               "全局=2": SMALL.replace(seq_len=16, window=4, global_tokens=2),
-               "块均值=4": SMALL.replace(seq_len=16, summary_block=4)}
-    english = {"核=performer m=64": "kernel=performer m=64", "全局=2": "global=2", "块均值=4": "summary_block=4"}
-    win.set_language("zh_CN")
-    try:
-        for want, config in configs.items():
-            win.render_sync(config)
-            qapp.processEvents()
-            assert want in win.status.status_config.text() and english[want] not in win.status.status_config.text()
-    finally:
-        win.set_language("en")
+    win = chinese.win
+    for want, config in STATUS_CONFIGS.items():
+        win.render_sync(config)
         qapp.processEvents()
-    assert english["块均值=4"] in win.status.status_config.text()
+        assert want in win.status.status_config.text() and STATUS_ENGLISH[want] not in win.status.status_config.text()
+
+
+def test_the_status_line_is_english_again_after_the_switch_back(chinese, qapp):
+    """Drawn in Chinese, then View ▸ Language ▸ English: the same line in English words (the
+    module's last test: it ends the Chinese the tests above share)."""
+    win = chinese.win
+    win.render_sync(STATUS_CONFIGS["块均值=4"])
+    qapp.processEvents()
+    assert "块均值=4" in win.status.status_config.text()
+    assert win.set_language("en")
+    qapp.processEvents()
+    assert STATUS_ENGLISH["块均值=4"] in win.status.status_config.text()
+    assert "块均值" not in win.status.status_config.text()

@@ -241,14 +241,20 @@ def whole(label) -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sdpa", "flash"])
 def test_the_backends_card_of_a_long_frame_is_whole(win, qapp, backend):
-    """S = 4096: the backends the card does not compare say so in one line each (three-line
+    """A long frame: the backends the card does not compare say so in one line each (three-line
     notes made the card taller than the cost card beside it, its end out of sight), and every
-    label shows its whole text, both languages."""
+    label shows its whole text, both languages.
+
+    S = 1024, the cheapest long frame that is not at the edge (S > LOD_CELLS = 512 makes a frame
+    long): the card's rows (DiagnosticsPanel._draw_backends) are the same at every long S, the
+    notes name LOD_CELLS, not S; only the chosen backend's time and Δ are numbers of the run
+    (S = 4096 cost an exact pass 16 × as long and showed the same lines)."""
     from PySide6.QtWidgets import QLabel
 
     card = win.panel("diagnostics").backend_card
     try:
-        win.render_sync(AttentionConfig(seq_len=4096, backend=backend))
+        win.render_sync(AttentionConfig(seq_len=1024, backend=backend))
+        assert win.frame.lod is not None  # a long frame (drawn at a level of detail)
         for lang in ("en", "zh_CN"):
             assert win.set_language(lang)
             for _ in range(3):
