@@ -108,6 +108,21 @@ def drawn_window(qapp):
         yield w
 
 
+@contextlib.contextmanager
+def model_window(qapp, path, text: str, timeout_s: float = 120.0):
+    """shown_window with the model at `path` loaded on `text` (its trace ready); closed after.
+
+    The model panels' modules hold one of these per module (a module-scoped fixture).
+    """
+    with shown_window(qapp) as w:
+        c = w.model_controller
+        c.text = text
+        c.load(str(path))
+        assert c.wait_ready(timeout_s) is None, c.last_error
+        qapp.processEvents()
+        yield w
+
+
 @pytest.fixture(scope="module")
 def window(qapp):
     """One shown window per test module (modules that need more define their own)."""

@@ -221,6 +221,51 @@ def induction_run_path(tmp_path_factory) -> Path:
     return built_once(tmp_path_factory, "induction_run", train_induction)
 
 
+def train_induction_preset(folder: Path) -> Path:
+    """The induction preset's first run trained for chapter 12's ``within`` steps (600), as the
+    chapter's lab trains it (explorer.training.lessons.train_first_run), saved in ``folder``."""
+    from explorer.training.lessons import train_first_run, training_task
+
+    return train_first_run(training_task("12-induction-head")).save(folder)
+
+
+@pytest.fixture(scope="session")
+def induction_preset_run_path(tmp_path_factory) -> Path:
+    """:func:`train_induction_preset`'s run, trained once per test run (chapters 12 and 14's
+    checks and quoted numbers: formerly trained again by two modules); only read it, or
+    ``Trainer.load`` it (the history comes back with it)."""
+    return built_once(tmp_path_factory, "induction_preset_run", train_induction_preset)
+
+
+def check_chapter_13(folder: Path) -> Path:
+    """Chapter 13's task checked as the lessons check it (check_training_task trains the warmup
+    preset's runs with the engine), its TaskResult written to ``folder``/result.json."""
+    import dataclasses
+    import json
+
+    from explorer.training.lessons import check_training_task, training_task
+
+    r = check_training_task(training_task("13-training-stability"))
+    path = folder / "result.json"
+    path.write_text(json.dumps(dataclasses.asdict(r)), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def chapter_13_result(tmp_path_factory):
+    """:func:`check_chapter_13`'s TaskResult, checked once per test run (formerly trained
+    again by two modules: tests/test_training_lessons.py, tests/test_lesson_numbers.py)."""
+    import json
+
+    from explorer.training.lessons import TaskResult
+
+    d = json.loads((built_once(tmp_path_factory, "chapter_13_result", check_chapter_13) / "result.json")
+                   .read_text(encoding="utf-8"))
+    head = tuple(d.pop("head")) if d.get("head") is not None else d.pop("head")
+    said = tuple((source, values) for source, values in d.pop("said"))
+    return TaskResult(**d, head=head, said=said)
+
+
 @pytest.fixture(scope="module")
 def run_folder(tmp_path_factory, induction_run_path) -> Path:
     """The default run trained until its induction milestone (:func:`train_induction`), as a

@@ -29,7 +29,7 @@ from explorer.figures.text import plot_title as html_title
 from explorer.panels.attribution import logit_text
 
 try:
-    from conftest import shown_window
+    from conftest import model_window
     from models_fixtures import (
         build_qwen2,
         gpt2_path,
@@ -38,7 +38,7 @@ try:
         run_folder,
     )
 except ImportError:  # tests/ imported as a package
-    from tests.conftest import shown_window
+    from tests.conftest import model_window
     from tests.models_fixtures import (
         build_qwen2,
         gpt2_path,
@@ -61,12 +61,7 @@ def gpt2(gpt2_path):
 
 @pytest.fixture(scope="module")
 def window(qapp, gpt2_path):
-    with shown_window(qapp) as w:
-        c = w.model_controller
-        c.text = GPT2_TEXT
-        c.load(str(gpt2_path))
-        assert c.wait_ready(TIMEOUT_MS / 1000) is None
-        qapp.processEvents()
+    with model_window(qapp, gpt2_path, GPT2_TEXT, TIMEOUT_MS / 1000) as w:
         yield w
 
 

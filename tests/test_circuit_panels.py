@@ -25,10 +25,10 @@ from explorer.export.cli import export_command
 from explorer.figures.text import plot_title as html_title
 
 try:
-    from conftest import shown_window
+    from conftest import model_window
     from models_fixtures import induction_run_path, minilm_folder, run_folder, settle_analyses
 except ImportError:  # tests/ imported as a package
-    from tests.conftest import shown_window
+    from tests.conftest import model_window
     from tests.models_fixtures import induction_run_path, minilm_folder, run_folder, settle_analyses
 
 __all__ = ["induction_run_path", "run_folder"]  # fixtures
@@ -39,12 +39,7 @@ TEXT = "ABCDEFGHIJ ABCDEFGHI"  # <bos> + 10 symbols + the first 9 again: inducti
 
 @pytest.fixture(scope="module")
 def window(qapp, run_folder):
-    with shown_window(qapp) as w:
-        c = w.model_controller
-        c.text = TEXT
-        c.load(str(run_folder))
-        assert c.wait_ready(TIMEOUT_S) is None
-        qapp.processEvents()
+    with model_window(qapp, run_folder, TEXT, TIMEOUT_S) as w:
         yield w
 
 

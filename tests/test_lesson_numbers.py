@@ -14,9 +14,16 @@ import re
 
 import pytest
 
-from engine.training import first_reached
+from engine.training import Trainer, first_reached
 from explorer.lessons import load_chapters
-from explorer.training.lessons import check_training_task, train_first_run, training_task
+from explorer.training.lessons import check_training_task, training_task
+
+try:
+    from models_fixtures import chapter_13_result, induction_preset_run_path
+except ImportError:  # tests/ imported as a package
+    from tests.models_fixtures import chapter_13_result, induction_preset_run_path
+
+__all__ = ["chapter_13_result", "induction_preset_run_path"]  # fixtures
 
 
 def texts(key: str, lang: str) -> str:
@@ -35,8 +42,8 @@ def quotes(text: str, value: float) -> bool:
 
 
 @pytest.mark.slow
-def test_chapter_13_quotes_the_warmup_contrast_the_engine_trains():
-    r = check_training_task(training_task("13-training-stability"))
+def test_chapter_13_quotes_the_warmup_contrast_the_engine_trains(chapter_13_result):
+    r = chapter_13_result  # check_training_task of chapter 13, run once per test run
     cold, warm = (float(v) for v in re.findall(r"[0-9]+\.[0-9]+", r.text)[:2])
     assert r.holds and cold < 0.3 < 0.6 < warm, r.text
     for lang in ("en", "zh"):
@@ -45,9 +52,12 @@ def test_chapter_13_quotes_the_warmup_contrast_the_engine_trains():
 
 
 @pytest.fixture(scope="module")
-def induction_run():
-    """The induction preset's first run trained 600 steps, as chapter 12's lab trains it."""
-    return train_first_run(training_task("12-induction-head"))
+def induction_run(induction_preset_run_path):
+    """The induction preset's first run trained 600 steps, as chapter 12's lab trains it
+    (train_first_run; trained once per test run by models_fixtures.induction_preset_run_path)."""
+    run = Trainer.load(induction_preset_run_path)
+    assert run.steps_done == training_task("12-induction-head").within
+    return run
 
 
 @pytest.mark.slow

@@ -10,10 +10,12 @@ import subprocess
 import sys
 import time
 
-import models_fixtures as mf
 import pytest
+from models_fixtures import llama_path
 
 pytest.importorskip("pytestqt")
+
+__all__ = ["llama_path"]  # a fixture
 
 #: a load whose from_pretrained takes a minute (a large model on a busy machine); the window
 #: is closed once the load is inside it
@@ -54,8 +56,9 @@ sys.exit(main_gui(model=sys.argv[1]))
 
 
 @pytest.fixture(scope="module")
-def llama_folder(tmp_path_factory):
-    return mf.build_llama(tmp_path_factory.mktemp("llama_quit"))
+def llama_folder(llama_path):
+    """The suite's tiny Llama, built once per test run (models_fixtures.llama_path; only read)."""
+    return llama_path
 
 
 @pytest.mark.slow

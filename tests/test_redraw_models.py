@@ -21,10 +21,10 @@ from engine import AttentionConfig
 from explorer.figures.text import plot_title
 
 try:
-    from conftest import shown_window
+    from conftest import model_window
     from models_fixtures import gpt2_path, settle_analyses
 except ImportError:  # tests/ imported as a package
-    from tests.conftest import shown_window
+    from tests.conftest import model_window
     from tests.models_fixtures import gpt2_path, settle_analyses
 
 __all__ = ["gpt2_path"]  # a fixture
@@ -37,12 +37,7 @@ TEXT_B = "a dog ran in the park"
 
 @pytest.fixture(scope="module")
 def window(qapp, gpt2_path):
-    with shown_window(qapp) as w:
-        c = w.model_controller
-        c.text = TEXT_A
-        c.load(str(gpt2_path))
-        assert c.wait_ready(TIMEOUT_S) is None
-        qapp.processEvents()
+    with model_window(qapp, gpt2_path, TEXT_A, TIMEOUT_S) as w:
         yield w
 
 

@@ -156,16 +156,23 @@ def test_cli_trains_and_writes_the_gif(tmp_path):
     assert f"wrote the heads forming to {path}" in proc.stdout
     frames = read_frames(path)
     assert frames.shape[0] == 6 and frames.shape[2] == 320
-    # a target that cannot be written: refused before any training, nothing written
-    bad = tmp_path / "missing" / "x.gif"
-    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "train", "--steps", "40", "--gif", str(bad)],
-                          capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
-    assert proc.returncode == 1 and "does not exist" in proc.stderr and proc.stdout == ""
-    assert len(proc.stderr.strip().splitlines()) == 1
-    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "train", "--gif", str(tmp_path / "x.png")],
-                          capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
-    assert proc.returncode == 2 and ".gif or .mp4" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["forming.gif"]
+
+
+def test_cli_refuses_a_gif_it_cannot_write_before_training(tmp_path, capsys):
+    """main.main is what `python main.py` exits with (the subprocess above runs it whole): a
+    target that cannot be written is refused before any training (exit 1, one line), a
+    target that is no .gif/.mp4 by its arguments (exit 2); nothing written either way."""
+    import main
+
+    bad = tmp_path / "missing" / "x.gif"
+    assert main.main(["train", "--steps", "40", "--gif", str(bad)]) == 1
+    out, err = capsys.readouterr()
+    assert "does not exist" in err and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert main.main(["train", "--gif", str(tmp_path / "x.png")]) == 2
+    assert ".gif or .mp4" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

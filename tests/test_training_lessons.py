@@ -18,6 +18,13 @@ import pytest
 
 from engine.training import TrainConfig, Trainer
 
+try:
+    from models_fixtures import chapter_13_result, induction_preset_run_path
+except ImportError:  # tests/ imported as a package
+    from tests.models_fixtures import chapter_13_result, induction_preset_run_path
+
+__all__ = ["chapter_13_result", "induction_preset_run_path"]  # fixtures
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = TrainConfig(d_model=16, n_heads=2, n_layers=2, batch=4, steps=20, vocab=24, seq_len=17)
 
@@ -159,11 +166,16 @@ def test_the_dropout_norm_expectation_holds_as_trained(dropout_norm_runs):
 # ---- lessons 12, 13 and 14 -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def induction_run():
-    """The induction preset's first run trained 600 steps (what chapters 12 and 14 check; ~7 s)."""
-    from explorer.training.lessons import train_first_run, training_task
+def induction_run(induction_preset_run_path):
+    """The induction preset's first run trained 600 steps (what chapters 12 and 14 check),
+    trained once per test run (models_fixtures.induction_preset_run_path) and loaded here."""
+    from explorer.training.lessons import training_task
 
-    return train_first_run(training_task("14-find-a-circuit"))
+    ch12, ch14 = training_task("12-induction-head"), training_task("14-find-a-circuit")
+    assert (ch14.preset, ch14.within) == (ch12.preset, ch12.within)  # the same run serves both
+    run = Trainer.load(induction_preset_run_path)
+    assert run.steps_done == ch14.within
+    return run
 
 
 def test_chapters_12_to_14_are_training_chapters_in_both_languages():
@@ -280,10 +292,9 @@ def test_chapter_14s_texts_quote_the_engines_numbers(induction_model):
 
 
 @pytest.mark.slow
-def test_chapter_13s_task_is_met_by_the_engine():
-    from explorer.training.lessons import check_training_task, training_task
-
-    r = check_training_task(training_task("13-training-stability"))
+def test_chapter_13s_task_is_met_by_the_engine(chapter_13_result):
+    """check_training_task of chapter 13 (run once per test run: models_fixtures.chapter_13_result)."""
+    r = chapter_13_result
     assert r.holds, r.text
     assert "without warmup" in r.text
 

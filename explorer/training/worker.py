@@ -227,6 +227,9 @@ class TrainingWorker(QThread):
                 return
             self._stopped = True
             commands, self._commands = self._commands, None
+            # a child that never answered is still starting (importing torch: seconds on a
+            # loaded machine) and holds nothing to keep: ended at once, not waited for
+            starting = self._replay is not None
         if commands is None:
             return
         try:
@@ -235,7 +238,8 @@ class TrainingWorker(QThread):
             pass
         commands.close()
         if self._child is not None:
-            self._child.end(wait_s=10)  # up to 10 s to return, then SIGTERM, then SIGKILL
+            # up to 10 s to return, then SIGTERM, then SIGKILL (a starting child: SIGTERM at once)
+            self._child.end(kill=starting, wait_s=10)
         if self._thread is not None:
             self._thread.join(10)
         if not self.isRunning() or self.wait(10_000):
