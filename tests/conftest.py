@@ -34,19 +34,19 @@ def lrelease() -> str | None:
 
 
 #: The test modules that take longest, longest first (wall seconds of each module in one
-#: `make test` run with `--durations` and a JUnit report, 2026-12-06, on a 2-core machine
-#: loaded 5-9x: export 1332 s, window_model 646, snapshots 626, engine_long 501, compare 496,
-#: hardening_cli 448, animation 412, ...; a module measured under 110 s is not listed).
+#: `make test` run with `--durations` and a JUnit report, 2026-12-06 21:00, on a 2-core machine
+#: loaded ~6, less what the session's test changes measured saving alone: training_save ~300 s,
+#: newcomer 256, profile ~200, training_lessons ~200, layout 183, training_panel 182, figures 170,
+#: monkey 169, long_window ~160, ...; a module measured under 90 s is not listed).
 #: `make test` hands them out first (`--no-loadscope-reorder`): pytest-xdist's loadfile
 #: otherwise queues the modules by their number of tests, so these long modules with few
 #: tests came last and one worker ran the last of them alone. A module not listed keeps its
 #: place after these; a stale entry costs nothing but the order.
 LONGEST_FIRST = (
-    "test_export.py", "test_window_model.py", "test_snapshots.py", "test_engine_long.py",
-    "test_compare.py", "test_hardening_cli.py", "test_animation.py", "test_stepthrough.py",
-    "test_hardening_messages.py", "test_hardening_models.py", "test_circuits.py",
-    "test_training.py", "test_figures.py", "test_engine_formula.py", "test_window.py",
-    "test_models.py", "test_lesson_panel.py", "test_masks_ranges.py", "test_engine_efficient.py",
+    "test_training_save.py", "test_newcomer.py", "test_profile.py", "test_training_lessons.py",
+    "test_layout.py", "test_training_panel.py", "test_figures.py", "test_monkey.py",
+    "test_long_window.py", "test_window_layout.py", "test_lesson_layout.py", "test_true_labels.py",
+    "test_profile_panel_variants.py", "test_export.py", "test_teaching.py", "test_state.py",
 )
 
 
