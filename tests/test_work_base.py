@@ -290,7 +290,9 @@ def earlier_work_ended(qtbot):
     qtbot.waitUntil(gc.isenabled, timeout=30_000)
 
 
-def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, earlier_work_ended, worker):
+@pytest.mark.parametrize("started", ["by its first job", "at once, idle until its first job"])
+def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, earlier_work_ended, worker,
+                                                                        started):
     """A worker thread that allocates reference cycles never runs the cyclic collector itself
     (a collection there would run Qt destructors of dropped panels outside the UI thread: a
     native crash); the UI thread collects on a timer meanwhile, and automatic collection is
@@ -311,6 +313,8 @@ def test_garbage_is_collected_in_the_ui_thread_only_while_a_worker_runs(qtbot, e
 
     gc.callbacks.append(note)
     try:
+        if started != "by its first job":  # as the window's and the model controller's workers
+            worker.start()
         with qtbot.waitSignal(worker.done, timeout=TIMEOUT):
             worker.submit(churn)
         assert not gc.isenabled()  # the worker thread still runs (waiting for jobs)
