@@ -283,10 +283,20 @@ def test_check_posts_nothing_and_raises_once_cancelled():
 
 @pytest.fixture
 def earlier_work_ended(qtbot):
-    """Automatic collection back on before the test: a thread an earlier test stopped releases
-    the collector when the UI thread handles its `finished` (the event loop runs meanwhile)."""
+    """Automatic collection back on before the test: every worker holds the collector while its
+    thread lives, so an explorer window an earlier test left open is shut down first; a thread
+    an earlier test stopped releases it when the UI thread handles its `finished` (the event
+    loop runs meanwhile)."""
     import gc
 
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.window import MainWindow
+
+    for w in QApplication.topLevelWidgets():
+        if isinstance(w, MainWindow):
+            w.close()
+            w.shutdown()
     qtbot.waitUntil(gc.isenabled, timeout=30_000)
 
 

@@ -8,7 +8,9 @@ training threads). pyqtgraph documents the same cure (its util.garbage_collector
 automatic collection off and collect from a timer of the UI thread.
 
 Here it is off only while a background thread that allocates may run: `hold()` when one
-starts, `release()` when it has ended (both called in the UI thread; they count). While
+starts, `release()` when it has ended (both called in the UI thread; they count). The
+window's compute worker and its model controller's start with the window and wait for jobs:
+while a window is open, collection is the UI thread's timer's. While
 held, a timer of the UI thread collects every COLLECT_EVERY_MS, a generation at a time as
 CPython would (`collect_due`): any event loop runs it, and the command-line exports' frame
 loops call processEvents. With nothing held, collection is automatic again.
