@@ -443,12 +443,7 @@ class AttentionTrace:
         pos = query_positions(S, cfg.key_len)
         chunks = sparse_overview.pieces(self.key_ranges, cfg, S, RANGE_ROWS if tile is None else tile[0])
         total = 2 + len(chunks)
-        done = [0]
-
-        def advance() -> None:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0], total)
+        advance = _counter(progress, total)
 
         with self._lock, torch.inference_mode():
             sh = sparse_overview.SparseHead(call, b, h)
@@ -513,12 +508,7 @@ class AttentionTrace:
         step = kernel_overview.ROW_CHUNK if tile is None else max(tile[0], kernel_overview.ROW_CHUNK // tile[0] * tile[0])
         chunks = [slice(r0, min(S, r0 + step)) for r0 in range(0, S, step)]
         total = self._pass_steps() if tile is None else 1 + len(chunks) + -(-len(sample) // kernel_overview.SAMPLE_CHUNK)
-        done = [0]
-
-        def advance() -> None:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0], total)
+        advance = _counter(progress, total)
 
         with self._lock, torch.inference_mode():
             kh = kernel_overview.KernelHead(self._call, b, h)
@@ -742,6 +732,18 @@ class AttentionTrace:
         does not fit); computed like backend_max_abs_diff."""
         ref = self._ensure_reference()
         return None if ref is None else ref[0]
+
+
+def _counter(progress: Progress | None, total: int) -> Callable[[], None]:
+    """A step counter for a pass of `total` steps: each call reports ``progress(done, total)``."""
+    done = [0]
+
+    def advance() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], total)
+
+    return advance
 
 
 def _row_flops(cfg: AttentionConfig) -> float:

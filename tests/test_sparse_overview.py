@@ -26,25 +26,13 @@ import torch
 
 import engine
 from engine import AttentionConfig, run
+from tests.test_linear_overview import visible as local_global
 
 ROOT = Path(__file__).resolve().parents[1]
 GIB = 1 << 30
 S = 3001
 SHAPE = (512, 512)  # what a long frame draws: tiles of ⌈3001/512⌉ = 6 rows × 6 keys (the last ragged)
 B = 64  # summary block
-
-
-def local_global(cfg: AttentionConfig) -> torch.Tensor:
-    """(S, S) bool: the visible keys of local ∪ global."""
-    i, j = torch.arange(cfg.seq_len)[:, None], torch.arange(cfg.key_len)[None, :]
-    seen = torch.ones(cfg.seq_len, cfg.key_len, dtype=torch.bool)
-    if cfg.window is not None:
-        seen &= (i - j).abs() < cfg.window
-    if cfg.global_tokens:
-        seen |= (j < cfg.global_tokens) | (i < cfg.global_tokens)
-    if cfg.causal:
-        seen &= j <= i
-    return seen
 
 
 def dense_weights(tr, h: int) -> torch.Tensor:
