@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from explorer.work.base import Cancelled, Worker
+from explorer.work.base import Cancelled, Worker, WorkerThread
 from explorer.work.jobs import Job, JobQueue, one_line
 
 TIMEOUT = 10_000
@@ -284,19 +284,23 @@ def test_check_posts_nothing_and_raises_once_cancelled():
 @pytest.fixture
 def earlier_work_ended(qtbot):
     """Automatic collection back on before the test: every worker holds the collector while its
-    thread lives, so an explorer window an earlier test left open is shut down first; a thread
-    an earlier test stopped releases it when the UI thread handles its `finished` (the event
-    loop runs meanwhile)."""
+    thread lives, so the workers earlier tests left running (a window left open, a panel's
+    worker) are stopped first; a thread an earlier test stopped releases it when the UI thread
+    handles its `finished` (the event loop runs meanwhile)."""
     import gc
+    import warnings
 
-    from PySide6.QtWidgets import QApplication
+    from explorer.training.worker import TrainingWorker
 
-    from explorer.window import MainWindow
-
-    for w in QApplication.topLevelWidgets():
-        if isinstance(w, MainWindow):
-            w.close()
-            w.shutdown()
+    gc.unfreeze()  # (a window's start-up objects, its workers among them, are frozen: explorer/__init__.py)
+    with warnings.catch_warnings():  # (isinstance on torch's deprecated module attributes warns)
+        warnings.simplefilter("ignore")
+        workers = [obj for obj in gc.get_objects() if isinstance(obj, (WorkerThread, TrainingWorker))]
+    for obj in workers:
+        try:
+            obj.stop()
+        except RuntimeError:  # its C++ side is already gone
+            pass
     qtbot.waitUntil(gc.isenabled, timeout=30_000)
 
 
