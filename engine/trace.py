@@ -350,24 +350,17 @@ class AttentionTrace:
                 self._rows[(b, h)] = {**weight_row_stats(g["weights"][b, h], pos),
                                       **score_row_stats(g["scores_raw"][b, h], g["scores"][b, h], self.mask)}
             return
-        if self._by_kernel:
+        # a linear kernel's factorised weights, or each row's few keys of local ∪ global and
+        # hierarchical attention (the two never apply together)
+        fast = self._kernel_pass if self._by_kernel else self._range_pass if self._by_ranges else None
+        if fast is not None:
             per = self._pass_steps()
             done = []
             for i, h in enumerate(heads):
                 report = None if progress is None else (lambda d, _t, i=i: progress(i * per + d, len(heads) * per))
-                if self._kernel_pass(b, h, None, report) is not None:
+                if fast(b, h, None, report) is not None:
                     done.append(h)
             heads = [h for h in heads if h not in done]  # (a head that may overflow: the exact pass)
-            if not heads:
-                return
-        if self._by_ranges:
-            per = self._pass_steps()
-            done = []
-            for i, h in enumerate(heads):
-                report = None if progress is None else (lambda d, _t, i=i: progress(i * per + d, len(heads) * per))
-                if self._range_pass(b, h, None, report) is not None:
-                    done.append(h)
-            heads = [h for h in heads if h not in done]
             if not heads:
                 return
         check_lazy_memory(cfg, "rows", self.memory_estimate, self._budget)
