@@ -80,6 +80,7 @@ class StatusFeature(Feature):
         self._busy.setInterval(BUSY_AFTER_MS)
         self._busy.timeout.connect(lambda: set_status_text(self.status_config, QCoreApplication.translate("MainWindow", "computing…")))
         self._labels_aside = False
+        self._hover_text = ""  # the readout the hover last put in the status bar
         host.frame_requested.connect(self._on_requested)
         host.frame_shown.connect(self._on_shown)
         host.compute_failed.connect(self._on_failed)
@@ -135,7 +136,8 @@ class StatusFeature(Feature):
 
     def _on_hover_text(self, text: str) -> None:
         """The hover readout in the status bar, whole: when it is wider than the room the
-        config, timing and backend labels leave, they step aside until the hover ends."""
+        config, timing and backend labels leave, they step aside until the hover ends. The
+        hover's end takes away only its own readout."""
         bar = self.host.status_bar()
         labels = self.labels()
         if text:
@@ -144,7 +146,9 @@ class StatusFeature(Feature):
             bar.showMessage(text)
         else:
             aside = False
-            bar.clearMessage()
+            if bar.currentMessage() == self._hover_text:  # (a control's tip or a notice since stays)
+                bar.clearMessage()
+        self._hover_text = text
         if self._labels_aside != aside:  # (toggled only when it changes: no relayout per move)
             self._labels_aside = aside
             for label in labels:

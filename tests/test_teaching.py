@@ -618,11 +618,12 @@ def test_every_control_explains_itself_in_the_status_bar(win, qapp):
                    c.causal, c.pad.spin, c.mask_value, c.scale_mode, c.dtype, c.positional, c.backend, c.seed):
         assert widget.statusTip(), widget
         win.controls_dock.widget().ensureWidgetVisible(widget)  # (the controls scroll)
-        QTest.mouseMove(win.panel("heads"))  # elsewhere first: then the mouse enters the control
+        QTest.mouseMove(win.statusBar())  # elsewhere first (always shown, no tip): then the mouse enters the control
         qapp.processEvents()
         win.statusBar().clearMessage()
         QTest.mouseMove(widget)
         qapp.processEvents()
+        assert widget.underMouse(), widget
         assert win.statusBar().currentMessage() == widget.statusTip(), widget
 
 

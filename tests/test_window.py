@@ -372,6 +372,20 @@ def test_a_long_hover_readout_is_shown_whole_in_the_status_bar(qtbot, w):
     w.hover.described.emit("")
 
 
+def test_the_hover_s_end_leaves_a_control_s_tip_in_the_status_bar(qtbot, w):
+    """Moving off a heatmap onto a control: the control's tip (or a notice) that came after the
+    readout stays when the heatmap's hover ends; the readout itself goes."""
+    bar = w.statusBar()
+    w.hover.described.emit("query 2 · key 5")
+    tip = w.controls.heads.statusTip()
+    bar.showMessage(tip)  # what entering the control does
+    w.hover.described.emit("")
+    assert bar.currentMessage() == tip
+    w.hover.described.emit("query 1 · key 1")
+    w.hover.described.emit("")
+    assert bar.currentMessage() == ""
+
+
 def test_hover_draws_crosshair_on_same_shape_heatmaps(qtbot, w):
     heads, qkv = w.panel("heads"), w.panel("qkv")
     heads.big._hover(2, 5)

@@ -46,6 +46,7 @@ class ModelActions(Feature):
         host.add_action("file", self.open_action, before=anchor)
         host.add_action("file", self.demo_action, before=anchor)
         self.status = ModelStatus(c)
+        self._hover_text = ""  # the readout the model hover last put in the status bar
         # permanent: a temporary status message would hide a normal widget
         host.status_bar().insertPermanentWidget(0, self.status)
         c.error.connect(lambda msg: host.show_banner(msg))
@@ -120,10 +121,12 @@ class ModelActions(Feature):
         self.state.model_info = info
 
     def _on_hover_text(self, text: str) -> None:
+        """The hovered model cell's readout; the hover's end takes away only its own readout."""
         if text:
             self.host.show_status(text)
-        else:
+        elif self.host.status_bar().currentMessage() == self._hover_text:
             self.host.status_bar().clearMessage()
+        self._hover_text = text
 
     def _on_selection(self) -> None:
         c = self.controller
