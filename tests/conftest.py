@@ -23,6 +23,14 @@ if "ATTN_EXPLORER_SETTINGS" not in os.environ:
     os.environ["ATTN_EXPLORER_SETTINGS"] = os.path.join(_SETTINGS_DIR, "settings.ini")
 # English whatever the machine's locale: the tests that need Chinese switch to it themselves
 os.environ.setdefault("ATTN_EXPLORER_LANGUAGE", "en")
+# `make test` runs two workers on two cores: each gets its share of the cores for torch's
+# OpenMP threads (and so do the subprocesses its tests start), not a thread per core that
+# spins waiting for a core the other worker holds (the engine modules: user time 111 → 73 s,
+# wall 75 → 66 s with OMP_NUM_THREADS=1, -n 2, 2 cores, 2026-12-07). Set before torch loads.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, str(_share))
 
 TRANSLATIONS = Path(__file__).resolve().parent.parent / "assets" / "translations"
 
@@ -33,20 +41,19 @@ def lrelease() -> str | None:
     return str(tool) if tool.exists() else shutil.which("pyside6-lrelease")
 
 
-#: The test modules that take longest, longest first (wall seconds of each module in one
-#: `make test` run with `--durations` and a JUnit report, 2026-12-06 21:00, on a 2-core machine
-#: loaded ~6, less what the session's test changes measured saving alone: training_save ~300 s,
-#: newcomer 256, profile ~200, training_lessons ~200, layout 183, training_panel 182, figures 170,
-#: monkey 169, long_window ~160, ...; a module measured under 90 s is not listed).
+#: The test modules that take longest, longest first (seconds of each module in one clean-clone
+#: `make test` run with `--durations=0`, 2026-12-07 00:18, on a quiet 2-core machine: figures 136,
+#: layout 115, export 106, engine_long 75, compare 67, window_model 67, hardening_memory 62,
+#: profile 61, ...; a module measured under 40 s is not listed).
 #: `make test` hands them out first (`--no-loadscope-reorder`): pytest-xdist's loadfile
 #: otherwise queues the modules by their number of tests, so these long modules with few
 #: tests came last and one worker ran the last of them alone. A module not listed keeps its
 #: place after these; a stale entry costs nothing but the order.
 LONGEST_FIRST = (
-    "test_training_save.py", "test_newcomer.py", "test_profile.py", "test_training_lessons.py",
-    "test_layout.py", "test_training_panel.py", "test_figures.py", "test_monkey.py",
-    "test_long_window.py", "test_window_layout.py", "test_lesson_layout.py", "test_true_labels.py",
-    "test_profile_panel_variants.py", "test_export.py", "test_teaching.py", "test_state.py",
+    "test_figures.py", "test_layout.py", "test_export.py", "test_engine_long.py", "test_compare.py",
+    "test_window_model.py", "test_hardening_memory.py", "test_profile.py", "test_training_panel.py",
+    "test_long_window.py", "test_training_save.py", "test_newcomer.py", "test_lesson_layout.py",
+    "test_animation.py", "test_monkey.py", "test_cli_gui.py", "test_fuzz.py",
 )
 
 

@@ -183,14 +183,18 @@ def test_scores_of_ideal_heads():
 def test_same_seed_same_history_and_threads_restored():
     c = TrainConfig(dropout=0.1, steps=20)
     before = torch.get_num_threads()
-    a, b = Trainer(c), Trainer(c)
-    a.step(12)
-    torch.manual_seed(123)  # other code using torch's global RNG must not change the run
-    torch.rand(5)
-    b.step(5)
-    b.step(7)
+    torch.set_num_threads(2)  # (the trainer's one thread is not the caller's)
+    try:
+        a, b = Trainer(c), Trainer(c)
+        a.step(12)
+        torch.manual_seed(123)  # other code using torch's global RNG must not change the run
+        torch.rand(5)
+        b.step(5)
+        b.step(7)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
     assert history_dicts(a) == history_dicts(b)
-    assert torch.get_num_threads() == before
     other = Trainer(c.replace(seed=1))
     other.step(3)
     assert history_dicts(other)[0]["loss"] != history_dicts(a)[0]["loss"]
