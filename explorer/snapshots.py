@@ -103,7 +103,7 @@ class SnapshotList(QObject):
         self._wanted: Entry | None = None  # the entry becoming A once its frame is computed
         self._job_data: dict[int, tuple[str, Entry]] = {}  # job id → ("frame" | "thumb", entry)
         self.worker = _SnapshotWorker()
-        self.destroyed.connect(self.worker.stop)  # (a Qt child of the window: deleted with it)
+        self.destroyed.connect(self.worker.retire)  # (a Qt child of the window: deleted with it)
         self.worker.done.connect(self._on_done)
         self.worker.failed.connect(self._on_failed)
         #: added, renamed or deleted since the session was opened or saved (the title's "*")

@@ -276,7 +276,7 @@ class MainWindow(QMainWindow):
         # thread (Qt aborts on that); the thread is stopped on close, on destruction
         # of the window, and at interpreter exit
         self.worker = ComputeWorker()
-        self.destroyed.connect(self.worker.stop)
+        self.destroyed.connect(self.worker.retire)
         self.worker.frame_ready.connect(self._on_frame_ready)
         self.worker.failed.connect(self._on_failed)
         self.worker.backends_ready.connect(self._on_backends)

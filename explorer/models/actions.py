@@ -34,7 +34,7 @@ class ModelActions(Feature):
         c = self.controller = controller
         state.models = c
         c.dialog_parent = host.parent_widget()
-        self.destroyed.connect(c.worker.stop)  # (a Qt child of the window: deleted with it)
+        self.destroyed.connect(c.worker.retire)  # (a Qt child of the window: deleted with it)
         self.open_action = QAction(host.parent_widget())
         self.open_action.setShortcut(QKeySequence("Ctrl+M"))
         self.open_action.triggered.connect(lambda: self.open_dialog())

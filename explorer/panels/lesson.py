@@ -375,7 +375,7 @@ class LessonPanel(Panel):
         if self._worker is None:
             self._worker = Worker()
             self._worker.done.connect(lambda _rid, result: self._on_metric(*result))
-            self.destroyed.connect(self._worker.stop)
+            self.destroyed.connect(self._worker.retire)
         return self._worker
 
     def _on_metric(self, key, value: float, error: str) -> None:

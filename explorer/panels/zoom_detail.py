@@ -108,7 +108,7 @@ class ZoomDetail(QObject):
             self._worker = Worker()
             # a failure (memory refused, a closed trace) is not connected: the level of detail stays
             self._worker.done.connect(lambda _rid, result: self._on_ready(*result))
-            self.destroyed.connect(self._worker.stop)
+            self.destroyed.connect(self._worker.retire)
         return self._worker
 
     def _start(self) -> None:

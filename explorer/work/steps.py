@@ -133,5 +133,5 @@ class StepRequests(QObject):
             self._worker = StepWorker(self.cache)
             self._worker.done.connect(lambda key, result: self._show(key, result, None))
             self._worker.failed.connect(lambda key, message: self._show(key, None, message))
-            self._panel.destroyed.connect(self._worker.stop)
+            self._panel.destroyed.connect(self._worker.retire)
         return self._worker
