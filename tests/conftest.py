@@ -103,6 +103,7 @@ def shown_window(qapp, **kwargs):
         # now, not at the next event loop: processEvents leaves deferred deletes alone, and a
         # module of render_sync tests then piled up windows (each test slower than the last)
         qapp.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        qapp.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # its workers, retired as it went
         qapp.processEvents()
 
 
