@@ -79,6 +79,10 @@ class Host(Protocol):
     def show_status(self, text: str, ms: int = 0) -> None:
         """A transient message in the status bar (ms = 0: until the next one)."""
 
+    def take_back_status(self, text: str) -> None:
+        """Clear the status bar's message if it is still `text` (a hover's readout ends; a
+        control's tip or a notice shown since stays)."""
+
     def show_banner(self, text: Any, kind: str = "error") -> None:
         """A message in the bar under the menus (`text`: a string, or a callable giving it in
         the current language); kinds: "error", "warning", "info", "cancelled"."""

@@ -146,8 +146,7 @@ class StatusFeature(Feature):
             bar.showMessage(text)
         else:
             aside = False
-            if bar.currentMessage() == self._hover_text:  # (a control's tip or a notice since stays)
-                bar.clearMessage()
+            self.host.take_back_status(self._hover_text)
         self._hover_text = text
         if self._labels_aside != aside:  # (toggled only when it changes: no relayout per move)
             self._labels_aside = aside

@@ -222,6 +222,10 @@ class WindowHost:
     def show_status(self, text: str, ms: int = 0) -> None:
         self._w.statusBar().showMessage(text, ms)
 
+    def take_back_status(self, text: str) -> None:
+        if self._w.statusBar().currentMessage() == text:
+            self._w.statusBar().clearMessage()
+
     def show_banner(self, text: Any, kind: str = "error") -> None:
         self._w.banner.show_message(text, kind=kind)
 

@@ -412,8 +412,7 @@ class LeanViewBox(pg.ViewBox):
     """
 
     def __init__(self, *args, **kwargs) -> None:
-        if len(args) < 6:  # (enableMenu is the sixth positional argument)
-            kwargs.setdefault("enableMenu", False)
+        kwargs.setdefault("enableMenu", False)
         super().__init__(*args, **kwargs)
         self._sync_contents()
 

@@ -124,8 +124,8 @@ class ModelActions(Feature):
         """The hovered model cell's readout; the hover's end takes away only its own readout."""
         if text:
             self.host.show_status(text)
-        elif self.host.status_bar().currentMessage() == self._hover_text:
-            self.host.status_bar().clearMessage()
+        else:
+            self.host.take_back_status(self._hover_text)
         self._hover_text = text
 
     def _on_selection(self) -> None:
