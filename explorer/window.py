@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         self.resize(*self.opening_size())
         self.dock_layout.capture_default()  # View ▸ Reset layout's layout, before the user's
         self._restore_settings()
-        self.apply_theme(theme)
+        self.apply_theme(theme, repolish=False)
 
         self.worker.start()
         if session is not None:
@@ -742,22 +742,25 @@ class MainWindow(QMainWindow):
     def _on_selection_changed(self) -> None:
         self._show_formula(self.state.config, self.selection.head)
 
-    def apply_theme(self, theme: Theme) -> None:
+    def apply_theme(self, theme: Theme, *, repolish: bool = True) -> None:
         """The window in `theme` (the same as `state.set_theme(theme)`, whose event the panels
         follow); applied again when it is the theme already (after a language switch: its
-        fonts measure the style sheets and the plots' texts afresh), with no event."""
+        fonts measure the style sheets and the plots' texts afresh), with no event.
+        `repolish=False` (a new window): the application's widgets are not polished again
+        when it already wears this theme."""
         if theme == self.state.theme:
-            self._on_theme_changed(theme)
+            self._on_theme_changed(theme, repolish=repolish)
             for panel in self._panels.values():
                 panel.restyle(theme)
         else:
             self.state.set_theme(theme)
 
-    def _on_theme_changed(self, theme: Theme) -> None:
+    def _on_theme_changed(self, theme: Theme, *, repolish: bool = False) -> None:
         self.theme = theme
         app = QApplication.instance()
         if app is not None:
-            apply_app_theme(app, theme)  # the panels follow state.theme_changed (panels/base.py)
+            # the panels follow state.theme_changed (panels/base.py)
+            apply_app_theme(app, theme, repolish=repolish)
         if self.state.marked_panels:
             self._on_marked_panels(self.state.marked_panels)  # the accent of the new theme
 

@@ -144,7 +144,7 @@ def stylesheet(theme: Theme) -> str:
 _FUSION_SET = "attention_explorer_fusion"
 
 
-def apply_app_theme(app: QApplication, theme: Theme) -> None:
+def apply_app_theme(app: QApplication, theme: Theme, *, repolish: bool = False) -> None:
     """Fusion style with the theme's palette; pyqtgraph defaults for new items.
 
     The style object is made once per application: `setStyle` deletes the one every widget
@@ -158,14 +158,22 @@ def apply_app_theme(app: QApplication, theme: Theme) -> None:
     an application style sheet a new palette does not reach the widgets below a window (the
     sheet's style pins each one's palette when it polishes it), so only a re-polish of all
     of them repaints the window in the new colours (tried: a sheet of palette(...) roles and
-    a re-polish of the widgets it colours left the docks' contents in the old theme)."""
+    a re-polish of the widgets it colours left the docks' contents in the old theme).
+
+    That re-polish walks every widget of every window (~0.5 s at 1600×1000), so it is skipped
+    when the application already wears this palette and sheet (a new window: its widgets take
+    the sheet when they are first shown) unless `repolish` asks for it (after a language
+    switch the fonts changed, and the sheets must measure the titles again)."""
     if not app.property(_FUSION_SET):
         if app.style() is None or app.style().name().lower() != "fusion":
             app.setStyle("Fusion")
         app.setProperty(_FUSION_SET, True)
-    app.setPalette(qt_palette(theme))
-    app.setStyleSheet(stylesheet(theme))
     pg.setConfigOptions(background=theme.background, foreground=theme.foreground)
+    palette, sheet = qt_palette(theme), stylesheet(theme)
+    if not repolish and app.styleSheet() == sheet and app.palette() == palette:
+        return
+    app.setPalette(palette)
+    app.setStyleSheet(sheet)
 
 
 def plot_font(size: float = 9.0, bold: bool = False) -> QFont:
