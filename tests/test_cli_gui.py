@@ -21,9 +21,13 @@ def _run(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_main_selftest_exits_0():
+    """The selftest builds the window, runs every backend, renders and exports: it passes."""
     r = _run("selftest")
     assert r.returncode == 0, r.stderr[-2000:]
     assert "selftest passed" in r.stdout
+    for backend in ("eager", "sdpa", "flash"):
+        assert f"backend {backend} on cpu, float32" in r.stdout
+    assert "export the panels" in r.stdout
 
 
 @pytest.mark.slow

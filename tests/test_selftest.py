@@ -1,22 +1,10 @@
-"""The selftest builds the window, runs every backend, renders and exports: it must pass."""
+"""The selftest says what failed (its passing run: tests/test_cli_gui.py, through the CLI)."""
 
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("pytestqt")
-
-
-@pytest.mark.slow
-def test_selftest_returns_0(qapp, capsys):
-    from explorer.selftest import run_selftest
-
-    assert run_selftest() == 0
-    out = capsys.readouterr().out
-    assert "selftest passed" in out
-    for backend in ("eager", "sdpa", "flash"):
-        assert f"backend {backend} on cpu, float32" in out
-    assert "export the panels" in out
 
 
 @pytest.mark.slow

@@ -346,10 +346,26 @@ class LeanAxis(pg.AxisItem):
     - its bounding rectangle kept until the axis or its view changes: Qt asks for it
       several times per repaint and pyqtgraph's drawing once per tick label (each a trip
       into Python). It depends on the axis' geometry, style and grid and on the linked
-      view's geometry; every change of those passes through one of the overrides below.
+      view's geometry; every change of those passes through one of the overrides below;
+    - no automatic SI prefix while its label is hidden: pyqtgraph lays the label's HTML out
+      again at every change of the range while the prefix is on, shown or not, and a hidden
+      label never shows a prefix (its scale is 1). Shown again, the axis takes the prefix
+      its owner asked for (`enableAutoSIPrefix`, on by default).
     """
 
     _bounds: QRectF | None = None
+    _si_prefix = True  # the owner's choice (enableAutoSIPrefix); on only while the label shows
+
+    def enableAutoSIPrefix(self, enable: bool = True) -> None:
+        self._si_prefix = enable
+        super().enableAutoSIPrefix(enable and self.label.isVisible())
+
+    def showLabel(self, show: bool = True) -> None:
+        if show:
+            self.autoSIPrefix = self._si_prefix
+        super().showLabel(show)  # (hidden with the prefix on: its scale goes back to 1 first)
+        if not show:
+            self.autoSIPrefix = False
 
     def boundingRect(self) -> QRectF:
         if self._bounds is None:
