@@ -58,6 +58,13 @@ def win(qapp):
         yield w
 
 
+@pytest.fixture(scope="module")
+def shared_win(qapp):
+    """One window for the tests that put back the theme and language they change."""
+    with drawn_window(qapp) as w:
+        yield w
+
+
 @pytest.mark.slow
 def test_a_panel_behind_a_tab_exports_the_current_config(win, qapp):
     opts = ExportOptions(width=900)
@@ -134,12 +141,14 @@ def test_the_window_and_the_cli_export_the_same_picture(win, qapp, tmp_path):
 @pytest.mark.parametrize(("theme", "lang", "dark"), [("slides", "en", True), ("screen", "en", True),
                                                     ("screen", "en", False), ("slides", "zh_CN", True),
                                                     ("screen", "zh_CN", False)])
-def test_figure_texts_lie_inside_the_figure(win, qapp, theme, lang, dark):
+def test_figure_texts_lie_inside_the_figure(shared_win, qapp, theme, lang, dark):
     """Every title, readout and line label of every panel figure is inside its view and
     overlaps no other text."""
     from explorer.export import fresh_panel
     from explorer.figures.layout import text_boxes
     from explorer.figures.themes import DARK, LIGHT
+
+    win = shared_win
 
     win.apply_theme(DARK if dark else LIGHT)
     assert win.set_language(lang)
@@ -163,9 +172,10 @@ def test_figure_texts_lie_inside_the_figure(win, qapp, theme, lang, dark):
 
 
 @pytest.mark.slow
-def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(win, qapp):
+def test_cards_stay_readable_in_a_highlighted_dock_after_a_theme_switch(shared_win, qapp):
     """Lessons ▸ a chapter starring diagnostics, then the light theme: the Numerics, Cost
     and Backends cards keep a light background and dark text (they turned into black bars)."""
+    win = shared_win
     from PySide6.QtWidgets import QFrame
 
     from explorer.figures.themes import DARK, LIGHT
@@ -251,10 +261,11 @@ def test_export_figures_writes_every_panel_named_in_the_contract(win, qapp, tmp_
 
 
 @pytest.mark.slow
-def test_window_texts_lie_inside_their_plots(win, qapp):
+def test_window_texts_lie_inside_their_plots(shared_win, qapp):
     """The same check on the window itself at 1600×1000: no title, readout or label cut by
     its plot or overlapping another (the KV-cache title squeezed its bars to nothing, the
     d_k line's label ran into the legend, the selected-cell label was cut at the top)."""
+    win = shared_win
     from explorer.figures.layout import text_boxes
 
     for cfg in (AttentionConfig(tokens=tuple("the cat sat on the mat because it was tired".split()), causal=True),
