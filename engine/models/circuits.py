@@ -163,7 +163,8 @@ def _vocab_ids(vocab, n: int) -> np.ndarray:
 def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray, k: int,
                check: Callable[[], None] = lambda: None) -> list[TokenPair]:
     """The k largest entries of left @ right.T (n, n), computed in row chunks (``check()``
-    before each)."""
+    before each). A chunk's k largest are among its rows' k largest: each row's top k
+    first, then the top k of those (a top k of the flat block was ~7× slower on this CPU)."""
     best_v = torch.empty(0)
     best_i = torch.empty(0, dtype=torch.long)
     n = left.shape[0]
@@ -171,9 +172,12 @@ def _top_pairs(loaded, left: torch.Tensor, right: torch.Tensor, ids: np.ndarray,
     for start in range(0, n, chunk):
         check()
         block = left[start:start + chunk] @ right.T  # (c, n)
-        v, i = block.reshape(-1).topk(min(k, block.numel()))
+        row_v, row_j = block.topk(min(k, block.shape[1]), dim=1)  # (c, k') each row's best
+        v, pick = row_v.reshape(-1).topk(min(k, row_v.numel()))
+        rows = pick // row_v.shape[1] + start  # (k,) rows of the whole product
+        i = rows * n + row_j.reshape(-1)[pick]
         best_v = torch.cat([best_v, v])
-        best_i = torch.cat([best_i, i + start * n])
+        best_i = torch.cat([best_i, i])
         keep = best_v.topk(min(k, best_v.numel()))
         best_v, best_i = keep.values, best_i[keep.indices]
     rows, cols = (best_i // n).numpy(), (best_i % n).numpy()
