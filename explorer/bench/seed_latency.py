@@ -1,6 +1,6 @@
 """Config change → repaint at the default config, this tree against other checkouts (issue 26).
 
-    python explorer/bench/seed_latency.py [--rounds 5] [--n 30] [TREE ...]
+    python explorer/bench/seed_latency.py [--rounds 5] [--n 30] [--open K] [TREE ...]
 
 Each TREE (a checkout of this repository, e.g. `git worktree add /tmp/v1 cbaa8ba`; default:
 this one) is measured in a fresh process started in that tree (its `explorer` and `engine`
@@ -11,7 +11,10 @@ public contract only (`explorer.create_window`, `window.set_config`, `window.fra
 changes (after `--warmup`), each from `set_config` to the `frame_rendered` of that config,
 then lets the event loop run as a user's would. It prints its median; the driver prints each
 tree's median of medians, the spread (min–max of the rounds' medians) and the ratios against
-the first tree, per round and overall.
+the first tree, per round and overall. `--open K` then opens K new windows in the same
+process, one after another, and times each from `create_window` to its first `frame_rendered`
+(shown at 1600×1000; the process's first window, with the imports and first paint, is not
+one of them).
 """
 
 from __future__ import annotations
@@ -28,8 +31,40 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 
 
-def measure(n: int, warmup: int) -> dict:
-    """In the tree's own process: the latency of n seed changes (ms), after `warmup` of them."""
+def open_windows(app, k: int) -> list[float]:
+    """A new window, create → shown at 1600×1000 with its first frame (`frame_rendered`), then
+    closed; k times after the process's first window (its imports and first paint are the
+    start-up's, not a window's). ms per window."""
+    import time
+
+    import explorer
+
+    times = []
+    for _ in range(k):
+        t0 = time.perf_counter()
+        window = explorer.create_window()
+        done: list[bool] = []
+        window.frame_rendered.connect(lambda _cfg, done=done: done.append(True))
+        window.resize(1600, 1000)
+        window.show()
+        end = time.monotonic() + 60
+        while not done and time.monotonic() < end:
+            app.processEvents()
+        if not done:
+            raise RuntimeError("a new window drew no frame within 60 s")
+        times.append((time.perf_counter() - t0) * 1e3)
+        window.close()
+        if hasattr(window, "shutdown"):  # (a v1 window has none: closing it is enough)
+            window.shutdown()
+        window.deleteLater()
+        for _ in range(3):
+            app.processEvents()
+    return times
+
+
+def measure(n: int, warmup: int, open_k: int = 0) -> dict:
+    """In the tree's own process: the latency of n seed changes (ms), after `warmup` of them;
+    with `open_k`, then the time to open a new window (`open_windows`)."""
     import time
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -81,16 +116,19 @@ def measure(n: int, warmup: int) -> dict:
         shutdown = None
     if shutdown is not None:
         shutdown()
+    opened = open_windows(app, open_k) if open_k else [float("nan")]
     return {"explorer": explorer.__file__, "median_ms": statistics.median(samples),
-            "min_ms": min(samples), "max_ms": max(samples), "ui_cpu_ms": statistics.median(cpu), "n": n}
+            "min_ms": min(samples), "max_ms": max(samples), "ui_cpu_ms": statistics.median(cpu), "n": n,
+            "open_ms": statistics.median(opened)}
 
 
-def run_tree(tree: Path, n: int, warmup: int) -> dict:
+def run_tree(tree: Path, n: int, warmup: int, open_k: int = 0) -> dict:
     """One fresh process in `tree` (its own settings folder: no saved geometry or docks)."""
     with tempfile.TemporaryDirectory(prefix="seed-latency-") as home:
         env = {**os.environ, "PYTHONPATH": str(tree), "QT_QPA_PLATFORM": "offscreen",
                "XDG_CONFIG_HOME": home, "HOME": home}
-        out = subprocess.run([sys.executable, str(HERE), "--child", "--n", str(n), "--warmup", str(warmup)],
+        out = subprocess.run([sys.executable, str(HERE), "--child", "--n", str(n), "--warmup", str(warmup),
+                              "--open", str(open_k)],
                              cwd=tree, env=env, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"{tree}: exit {out.returncode}\n{out.stderr[-2000:]}")
@@ -106,18 +144,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--n", type=int, default=30, help="seed changes timed per process")
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--open", type=int, default=0, metavar="K",
+                    help="then open K new windows one after another and time each (create → first frame)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(measure(args.n, args.warmup)))
+        print(json.dumps(measure(args.n, args.warmup, args.open)))
         return 0
     trees = args.trees or [HERE.parents[2]]
     got: dict[str, dict[Path, list[float]]] = {"median_ms": {t: [] for t in trees},
                                                "ui_cpu_ms": {t: [] for t in trees}}
+    if args.open:
+        got["open_ms"] = {t: [] for t in trees}
     for r in range(args.rounds):
         row = []
         for t in trees:
-            res = run_tree(t, args.n, args.warmup)
+            res = run_tree(t, args.n, args.warmup, args.open)
             for key, per_tree in got.items():
                 per_tree[t].append(res[key])
             row.append(f"{t}: {res['median_ms']:.1f} (UI CPU {res['ui_cpu_ms']:.1f})")
@@ -127,7 +169,10 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
     print(f"\nset_config → frame_rendered, seed changes, default config, 1600×1000 offscreen; "
           f"{args.rounds} rounds × {args.n} changes (median per process)")
-    for key, what in (("median_ms", "latency"), ("ui_cpu_ms", "UI thread CPU per change")):
+    for key, what in (("median_ms", "latency"), ("ui_cpu_ms", "UI thread CPU per change"),
+                      ("open_ms", f"a new window, create → first frame (median of {args.open} a process)")):
+        if key not in got:
+            continue
         per_tree = got[key]
         ref = statistics.median(per_tree[trees[0]])
         print(what)
