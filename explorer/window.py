@@ -312,7 +312,9 @@ class MainWindow(QMainWindow):
         self.resize(*self.opening_size())
         self.dock_layout.capture_default()  # View ▸ Reset layout's layout, before the user's
         self._restore_settings()
-        self.apply_theme(theme, repolish=False)
+        # the application in the state's theme (each panel took it when it was made): a new
+        # window in the theme the application wears re-polishes nothing
+        self._on_theme_changed(theme)
 
         self.worker.start()
         if session is not None:
@@ -742,14 +744,12 @@ class MainWindow(QMainWindow):
     def _on_selection_changed(self) -> None:
         self._show_formula(self.state.config, self.selection.head)
 
-    def apply_theme(self, theme: Theme, *, repolish: bool = True) -> None:
+    def apply_theme(self, theme: Theme) -> None:
         """The window in `theme` (the same as `state.set_theme(theme)`, whose event the panels
         follow); applied again when it is the theme already (after a language switch: its
-        fonts measure the style sheets and the plots' texts afresh), with no event.
-        `repolish=False` (a new window): the application's widgets are not polished again
-        when it already wears this theme."""
+        fonts measure the style sheets and the plots' texts afresh), with no event."""
         if theme == self.state.theme:
-            self._on_theme_changed(theme, repolish=repolish)
+            self._on_theme_changed(theme, repolish=True)
             for panel in self._panels.values():
                 panel.restyle(theme)
         else:
