@@ -110,10 +110,12 @@ class Host(Protocol):
         """The registered panel `name` in its own dock (made the first time)."""
 
     def panel(self, name: str) -> QWidget:
-        """The panel `name` (KeyError if the window has none)."""
+        """The panel `name` (KeyError if the window has none); a panel closed since the window
+        opened is made now."""
 
-    def panel_names(self) -> list[str]:
-        """The panels the window has, in the order made."""
+    def panel_names(self, *, made: bool = False) -> list[str]:
+        """The panels the window has, in the order their docks were made; `made`: only the
+        panels made so far (one closed since the window opened is made when first shown)."""
 
     def dock(self, name: str) -> QDockWidget:
         """Panel `name`'s dock."""

@@ -150,7 +150,7 @@ class MenusFeature(Feature):
     def reset(self) -> None:
         """Back to the default configuration (selection to 0, 0, 0), framed as in a new window
         (zooms and remembered axis ranges forgotten). Undo brings the old config back."""
-        for name in self.host.panel_names():
+        for name in self.host.panel_names(made=True):  # (one not made yet is framed as new)
             self.host.panel(name).reset_view()
         was = self.state.config
         self.state.set_config(AttentionConfig(), selection=(0, 0, 0), whole_step=True)

@@ -159,8 +159,8 @@ class WindowHost:
     def panel(self, name: str) -> QWidget:
         return self._w.panel(name)
 
-    def panel_names(self) -> list[str]:
-        return self._w.panel_names()
+    def panel_names(self, *, made: bool = False) -> list[str]:
+        return self._w.panel_names(made=made)
 
     def dock(self, name: str) -> QDockWidget:
         return self._w.dock(name)
@@ -450,7 +450,7 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(d["scores"], d["diagnostics"], Qt.Orientation.Horizontal)
         self.splitDockWidget(d["scores"], d["softmax_grad"], Qt.Orientation.Vertical)
         for name, behind in TABBED_PANELS:  # closed at first: View ▸ opens it in a tab beside `behind`
-            self.add_panel(name, dock_area=False)
+            self._add_dock(name, dock_area=False, make=False)  # its panel made when first shown
             self.tabifyDockWidget(d[behind], d[name])
             d[name].hide()
             d[behind].raise_()
@@ -487,29 +487,43 @@ class MainWindow(QMainWindow):
 
         dock_area=False leaves the dock for the caller to place (splitDockWidget).
         """
-        if name in self._panels:
-            return self._panels[name]
+        if name not in self._docks:
+            self._add_dock(name, dock_area, make=True)
+        return self.panel(name)
+
+    def _add_dock(self, name: str, dock_area: bool, *, make: bool) -> QDockWidget:
+        """Panel `name`'s dock; its panel made now (`make`) or when the dock is first shown or
+        the panel first asked for (`panel`): a panel closed at start costs a new window
+        nothing (the five of TABBED_PANELS were ~0.6 s of its 1.4 s)."""
+        dock = QDockWidget(self._dock_title(name), self)
+        dock.setObjectName(f"dock_{name}")
+        self._docks[name] = dock
+        if make:
+            self._make_panel(name)
+        # (before the dock layer's own handler: a dock shown for the first time has its panel)
+        dock.visibilityChanged.connect(lambda visible, n=name: self._on_dock_visible(n, visible))
+        self.dock_layout.follow(dock)  # its readable size as its minimum once shown in front
+        if dock_area:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.dock_added.emit(name)
+        return dock
+
+    def _make_panel(self, name: str) -> Panel:
+        """Make the panel of dock `name`, in the state's theme, reference and frame."""
         cls = PANELS[name]
         panel = cls(self.state)  # a model panel follows the model's selection (layer, head, …)
         if cls.requires_model:
             panel.set_model(self.model_controller)
         panel.apply_theme(self.state.theme)  # later themes: the panel follows the state's event
-        dock = QDockWidget(self._dock_title(name, cls), self)
-        dock.setObjectName(f"dock_{name}")
+        dock = self._docks[name]
         dock.setWidget(panel)
-        dock.visibilityChanged.connect(lambda visible, n=name: self._on_dock_visible(n, visible))
-        self.dock_layout.follow(dock)  # its readable size as its minimum once shown in front
-        if dock_area:
-            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self._panels[name] = panel
-        self._docks[name] = dock
         panel.help_requested.connect(self.show_help)
         panel.figure_requested.connect(lambda n, what: self.features["export"].figure(n, what))
         if self.state.reference is not None:
             panel.reference = self.state.reference
         if self.state.frame is not None:
             panel.show_frame(self.state.frame)
-        self.dock_added.emit(name)
         return panel
 
     # ---- language -------------------------------------------------------------------
@@ -548,13 +562,17 @@ class MainWindow(QMainWindow):
 
     def panel(self, name: str) -> QWidget:
         """The panel widget `name` (qkv, scores, softmax_grad, heads, diagnostics, ...)."""
-        try:
-            return self._panels[name]
-        except KeyError:
-            raise KeyError(f"no panel {name!r}; panels: {', '.join(self._panels)}") from None
+        panel = self._panels.get(name)
+        if panel is None:
+            if name not in self._docks:
+                raise KeyError(f"no panel {name!r}; panels: {', '.join(self._docks)}")
+            panel = self._make_panel(name)  # a panel closed since the window opened: made now
+        return panel
 
-    def panel_names(self) -> list[str]:
-        return list(self._panels)
+    def panel_names(self, *, made: bool = False) -> list[str]:
+        """The window's panels in the order their docks were made; `made`: only those made so
+        far (a panel closed at start is made when first shown or asked for)."""
+        return list(self._panels if made else self._docks)
 
     def dock(self, name: str) -> QDockWidget:
         return self._docks[name]
@@ -727,7 +745,14 @@ class MainWindow(QMainWindow):
     def _on_dock_visible(self, name: str, visible: bool) -> None:
         if name == "diagnostics":  # the backend comparison is for its card only: not while hidden
             self.worker.set_extras_wanted(visible)
-        if not visible or self.state.frame is None:
+        if not visible:
+            return
+        if name not in self._panels:  # shown for the first time: made now, with the frame
+            panel = self._make_panel(name)
+            panel.show()  # (a widget put into a shown dock is shown at the next event loop)
+            link_views([hm for p in self._panels.values() for hm in p.heatmaps()])
+            return
+        if self.state.frame is None:
             return
         panel = self._panels[name]
         if name in self._dirty:
@@ -766,7 +791,7 @@ class MainWindow(QMainWindow):
 
     # ---- the docks' titles and marks (a lesson's panels) ---------------------------------
     def _dock_title(self, name: str, cls: type[Panel] | None = None) -> str:
-        cls = cls or type(self._panels[name])
+        cls = cls or PANELS[name]
         title = cls.display_title()
         ctl = self.state.models
         if ctl is not None and ctl.loaded is not None and cls.draws_the_sliders and not cls.requires_model and cls.exportable:
@@ -798,8 +823,8 @@ class MainWindow(QMainWindow):
         self.dock_layout.apply(Perspective("lesson", names))
         # a panel whose readouts are longer in a lesson asks for its lesson height: taken from
         # the docks beside it down to their readable sizes, never by growing the window
-        tall = [(self._docks[n], size) for n in names if n in self._panels
-                for size in [type(self._panels[n]).lesson_size] if size is not None]
+        tall = [(self._docks[n], size) for n in names if self._docks[n].widget() is not None
+                for size in [PANELS[n].lesson_size] if size is not None]
         if tall:
             self.resizeDocks([dock for dock, _ in tall],
                              [self._scaled(*size).height() + max(0, dock.height() - dock.widget().height())

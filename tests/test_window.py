@@ -869,7 +869,8 @@ def test_token_axes_put_ticks_where_pyqtgraph_would(qtbot, w):
         img = QImage(8, 8, QImage.Format.Format_ARGB32_Premultiplied)
         p = QPainter(img)
         try:
-            axes = [it for n in w.panel_names() for it in w.panel(n).scene().items()
+            shown = [w.panel(n) for n in w.panel_names(made=True) if w.panel(n).isVisible()]
+            axes = [it for panel in shown for it in panel.scene().items()
                     if isinstance(it, TokenAxis) and it.isVisible()  # (not one squeezed to a few px)
                     and (it.geometry().width() if it.horizontal else it.geometry().height()) > 40]
             assert len(axes) >= 4

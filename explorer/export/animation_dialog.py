@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from ..feature import Feature
 from ..host import host_of
+from ..panels import PANELS
 from .animation import DEFAULT_FPS, FORMATS, FPS_RANGE, AnimationJob, AnimationRequest
 from .files import panel_names
 from .options import MAX_WIDTH, MIN_WIDTH, MODEL_PANEL_NAMES, ExportError
@@ -103,8 +104,7 @@ class AnimationDialog(QDialog):
         grid = QGridLayout()
         names = [n for n in panel_names(window) if n not in MODEL_PANEL_NAMES]
         for i, n in enumerate(names):
-            p = window.panel(n)
-            box = QCheckBox(str(p.display_title()))
+            box = QCheckBox(str(PANELS[n].display_title()))  # (a closed panel is not made for it)
             box.setChecked(n == "heads")
             self.panel_boxes[n] = box
             grid.addWidget(box, i // 2, i % 2)

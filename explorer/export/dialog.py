@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from ..feature import Feature
 from ..host import host_of
+from ..panels import PANELS
 from .files import export_panels, export_widget, is_shown, panel_names, write_atomic
 from .fresh import render_panel, render_panels
 from .options import FORMATS, MAX_DPI, MAX_WIDTH, MIN_DPI, MIN_WIDTH, ExportError, ExportOptions
@@ -74,12 +75,13 @@ def current_panel_name(window) -> str | None:
     window or its host)."""
     window = host_of(window)
     names = panel_names(window)
+    made = [n for n in window.panel_names(made=True) if n in names]  # (one not made is not shown)
     focus = QApplication.focusWidget()
-    for n in names:
+    for n in made:
         p = window.panel(n)
         if focus is not None and (focus is p or p.isAncestorOf(focus)):
             return n
-    for n in names:
+    for n in made:
         if is_shown(window.panel(n)):
             return n
     return names[0] if names else None
@@ -182,8 +184,7 @@ class ExportDialog(QDialog):
         self.what_panel = QRadioButton(self.tr("Panel"))
         self.panel_combo = QComboBox()
         for n in names:
-            p = window.panel(n)
-            title = p.display_title()
+            title = PANELS[n].display_title()  # (a panel closed since the window opened: not made)
             self.panel_combo.addItem(str(title or n), n)
         if current in names:
             self.panel_combo.setCurrentIndex(names.index(current))

@@ -146,8 +146,11 @@ def make_on_demand(window, names: Iterable[str] | None) -> None:
 def panel_names(window) -> list[str]:
     """The panels this window has (model panels only once a model is loaded)."""
     window = host_of(window)
-    # not the lesson panel: it is text and buttons, not a figure
-    return [n for n in window.panel_names() if window.panel(n).exportable]
+    from ..panels import PANELS
+
+    # not the lesson panel: it is text and buttons, not a figure (asked of the panel's class:
+    # a panel closed since the window opened is not made for it)
+    return [n for n in window.panel_names() if PANELS[n].exportable]
 
 
 def is_shown(widget) -> bool:
