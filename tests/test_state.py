@@ -186,6 +186,28 @@ def test_a_hidden_panel_with_a_frame_of_fewer_heads_survives_a_theme_and_a_refer
     win.render_sync(AttentionConfig())
 
 
+def test_a_panel_the_window_opened_closed_comes_drawn_from_the_state(qapp, qtbot):
+    """Positions opens closed (made only when first shown): brought by View ▸ after a config,
+    a theme and a selection changed while it was closed, it draws them all at once."""
+    from conftest import panel_text
+    from PySide6.QtGui import QColor
+
+    cfg = AttentionConfig(positional="alibi", n_heads=4, d_model=32, seq_len=6)
+    with shown_window(qapp) as w:  # (a window of its own: no earlier test has made the panel)
+        w.render_sync(cfg)
+        w.selection.set(head=3)
+        w.apply_theme(LIGHT)
+        view = {a.objectName(): a for a in w.menus["view"].actions()}
+        view["act_view_positions"].trigger()
+        panel = w.panel("positions")
+        assert panel.isVisible() and not panel.visibleRegion().isEmpty()
+        assert panel.frame.config == cfg
+        assert "ALiBi bias of head 3 · 6×6" in panel_text(panel)
+        assert panel.graphics.backgroundBrush().color() == QColor(LIGHT.background)
+        ticks = panel.curve_plot.getAxis("bottom").textPen().color()  # the tick labels' ink
+        assert ticks == QColor(LIGHT.foreground) != QColor(DARK.foreground)
+
+
 def test_undo_never_leaves_a_false_check(win, qtbot):
     """Lesson 2 → Do it for me (✓) → Next → lesson 3 Apply preset → Edit ▸ Undo: lesson 3
     showed ✓ "2.38 at the preset → 1.79 now" though scaling was never turned off; a lesson's
