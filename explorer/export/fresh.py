@@ -205,10 +205,15 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
     from PySide6.QtWidgets import QApplication
 
     from ..figures.themes import figure_theme, qt_palette, stylesheet
+    from ..panels import PANELS
     from .render import figure_parts, overflow
 
-    source = window.panel(name)
-    cls = type(source)
+    # the window's panel, for its view options and choices; one it has not made (closed since
+    # the window opened) has the defaults a fresh panel has, and is not made for a figure
+    if name not in window.panel_names():
+        raise KeyError(f"no panel {name!r}; panels: {', '.join(window.panel_names())}")
+    source = window.panel(name) if name in window.panel_names(made=True) else None
+    cls = PANELS[name]
     theme = figure_theme(theme_name, window.state.theme)
     w, h = size or FIGURE_SIZE
     if not cls.requires_model:
@@ -224,8 +229,9 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
         panel.setFont(theme.font(app_pt if app_pt > 0 else 9.0))
         if state.reference is not None:  # the pinned A, before the panel's
             panel.set_reference(state.reference)  # own Show choice is copied
-        _copy_view_options(source, panel)
-        panel.copy_choices(source)
+        if source is not None:
+            _copy_view_options(source, panel)
+            panel.copy_choices(source)
         panel.apply_theme(theme)
         panel.resize(w, h)
         panel.show()
@@ -237,7 +243,7 @@ def fresh_panel(window, name: str, theme_name: str = "slides",
             if name == "diagnostics":
                 panel.set_backends(frame.backends if frame.backends is not None
                                    else _measure_backends(window, frame))
-        for mine, theirs in zip(source.heatmaps(), panel.heatmaps()):
+        for mine, theirs in zip(source.heatmaps() if source is not None else (), panel.heatmaps()):
             if mine.shape == theirs.shape and mine.zoomed():
                 theirs.vb.setRange(mine.vb.viewRect(), padding=0)
         _settle()
@@ -330,14 +336,14 @@ def render_panels(window, names: Sequence[str], formats: Sequence[str], options:
     """{(name, fmt): bytes} for every panel and format, one fresh panel per name.
     `quick_svg_only`: a panel whose SVG is not `svg_is_quick` gets none (its key is left out)."""
     window = host_of(window)  # (the window or its host)
+    from ..panels import PANELS
     from .render import figure_parts, figure_rect
 
     options.validate()
     formats = [check_format(f) for f in formats]
     out: dict[tuple[str, str], bytes] = {}
     for name in names:
-        source = window.panel(name)
-        title = str(source.display_title() if hasattr(source, "display_title") else name)
+        title = str(PANELS[name].display_title())
         with fresh_panel(window, name, options.theme, size) as panel:
             summary = model_summary(window.state, panel) if type(panel).requires_model else None
             for fmt in formats:
