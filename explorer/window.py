@@ -790,8 +790,8 @@ class MainWindow(QMainWindow):
             self._on_marked_panels(self.state.marked_panels)  # the accent of the new theme
 
     # ---- the docks' titles and marks (a lesson's panels) ---------------------------------
-    def _dock_title(self, name: str, cls: type[Panel] | None = None) -> str:
-        cls = cls or PANELS[name]
+    def _dock_title(self, name: str) -> str:
+        cls = PANELS[name]
         title = cls.display_title()
         ctl = self.state.models
         if ctl is not None and ctl.loaded is not None and cls.draws_the_sliders and not cls.requires_model and cls.exportable:
@@ -823,7 +823,7 @@ class MainWindow(QMainWindow):
         self.dock_layout.apply(Perspective("lesson", names))
         # a panel whose readouts are longer in a lesson asks for its lesson height: taken from
         # the docks beside it down to their readable sizes, never by growing the window
-        tall = [(self._docks[n], size) for n in names if self._docks[n].widget() is not None
+        tall = [(self._docks[n], size) for n in names if n in self._panels
                 for size in [PANELS[n].lesson_size] if size is not None]
         if tall:
             self.resizeDocks([dock for dock, _ in tall],
